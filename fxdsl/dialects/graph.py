@@ -1,0 +1,1306 @@
+"""The `graph` dialect: pure tensor operations on builtin ranked tensors.
+
+Every compute op is `Pure`, checks its operand types and infers its result
+type through `fxdsl.dialects.shape_rules`; a declared result type that differs
+from the inferred one is a verifier error naming the op and both types.
+
+Custom syntax (one scheme for every op; the generic form always parses too):
+
+    %r = graph.<name> %operands... [prop value]... {attrs} : <type signature>
+
+Properties follow the operands as `name value` pairs; `value` is written as
+`[1, 2]` (integer lists), `3` (integers), `1.0e-05`/`inf` (floats), `"tanh"`
+(strings), nothing (unit flags such as `keepdim`) or an attribute (`dense<…>`).
+The type signature is `: T` when every operand and the single result have type
+`T`, and a function type `(T0, T1) -> R` otherwise:
+
+    %s = graph.sum %x dims [1] keepdim : (tensor<4x8xf32>) -> tensor<4x1xf32>
+    %y = graph.gelu %s approximate "tanh" : tensor<4x1xf32>
+
+Provenance is the discardable attribute `scope = #graph.scope<…>` (see
+`ScopeAttr`); function arguments that are weights carry `graph.param = "fqn"`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    BFloat16Type,
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    FloatAttr,
+    FunctionType,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    TensorType,
+    UnitAttr,
+    i64,
+)
+from xdsl.ir import Attribute, Data, Dialect, Operation, Region, SSAValue
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    lazy_traits_def,
+    operand_def,
+    opt_operand_def,
+    opt_prop_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.parser import AttrParser, Parser, UnresolvedOperand
+from xdsl.utils.mlir_lexer import MLIRTokenKind
+from xdsl.printer import Printer
+from xdsl.traits import (
+    ConstantLike,
+    HasParent,
+    IsolatedFromAbove,
+    IsTerminator,
+    Pure,
+    RecursiveMemoryEffect,
+    ReturnLike,
+    SingleBlockImplicitTerminator,
+)
+from xdsl.utils.exceptions import VerifyException
+
+from fxdsl.dialects import shape_rules as rules
+from fxdsl.dialects.shape_rules import Shape, ShapeError
+
+f32, f16, bf16 = Float32Type(), Float16Type(), BFloat16Type()
+i32, i1 = IntegerType(32), IntegerType(1)
+ELEMENT_TYPES: tuple[Attribute, ...] = (f32, f16, bf16, i64, i32, i1)
+FLOAT_TYPES: tuple[Attribute, ...] = (f32, f16, bf16)
+INDEX_TYPES: tuple[Attribute, ...] = (i64, i32)
+
+# How each property is spelled in the custom syntax, by property name.
+_INTS, _INT, _FLOAT, _STR, _UNIT, _ATTR = "ints", "int", "float", "str", "unit", "attr"
+PROPERTY_KINDS: dict[str, str] = {
+    "dims": _INTS,
+    "perm": _INTS,
+    "start": _INTS,
+    "limit": _INTS,
+    "step": _INTS,
+    "sizes": _INTS,
+    "keepdim": _UNIT,
+    "dim": _INT,
+    "correction": _INT,
+    "eps": _FLOAT,
+    "approximate": _STR,
+    "value": _ATTR,
+}
+
+
+# --------------------------------------------------------------------------- #
+# Attributes
+# --------------------------------------------------------------------------- #
+
+ScopeFrame = tuple[str, int, str]
+
+
+@irdl_attr_definition
+class ScopeAttr(Data[tuple[ScopeFrame, ...]]):
+    """The module call stack an op came from, outermost first.
+
+    Each frame is (fully-qualified module name, call index, module type name),
+    like torch.export's `nn_module_stack`:
+
+        #graph.scope<("layers.0", 0, "Block"), ("layers.0.attn", 1, "Attention")>
+    """
+
+    name = "graph.scope"
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser) -> tuple[ScopeFrame, ...]:
+        def parse_frame() -> ScopeFrame:
+            with parser.in_parens():
+                fqn = parser.parse_str_literal()
+                parser.parse_punctuation(",")
+                index = parser.parse_integer(allow_negative=False)
+                parser.parse_punctuation(",")
+                type_name = parser.parse_str_literal()
+            return (fqn, index, type_name)
+
+        with parser.in_angle_brackets():
+            if parser.parse_optional_punctuation(">") is not None:
+                return ()
+            frames = parser.parse_comma_separated_list(
+                parser.Delimiter.NONE, parse_frame
+            )
+        return tuple(frames)
+
+    def print_parameter(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_list(
+                self.data,
+                lambda f: printer.print_string(f'("{f[0]}", {f[1]}, "{f[2]}")'),
+            )
+
+    @property
+    def fqns(self) -> tuple[str, ...]:
+        return tuple(frame[0] for frame in self.data)
+
+
+SCOPE = "scope"
+PARAM = "graph.param"
+
+
+# --------------------------------------------------------------------------- #
+# Helpers
+# --------------------------------------------------------------------------- #
+
+
+def shape_of(value: SSAValue | Attribute) -> Shape:
+    typ = value.type if isinstance(value, SSAValue) else value
+    assert isinstance(typ, TensorType)
+    return tuple(typ.get_shape())
+
+
+def dtype_of(value: SSAValue | Attribute) -> Attribute:
+    typ = value.type if isinstance(value, SSAValue) else value
+    assert isinstance(typ, TensorType)
+    return typ.element_type
+
+
+def tensor(shape: Sequence[int], dtype: Attribute) -> TensorType[Attribute]:
+    return TensorType(dtype, list(shape))
+
+
+def ints(values: Sequence[int]) -> DenseArrayBase:
+    return DenseArrayBase.from_list(i64, list(values))
+
+
+def _print_float(printer: Printer, value: float) -> None:
+    if math.isnan(value):
+        printer.print_string("nan")
+    elif math.isinf(value):
+        printer.print_string("inf" if value > 0 else "-inf")
+    else:
+        printer.print_float(value, Float64Type())
+
+
+def _parse_float(parser: Parser) -> float:
+    negative = parser._parse_optional_token(MLIRTokenKind.MINUS) is not None  # pyright: ignore[reportPrivateUsage]
+    if parser.parse_optional_keyword("inf") is not None:
+        return -math.inf if negative else math.inf
+    if parser.parse_optional_keyword("nan") is not None:
+        return math.nan
+    value = float(parser.parse_number())
+    return -value if negative else value
+
+
+def _print_property(printer: Printer, kind: str, name: str, attr: Attribute) -> None:
+    printer.print_string(f" {name}")
+    if kind == _UNIT:
+        return
+    printer.print_string(" ")
+    if kind == _INTS and isinstance(attr, DenseArrayBase):
+        printer.print_string(f"[{', '.join(str(v) for v in attr.get_values())}]")
+    elif kind == _INT and isinstance(attr, IntegerAttr):
+        printer.print_string(str(attr.value.data))
+    elif kind == _FLOAT and isinstance(attr, FloatAttr):
+        _print_float(printer, attr.value.data)
+    elif kind == _STR and isinstance(attr, StringAttr):
+        printer.print_string_literal(attr.data)
+    else:
+        printer.print_attribute(attr)
+
+
+def _parse_property(parser: Parser, kind: str) -> Attribute:
+    if kind == _UNIT:
+        return UnitAttr()
+    if kind == _INTS:
+        values = parser.parse_comma_separated_list(
+            parser.Delimiter.SQUARE, lambda: parser.parse_integer(allow_boolean=False)
+        )
+        return ints(values)
+    if kind == _INT:
+        return IntegerAttr(parser.parse_integer(allow_boolean=False), i64)
+    if kind == _FLOAT:
+        return FloatAttr(_parse_float(parser), Float64Type())
+    if kind == _STR:
+        return StringAttr(parser.parse_str_literal())
+    return parser.parse_attribute()
+
+
+def _verify_failed(op: Operation, message: str) -> VerifyException:
+    return VerifyException(f"{op.name}: {message}")
+
+
+def _type_str(types: Sequence[Attribute]) -> str:
+    return ", ".join(str(t) for t in types)
+
+
+# --------------------------------------------------------------------------- #
+# Base class: shared syntax and verification
+# --------------------------------------------------------------------------- #
+
+
+class GraphOp(IRDLOperation):
+    """Base of every graph compute op: custom syntax and type inference.
+
+    Subclasses implement `infer_result_types` from operand types and
+    properties; the verifier checks operand element types and compares the
+    declared result types with the inferred ones.
+    """
+
+    traits = traits_def(Pure())
+    PROP_KINDS: ClassVar[dict[str, str]] = {}
+    """Per-op overrides of PROPERTY_KINDS."""
+
+    @classmethod
+    def property_kind(cls, name: str) -> str:
+        return cls.PROP_KINDS.get(name) or PROPERTY_KINDS.get(name, _ATTR)
+
+    def infer_result_types(self) -> list[Attribute]:
+        """The result types this op must have, given operands and properties."""
+        return [r.type for r in self.results]
+
+    def verify_operands(self) -> None:
+        """Element-type checks; raise ShapeError or VerifyException."""
+        for operand in self.operands:
+            typ = operand.type
+            if not isinstance(typ, TensorType) or typ.element_type not in ELEMENT_TYPES:
+                raise ShapeError(f"operand type {typ} is not a supported tensor")
+
+    def verify_(self) -> None:
+        try:
+            self.verify_operands()
+            expected = self.infer_result_types()
+        except ShapeError as error:
+            operand_types = _type_str([o.type for o in self.operands])
+            raise _verify_failed(self, f"{error} (operands: {operand_types})")
+        actual = [r.type for r in self.results]
+        if expected != actual:
+            raise _verify_failed(
+                self,
+                f"result type {_type_str(actual)} does not match inferred type "
+                f"{_type_str(expected)} (operands: "
+                f"{_type_str([o.type for o in self.operands])})",
+            )
+
+    def print(self, printer: Printer) -> None:
+        if self.operands:
+            printer.print_string(" ")
+            printer.print_list(self.operands, printer.print_operand)
+        for name in sorted(self.properties):
+            kind = self.property_kind(name)
+            _print_property(printer, kind, name, self.properties[name])
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        operand_types = [o.type for o in self.operands]
+        result_types = [r.type for r in self.results]
+        if len(result_types) == 1 and all(t == result_types[0] for t in operand_types):
+            printer.print_attribute(result_types[0])
+        else:
+            printer.print_function_type(operand_types, result_types)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> GraphOp:
+        operands: list[UnresolvedOperand] = []
+        if (first := parser.parse_optional_unresolved_operand()) is not None:
+            operands.append(first)
+            while parser.parse_optional_punctuation(",") is not None:
+                operands.append(parser.parse_unresolved_operand())
+        known = cls.get_irdl_definition().properties
+        properties: dict[str, Attribute] = {}
+        while (name := parser.parse_optional_keyword_in(known)) is not None:
+            properties[name] = _parse_property(parser, cls.property_kind(name))
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        if parser.parse_optional_punctuation("(") is not None:
+            operand_types = parser.parse_comma_separated_list(
+                parser.Delimiter.NONE, parser.parse_type
+            ) if parser.parse_optional_punctuation(")") is None else []
+            if operand_types:
+                parser.parse_punctuation(")")
+            parser.parse_punctuation("->")
+            result_types = _parse_result_types(parser)
+        else:
+            single = parser.parse_type()
+            operand_types = [single] * len(operands)
+            result_types = [single]
+        if len(operand_types) != len(operands):
+            parser.raise_error(
+                f"{cls.name}: {len(operands)} operands but {len(operand_types)} types"
+            )
+        resolved = [
+            parser.resolve_operand(o, t) for o, t in zip(operands, operand_types)
+        ]
+        return cls.create(
+            operands=resolved,
+            result_types=result_types,
+            properties=properties,
+            attributes=attributes,
+        )
+
+
+def _parse_result_types(parser: Parser) -> list[Attribute]:
+    if parser.parse_optional_punctuation("(") is None:
+        return [parser.parse_type()]
+    if parser.parse_optional_punctuation(")") is not None:
+        return []
+    types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+    parser.parse_punctuation(")")
+    return types
+
+
+# Keyword-lookup helper missing from xDSL 0.74's Parser.
+def _parse_optional_keyword_in(self: Parser, names: object) -> str | None:
+    token = self._current_token  # pyright: ignore[reportPrivateUsage]
+    text = token.text
+    if token.kind.name == "BARE_IDENT" and text in names:  # type: ignore[operator]
+        self._consume_token()  # pyright: ignore[reportPrivateUsage]
+        return text
+    return None
+
+
+if not hasattr(Parser, "parse_optional_keyword_in"):
+    Parser.parse_optional_keyword_in = _parse_optional_keyword_in  # type: ignore
+
+
+# --------------------------------------------------------------------------- #
+# Elementwise
+# --------------------------------------------------------------------------- #
+
+
+class UnaryOp(GraphOp):
+    """Elementwise `y = f(x)`, result type equal to the input type."""
+
+    FLOAT_ONLY: ClassVar[bool] = True
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    def __init__(self, input: SSAValue, result_type: Attribute | None = None):
+        super().__init__(
+            operands=[input], result_types=[result_type or input.type]
+        )
+
+    def verify_operands(self) -> None:
+        super().verify_operands()
+        if self.FLOAT_ONLY and dtype_of(self.input) not in FLOAT_TYPES:
+            raise ShapeError(f"expects a float tensor, got {self.input.type}")
+
+    def infer_result_types(self) -> list[Attribute]:
+        return [self.input.type]
+
+
+@irdl_op_definition
+class NegOp(UnaryOp):
+    """`y = -x`."""
+
+    name = "graph.neg"
+    FLOAT_ONLY: ClassVar[bool] = False
+
+
+@irdl_op_definition
+class AbsOp(UnaryOp):
+    """`y = |x|`."""
+
+    name = "graph.abs"
+    FLOAT_ONLY: ClassVar[bool] = False
+
+
+@irdl_op_definition
+class ExpOp(UnaryOp):
+    name = "graph.exp"
+
+
+@irdl_op_definition
+class LogOp(UnaryOp):
+    name = "graph.log"
+
+
+@irdl_op_definition
+class SqrtOp(UnaryOp):
+    name = "graph.sqrt"
+
+
+@irdl_op_definition
+class RsqrtOp(UnaryOp):
+    name = "graph.rsqrt"
+
+
+@irdl_op_definition
+class TanhOp(UnaryOp):
+    name = "graph.tanh"
+
+
+@irdl_op_definition
+class SigmoidOp(UnaryOp):
+    name = "graph.sigmoid"
+
+
+@irdl_op_definition
+class ReluOp(UnaryOp):
+    """`y = max(x, 0)`."""
+
+    name = "graph.relu"
+    FLOAT_ONLY: ClassVar[bool] = False
+
+
+@irdl_op_definition
+class GeluOp(UnaryOp):
+    """GELU; `approximate "tanh"` selects the tanh form (default: erf form).
+
+        %y = graph.gelu %x approximate "tanh" : tensor<8xf32>
+    """
+
+    name = "graph.gelu"
+    approximate = opt_prop_def(StringAttr)
+
+    def __init__(self, input: SSAValue, approximate: str = "none"):
+        super().__init__(input)
+        if approximate != "none":
+            self.approximate = StringAttr(approximate)
+
+    @property
+    def mode(self) -> str:
+        return "none" if self.approximate is None else self.approximate.data
+
+    def verify_operands(self) -> None:
+        super().verify_operands()
+        if self.mode not in ("none", "tanh"):
+            raise ShapeError(f'approximate must be "none" or "tanh", got "{self.mode}"')
+
+
+@irdl_op_definition
+class SiluOp(UnaryOp):
+    name = "graph.silu"
+
+
+@irdl_op_definition
+class ErfOp(UnaryOp):
+    name = "graph.erf"
+
+
+@irdl_op_definition
+class SinOp(UnaryOp):
+    name = "graph.sin"
+
+
+@irdl_op_definition
+class CosOp(UnaryOp):
+    name = "graph.cos"
+
+
+@irdl_op_definition
+class ReciprocalOp(UnaryOp):
+    name = "graph.reciprocal"
+
+
+@irdl_op_definition
+class CastOp(UnaryOp):
+    """Element type conversion, same shape (numpy `astype` semantics).
+
+        %y = graph.cast %x : (tensor<8xf32>) -> tensor<8xf16>
+    """
+
+    name = "graph.cast"
+    FLOAT_ONLY: ClassVar[bool] = False
+
+    def __init__(self, input: SSAValue, dtype: Attribute):
+        super().__init__(input, tensor(shape_of(input), dtype))
+
+    def infer_result_types(self) -> list[Attribute]:
+        dtype = dtype_of(self.result)
+        if dtype not in ELEMENT_TYPES:
+            raise ShapeError(f"unsupported target element type {dtype}")
+        return [tensor(shape_of(self.input), dtype)]
+
+
+class BinaryOp(GraphOp):
+    """Elementwise binary op with numpy broadcasting; operands share a dtype."""
+
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    def __init__(self, lhs: SSAValue, rhs: SSAValue):
+        super().__init__(operands=[lhs, rhs], result_types=[lhs.type])
+        self.result.type = self.infer_result_types()[0]
+
+    def result_dtype(self) -> Attribute:
+        return dtype_of(self.lhs)
+
+    def infer_result_types(self) -> list[Attribute]:
+        if dtype_of(self.lhs) != dtype_of(self.rhs):
+            raise ShapeError(
+                f"element types differ: lhs {self.lhs.type}, rhs {self.rhs.type}"
+            )
+        shape = rules.broadcast_shapes(shape_of(self.lhs), shape_of(self.rhs))
+        return [tensor(shape, self.result_dtype())]
+
+
+class CompareOp(BinaryOp):
+    """Elementwise comparison; the result is i1."""
+
+    def result_dtype(self) -> Attribute:
+        return i1
+
+
+@irdl_op_definition
+class AddOp(BinaryOp):
+    name = "graph.add"
+
+
+@irdl_op_definition
+class SubOp(BinaryOp):
+    name = "graph.sub"
+
+
+@irdl_op_definition
+class MulOp(BinaryOp):
+    name = "graph.mul"
+
+
+@irdl_op_definition
+class DivOp(BinaryOp):
+    """True division for floats; integer operands floor-divide (torch `//`)."""
+
+    name = "graph.div"
+
+
+@irdl_op_definition
+class PowOp(BinaryOp):
+    name = "graph.pow"
+
+
+@irdl_op_definition
+class MaximumOp(BinaryOp):
+    name = "graph.maximum"
+
+
+@irdl_op_definition
+class MinimumOp(BinaryOp):
+    name = "graph.minimum"
+
+
+@irdl_op_definition
+class EqOp(CompareOp):
+    name = "graph.eq"
+
+
+@irdl_op_definition
+class NeOp(CompareOp):
+    name = "graph.ne"
+
+
+@irdl_op_definition
+class LtOp(CompareOp):
+    name = "graph.lt"
+
+
+@irdl_op_definition
+class LeOp(CompareOp):
+    name = "graph.le"
+
+
+@irdl_op_definition
+class GtOp(CompareOp):
+    name = "graph.gt"
+
+
+@irdl_op_definition
+class GeOp(CompareOp):
+    name = "graph.ge"
+
+
+@irdl_op_definition
+class SelectOp(GraphOp):
+    """`cond ? lhs : rhs` elementwise, all three broadcast together.
+
+        %r = graph.select %c, %a, %b : (tensor<4x1xi1>, tensor<4x8xf32>,
+                                        tensor<8xf32>) -> tensor<4x8xf32>
+    """
+
+    name = "graph.select"
+    cond = operand_def(TensorType)
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    def __init__(self, cond: SSAValue, lhs: SSAValue, rhs: SSAValue):
+        super().__init__(operands=[cond, lhs, rhs], result_types=[lhs.type])
+        self.result.type = self.infer_result_types()[0]
+
+    def infer_result_types(self) -> list[Attribute]:
+        if dtype_of(self.cond) != i1:
+            raise ShapeError(f"condition must be i1, got {self.cond.type}")
+        if dtype_of(self.lhs) != dtype_of(self.rhs):
+            raise ShapeError(
+                f"element types differ: lhs {self.lhs.type}, rhs {self.rhs.type}"
+            )
+        shape = rules.broadcast_shapes(
+            shape_of(self.cond), shape_of(self.lhs), shape_of(self.rhs)
+        )
+        return [tensor(shape, dtype_of(self.lhs))]
+
+
+# --------------------------------------------------------------------------- #
+# Reductions and normalisations
+# --------------------------------------------------------------------------- #
+
+
+class ReductionOp(GraphOp):
+    """Reduce over `dims` (all dims when empty), keeping them as size 1 with
+    `keepdim`.
+
+        %s = graph.sum %x dims [1] keepdim : (tensor<4x8xf32>) -> tensor<4x1xf32>
+    """
+
+    FLOAT_ONLY: ClassVar[bool] = False
+    input = operand_def(TensorType)
+    dims = prop_def(DenseArrayBase)
+    keepdim = opt_prop_def(UnitAttr)
+    result = result_def(TensorType)
+
+    def __init__(
+        self, input: SSAValue, dims: Sequence[int], keepdim: bool = False, **props: Attribute
+    ):
+        properties: dict[str, Attribute] = {"dims": ints(dims), **props}
+        if keepdim:
+            properties["keepdim"] = UnitAttr()
+        super().__init__(
+            operands=[input], result_types=[input.type], properties=properties
+        )
+        self.result.type = self.infer_result_types()[0]
+
+    @property
+    def dim_list(self) -> tuple[int, ...]:
+        """The reduced dims; all dims when the property is empty."""
+        dims = tuple(self.dims.get_values())
+        return dims if dims else tuple(range(len(shape_of(self.input))))
+
+    def verify_operands(self) -> None:
+        super().verify_operands()
+        if self.FLOAT_ONLY and dtype_of(self.input) not in FLOAT_TYPES:
+            raise ShapeError(f"expects a float tensor, got {self.input.type}")
+
+    def infer_result_types(self) -> list[Attribute]:
+        shape = rules.reduce_shape(
+            shape_of(self.input), tuple(self.dims.get_values()), self.keepdim is not None
+        )
+        return [tensor(shape, dtype_of(self.input))]
+
+
+@irdl_op_definition
+class SumOp(ReductionOp):
+    name = "graph.sum"
+
+
+@irdl_op_definition
+class MeanOp(ReductionOp):
+    name = "graph.mean"
+    FLOAT_ONLY: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class MaxOp(ReductionOp):
+    name = "graph.max"
+
+
+@irdl_op_definition
+class MinOp(ReductionOp):
+    name = "graph.min"
+
+
+@irdl_op_definition
+class VarOp(ReductionOp):
+    """Variance with `correction` (default 1, torch's unbiased estimate)."""
+
+    name = "graph.var"
+    FLOAT_ONLY: ClassVar[bool] = True
+    correction = opt_prop_def(IntegerAttr)
+
+    def __init__(
+        self, input: SSAValue, dims: Sequence[int], keepdim: bool = False, correction: int = 1
+    ):
+        super().__init__(input, dims, keepdim, correction=IntegerAttr(correction, i64))
+
+    @property
+    def correction_value(self) -> int:
+        return 1 if self.correction is None else self.correction.value.data
+
+
+class SoftmaxLikeOp(GraphOp):
+    """Normalisation along one `dim`; result type equals the input type."""
+
+    input = operand_def(TensorType)
+    dim = prop_def(IntegerAttr)
+    result = result_def(TensorType)
+
+    def __init__(self, input: SSAValue, dim: int):
+        super().__init__(
+            operands=[input],
+            result_types=[input.type],
+            properties={"dim": IntegerAttr(dim, i64)},
+        )
+
+    def infer_result_types(self) -> list[Attribute]:
+        if dtype_of(self.input) not in FLOAT_TYPES:
+            raise ShapeError(f"expects a float tensor, got {self.input.type}")
+        rules.check_dims([self.dim.value.data], len(shape_of(self.input)))
+        return [self.input.type]
+
+
+@irdl_op_definition
+class SoftmaxOp(SoftmaxLikeOp):
+    """`exp(x - max) / sum(exp(x - max))` along `dim`.
+
+        %y = graph.softmax %x dim 1 : tensor<4x8xf32>
+    """
+
+    name = "graph.softmax"
+
+
+@irdl_op_definition
+class LogSoftmaxOp(SoftmaxLikeOp):
+    name = "graph.log_softmax"
+
+
+@irdl_op_definition
+class LayerNormOp(GraphOp):
+    """Layer norm over the trailing dims given by `weight`'s shape (biased
+    variance, `eps` default 1e-5, as torch).
+
+        %y = graph.layer_norm %x, %w, %b eps 1.0e-05
+               : (tensor<4x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+    """
+
+    name = "graph.layer_norm"
+    input = operand_def(TensorType)
+    weight = operand_def(TensorType)
+    bias = operand_def(TensorType)
+    eps = prop_def(FloatAttr)
+    result = result_def(TensorType)
+
+    def __init__(
+        self, input: SSAValue, weight: SSAValue, bias: SSAValue, eps: float = 1e-5
+    ):
+        super().__init__(
+            operands=[input, weight, bias],
+            result_types=[input.type],
+            properties={"eps": FloatAttr(eps, Float64Type())},
+        )
+
+    @property
+    def normalized_ndim(self) -> int:
+        return len(shape_of(self.weight))
+
+    def infer_result_types(self) -> list[Attribute]:
+        dtypes = {dtype_of(o) for o in self.operands}
+        if len(dtypes) != 1 or dtype_of(self.input) not in FLOAT_TYPES:
+            raise ShapeError("input, weight and bias must share one float type")
+        rules.layer_norm_check(
+            shape_of(self.input), shape_of(self.weight), shape_of(self.bias)
+        )
+        return [self.input.type]
+
+
+# --------------------------------------------------------------------------- #
+# Contractions
+# --------------------------------------------------------------------------- #
+
+
+@irdl_op_definition
+class MatmulOp(GraphOp):
+    """numpy.matmul, including batch broadcasting and 1-D operands.
+
+        %c = graph.matmul %a, %b : (tensor<2x4x8xf32>, tensor<8x3xf32>)
+               -> tensor<2x4x3xf32>
+    """
+
+    name = "graph.matmul"
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    def __init__(self, lhs: SSAValue, rhs: SSAValue):
+        super().__init__(operands=[lhs, rhs], result_types=[lhs.type])
+        self.result.type = self.infer_result_types()[0]
+
+    def infer_result_types(self) -> list[Attribute]:
+        if dtype_of(self.lhs) != dtype_of(self.rhs):
+            raise ShapeError(
+                f"element types differ: lhs {self.lhs.type}, rhs {self.rhs.type}"
+            )
+        try:
+            shape = rules.matmul_shape(shape_of(self.lhs), shape_of(self.rhs))
+        except ShapeError as error:
+            raise ShapeError(f"{error}: lhs {self.lhs.type}, rhs {self.rhs.type}")
+        return [tensor(shape, dtype_of(self.lhs))]
+
+
+@irdl_op_definition
+class LinearOp(GraphOp):
+    """`x @ weight^T + bias` with weight (out, in) and optional bias (out,).
+
+        %y = graph.linear %x, %w, %b : (tensor<4x8xf32>, tensor<3x8xf32>,
+               tensor<3xf32>) -> tensor<4x3xf32>
+    """
+
+    name = "graph.linear"
+    input = operand_def(TensorType)
+    weight = operand_def(TensorType)
+    bias = opt_operand_def(TensorType)
+    result = result_def(TensorType)
+
+    def __init__(self, input: SSAValue, weight: SSAValue, bias: SSAValue | None = None):
+        super().__init__(
+            operands=[input, weight, [bias] if bias is not None else []],
+            result_types=[input.type],
+        )
+        self.result.type = self.infer_result_types()[0]
+
+    def infer_result_types(self) -> list[Attribute]:
+        if len({dtype_of(o) for o in self.operands}) != 1:
+            raise ShapeError("input, weight and bias must share one element type")
+        bias = shape_of(self.bias) if self.bias is not None else None
+        shape = rules.linear_shape(shape_of(self.input), shape_of(self.weight), bias)
+        return [tensor(shape, dtype_of(self.input))]
+
+
+# --------------------------------------------------------------------------- #
+# Data movement
+# --------------------------------------------------------------------------- #
+
+
+class ShapedResultOp(GraphOp):
+    """Ops whose result shape is given by the declared result type."""
+
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    def __init__(self, input: SSAValue, shape: Sequence[int]):
+        super().__init__(
+            operands=[input], result_types=[tensor(shape, dtype_of(input))]
+        )
+
+    def check(self, source: Shape, target: Shape) -> None:
+        raise NotImplementedError  # every concrete subclass defines its rule
+
+    def infer_result_types(self) -> list[Attribute]:
+        if dtype_of(self.result) != dtype_of(self.input):
+            raise ShapeError(
+                f"element type changes: {self.input.type} -> {self.result.type}"
+            )
+        self.check(shape_of(self.input), shape_of(self.result))
+        return [self.result.type]
+
+
+@irdl_op_definition
+class ReshapeOp(ShapedResultOp):
+    """Row-major reshape; the element count is kept.
+
+        %y = graph.reshape %x : (tensor<4x8xf32>) -> tensor<32xf32>
+    """
+
+    name = "graph.reshape"
+
+    def check(self, source: Shape, target: Shape) -> None:
+        rules.reshape_check(source, target)
+
+
+@irdl_op_definition
+class BroadcastToOp(ShapedResultOp):
+    """numpy.broadcast_to.
+
+        %y = graph.broadcast_to %x : (tensor<8xf32>) -> tensor<4x8xf32>
+    """
+
+    name = "graph.broadcast_to"
+
+    def check(self, source: Shape, target: Shape) -> None:
+        if not rules.can_broadcast_to(source, target):
+            raise ShapeError(f"cannot broadcast {source} to {target}")
+
+
+@irdl_op_definition
+class TransposeOp(GraphOp):
+    """Permute dims: result dim i is input dim perm[i].
+
+        %y = graph.transpose %x perm [1, 0] : (tensor<4x8xf32>) -> tensor<8x4xf32>
+    """
+
+    name = "graph.transpose"
+    input = operand_def(TensorType)
+    perm = prop_def(DenseArrayBase)
+    result = result_def(TensorType)
+
+    def __init__(self, input: SSAValue, perm: Sequence[int]):
+        super().__init__(
+            operands=[input], result_types=[input.type], properties={"perm": ints(perm)}
+        )
+        self.result.type = self.infer_result_types()[0]
+
+    def infer_result_types(self) -> list[Attribute]:
+        shape = rules.transpose_shape(shape_of(self.input), self.perm.get_values())
+        return [tensor(shape, dtype_of(self.input))]
+
+
+@irdl_op_definition
+class SliceOp(GraphOp):
+    """Basic slicing `x[start:limit:step]` per dim.
+
+        %y = graph.slice %x start [0, 2] limit [4, 8] step [1, 2]
+               : (tensor<4x8xf32>) -> tensor<4x3xf32>
+    """
+
+    name = "graph.slice"
+    input = operand_def(TensorType)
+    start = prop_def(DenseArrayBase)
+    limit = prop_def(DenseArrayBase)
+    step = prop_def(DenseArrayBase)
+    result = result_def(TensorType)
+
+    def __init__(
+        self,
+        input: SSAValue,
+        start: Sequence[int],
+        limit: Sequence[int],
+        step: Sequence[int] | None = None,
+    ):
+        step = [1] * len(start) if step is None else step
+        super().__init__(
+            operands=[input],
+            result_types=[input.type],
+            properties={"start": ints(start), "limit": ints(limit), "step": ints(step)},
+        )
+        self.result.type = self.infer_result_types()[0]
+
+    def infer_result_types(self) -> list[Attribute]:
+        shape = rules.slice_shape(
+            shape_of(self.input),
+            self.start.get_values(),
+            self.limit.get_values(),
+            self.step.get_values(),
+        )
+        return [tensor(shape, dtype_of(self.input))]
+
+
+@irdl_op_definition
+class ConcatOp(GraphOp):
+    """Concatenate along `dim`.
+
+        %y = graph.concat %a, %b dim 0 : (tensor<2x8xf32>, tensor<3x8xf32>)
+               -> tensor<5x8xf32>
+    """
+
+    name = "graph.concat"
+    inputs = var_operand_def(TensorType)
+    dim = prop_def(IntegerAttr)
+    result = result_def(TensorType)
+
+    def __init__(self, inputs: Sequence[SSAValue], dim: int):
+        super().__init__(
+            operands=[list(inputs)],
+            result_types=[inputs[0].type],
+            properties={"dim": IntegerAttr(dim, i64)},
+        )
+        self.result.type = self.infer_result_types()[0]
+
+    def infer_result_types(self) -> list[Attribute]:
+        if len({dtype_of(o) for o in self.inputs}) > 1:
+            raise ShapeError("inputs must share one element type")
+        shapes = [shape_of(o) for o in self.inputs]
+        shape = rules.concat_shape(shapes, self.dim.value.data)
+        return [tensor(shape, dtype_of(self.inputs[0]))]
+
+
+@irdl_op_definition
+class SplitOp(GraphOp):
+    """Split along `dim` into pieces of the given `sizes`.
+
+        %a, %b = graph.split %x dim 0 sizes [2, 3] : (tensor<5x8xf32>)
+                   -> (tensor<2x8xf32>, tensor<3x8xf32>)
+    """
+
+    name = "graph.split"
+    input = operand_def(TensorType)
+    dim = prop_def(IntegerAttr)
+    sizes = prop_def(DenseArrayBase)
+    outputs = var_result_def(TensorType)
+
+    def __init__(self, input: SSAValue, dim: int, sizes: Sequence[int]):
+        shapes = rules.split_shapes(shape_of(input), dim, sizes)
+        super().__init__(
+            operands=[input],
+            result_types=[[tensor(s, dtype_of(input)) for s in shapes]],
+            properties={"dim": IntegerAttr(dim, i64), "sizes": ints(sizes)},
+        )
+
+    def infer_result_types(self) -> list[Attribute]:
+        shapes = rules.split_shapes(
+            shape_of(self.input), self.dim.value.data, self.sizes.get_values()
+        )
+        return [tensor(s, dtype_of(self.input)) for s in shapes]
+
+
+@irdl_op_definition
+class GatherOp(GraphOp):
+    """torch.gather: `out[i][j] = input[index[i][j]][j]` for `dim 0`.
+
+        %y = graph.gather %x, %idx dim 1 : (tensor<4x8xf32>, tensor<4x2xi64>)
+               -> tensor<4x2xf32>
+    """
+
+    name = "graph.gather"
+    input = operand_def(TensorType)
+    index = operand_def(TensorType)
+    dim = prop_def(IntegerAttr)
+    result = result_def(TensorType)
+
+    def __init__(self, input: SSAValue, index: SSAValue, dim: int):
+        super().__init__(
+            operands=[input, index],
+            result_types=[tensor(shape_of(index), dtype_of(input))],
+            properties={"dim": IntegerAttr(dim, i64)},
+        )
+
+    def infer_result_types(self) -> list[Attribute]:
+        if dtype_of(self.index) not in INDEX_TYPES:
+            raise ShapeError(f"index must be i64 or i32, got {self.index.type}")
+        shape = rules.gather_shape(
+            shape_of(self.input), self.dim.value.data, shape_of(self.index)
+        )
+        return [tensor(shape, dtype_of(self.input))]
+
+
+@irdl_op_definition
+class EmbeddingOp(GraphOp):
+    """Row lookup `weight[indices]` (torch.nn.functional.embedding).
+
+        %y = graph.embedding %ids, %w : (tensor<1x64xi64>, tensor<50257x768xf32>)
+               -> tensor<1x64x768xf32>
+    """
+
+    name = "graph.embedding"
+    indices = operand_def(TensorType)
+    weight = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    def __init__(self, indices: SSAValue, weight: SSAValue):
+        shape = rules.embedding_shape(shape_of(indices), shape_of(weight))
+        super().__init__(
+            operands=[indices, weight], result_types=[tensor(shape, dtype_of(weight))]
+        )
+
+    def infer_result_types(self) -> list[Attribute]:
+        if dtype_of(self.indices) not in INDEX_TYPES:
+            raise ShapeError(f"indices must be i64 or i32, got {self.indices.type}")
+        shape = rules.embedding_shape(shape_of(self.indices), shape_of(self.weight))
+        return [tensor(shape, dtype_of(self.weight))]
+
+
+# --------------------------------------------------------------------------- #
+# Constants
+# --------------------------------------------------------------------------- #
+
+
+@irdl_op_definition
+class ConstantOp(GraphOp):
+    """A tensor literal (attr-dict first, then the dense value with its type,
+    as arith.constant).
+
+        %c = graph.constant dense<1.0> : tensor<4xf32>
+    """
+
+    name = "graph.constant"
+    value = prop_def(DenseIntOrFPElementsAttr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), ConstantLike())
+
+    def __init__(self, value: DenseIntOrFPElementsAttr):
+        super().__init__(result_types=[value.type], properties={"value": value})
+
+    def infer_result_types(self) -> list[Attribute]:
+        return [self.value.type]
+
+    def print(self, printer: Printer) -> None:
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" ")
+        printer.print_attribute(self.value)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ConstantOp:
+        attributes = parser.parse_optional_attr_dict()
+        value = parser.parse_attribute()
+        if not isinstance(value, DenseIntOrFPElementsAttr):
+            parser.raise_error(f"graph.constant: expected a dense tensor, got {value}")
+        op = cls(value)
+        op.attributes |= attributes
+        return op
+
+
+@irdl_op_definition
+class FullOp(GraphOp):
+    """A tensor filled with one scalar `value` (converted to the dtype).
+
+        %z = graph.full value -inf : tensor<64x64xf32>
+    """
+
+    name = "graph.full"
+    PROP_KINDS: ClassVar[dict[str, str]] = {"value": _FLOAT}
+    value = prop_def(FloatAttr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), ConstantLike())
+
+    def __init__(self, shape: Sequence[int], value: float, dtype: Attribute = f32):
+        super().__init__(
+            result_types=[tensor(shape, dtype)],
+            properties={"value": FloatAttr(float(value), Float64Type())},
+        )
+
+    def infer_result_types(self) -> list[Attribute]:
+        if dtype_of(self.result) not in ELEMENT_TYPES:
+            raise ShapeError(f"unsupported element type {self.result.type}")
+        return [self.result.type]
+
+
+# --------------------------------------------------------------------------- #
+# Structure
+# --------------------------------------------------------------------------- #
+
+
+@irdl_op_definition
+class YieldOp(IRDLOperation):
+    """Terminator of a `graph.fusion_group`: its operands are the results.
+
+        graph.yield %a, %b : tensor<4xf32>, tensor<4xf32>
+    """
+
+    name = "graph.yield"
+    values = var_operand_def()
+    traits = lazy_traits_def(
+        lambda: (IsTerminator(), ReturnLike(), Pure(), HasParent(FusionGroupOp))
+    )
+    assembly_format = "attr-dict ($values^ `:` type($values))?"
+
+    def __init__(self, *values: SSAValue):
+        super().__init__(operands=[list(values)])
+
+
+@irdl_op_definition
+class FusionGroupOp(IRDLOperation):
+    """A group of ops that compiles to one kernel; isolated from above.
+
+    Block arguments are the group's inputs (one per operand, same types),
+    `graph.yield` gives its results.
+
+        %r = graph.fusion_group (%x, %b) : (tensor<4xf32>, tensor<4xf32>)
+               -> tensor<4xf32> {
+        ^bb0(%a: tensor<4xf32>, %c: tensor<4xf32>):
+          %s = graph.add %a, %c : tensor<4xf32>
+          graph.yield %s : tensor<4xf32>
+        }
+    """
+
+    name = "graph.fusion_group"
+    inputs = var_operand_def(TensorType)
+    outputs = var_result_def(TensorType)
+    body = region_def("single_block")
+    traits = traits_def(
+        IsolatedFromAbove(),
+        RecursiveMemoryEffect(),
+        SingleBlockImplicitTerminator(YieldOp),
+    )
+
+    def __init__(
+        self,
+        inputs: Sequence[SSAValue],
+        result_types: Sequence[Attribute],
+        body: Region,
+    ):
+        super().__init__(
+            operands=[list(inputs)], result_types=[list(result_types)], regions=[body]
+        )
+
+    @property
+    def yield_op(self) -> YieldOp:
+        terminator = self.body.block.last_op
+        assert isinstance(terminator, YieldOp)
+        return terminator
+
+    def verify_(self) -> None:
+        block = self.body.block
+        arg_types = [a.type for a in block.args]
+        in_types = [o.type for o in self.inputs]
+        if arg_types != in_types:
+            raise _verify_failed(
+                self,
+                f"block argument types ({_type_str(arg_types)}) differ from input "
+                f"types ({_type_str(in_types)})",
+            )
+        last = block.last_op
+        yielded = [v.type for v in last.operands] if isinstance(last, YieldOp) else []
+        out_types = [r.type for r in self.outputs]
+        if yielded != out_types:
+            raise _verify_failed(
+                self,
+                f"yielded types ({_type_str(yielded)}) differ from result types "
+                f"({_type_str(out_types)})",
+            )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" (")
+        printer.print_list(self.inputs, printer.print_operand)
+        printer.print_string(")")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_function_type(
+            [o.type for o in self.inputs], [r.type for r in self.outputs]
+        )
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=True)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> FusionGroupOp:
+        operands = parser.parse_comma_separated_list(
+            parser.Delimiter.PAREN, parser.parse_unresolved_operand
+        )
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        function_type = parser.parse_function_type()
+        if len(function_type.inputs) != len(operands):
+            parser.raise_error(
+                f"graph.fusion_group: {len(operands)} inputs but "
+                f"{len(function_type.inputs)} input types"
+            )
+        inputs = [
+            parser.resolve_operand(o, t)
+            for o, t in zip(operands, function_type.inputs.data)
+        ]
+        body = parser.parse_region()
+        op = cls(inputs, function_type.outputs.data, body)
+        op.attributes |= attributes
+        return op
+
+
+GRAPH_OPS: tuple[type[IRDLOperation], ...] = (
+    NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, TanhOp, SigmoidOp, ReluOp, GeluOp,
+    SiluOp, ErfOp, SinOp, CosOp, ReciprocalOp, CastOp,
+    AddOp, SubOp, MulOp, DivOp, PowOp, MaximumOp, MinimumOp,
+    EqOp, NeOp, LtOp, LeOp, GtOp, GeOp, SelectOp,
+    SumOp, MeanOp, MaxOp, MinOp, VarOp, SoftmaxOp, LogSoftmaxOp, LayerNormOp,
+    MatmulOp, LinearOp,
+    ReshapeOp, TransposeOp, BroadcastToOp, SliceOp, ConcatOp, SplitOp, GatherOp,
+    EmbeddingOp,
+    ConstantOp, FullOp,
+    FusionGroupOp, YieldOp,
+)  # fmt: skip
+
+_ = (ArrayAttr, FunctionType)  # re-exported for users building attributes
+
+Graph = Dialect("graph", list(GRAPH_OPS), [ScopeAttr])

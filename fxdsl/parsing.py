@@ -1,0 +1,76 @@
+"""Parsing textual IR with source locations on every op.
+
+`LocatingParser` gives each op it parses a `loc("file":line:col)` location
+(unless the text spells one), like mlir-opt does, so that a verifier or pass
+error later can point at the line the op came from. Locations print only with
+`--print-debuginfo`.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+
+from xdsl.context import Context
+from xdsl.dialects import get_all_dialects
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
+from xdsl.ir import Operation
+from xdsl.parser import Parser
+
+
+def make_context() -> Context:
+    """A context with every upstream dialect (loaded lazily) and `graph`."""
+    ctx = Context()
+    for name, factory in get_all_dialects().items():
+        ctx.register_dialect(name, factory)
+    if "graph" not in ctx.registered_dialect_names:
+        from fxdsl.dialects.graph import Graph
+
+        ctx.load_dialect(Graph)
+    return ctx
+
+
+class LocatingParser(Parser):
+    """A Parser that stamps every parsed op with its file:line:col."""
+
+    def __init__(
+        self, ctx: Context, text: str, name: str = "<unknown>", line_offset: int = 0
+    ):
+        super().__init__(ctx, text, name)
+        self._file_name = name
+        self._line_offset = line_offset
+        self._line_starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
+
+    def parse_operation(self) -> Operation:
+        start = self._current_token.span.start
+        op = super().parse_operation()
+        if _is_unknown(op):
+            line = bisect_right(self._line_starts, start)
+            column = start - self._line_starts[line - 1] + 1
+            op.location = FileLineColLoc(
+                StringAttr(self._file_name),
+                IntAttr(line + self._line_offset),
+                IntAttr(column),
+            )
+        return op
+
+
+def _is_unknown(op: Operation) -> bool:
+    return type(op.location).__name__ == "UnknownLoc"
+
+
+def location_of(op: Operation | None) -> str | None:
+    """`file:line:col` of the op or its closest located ancestor."""
+    while op is not None:
+        loc = op.location
+        if isinstance(loc, FileLineColLoc):
+            return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
+        op = op.parent_op()
+    return None
+
+
+def parse_module(
+    text: str, name: str = "<string>", ctx: Context | None = None, line_offset: int = 0
+) -> ModuleOp:
+    """Parse IR text into a module (an implicit module is added if needed)."""
+    parser = LocatingParser(ctx or make_context(), text, name, line_offset)
+    return parser.parse_module()

@@ -1,0 +1,97 @@
+"""Turning failures of the drivers into `file:line:col: error: message`.
+
+The drivers never show a Python traceback for bad input: every expected
+failure (parse, verify, pass, option, file) becomes one `error:` line and exit
+code 1. Set FXDSL_TRACEBACK=1 to see the traceback of an unexpected one.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from collections.abc import Callable
+
+from xdsl.ir import Operation
+from xdsl.utils.exceptions import (
+    ArgSpecParseError,
+    DiagnosticException,
+    ParseError,
+    VerifyException,
+)
+
+from fxdsl.parsing import location_of
+
+
+class UserError(DiagnosticException):
+    """A failure caused by the user's input, printed as `where: error: what`."""
+
+    def __init__(self, message: str, where: str | None = None):
+        super().__init__(message)
+        self.where = where
+
+    def __str__(self) -> str:
+        prefix = f"{self.where}: " if self.where else ""
+        return f"{prefix}error: {self.args[0]}"
+
+
+def failing_op(root: Operation) -> Operation | None:
+    """The first op (pre-order) whose own verification fails."""
+    for op in root.walk():
+        try:
+            op.verify(verify_nested_ops=False)
+        except Exception:
+            return op
+    return None
+
+
+def verify_located(root: Operation, fallback: str | None = None) -> None:
+    """Verify `root`; raise UserError at the failing op's location."""
+    try:
+        root.verify()
+    except VerifyException as error:
+        op = failing_op(root)
+        where = location_of(op) or fallback
+        raise UserError(_first_line(error), where) from error
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
+
+def describe(error: BaseException, where: str | None) -> str:
+    """One-line `error:` text for any failure the drivers may meet."""
+    if isinstance(error, UserError):
+        return str(error)
+    if isinstance(error, ParseError):
+        loc = error.span.get_location()
+        context = error.span.print_with_context().rstrip("\n").split("\n")[1:]
+        return "\n".join(
+            [f"{loc.file}:{loc.line}:{loc.col}: error: {error.msg}", *context]
+        )
+    if isinstance(error, ArgSpecParseError):
+        return str(UserError(str(error).strip().replace("\n", " | "), where))
+    if isinstance(error, DiagnosticException):
+        return str(UserError(_first_line(error), where))
+    if isinstance(error, FileNotFoundError):
+        return str(UserError(f"no such file: {error.filename}", where))
+    if isinstance(error, OSError):
+        return str(UserError(f"{error.strerror}: {error.filename}", where))
+    return str(UserError(f"{type(error).__name__}: {_first_line(error)}", where))
+
+
+def run_guarded(main: Callable[[], int | None], where: Callable[[], str | None]) -> int:
+    """Run a driver's main; any exception becomes an `error:` line, exit 1."""
+    try:
+        return main() or 0
+    except SystemExit as error:
+        code = error.code
+        return code if isinstance(code, int) else (0 if code is None else 1)
+    except KeyboardInterrupt:
+        return 130
+    except BaseException as error:  # noqa: BLE001 - the driver's last line of defence
+        if os.environ.get("FXDSL_TRACEBACK"):
+            traceback.print_exc()
+        print(describe(error, where()), file=sys.stderr)
+        return 1

@@ -1,0 +1,57 @@
+"""xDSL `Universe` entry point: the graph dialect, fxdsl passes and targets.
+
+Registered under `[project.entry-points.'xdsl.universe']`, so plain
+`xdsl-opt` sees everything `fxdsl-opt` does. Passes and targets are imported
+lazily inside their factories: start-up stays cheap and a broken pass cannot
+break the driver for everyone else.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+
+from xdsl.ir import Dialect
+from xdsl.passes import ModulePass
+from xdsl.universe import Universe
+from xdsl.utils.target import Target
+
+# pass name -> "module:ClassName"; one module per pass (STYLE.md).
+PASSES: dict[str, str] = {}
+
+# target name -> "module:ClassName"
+TARGETS: dict[str, str] = {}
+
+
+def _lazy(path: str) -> Callable[[], type]:
+    module_name, class_name = path.split(":")
+
+    def factory() -> type:
+        return getattr(importlib.import_module(module_name), class_name)
+
+    return factory
+
+
+def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
+    def graph() -> Dialect:
+        from fxdsl.dialects.graph import Graph
+
+        return Graph
+
+    return {"graph": graph}
+
+
+def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    """Pass name -> factory returning the pass class (imported on demand)."""
+    return {name: _lazy(path) for name, path in PASSES.items()}
+
+
+def get_all_targets() -> dict[str, Callable[[], type[Target]]]:
+    return {name: _lazy(path) for name, path in TARGETS.items()}
+
+
+FXDSL_UNIVERSE = Universe(
+    all_dialects=get_all_dialects(),
+    all_passes=get_all_passes(),
+    all_targets=get_all_targets(),
+)
