@@ -1,0 +1,1 @@
+"""Ways into graph IR: the Python tracer (and later torch.export)."""

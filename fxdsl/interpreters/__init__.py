@@ -1,0 +1,1 @@
+"""The numpy reference interpreter: the oracle every pass is tested against."""

@@ -1,0 +1,1 @@
+"""Progressive lowering of graph IR to GPU kernels (see pipeline.py)."""

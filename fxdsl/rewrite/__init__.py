@@ -1,0 +1,45 @@
+"""The FX-style Python rewrite API on xDSL's rewriter.
+
+Names are imported on first use from the module that defines them.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS: dict[str, str] = {
+    # direct editing helpers
+    "ops_in_order": "fxdsl.rewrite.editing",
+    "insert_before": "fxdsl.rewrite.editing",
+    "insert_after": "fxdsl.rewrite.editing",
+    "replace_all_uses": "fxdsl.rewrite.editing",
+    "erase": "fxdsl.rewrite.editing",
+    # Transformer
+    "Transformer": "fxdsl.rewrite.transformer",
+    # pattern matching and replacement
+    "SubgraphMatcher": "fxdsl.rewrite.matcher",
+    "InternalMatch": "fxdsl.rewrite.matcher",
+    "replace_pattern": "fxdsl.rewrite.subgraph_rewriter",
+    "replace_pattern_with_filters": "fxdsl.rewrite.subgraph_rewriter",
+    "ReplacedPatterns": "fxdsl.rewrite.subgraph_rewriter",
+    # pass manager
+    "PassManager": "fxdsl.rewrite.pass_manager",
+    "PassResult": "fxdsl.rewrite.pass_manager",
+    # partitioning (graph-partition issue)
+    "OperatorSupport": "fxdsl.rewrite.operator_support",
+    "OpAllowList": "fxdsl.rewrite.operator_support",
+    "chain": "fxdsl.rewrite.operator_support",
+    "any_chain": "fxdsl.rewrite.operator_support",
+    "CapabilityBasedPartitioner": "fxdsl.rewrite.partitioner",
+    "Partition": "fxdsl.rewrite.partitioner",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'fxdsl.rewrite' has no attribute '{name}'")
+    return getattr(importlib.import_module(module), name)

@@ -1,0 +1,1 @@
+"""Executing compiled programs; the only package that imports cupy (lazily)."""

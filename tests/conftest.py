@@ -1,0 +1,30 @@
+"""Shared pytest setup: the `gpu` marker skips cleanly without a usable GPU."""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+
+
+@functools.cache
+def gpu_available() -> str | None:
+    """None when CuPy can run kernels here, else the reason it cannot."""
+    try:
+        import cupy  # type: ignore[import-not-found]
+
+        cupy.cuda.runtime.getDeviceCount()
+        cupy.arange(1).sum()
+    except Exception as error:  # noqa: BLE001 - any failure means "no GPU"
+        return f"{type(error).__name__}: {error}"
+    return None
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    reason = None
+    for item in items:
+        if item.get_closest_marker("gpu") is None:
+            continue
+        reason = reason or gpu_available()
+        if reason:
+            item.add_marker(pytest.mark.skip(reason=f"needs a GPU ({reason})"))
