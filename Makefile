@@ -1,0 +1,22 @@
+# Two entry points (README): `make demo` runs the main job, `make test` the tests.
+# Both create ./.venv and install fxdsl into it on first use.
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+.PHONY: demo test install
+install: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	python3 -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	touch $@
+
+# The GPT-2 block through the pipeline that exists, compared with the reference.
+demo: install
+	$(BIN)/fxdsl-run examples/gpt2_block.mlir -p graph-decompose,graph-fuse --backend auto --check
+
+# lit first, so pytest's summary line is the last thing printed.
+test: install
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/lit -s tests/filecheck
+	$(BIN)/pytest -q
