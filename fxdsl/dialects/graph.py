@@ -132,20 +132,21 @@ class ScopeAttr(Data[tuple[ScopeFrame, ...]]):
                 type_name = parser.parse_str_literal()
             return (fqn, index, type_name)
 
-        with parser.in_angle_brackets():
-            if parser.parse_optional_punctuation(">") is not None:
-                return ()
-            frames = parser.parse_comma_separated_list(
-                parser.Delimiter.NONE, parse_frame
-            )
+        # The ANGLE delimiter also accepts the empty stack `<>`.
+        frames = parser.parse_comma_separated_list(parser.Delimiter.ANGLE, parse_frame)
         return tuple(frames)
 
     def print_parameter(self, printer: Printer) -> None:
+        def print_frame(frame: ScopeFrame) -> None:
+            # String literals, so names with quotes or backslashes round-trip.
+            printer.print_string("(")
+            printer.print_string_literal(frame[0])
+            printer.print_string(f", {frame[1]}, ")
+            printer.print_string_literal(frame[2])
+            printer.print_string(")")
+
         with printer.in_angle_brackets():
-            printer.print_list(
-                self.data,
-                lambda f: printer.print_string(f'("{f[0]}", {f[1]}, "{f[2]}")'),
-            )
+            printer.print_list(self.data, print_frame)
 
     @property
     def fqns(self) -> tuple[str, ...]:
@@ -242,6 +243,14 @@ def _type_str(types: Sequence[Attribute]) -> str:
     return ", ".join(str(t) for t in types)
 
 
+def _with_operand_types(message: str, operands: Sequence[SSAValue]) -> str:
+    # Name the operand types unless the rule's message already names them all.
+    types = [str(o.type) for o in operands]
+    if all(t in message for t in types):
+        return message
+    return f"{message} (operands: {', '.join(types)})"
+
+
 # --------------------------------------------------------------------------- #
 # Base class: shared syntax and verification
 # --------------------------------------------------------------------------- #
@@ -263,6 +272,30 @@ class GraphOp(IRDLOperation):
     def property_kind(cls, name: str) -> str:
         return cls.PROP_KINDS.get(name) or PROPERTY_KINDS.get(name, _ATTR)
 
+    def _build(
+        self,
+        operands: Sequence[SSAValue | Sequence[SSAValue]],
+        result_types: Sequence[Attribute],
+        properties: dict[str, Attribute] | None = None,
+    ) -> None:
+        """Initialise with inferred result types (raises ShapeError if none).
+
+        Result types are immutable in xDSL, so a detached probe op with
+        placeholder result types answers `infer_result_types` first.
+        """
+        probe = type(self).create(
+            operands=[v for o in operands for v in ([o] if isinstance(o, SSAValue) else o)],
+            result_types=list(result_types),
+            properties=dict(properties or {}),
+        )
+        try:
+            inferred = probe.infer_result_types()
+        finally:
+            probe.drop_all_references()
+        IRDLOperation.__init__(
+            self, operands=operands, result_types=inferred, properties=properties or {}
+        )
+
     def infer_result_types(self) -> list[Attribute]:
         """The result types this op must have, given operands and properties."""
         return [r.type for r in self.results]
@@ -279,16 +312,16 @@ class GraphOp(IRDLOperation):
             self.verify_operands()
             expected = self.infer_result_types()
         except ShapeError as error:
-            operand_types = _type_str([o.type for o in self.operands])
-            raise _verify_failed(self, f"{error} (operands: {operand_types})")
+            raise _verify_failed(self, _with_operand_types(str(error), self.operands))
         actual = [r.type for r in self.results]
         if expected != actual:
-            raise _verify_failed(
-                self,
+            message = (
                 f"result type {_type_str(actual)} does not match inferred type "
-                f"{_type_str(expected)} (operands: "
-                f"{_type_str([o.type for o in self.operands])})",
+                f"{_type_str(expected)}"
             )
+            if self.operands:
+                message += f" (operands: {_type_str([o.type for o in self.operands])})"
+            raise _verify_failed(self, message)
 
     def print(self, printer: Printer) -> None:
         if self.operands:
@@ -528,8 +561,7 @@ class BinaryOp(GraphOp):
     result = result_def(TensorType)
 
     def __init__(self, lhs: SSAValue, rhs: SSAValue):
-        super().__init__(operands=[lhs, rhs], result_types=[lhs.type])
-        self.result.type = self.infer_result_types()[0]
+        self._build(operands=[lhs, rhs], result_types=[lhs.type])
 
     def result_dtype(self) -> Attribute:
         return dtype_of(self.lhs)
@@ -632,8 +664,7 @@ class SelectOp(GraphOp):
     result = result_def(TensorType)
 
     def __init__(self, cond: SSAValue, lhs: SSAValue, rhs: SSAValue):
-        super().__init__(operands=[cond, lhs, rhs], result_types=[lhs.type])
-        self.result.type = self.infer_result_types()[0]
+        self._build(operands=[cond, lhs, rhs], result_types=[lhs.type])
 
     def infer_result_types(self) -> list[Attribute]:
         if dtype_of(self.cond) != i1:
@@ -672,10 +703,9 @@ class ReductionOp(GraphOp):
         properties: dict[str, Attribute] = {"dims": ints(dims), **props}
         if keepdim:
             properties["keepdim"] = UnitAttr()
-        super().__init__(
+        self._build(
             operands=[input], result_types=[input.type], properties=properties
         )
-        self.result.type = self.infer_result_types()[0]
 
     @property
     def dim_list(self) -> tuple[int, ...]:
@@ -828,18 +858,15 @@ class MatmulOp(GraphOp):
     result = result_def(TensorType)
 
     def __init__(self, lhs: SSAValue, rhs: SSAValue):
-        super().__init__(operands=[lhs, rhs], result_types=[lhs.type])
-        self.result.type = self.infer_result_types()[0]
+        self._build(operands=[lhs, rhs], result_types=[lhs.type])
 
     def infer_result_types(self) -> list[Attribute]:
         if dtype_of(self.lhs) != dtype_of(self.rhs):
             raise ShapeError(
                 f"element types differ: lhs {self.lhs.type}, rhs {self.rhs.type}"
             )
-        try:
-            shape = rules.matmul_shape(shape_of(self.lhs), shape_of(self.rhs))
-        except ShapeError as error:
-            raise ShapeError(f"{error}: lhs {self.lhs.type}, rhs {self.rhs.type}")
+        names = (f"lhs {self.lhs.type}", f"rhs {self.rhs.type}")
+        shape = rules.matmul_shape(shape_of(self.lhs), shape_of(self.rhs), names)
         return [tensor(shape, dtype_of(self.lhs))]
 
 
@@ -858,11 +885,10 @@ class LinearOp(GraphOp):
     result = result_def(TensorType)
 
     def __init__(self, input: SSAValue, weight: SSAValue, bias: SSAValue | None = None):
-        super().__init__(
+        self._build(
             operands=[input, weight, [bias] if bias is not None else []],
             result_types=[input.type],
         )
-        self.result.type = self.infer_result_types()[0]
 
     def infer_result_types(self) -> list[Attribute]:
         if len({dtype_of(o) for o in self.operands}) != 1:
@@ -940,10 +966,9 @@ class TransposeOp(GraphOp):
     result = result_def(TensorType)
 
     def __init__(self, input: SSAValue, perm: Sequence[int]):
-        super().__init__(
+        self._build(
             operands=[input], result_types=[input.type], properties={"perm": ints(perm)}
         )
-        self.result.type = self.infer_result_types()[0]
 
     def infer_result_types(self) -> list[Attribute]:
         shape = rules.transpose_shape(shape_of(self.input), self.perm.get_values())
@@ -973,12 +998,11 @@ class SliceOp(GraphOp):
         step: Sequence[int] | None = None,
     ):
         step = [1] * len(start) if step is None else step
-        super().__init__(
+        self._build(
             operands=[input],
             result_types=[input.type],
             properties={"start": ints(start), "limit": ints(limit), "step": ints(step)},
         )
-        self.result.type = self.infer_result_types()[0]
 
     def infer_result_types(self) -> list[Attribute]:
         shape = rules.slice_shape(
@@ -1004,12 +1028,11 @@ class ConcatOp(GraphOp):
     result = result_def(TensorType)
 
     def __init__(self, inputs: Sequence[SSAValue], dim: int):
-        super().__init__(
+        self._build(
             operands=[list(inputs)],
             result_types=[inputs[0].type],
             properties={"dim": IntegerAttr(dim, i64)},
         )
-        self.result.type = self.infer_result_types()[0]
 
     def infer_result_types(self) -> list[Attribute]:
         if len({dtype_of(o) for o in self.inputs}) > 1:
@@ -1126,6 +1149,8 @@ class ConstantOp(GraphOp):
         super().__init__(result_types=[value.type], properties={"value": value})
 
     def infer_result_types(self) -> list[Attribute]:
+        if dtype_of(self.value.type) not in ELEMENT_TYPES:
+            raise ShapeError(f"unsupported element type {self.value.type}")
         return [self.value.type]
 
     def print(self, printer: Printer) -> None:

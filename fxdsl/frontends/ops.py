@@ -1,0 +1,595 @@
+"""`fxdsl.ops`: the graph ops as functions on traced tensors.
+
+Each function builds one graph op (a few build two: a scalar operand adds a
+rank-0 `graph.full`, `split` with an int size computes the pieces) through the
+dialect's constructors, so result types come from `shape_rules` and a bad
+shape is a `ValueError` naming the op. Dims may be negative; they are
+normalised to [0, rank) because the dialect stores only those.
+
+Binary ops accept a Python scalar (or a numpy array, which becomes a
+`graph.constant`) on either side as long as one side is a Tensor; it takes the
+tensor's element type (no type promotion).
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+import typing
+from collections.abc import Sequence
+from typing import Any, TypeVar
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    IntegerAttr,
+    TensorType,
+    UnitAttr,
+    i64,
+)
+from xdsl.ir import Attribute
+
+from fxdsl.dialects import graph
+from fxdsl.frontends.tracer import (
+    Tensor,
+    dtype_attr,
+    emit,
+    numpy_dtype_name,
+    wrap,
+)
+
+Dims = int | Sequence[int] | None
+INTEGER_DTYPES = ("i64", "i32", "i1")
+Scalar = bool | int | float | np.generic
+OpT = TypeVar("OpT", bound=graph.GraphOp)
+
+
+# --------------------------------------------------------------------------- #
+# Helpers
+# --------------------------------------------------------------------------- #
+
+
+def _create(
+    op_cls: type[OpT], operands: Sequence[Tensor], **properties: Attribute
+) -> OpT:
+    """Build `op_cls` with the result type its own `infer_result_types` gives.
+
+    Stands in for the dialect constructors that assign `self.result.type`
+    after `__init__` (BinaryOp, SelectOp, ReductionOp, MatmulOp, LinearOp,
+    TransposeOp, SliceOp, ConcatOp): xDSL 0.74's OpResult has no type setter,
+    so those constructors raise AttributeError.
+    """
+    values = [t.value for t in operands]
+    probe = op_cls.create(
+        operands=values, result_types=[values[0].type], properties=properties
+    )
+    try:
+        inferred = probe.infer_result_types()
+    finally:
+        probe.drop_all_references()
+    return op_cls.create(operands=values, result_types=inferred, properties=properties)
+
+
+def _unary(op_cls: type[graph.UnaryOp], x: Tensor) -> Tensor:
+    x = _tensor(op_cls.name, x)
+    return wrap(emit(lambda: op_cls(x.value), op_cls.name, x).result)
+
+
+def _tensor(name: str, x: Any) -> Tensor:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{name}: expected a Tensor, got {type(x).__name__}")
+    return x
+
+
+def _lift(name: str, value: object, like: Tensor) -> Tensor:
+    """`value` as a tensor of `like`'s element type (Tensors pass through)."""
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, np.ndarray):
+        return constant(value, like.dtype)
+    if isinstance(value, np.generic):
+        value = typing.cast(object, value.item())
+    if not isinstance(value, (bool, int, float)):
+        raise TypeError(
+            f"{name}: cannot use {type(value).__name__} as a tensor operand"
+        )
+    is_int = like.dtype in INTEGER_DTYPES
+    if is_int and isinstance(value, float) and not value.is_integer():
+        raise TypeError(
+            f"{name}: float scalar {value} with a {like.dtype} tensor "
+            "(no type promotion; cast the tensor first)"
+        )
+    if like.dtype == "i1" and value not in (0, 1):
+        raise TypeError(f"{name}: scalar {value} is not a valid i1 value")
+    return full((), float(value), like.dtype)
+
+
+def _pair(name: str, lhs: Any, rhs: Any) -> tuple[Tensor, Tensor]:
+    if isinstance(lhs, Tensor):
+        return lhs, _lift(name, rhs, lhs)
+    if isinstance(rhs, Tensor):
+        return _lift(name, lhs, rhs), rhs
+    raise TypeError(
+        f"{name}: needs at least one Tensor operand, got {type(lhs).__name__} and "
+        f"{type(rhs).__name__}"
+    )
+
+
+def _binary(op_cls: type[graph.BinaryOp], lhs: Any, rhs: Any) -> Tensor:
+    a, b = _pair(op_cls.name, lhs, rhs)
+    return wrap(emit(lambda: _create(op_cls, [a, b]), op_cls.name, a, b).result)
+
+
+def normalize_dim(name: str, dim: int, rank: int) -> int:
+    """`dim` in [0, rank) (negative counts from the end) or a ValueError."""
+    if not -rank <= dim < rank:
+        raise ValueError(f"{name}: dim {dim} out of range for rank {rank}")
+    return dim + rank if dim < 0 else dim
+
+
+def _dims(name: str, x: Tensor, dims: Dims) -> list[int]:
+    if dims is None:
+        return []
+    listed = [dims] if isinstance(dims, int) else list(dims)
+    return [normalize_dim(name, int(d), x.ndim) for d in listed]
+
+
+def _reduce(
+    op_cls: type[graph.ReductionOp], x: Any, dims: Dims, keepdim: bool
+) -> Tensor:
+    x = _tensor(op_cls.name, x)
+    props = _reduce_props(_dims(op_cls.name, x, dims), keepdim)
+    make = lambda: _create(op_cls, [x], **props)
+    return wrap(emit(make, op_cls.name, x).result)
+
+
+def _reduce_props(dims: Sequence[int], keepdim: bool) -> dict[str, Attribute]:
+    props: dict[str, Attribute] = {"dims": graph.ints(dims)}
+    if keepdim:
+        props["keepdim"] = UnitAttr()
+    return props
+
+
+# --------------------------------------------------------------------------- #
+# Elementwise unary
+# --------------------------------------------------------------------------- #
+
+
+def relu(x: Tensor) -> Tensor:
+    return _unary(graph.ReluOp, x)
+
+
+def silu(x: Tensor) -> Tensor:
+    return _unary(graph.SiluOp, x)
+
+
+def sigmoid(x: Tensor) -> Tensor:
+    return _unary(graph.SigmoidOp, x)
+
+
+def tanh(x: Tensor) -> Tensor:
+    return _unary(graph.TanhOp, x)
+
+
+def exp(x: Tensor) -> Tensor:
+    return _unary(graph.ExpOp, x)
+
+
+def log(x: Tensor) -> Tensor:
+    return _unary(graph.LogOp, x)
+
+
+def sqrt(x: Tensor) -> Tensor:
+    return _unary(graph.SqrtOp, x)
+
+
+def rsqrt(x: Tensor) -> Tensor:
+    return _unary(graph.RsqrtOp, x)
+
+
+def erf(x: Tensor) -> Tensor:
+    return _unary(graph.ErfOp, x)
+
+
+def sin(x: Tensor) -> Tensor:
+    return _unary(graph.SinOp, x)
+
+
+def cos(x: Tensor) -> Tensor:
+    return _unary(graph.CosOp, x)
+
+
+def abs(x: Tensor) -> Tensor:
+    return _unary(graph.AbsOp, x)
+
+
+def neg(x: Tensor) -> Tensor:
+    return _unary(graph.NegOp, x)
+
+
+def reciprocal(x: Tensor) -> Tensor:
+    return _unary(graph.ReciprocalOp, x)
+
+
+def gelu(x: Tensor, approximate: str = "none") -> Tensor:
+    """GELU, erf form (`"none"`) or tanh form (`"tanh"`)."""
+    name = graph.GeluOp.name
+    x = _tensor(name, x)
+    return wrap(emit(lambda: graph.GeluOp(x.value, approximate), name, x).result)
+
+
+def cast(x: Tensor, dtype: str | Attribute) -> Tensor:
+    """Element type conversion (numpy `astype`)."""
+    name = graph.CastOp.name
+    x = _tensor(name, x)
+    target = dtype_attr(dtype)
+    return wrap(emit(lambda: graph.CastOp(x.value, target), name, x).result)
+
+
+# --------------------------------------------------------------------------- #
+# Elementwise binary, comparisons, select
+# --------------------------------------------------------------------------- #
+
+
+def add(lhs: Any, rhs: Any) -> Tensor:
+    return _binary(graph.AddOp, lhs, rhs)
+
+
+def sub(lhs: Any, rhs: Any) -> Tensor:
+    return _binary(graph.SubOp, lhs, rhs)
+
+
+def mul(lhs: Any, rhs: Any) -> Tensor:
+    return _binary(graph.MulOp, lhs, rhs)
+
+
+def div(lhs: Any, rhs: Any) -> Tensor:
+    """True division for floats; integer tensors floor-divide."""
+    return _binary(graph.DivOp, lhs, rhs)
+
+
+def pow(lhs: Any, rhs: Any) -> Tensor:
+    return _binary(graph.PowOp, lhs, rhs)
+
+
+def maximum(lhs: Any, rhs: Any) -> Tensor:
+    return _binary(graph.MaximumOp, lhs, rhs)
+
+
+def minimum(lhs: Any, rhs: Any) -> Tensor:
+    return _binary(graph.MinimumOp, lhs, rhs)
+
+
+def eq(lhs: Any, rhs: Any) -> Tensor:
+    return _binary(graph.EqOp, lhs, rhs)
+
+
+def ne(lhs: Any, rhs: Any) -> Tensor:
+    return _binary(graph.NeOp, lhs, rhs)
+
+
+def lt(lhs: Any, rhs: Any) -> Tensor:
+    return _binary(graph.LtOp, lhs, rhs)
+
+
+def le(lhs: Any, rhs: Any) -> Tensor:
+    return _binary(graph.LeOp, lhs, rhs)
+
+
+def gt(lhs: Any, rhs: Any) -> Tensor:
+    return _binary(graph.GtOp, lhs, rhs)
+
+
+def ge(lhs: Any, rhs: Any) -> Tensor:
+    return _binary(graph.GeOp, lhs, rhs)
+
+
+def where(cond: Tensor, lhs: Any, rhs: Any) -> Tensor:
+    """`cond ? lhs : rhs` elementwise; `cond` is i1, one of lhs/rhs may be a
+    scalar (it takes the other's element type)."""
+    name = graph.SelectOp.name
+    c = _tensor(name, cond)
+    a, b = _pair(name, lhs, rhs)
+    make = lambda: _create(graph.SelectOp, [c, a, b])
+    return wrap(emit(make, name, c, a, b).result)
+
+
+select = where
+
+
+# --------------------------------------------------------------------------- #
+# Reductions and normalisations
+# --------------------------------------------------------------------------- #
+
+
+def sum(x: Tensor, dims: Dims = None, keepdim: bool = False) -> Tensor:
+    """Sum over `dims` (an int, a sequence, or None for all dims)."""
+    return _reduce(graph.SumOp, x, dims, keepdim)
+
+
+def mean(x: Tensor, dims: Dims = None, keepdim: bool = False) -> Tensor:
+    return _reduce(graph.MeanOp, x, dims, keepdim)
+
+
+def max(x: Tensor, dims: Dims = None, keepdim: bool = False) -> Tensor:
+    """Maximum over `dims` (values only, no indices)."""
+    return _reduce(graph.MaxOp, x, dims, keepdim)
+
+
+def min(x: Tensor, dims: Dims = None, keepdim: bool = False) -> Tensor:
+    return _reduce(graph.MinOp, x, dims, keepdim)
+
+
+def var(
+    x: Tensor, dims: Dims = None, keepdim: bool = False, correction: int = 1
+) -> Tensor:
+    """Variance; `correction=1` is torch's unbiased default, 0 the biased one."""
+    name = graph.VarOp.name
+    x = _tensor(name, x)
+    props = _reduce_props(_dims(name, x, dims), keepdim)
+    props["correction"] = IntegerAttr(correction, i64)
+    make = lambda: _create(graph.VarOp, [x], **props)
+    return wrap(emit(make, name, x).result)
+
+
+def softmax(x: Tensor, dim: int = -1) -> Tensor:
+    name = graph.SoftmaxOp.name
+    x = _tensor(name, x)
+    d = normalize_dim(name, dim, x.ndim)
+    return wrap(emit(lambda: graph.SoftmaxOp(x.value, d), name, x).result)
+
+
+def log_softmax(x: Tensor, dim: int = -1) -> Tensor:
+    name = graph.LogSoftmaxOp.name
+    x = _tensor(name, x)
+    d = normalize_dim(name, dim, x.ndim)
+    return wrap(emit(lambda: graph.LogSoftmaxOp(x.value, d), name, x).result)
+
+
+def layer_norm(x: Tensor, weight: Tensor, bias: Tensor, eps: float = 1e-5) -> Tensor:
+    """Layer norm over the trailing dims given by `weight`'s shape."""
+    name = graph.LayerNormOp.name
+    x, w, b = (_tensor(name, t) for t in (x, weight, bias))
+    make = lambda: graph.LayerNormOp(x.value, w.value, b.value, eps)
+    return wrap(emit(make, name, x, w, b).result)
+
+
+# --------------------------------------------------------------------------- #
+# Contractions
+# --------------------------------------------------------------------------- #
+
+
+def matmul(lhs: Any, rhs: Any) -> Tensor:
+    """numpy.matmul (batched, broadcasting, 1-D operands promoted)."""
+    name = graph.MatmulOp.name
+    a, b = _pair(name, lhs, rhs)
+    return wrap(emit(lambda: _create(graph.MatmulOp, [a, b]), name, a, b).result)
+
+
+def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """`x @ weight.T + bias`, weight in torch layout (out, in)."""
+    name = graph.LinearOp.name
+    operands = [_tensor(name, t) for t in (x, weight, bias) if t is not None]
+    make = lambda: _create(graph.LinearOp, operands)
+    return wrap(emit(make, name, *operands).result)
+
+
+# --------------------------------------------------------------------------- #
+# Data movement
+# --------------------------------------------------------------------------- #
+
+
+def reshape(x: Tensor, shape: Sequence[int]) -> Tensor:
+    """Row-major reshape; at most one dim may be -1 (inferred)."""
+    name = graph.ReshapeOp.name
+    x = _tensor(name, x)
+    target = [int(d) for d in shape]
+    if target.count(-1) > 1 or any(d < -1 for d in target):
+        raise ValueError(f"{name}: bad target shape {tuple(target)}")
+    if -1 in target:
+        known = math.prod(d for d in target if d != -1)
+        numel = math.prod(x.shape)
+        if known == 0 or numel % known:
+            raise ValueError(f"{name}: cannot reshape {x.shape} to {tuple(target)}")
+        target[target.index(-1)] = numel // known
+    return wrap(emit(lambda: graph.ReshapeOp(x.value, target), name, x).result)
+
+
+def transpose(x: Tensor, perm: Sequence[int] | None = None) -> Tensor:
+    """Result dim i is input dim perm[i]; no perm reverses all dims."""
+    name = graph.TransposeOp.name
+    x = _tensor(name, x)
+    if perm is None:
+        order = list(reversed(range(x.ndim)))
+    else:
+        order = [normalize_dim(name, int(p), x.ndim) for p in perm]
+    make = lambda: _create(graph.TransposeOp, [x], perm=graph.ints(order))
+    return wrap(emit(make, name, x).result)
+
+
+permute = transpose
+
+
+def swapaxes(x: Tensor, dim0: int, dim1: int) -> Tensor:
+    """Swap two dims (torch's `transpose(dim0, dim1)`)."""
+    name = graph.TransposeOp.name
+    x = _tensor(name, x)
+    a, b = normalize_dim(name, dim0, x.ndim), normalize_dim(name, dim1, x.ndim)
+    order = list(range(x.ndim))
+    order[a], order[b] = order[b], order[a]
+    return transpose(x, order)
+
+
+def broadcast_to(x: Tensor, shape: Sequence[int]) -> Tensor:
+    name = graph.BroadcastToOp.name
+    x = _tensor(name, x)
+    target = [int(d) for d in shape]
+    return wrap(emit(lambda: graph.BroadcastToOp(x.value, target), name, x).result)
+
+
+def slice(
+    x: Tensor,
+    start: Sequence[int],
+    limit: Sequence[int],
+    step: Sequence[int] | None = None,
+) -> Tensor:
+    """`x[start[0]:limit[0]:step[0], ...]`, one entry per dim, Python slice
+    semantics (negative bounds count from the end, bounds clamp); step >= 1."""
+    name = graph.SliceOp.name
+    x = _tensor(name, x)
+    steps = [1] * x.ndim if step is None else [int(s) for s in step]
+    if not len(start) == len(limit) == len(steps) == x.ndim:
+        raise ValueError(
+            f"{name}: start/limit/step need {x.ndim} entries each, got "
+            f"{len(start)}/{len(limit)}/{len(steps)}"
+        )
+    if any(s < 1 for s in steps):
+        raise ValueError(f"{name}: steps must be >= 1, got {steps}")
+    bounds = [
+        builtins.slice(int(lo), int(hi), st).indices(size)
+        for lo, hi, st, size in zip(start, limit, steps, x.shape)
+    ]
+    lows = [lo for lo, _, _ in bounds]
+    highs = [builtins.max(hi, lo) for lo, hi, _ in bounds]
+    make = lambda: _create(
+        graph.SliceOp,
+        [x],
+        start=graph.ints(lows),
+        limit=graph.ints(highs),
+        step=graph.ints(steps),
+    )
+    return wrap(emit(make, name, x).result)
+
+
+def concat(xs: Sequence[Tensor], dim: int = 0) -> Tensor:
+    name = graph.ConcatOp.name
+    inputs = [_tensor(name, t) for t in xs]
+    if not inputs:
+        raise ValueError(f"{name}: needs at least one input")
+    d = normalize_dim(name, dim, inputs[0].ndim)
+    make = lambda: _create(graph.ConcatOp, inputs, dim=IntegerAttr(d, i64))
+    return wrap(emit(make, name, *inputs).result)
+
+
+def split(x: Tensor, sizes: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
+    """Split along `dim` into pieces of `sizes`; an int size gives equal
+    chunks of that size (the last may be smaller), as torch.split."""
+    name = graph.SplitOp.name
+    x = _tensor(name, x)
+    d = normalize_dim(name, dim, x.ndim)
+    if isinstance(sizes, int):
+        if sizes < 1:
+            raise ValueError(f"{name}: chunk size must be >= 1, got {sizes}")
+        total = x.shape[d]
+        pieces = [builtins.min(sizes, total - i) for i in range(0, total, sizes)]
+    else:
+        pieces = [int(s) for s in sizes]
+    op = emit(lambda: graph.SplitOp(x.value, d, pieces), name, x)
+    return tuple(wrap(r) for r in op.results)
+
+
+def gather(x: Tensor, dim: int, index: Tensor) -> Tensor:
+    """torch.gather: `out[i][j] = x[index[i][j]][j]` for dim 0."""
+    name = graph.GatherOp.name
+    x, idx = _tensor(name, x), _tensor(name, index)
+    d = normalize_dim(name, dim, x.ndim)
+    return wrap(
+        emit(lambda: graph.GatherOp(x.value, idx.value, d), name, x, idx).result
+    )
+
+
+def embedding(indices: Tensor, weight: Tensor) -> Tensor:
+    """Rows of `weight` (num, dim) selected by integer `indices`."""
+    name = graph.EmbeddingOp.name
+    ids, w = _tensor(name, indices), _tensor(name, weight)
+    make = lambda: graph.EmbeddingOp(ids.value, w.value)
+    return wrap(emit(make, name, ids, w).result)
+
+
+# --------------------------------------------------------------------------- #
+# Constants
+# --------------------------------------------------------------------------- #
+
+
+def constant(value: Any, dtype: str | None = None) -> Tensor:
+    """A `graph.constant` holding `value` (array-like). The element type is
+    `dtype` or follows the numpy dtype (float64 becomes f32)."""
+    array: np.ndarray[Any, np.dtype[Any]] = np.asarray(value)
+    name = graph.ConstantOp.name
+    target = dtype or numpy_dtype_name(array.dtype)
+    element = dtype_attr(target)
+    convert = int if target in INTEGER_DTYPES else float
+    flat = [convert(v) for v in array.ravel().tolist()]
+    typ = TensorType(element, list(array.shape))
+    # from_list's overloads are per element class; dtype_attr only returns
+    # float and integer types, which it accepts.
+    from_list: Any = DenseIntOrFPElementsAttr.from_list
+    attr: DenseIntOrFPElementsAttr[Any] = from_list(typ, flat)
+    return wrap(emit(lambda: graph.ConstantOp(attr), name).result)
+
+
+def full(shape: Sequence[int], value: float, dtype: str = "f32") -> Tensor:
+    """A tensor of `shape` filled with `value` (`graph.full`)."""
+    name = graph.FullOp.name
+    element = dtype_attr(dtype)
+    dims = [int(d) for d in shape]
+    return wrap(emit(lambda: graph.FullOp(dims, value, element), name).result)
+
+
+__all__ = [
+    "Tensor",
+    "abs",
+    "add",
+    "broadcast_to",
+    "cast",
+    "concat",
+    "constant",
+    "cos",
+    "div",
+    "embedding",
+    "eq",
+    "erf",
+    "exp",
+    "full",
+    "gather",
+    "ge",
+    "gelu",
+    "gt",
+    "layer_norm",
+    "le",
+    "linear",
+    "log",
+    "log_softmax",
+    "lt",
+    "matmul",
+    "max",
+    "maximum",
+    "mean",
+    "min",
+    "minimum",
+    "mul",
+    "ne",
+    "neg",
+    "normalize_dim",
+    "permute",
+    "pow",
+    "reciprocal",
+    "relu",
+    "reshape",
+    "rsqrt",
+    "select",
+    "sigmoid",
+    "silu",
+    "sin",
+    "slice",
+    "softmax",
+    "split",
+    "sqrt",
+    "sub",
+    "sum",
+    "swapaxes",
+    "tanh",
+    "transpose",
+    "var",
+    "where",
+]  # fmt: skip

@@ -1,0 +1,556 @@
+"""The Python tracer: run a function on symbolic tensors, record graph IR.
+
+    def block(x, w):
+        with fxdsl.scope("layer", "Linear"):
+            y = fxdsl.ops.linear(x, w)
+        return fxdsl.ops.relu(y) + 1.0
+
+    module = fxdsl.trace(block, TensorSpec((4, 8)), TensorSpec((3, 8), param="w"))
+
+`trace` builds one `func.func` in a `builtin.module`: a block argument per
+spec (weights carry the arg attribute `graph.param = "fqn"`), the graph ops in
+program order, and a `func.return` of what the function returned (a tensor or
+a tuple of tensors). Every op goes through `fxdsl.ops`, which builds it with
+the dialect's own type inference and verifier (`emit`), so a wrong shape is a
+`ValueError` that names the op, raised at the Python line that caused it, and
+the module that `trace` returns always verifies.
+
+Python scalars mixed with tensors (`x * 2`, `1 - x`) become a rank-0
+`graph.full` of the tensor's element type, emitted just before the op that uses
+them (with the same scope); the elementwise ops broadcast it. There is no type
+promotion: a float scalar with an integer tensor is a `TypeError` unless the
+float is integral.
+
+`scope(fqn, type_name)` records the module call stack, like torch's
+`nn_module_stack`: ops created inside carry `scope = #graph.scope<...>` with
+every open frame outermost first, and entering the same fqn again within one
+trace gets the next call index (0, 1, 2, ...). Trace state lives in a
+`ContextVar`, so nested or concurrent traces never see each other's tensors or
+scopes.
+"""
+
+from __future__ import annotations
+
+import builtins
+import re
+from collections.abc import Callable, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any, Self, TypeVar, cast
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.utils.exceptions import VerifyException
+
+from fxdsl.dialects.graph import (
+    PARAM,
+    SCOPE,
+    ScopeAttr,
+    ScopeFrame,
+    bf16,
+    f16,
+    f32,
+    i1,
+    i32,
+)
+from fxdsl.dialects.shape_rules import ShapeError
+
+DTYPES: dict[str, Attribute] = {
+    "f32": f32,
+    "f16": f16,
+    "bf16": bf16,
+    "i64": i64,
+    "i32": i32,
+    "i1": i1,
+}
+"""Element type of each dtype string the tracer accepts."""
+
+# numpy has no bfloat16; float64 arrays are traced as f32 (the dialect has no f64).
+_NUMPY_DTYPES: dict[np.dtype[Any], str] = {
+    np.dtype(np.float32): "f32",
+    np.dtype(np.float64): "f32",
+    np.dtype(np.float16): "f16",
+    np.dtype(np.int64): "i64",
+    np.dtype(np.int32): "i32",
+    np.dtype(np.bool_): "i1",
+}
+
+
+def dtype_attr(dtype: str | Attribute) -> Attribute:
+    """The element type for a dtype string ("f32", ...) or element type."""
+    if isinstance(dtype, Attribute):
+        if dtype not in DTYPES.values():
+            raise TypeError(f"unsupported element type {dtype}")
+        return dtype
+    if dtype not in DTYPES:
+        raise TypeError(f"unknown dtype {dtype!r}; expected one of {list(DTYPES)}")
+    return DTYPES[dtype]
+
+
+def dtype_name(dtype: Attribute) -> str:
+    """The dtype string of an element type (inverse of `dtype_attr`)."""
+    for name, attr in DTYPES.items():
+        if attr == dtype:
+            return name
+    raise TypeError(f"unsupported element type {dtype}")
+
+
+def numpy_dtype_name(dtype: np.dtype[Any]) -> str:
+    """The dtype string a numpy array of this dtype is traced as."""
+    name = _NUMPY_DTYPES.get(np.dtype(dtype))
+    if name is None:
+        raise TypeError(f"numpy dtype {dtype} has no graph element type")
+    return name
+
+
+@dataclass(frozen=True)
+class TensorSpec:
+    """A traced function argument: shape, dtype and, for weights, `param`.
+
+    `param="h.0.attn.weight"` marks a weight: the func argument gets the arg
+    attribute `graph.param = "h.0.attn.weight"`. `name` is documentation only
+    (it becomes the argument's SSA name hint in printed IR).
+    """
+
+    shape: tuple[int, ...]
+    dtype: str = "f32"
+    name: str | None = None
+    param: str | None = None
+
+    def __post_init__(self) -> None:
+        shape = tuple(int(d) for d in self.shape)
+        if any(d < 0 for d in shape):
+            raise ValueError(f"TensorSpec: negative dim in shape {shape}")
+        object.__setattr__(self, "shape", shape)
+        dtype_attr(self.dtype)
+
+    @staticmethod
+    def from_array(
+        array: np.ndarray[Any, Any], name: str | None = None, param: str | None = None
+    ) -> TensorSpec:
+        """The spec of a numpy array (float64 is traced as f32)."""
+        return TensorSpec(array.shape, numpy_dtype_name(array.dtype), name, param)
+
+    @property
+    def type(self) -> TensorType[Attribute]:
+        return TensorType(dtype_attr(self.dtype), list(self.shape))
+
+
+@dataclass
+class _TraceState:
+    """What one trace owns: its block, the open scopes, per-fqn call counts."""
+
+    block: Block
+    frames: list[ScopeFrame] = field(default_factory=list)
+    calls: dict[str, int] = field(default_factory=dict)
+
+
+_ACTIVE: ContextVar[_TraceState | None] = ContextVar("fxdsl_trace", default=None)
+
+
+def _active_state(what: str) -> _TraceState:
+    state = _ACTIVE.get()
+    if state is None:
+        raise RuntimeError(f"{what}: only valid inside a function run by fxdsl.trace")
+    return state
+
+
+class Tensor:
+    """A symbolic tensor: one SSA value of the trace that is running.
+
+    Operators build graph ops through `fxdsl.ops`; comparisons give i1
+    tensors (so `__eq__` is elementwise, and hashing is by identity).
+    """
+
+    # Make numpy defer to our reflected operators (`np_array + tensor`).
+    __array_ufunc__ = None
+
+    def __init__(self, value: SSAValue, state: _TraceState):
+        self.value = value
+        self._state = state
+
+    # -- metadata -------------------------------------------------------- #
+
+    @property
+    def type(self) -> TensorType[Attribute]:
+        typ = self.value.type
+        assert isinstance(typ, TensorType)
+        return typ  # pyright: ignore[reportUnknownVariableType]
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self.type.get_shape())
+
+    @property
+    def dtype(self) -> str:
+        return dtype_name(self.type.element_type)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    def __repr__(self) -> str:
+        return f"Tensor(shape={self.shape}, dtype={self.dtype!r})"
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __bool__(self) -> bool:
+        raise TypeError(
+            "a traced Tensor has no truth value; use fxdsl.ops.where for data-"
+            "dependent choices"
+        )
+
+    # -- arithmetic ------------------------------------------------------- #
+
+    def __add__(self, other: Any) -> Tensor:
+        return _ops.add(self, other)
+
+    def __radd__(self, other: Any) -> Tensor:
+        return _ops.add(other, self)
+
+    def __sub__(self, other: Any) -> Tensor:
+        return _ops.sub(self, other)
+
+    def __rsub__(self, other: Any) -> Tensor:
+        return _ops.sub(other, self)
+
+    def __mul__(self, other: Any) -> Tensor:
+        return _ops.mul(self, other)
+
+    def __rmul__(self, other: Any) -> Tensor:
+        return _ops.mul(other, self)
+
+    def __truediv__(self, other: Any) -> Tensor:
+        return _ops.div(self, other)
+
+    def __rtruediv__(self, other: Any) -> Tensor:
+        return _ops.div(other, self)
+
+    def __pow__(self, other: Any) -> Tensor:
+        return _ops.pow(self, other)
+
+    def __rpow__(self, other: Any) -> Tensor:
+        return _ops.pow(other, self)
+
+    def __matmul__(self, other: Any) -> Tensor:
+        return _ops.matmul(self, other)
+
+    def __rmatmul__(self, other: Any) -> Tensor:
+        return _ops.matmul(other, self)
+
+    def __neg__(self) -> Tensor:
+        return _ops.neg(self)
+
+    # -- comparisons (elementwise, i1 result) ------------------------------ #
+
+    def __lt__(self, other: Any) -> Tensor:
+        return _ops.lt(self, other)
+
+    def __le__(self, other: Any) -> Tensor:
+        return _ops.le(self, other)
+
+    def __gt__(self, other: Any) -> Tensor:
+        return _ops.gt(self, other)
+
+    def __ge__(self, other: Any) -> Tensor:
+        return _ops.ge(self, other)
+
+    def __eq__(self, other: object) -> Tensor:  # pyright: ignore[reportIncompatibleMethodOverride]
+        return _ops.eq(self, other)
+
+    def __ne__(self, other: object) -> Tensor:  # pyright: ignore[reportIncompatibleMethodOverride]
+        return _ops.ne(self, other)
+
+    # -- shape methods ----------------------------------------------------- #
+
+    def reshape(self, *shape: int | Sequence[int]) -> Tensor:
+        """`x.reshape(2, -1)` or `x.reshape((2, -1))`; one dim may be -1."""
+        return _ops.reshape(self, _varargs(shape))
+
+    def permute(self, *perm: int | Sequence[int]) -> Tensor:
+        """Result dim i is input dim perm[i] (negative dims allowed)."""
+        return _ops.permute(self, _varargs(perm))
+
+    def transpose(self, *dims: int | Sequence[int]) -> Tensor:
+        """No dims: reverse all dims. Two dims: swap them (torch's
+        `x.transpose(-2, -1)`). Otherwise a full permutation (numpy's)."""
+        given = _varargs(dims)
+        if not given:
+            return _ops.transpose(self)
+        if len(given) == 2:
+            return _ops.swapaxes(self, given[0], given[1])
+        return _ops.transpose(self, given)
+
+    @property
+    def T(self) -> Tensor:
+        """All dims reversed (the 2-D transpose)."""
+        return _ops.transpose(self)
+
+    def sum(
+        self, dims: int | Sequence[int] | None = None, keepdim: bool = False
+    ) -> Tensor:
+        return _ops.sum(self, dims, keepdim)
+
+    def mean(
+        self, dims: int | Sequence[int] | None = None, keepdim: bool = False
+    ) -> Tensor:
+        return _ops.mean(self, dims, keepdim)
+
+    def max(
+        self, dims: int | Sequence[int] | None = None, keepdim: bool = False
+    ) -> Tensor:
+        return _ops.max(self, dims, keepdim)
+
+    def min(
+        self, dims: int | Sequence[int] | None = None, keepdim: bool = False
+    ) -> Tensor:
+        return _ops.min(self, dims, keepdim)
+
+    def var(
+        self,
+        dims: int | Sequence[int] | None = None,
+        keepdim: bool = False,
+        correction: int = 1,
+    ) -> Tensor:
+        return _ops.var(self, dims, keepdim, correction)
+
+    def __getitem__(self, key: Any) -> Tensor:
+        """Basic indexing: ints, slices with step >= 1, `...` and `None`;
+        a `graph.slice` then a `graph.reshape` (each only when needed)."""
+        start, limit, step, shape = _index_plan(self.shape, key)
+        result = self
+        if (
+            list(start) != [0] * self.ndim
+            or list(limit) != list(self.shape)
+            or any(s != 1 for s in step)
+        ):
+            result = _ops.slice(self, start, limit, step)
+        if tuple(shape) != result.shape:
+            result = _ops.reshape(result, shape)
+        return result
+
+
+def _varargs(values: tuple[int | Sequence[int], ...]) -> list[int]:
+    """`f(1, 2)` and `f((1, 2))` both give [1, 2]."""
+    flat: list[int] = []
+    for value in values:
+        flat.extend([int(value)] if isinstance(value, int) else map(int, value))
+    return flat
+
+
+def _index_plan(
+    shape: tuple[int, ...], key: object
+) -> tuple[list[int], list[int], list[int], list[int]]:
+    """start/limit/step of the slice and the final shape for `x[key]`."""
+    items = list(cast("tuple[object, ...]", key)) if isinstance(key, tuple) else [key]
+    if builtins.sum(1 for k in items if k is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    used = builtins.sum(1 for k in items if k is not None and k is not Ellipsis)
+    if used > len(shape):
+        raise IndexError(f"too many indices for a tensor of rank {len(shape)}")
+    fill = [builtins.slice(None)] * (len(shape) - used)
+    at = next((i for i, k in enumerate(items) if k is Ellipsis), len(items))
+    items[at : at + 1] = fill
+    start: list[int] = []
+    limit: list[int] = []
+    step: list[int] = []
+    out: list[int] = []
+    axis = 0
+    for item in items:
+        if item is None:
+            out.append(1)
+            continue
+        size = shape[axis]
+        axis += 1
+        if isinstance(item, builtins.slice):
+            lo, hi, st = item.indices(size)
+            if st < 1:
+                raise IndexError(f"slice step must be >= 1, got {item!r}")
+            hi = builtins.max(hi, lo)
+            start.append(lo)
+            limit.append(hi)
+            step.append(st)
+            out.append((hi - lo + st - 1) // st)
+        elif isinstance(item, (int, np.integer)) and not isinstance(item, bool):
+            given = int(cast("int", item))
+            index = given + size if given < 0 else given
+            if not 0 <= index < size:
+                raise IndexError(f"index {given} out of range for dim of size {size}")
+            start.append(index)
+            limit.append(index + 1)
+            step.append(1)
+        else:
+            raise TypeError(
+                f"unsupported index {item!r}: only ints, slices, ... and None"
+            )
+    return start, limit, step, out
+
+
+OpT = TypeVar("OpT", bound=Operation)
+
+
+def emit(make: Callable[[], OpT], name: str, *inputs: Tensor) -> OpT:
+    """Build one op from tensors of the running trace, verify it, append it.
+
+    `make` calls the dialect constructor; `name` is the op name used in
+    errors. A shape or dtype error is re-raised as a `ValueError` that names
+    the op, and the half-built op is unlinked, so the trace stays valid IR.
+    """
+    state = _active_state(name)
+    for tensor in inputs:
+        if not isinstance(tensor, Tensor):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise TypeError(f"{name}: expected a Tensor, got {type(tensor).__name__}")
+        if tensor._state is not state:  # pyright: ignore[reportPrivateUsage]
+            raise ValueError(f"{name}: operand {tensor!r} belongs to a different trace")
+    try:
+        op = make()
+        op.verify()
+    except (ShapeError, VerifyException) as error:
+        _unlink_orphans(inputs)
+        message = str(error)
+        types = [str(t.type) for t in inputs]
+        if not all(t in message for t in types):
+            message = f"{message} (operands: {', '.join(types)})"
+        if not message.startswith(name):
+            message = f"{name}: {message}"
+        raise ValueError(message) from None
+    if state.frames:
+        op.attributes[SCOPE] = ScopeAttr(tuple(state.frames))
+    state.block.add_op(op)
+    return op
+
+
+def _unlink_orphans(inputs: Sequence[Tensor]) -> None:
+    # A constructor that failed after linking its operands leaves uses by an
+    # op that is in no block; drop them so use counts stay truthful.
+    for tensor in inputs:
+        for use in list(tensor.value.uses):
+            if use.operation.parent is None:
+                tensor.value.remove_use(use)
+
+
+def wrap(value: SSAValue) -> Tensor:
+    """A Tensor for a value of the running trace."""
+    return Tensor(value, _active_state("fxdsl.trace"))
+
+
+class scope:
+    """Record that ops built inside come from module `fqn` of type `type_name`.
+
+    Nestable and re-entrant; each entry of the same fqn within one trace gets
+    the next call index. Only valid while a trace is running.
+    """
+
+    def __init__(self, fqn: str, type_name: str):
+        if not fqn or not isinstance(fqn, str):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise ValueError(
+                f"fxdsl.scope: fqn must be a non-empty string, got {fqn!r}"
+            )
+        if not isinstance(type_name, str):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise TypeError(
+                f"fxdsl.scope: type_name must be a string, got {type_name!r}"
+            )
+        self.fqn = fqn
+        self.type_name = type_name
+        self._entered: list[_TraceState] = []
+
+    def __enter__(self) -> Self:
+        state = _active_state("fxdsl.scope")
+        index = state.calls.get(self.fqn, 0)
+        state.calls[self.fqn] = index + 1
+        state.frames.append((self.fqn, index, self.type_name))
+        self._entered.append(state)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._entered.pop().frames.pop()
+
+
+SpecLike = TensorSpec | np.ndarray[Any, Any]
+
+
+def trace(
+    fn: Callable[..., Any], *specs: SpecLike, name: str | None = None
+) -> ModuleOp:
+    """Trace `fn` on symbolic tensors described by `specs` into a module.
+
+    Specs are `TensorSpec`s or numpy arrays (their shape and dtype). `fn`
+    returns a tensor or a tuple/list of tensors (inputs may be returned
+    directly). The result is a verified `builtin.module` holding one
+    `func.func @name` (default: `fn.__name__`; `main` for lambdas).
+    """
+    arg_specs = [_as_spec(s) for s in specs]
+    block = Block(arg_types=[s.type for s in arg_specs])
+    state = _TraceState(block)
+    for arg, spec in zip(block.args, arg_specs):
+        if spec.name is not None and re.fullmatch(r"[A-Za-z_][\w$.]*", spec.name):
+            arg.name_hint = spec.name
+    token = _ACTIVE.set(state)
+    try:
+        returned = fn(*(Tensor(arg, state) for arg in block.args))
+    finally:
+        _ACTIVE.reset(token)
+    results = _results(returned, state)
+    block.add_op(func.ReturnOp(*results))
+    arg_attrs = None
+    if any(s.param is not None for s in arg_specs):
+        arg_attrs = ArrayAttr(
+            [
+                DictionaryAttr({PARAM: StringAttr(s.param)} if s.param else {})
+                for s in arg_specs
+            ]
+        )
+    func_name = name or fn.__name__
+    if not re.fullmatch(r"[A-Za-z_][\w$.]*", func_name):
+        func_name = "main"
+    func_op = func.FuncOp(
+        func_name,
+        ([s.type for s in arg_specs], [r.type for r in results]),
+        Region(block),
+        arg_attrs=arg_attrs,
+    )
+    module = ModuleOp([func_op])
+    module.verify()
+    return module
+
+
+def _as_spec(spec: Any) -> TensorSpec:
+    if isinstance(spec, TensorSpec):
+        return spec
+    if isinstance(spec, np.ndarray):
+        return TensorSpec.from_array(spec)  # pyright: ignore[reportUnknownArgumentType]
+    raise TypeError(f"fxdsl.trace: expected TensorSpec or numpy array, got {spec!r}")
+
+
+def _results(returned: object, state: _TraceState) -> list[SSAValue]:
+    many = isinstance(returned, (tuple, list))
+    items = list(cast("Sequence[object]", returned)) if many else [returned]
+    values: list[SSAValue] = []
+    for item in items:
+        if not isinstance(item, Tensor):
+            raise TypeError(
+                f"fxdsl.trace: the function must return tensors, got {item!r}"
+            )
+        if item._state is not state:  # pyright: ignore[reportPrivateUsage]
+            raise ValueError("fxdsl.trace: a returned tensor belongs to another trace")
+        values.append(item.value)
+    return values
+
+
+# Imported last: `fxdsl.ops` builds on the names above, Tensor's operators on it.
+from fxdsl.frontends import ops as _ops
