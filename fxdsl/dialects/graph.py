@@ -27,6 +27,8 @@ import math
 from collections.abc import Sequence
 from typing import ClassVar
 
+from typing_extensions import Self
+
 from xdsl.dialects.builtin import (
     ArrayAttr,
     BFloat16Type,
@@ -272,26 +274,45 @@ class GraphOp(IRDLOperation):
     def property_kind(cls, name: str) -> str:
         return cls.PROP_KINDS.get(name) or PROPERTY_KINDS.get(name, _ATTR)
 
+    @classmethod
+    def inferred_types(
+        cls,
+        operands: Sequence[SSAValue],
+        properties: dict[str, Attribute] | None = None,
+        placeholder_types: Sequence[Attribute] | None = None,
+    ) -> list[Attribute]:
+        """The result types `cls` infers for these operands and properties
+        (raises ShapeError). Result types are immutable in xDSL, so a detached
+        probe op with placeholder result types answers the question."""
+        probe = cls.create(
+            operands=list(operands),
+            result_types=list(placeholder_types or [operands[0].type]),
+            properties=dict(properties or {}),
+        )
+        try:
+            return probe.infer_result_types()
+        finally:
+            probe.drop_all_references()
+
+    @classmethod
+    def create_inferred(
+        cls, operands: Sequence[SSAValue], properties: dict[str, Attribute] | None = None
+    ) -> Self:
+        """`cls.create(...)` with the inferred result types."""
+        types = cls.inferred_types(operands, properties)
+        return cls.create(
+            operands=list(operands), result_types=types, properties=dict(properties or {})
+        )
+
     def _build(
         self,
         operands: Sequence[SSAValue | Sequence[SSAValue]],
         result_types: Sequence[Attribute],
         properties: dict[str, Attribute] | None = None,
     ) -> None:
-        """Initialise with inferred result types (raises ShapeError if none).
-
-        Result types are immutable in xDSL, so a detached probe op with
-        placeholder result types answers `infer_result_types` first.
-        """
-        probe = type(self).create(
-            operands=[v for o in operands for v in ([o] if isinstance(o, SSAValue) else o)],
-            result_types=list(result_types),
-            properties=dict(properties or {}),
-        )
-        try:
-            inferred = probe.infer_result_types()
-        finally:
-            probe.drop_all_references()
+        """Initialise with the inferred result types (raises ShapeError)."""
+        flat = [v for o in operands for v in ([o] if isinstance(o, SSAValue) else o)]
+        inferred = self.inferred_types(flat, properties, result_types)
         IRDLOperation.__init__(
             self, operands=operands, result_types=inferred, properties=properties or {}
         )

@@ -52,22 +52,8 @@ OpT = TypeVar("OpT", bound=graph.GraphOp)
 def _create(
     op_cls: type[OpT], operands: Sequence[Tensor], **properties: Attribute
 ) -> OpT:
-    """Build `op_cls` with the result type its own `infer_result_types` gives.
-
-    Stands in for the dialect constructors that assign `self.result.type`
-    after `__init__` (BinaryOp, SelectOp, ReductionOp, MatmulOp, LinearOp,
-    TransposeOp, SliceOp, ConcatOp): xDSL 0.74's OpResult has no type setter,
-    so those constructors raise AttributeError.
-    """
-    values = [t.value for t in operands]
-    probe = op_cls.create(
-        operands=values, result_types=[values[0].type], properties=properties
-    )
-    try:
-        inferred = probe.infer_result_types()
-    finally:
-        probe.drop_all_references()
-    return op_cls.create(operands=values, result_types=inferred, properties=properties)
+    """Build `op_cls` with the result type the dialect infers."""
+    return op_cls.create_inferred([t.value for t in operands], properties)
 
 
 def _unary(op_cls: type[graph.UnaryOp], x: Tensor) -> Tensor:
