@@ -26,12 +26,19 @@ def available_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return {**upstream_passes(), **get_all_passes()}
 
 
-def apply(module: ModuleOp, pipeline: str) -> ModuleOp:
-    """Run a `-p`-style pipeline (`"cse,graph-fuse{max-args=64}"`) in place,
-    verifying after each pass. Returns the module for chaining."""
-    passes = PassPipeline.parse_spec(
+def parse_pipeline(pipeline: str) -> PassPipeline:
+    """Parse a `-p`-style pipeline (`"cse,graph-fuse{max-args=64}"`) into
+    passes that verify the module after each step. Raises ValueError (or
+    xDSL's ArgSpecParseError) for unknown passes and bad options."""
+    return PassPipeline.parse_spec(
         available_passes(), pipeline, lambda _prev, mod, _next: mod.verify()
     )
+
+
+def apply(module: ModuleOp, pipeline: str | PassPipeline) -> ModuleOp:
+    """Run a pipeline (text or parsed) on `module` in place, verifying after
+    each pass. Returns the module for chaining."""
+    passes = parse_pipeline(pipeline) if isinstance(pipeline, str) else pipeline
     passes.apply(make_context(), module)
     return module
 

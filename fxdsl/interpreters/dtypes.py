@@ -1,0 +1,108 @@
+"""Element types <-> numpy dtypes, and the bf16 emulation.
+
+numpy has no bfloat16, so a bf16 tensor is held as a float32 array whose
+values are exactly representable in bf16: `round_to_bf16` rounds to nearest,
+ties to even, on the upper 16 bits of the float32 pattern (what torch does
+when it converts float32 to bfloat16). `numpy_dtype(bf16)` is therefore
+float32, and `element_type_of` never answers bf16.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IntegerType,
+    TensorType,
+)
+from xdsl.ir import Attribute
+
+_FLOAT_DTYPES: dict[type[Attribute], np.dtype[Any]] = {
+    Float16Type: np.dtype(np.float16),
+    BFloat16Type: np.dtype(np.float32),
+    Float32Type: np.dtype(np.float32),
+    Float64Type: np.dtype(np.float64),
+}
+_INT_DTYPES: dict[int, np.dtype[Any]] = {
+    1: np.dtype(np.bool_),
+    8: np.dtype(np.int8),
+    16: np.dtype(np.int16),
+    32: np.dtype(np.int32),
+    64: np.dtype(np.int64),
+}
+
+
+def numpy_dtype(element_type: Attribute) -> np.dtype[Any]:
+    """The numpy dtype that holds values of `element_type` (bf16: float32)."""
+    if isinstance(element_type, IntegerType):
+        width = element_type.width.data
+        if width in _INT_DTYPES:
+            return _INT_DTYPES[width]
+    elif type(element_type) in _FLOAT_DTYPES:
+        return _FLOAT_DTYPES[type(element_type)]
+    raise ValueError(f"element type {element_type} has no numpy equivalent")
+
+
+def element_type_of(dtype: np.dtype[Any] | type) -> Attribute:
+    """The element type for a numpy dtype (float32 maps to f32, never bf16)."""
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return IntegerType(1)
+    if dtype.kind == "i":
+        return IntegerType(dtype.itemsize * 8)
+    for typ, candidate in _FLOAT_DTYPES.items():
+        if candidate == dtype and typ is not BFloat16Type:
+            return typ()
+    raise ValueError(f"numpy dtype {dtype} has no fxdsl element type")
+
+
+def is_bf16(element_type: Attribute) -> bool:
+    return isinstance(element_type, BFloat16Type)
+
+
+def round_to_bf16(array: np.ndarray) -> np.ndarray:
+    """float32 array rounded to bf16 precision (nearest, ties to even).
+
+    NaN stays NaN (the rounding carry must not turn it into an infinity);
+    overflow past the largest bf16 gives inf, as the hardware conversion does.
+    """
+    values = np.ascontiguousarray(array, dtype=np.float32)
+    bits = values.view(np.uint32)
+    lsb = (bits >> 16) & 1
+    rounded = ((bits + np.uint32(0x7FFF) + lsb) & np.uint32(0xFFFF0000)).view(
+        np.float32
+    )
+    return np.where(np.isnan(values), values, rounded).astype(np.float32)
+
+
+def to_element_type(array: Any, element_type: Attribute) -> np.ndarray:
+    """`array` converted (numpy `astype` rules) to hold `element_type` values."""
+    result = np.asarray(array).astype(numpy_dtype(element_type), copy=False)
+    return round_to_bf16(result) if is_bf16(element_type) else result
+
+
+def from_bytes(
+    data: bytes, element_type: Attribute, shape: tuple[int, ...]
+) -> np.ndarray:
+    """Decode the raw little-endian storage of a dense attribute."""
+    if is_bf16(element_type):
+        halves = np.frombuffer(data, dtype="<u2").astype(np.uint32) << 16
+        flat = halves.view(np.float32)
+    elif isinstance(element_type, IntegerType) and element_type.width.data == 1:
+        flat = np.frombuffer(data, dtype=np.uint8) != 0
+    else:
+        flat = np.frombuffer(data, dtype=numpy_dtype(element_type).newbyteorder("<"))
+    count = int(np.prod(shape, dtype=np.int64))
+    if flat.size == 1 and count != 1:
+        flat = np.repeat(flat, count)
+    return flat.astype(numpy_dtype(element_type)).reshape(shape)
+
+
+def tensor_type_str(shape: tuple[int, ...], element_type: Attribute) -> str:
+    """`tensor<4x8xf32>` text for a shape and element type."""
+    return str(TensorType(element_type, list(shape)))

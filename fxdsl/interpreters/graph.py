@@ -1,0 +1,430 @@
+"""Reference semantics of the `graph` dialect, as xDSL interpreter functions.
+
+Values are numpy arrays of exactly the dtype and shape of their IR type
+(`fxdsl.interpreters.dtypes.numpy_dtype`). Semantics follow PyTorch:
+
+- gelu: erf form `0.5 x (1 + erf(x / sqrt 2))` by default, tanh form
+  `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))` with `approximate "tanh"`.
+- div: true division for floats; integers floor-divide (torch `//`, rounding
+  toward minus infinity). Integer division by zero gives 0 (numpy's rule;
+  torch raises). Integer pow with a negative exponent is an error (as torch).
+- var: `sum((x - mean)^2) / (N - correction)`, `correction` default 1.
+- layer_norm: over the trailing dims given by the weight's rank, biased
+  variance, `(x - mean) / sqrt(var + eps) * weight + bias`.
+- softmax / log_softmax subtract the max along `dim` first (stable).
+- reductions over `dims` (empty: every dim), `keepdim` keeps size-1 dims.
+- gather: torch.gather (the index may be smaller than the input outside
+  `dim`); gather and embedding indices out of range are an error.
+- cast: numpy `astype` (float -> int truncates toward zero, x -> i1 is x != 0).
+
+Precision: every op computes in its tensor's dtype, except that
+- f16 is computed in float32 and rounded back to float16 after each op;
+- bf16 (numpy has none) is held as float32 arrays whose values are rounded to
+  bf16 precision (nearest-even on the upper 16 bits) after every op.
+Float exceptions (overflow, log of a negative, 0/0) give inf/nan silently.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import TensorType
+from xdsl.interpreter import (
+    Interpreter,
+    InterpreterFunctions,
+    PythonValues,
+    ReturnedValues,
+    TerminatorValue,
+    impl,
+    impl_terminator,
+    register_impls,
+)
+from xdsl.ir import Attribute, Operation
+
+from fxdsl.dialects import graph
+from fxdsl.interpreters.dtypes import (
+    from_bytes,
+    is_bf16,
+    numpy_dtype,
+    round_to_bf16,
+    tensor_type_str,
+    to_element_type,
+)
+from fxdsl.parsing import location_of
+
+Array = np.ndarray[Any, Any]
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+_erf_f64 = np.frompyfunc(math.erf, 1, 1)
+
+
+class InterpretationFailure(ValueError):
+    """A graph op cannot run on its inputs (index out of range, ...).
+
+    `message` names the op; `where` is its `file:line:col` when known.
+    """
+
+    def __init__(self, message: str, where: str | None = None):
+        super().__init__(f"{where}: {message}" if where else message)
+        self.message = message
+        self.where = where
+
+
+def _fail(op: Operation, message: str) -> InterpretationFailure:
+    return InterpretationFailure(f"{op.name}: {message}", location_of(op))
+
+
+def _widen(value: Array) -> Array:
+    """f16 is computed in float32 (see the module docstring)."""
+    return value.astype(np.float32) if value.dtype == np.float16 else value
+
+
+def _finish(op: Operation, *values: Any) -> tuple[Array, ...]:
+    """Convert computed values to the exact dtype of the op's result types."""
+    return tuple(
+        to_element_type(value, result.type.element_type)  # type: ignore[attr-defined]
+        for value, result in zip(values, op.results, strict=True)
+    )
+
+
+# --------------------------------------------------------------------------- #
+# Elementwise math
+# --------------------------------------------------------------------------- #
+
+
+def _erf(x: Array) -> Array:
+    # numpy has no erf; math.erf on float64 is correctly rounded for f32.
+    return _erf_f64(x.astype(np.float64)).astype(x.dtype)
+
+
+def _sigmoid(x: Array) -> Array:
+    # exp(-log(1 + exp(-x))) never overflows, for either sign of x.
+    return np.exp(-np.logaddexp(0, -x))
+
+
+def _div(lhs: Array, rhs: Array) -> Array:
+    if np.issubdtype(lhs.dtype, np.integer):
+        return np.floor_divide(lhs, rhs)
+    return np.true_divide(lhs, rhs)
+
+
+def _pow(lhs: Array, rhs: Array) -> Array:
+    if np.issubdtype(rhs.dtype, np.integer) and (rhs < 0).any():
+        raise ValueError("integers to negative integer powers are not allowed")
+    return np.power(lhs, rhs)
+
+
+UNARY: dict[type[Operation], Callable[[Array], Array]] = {
+    graph.NegOp: np.negative,
+    graph.AbsOp: np.abs,
+    graph.ExpOp: np.exp,
+    graph.LogOp: np.log,
+    graph.SqrtOp: np.sqrt,
+    graph.RsqrtOp: lambda x: np.reciprocal(np.sqrt(x)),
+    graph.TanhOp: np.tanh,
+    graph.SigmoidOp: _sigmoid,
+    graph.ReluOp: lambda x: np.maximum(x, np.zeros((), x.dtype)),
+    graph.SiluOp: lambda x: x * _sigmoid(x),
+    graph.ErfOp: _erf,
+    graph.SinOp: np.sin,
+    graph.CosOp: np.cos,
+    graph.ReciprocalOp: np.reciprocal,
+    graph.CastOp: lambda x: x,  # `_finish` converts to the result type
+}
+
+BINARY: dict[type[Operation], Callable[[Array, Array], Array]] = {
+    graph.AddOp: np.add,
+    graph.SubOp: np.subtract,
+    graph.MulOp: np.multiply,
+    graph.DivOp: _div,
+    graph.PowOp: _pow,
+    graph.MaximumOp: np.maximum,
+    graph.MinimumOp: np.minimum,
+    graph.EqOp: np.equal,
+    graph.NeOp: np.not_equal,
+    graph.LtOp: np.less,
+    graph.LeOp: np.less_equal,
+    graph.GtOp: np.greater,
+    graph.GeOp: np.greater_equal,
+}
+
+
+REDUCTIONS: dict[type[Operation], Callable[..., Array]] = {
+    graph.SumOp: np.sum,
+    graph.MeanOp: np.mean,
+    graph.MaxOp: np.max,
+    graph.MinOp: np.min,
+}
+
+
+def _run_unary(
+    ft: InterpreterFunctions,
+    interpreter: Interpreter,
+    op: Operation,
+    args: PythonValues,
+) -> PythonValues:
+    (x,) = args
+    try:
+        return _finish(op, UNARY[type(op)](_widen(x)))
+    except TypeError as error:  # e.g. neg of i1, which torch rejects too
+        raise _fail(op, str(error)) from error
+
+
+def _run_binary(
+    ft: InterpreterFunctions,
+    interpreter: Interpreter,
+    op: Operation,
+    args: PythonValues,
+) -> PythonValues:
+    lhs, rhs = args
+    try:
+        return _finish(op, BINARY[type(op)](_widen(lhs), _widen(rhs)))
+    except (ValueError, TypeError) as error:
+        raise _fail(op, str(error)) from error
+
+
+def _run_reduction(
+    ft: InterpreterFunctions,
+    interpreter: Interpreter,
+    op: Operation,
+    args: PythonValues,
+) -> PythonValues:
+    assert isinstance(op, graph.ReductionOp)
+    (x,) = args
+    keepdims = op.keepdim is not None
+    if x.size == 0 and isinstance(op, graph.MaxOp | graph.MinOp):
+        raise _fail(op, f"reduction of an empty tensor {op.input.type}")
+    reduce = REDUCTIONS[type(op)]
+    return _finish(op, reduce(_widen(x), axis=op.dim_list, keepdims=keepdims))
+
+
+def _table_impls(cls: type[InterpreterFunctions]) -> type[InterpreterFunctions]:
+    """Register one shared runner per op family, from the tables above."""
+    families = (
+        (UNARY, _run_unary),
+        (BINARY, _run_binary),
+        (REDUCTIONS, _run_reduction),
+    )
+    for table, runner in families:
+        for op_type in table:
+            name = f"run_{op_type.name.removeprefix('graph.')}"
+            setattr(cls, name, impl(op_type)(runner))
+    return cls
+
+
+# --------------------------------------------------------------------------- #
+# The interpreter functions
+# --------------------------------------------------------------------------- #
+
+
+@register_impls
+@_table_impls
+class GraphFunctions(InterpreterFunctions):
+    """numpy implementations of every op in `graph.GRAPH_OPS`.
+
+    Unary, binary/compare ops and the plain reductions come from the
+    `UNARY`, `BINARY` and `REDUCTIONS` tables; the rest are methods below.
+    """
+
+    @impl(graph.GeluOp)
+    def run_gelu(
+        self, interpreter: Interpreter, op: graph.GeluOp, args: PythonValues
+    ) -> PythonValues:
+        x = _widen(args[0])
+        if op.mode == "tanh":
+            inner = _SQRT_2_OVER_PI * (x + 0.044715 * x * x * x)
+            return _finish(op, 0.5 * x * (1.0 + np.tanh(inner)))
+        return _finish(op, 0.5 * x * (1.0 + _erf(x / math.sqrt(2.0))))
+
+    @impl(graph.SelectOp)
+    def run_select(
+        self, interpreter: Interpreter, op: graph.SelectOp, args: PythonValues
+    ) -> PythonValues:
+        cond, lhs, rhs = args
+        return _finish(op, np.where(cond, lhs, rhs))
+
+    @impl(graph.VarOp)
+    def run_var(
+        self, interpreter: Interpreter, op: graph.VarOp, args: PythonValues
+    ) -> PythonValues:
+        x = _widen(args[0])
+        keepdims = op.keepdim is not None
+        variance = np.var(x, op.dim_list, ddof=op.correction_value, keepdims=keepdims)
+        return _finish(op, variance)
+
+    @impl(graph.SoftmaxOp)
+    def run_softmax(
+        self, interpreter: Interpreter, op: graph.SoftmaxOp, args: PythonValues
+    ) -> PythonValues:
+        x, dim = _widen(args[0]), op.dim.value.data
+        e = np.exp(x - np.max(x, axis=dim, keepdims=True))
+        return _finish(op, e / np.sum(e, axis=dim, keepdims=True))
+
+    @impl(graph.LogSoftmaxOp)
+    def run_log_softmax(
+        self, interpreter: Interpreter, op: graph.LogSoftmaxOp, args: PythonValues
+    ) -> PythonValues:
+        x, dim = _widen(args[0]), op.dim.value.data
+        shifted = x - np.max(x, axis=dim, keepdims=True)
+        log_sum = np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
+        return _finish(op, shifted - log_sum)
+
+    @impl(graph.LayerNormOp)
+    def run_layer_norm(
+        self, interpreter: Interpreter, op: graph.LayerNormOp, args: PythonValues
+    ) -> PythonValues:
+        x, weight, bias = (_widen(a) for a in args)
+        axes = tuple(range(x.ndim - op.normalized_ndim, x.ndim))
+        centered = x - np.mean(x, axis=axes, keepdims=True)
+        variance = np.mean(centered * centered, axis=axes, keepdims=True)
+        normed = centered / np.sqrt(variance + op.eps.value.data)
+        return _finish(op, normed * weight + bias)
+
+    @impl(graph.MatmulOp)
+    def run_matmul(
+        self, interpreter: Interpreter, op: graph.MatmulOp, args: PythonValues
+    ) -> PythonValues:
+        lhs, rhs = args
+        return _finish(op, np.matmul(_widen(lhs), _widen(rhs)))
+
+    @impl(graph.LinearOp)
+    def run_linear(
+        self, interpreter: Interpreter, op: graph.LinearOp, args: PythonValues
+    ) -> PythonValues:
+        x, weight, *bias = (_widen(a) for a in args)
+        y = np.matmul(x, weight.T)
+        return _finish(op, y + bias[0] if bias else y)
+
+    @impl(graph.ReshapeOp)
+    def run_reshape(
+        self, interpreter: Interpreter, op: graph.ReshapeOp, args: PythonValues
+    ) -> PythonValues:
+        return _finish(op, np.reshape(args[0], graph.shape_of(op.result)))
+
+    @impl(graph.TransposeOp)
+    def run_transpose(
+        self, interpreter: Interpreter, op: graph.TransposeOp, args: PythonValues
+    ) -> PythonValues:
+        return _finish(op, np.transpose(args[0], op.perm.get_values()))
+
+    @impl(graph.BroadcastToOp)
+    def run_broadcast_to(
+        self, interpreter: Interpreter, op: graph.BroadcastToOp, args: PythonValues
+    ) -> PythonValues:
+        return _finish(op, np.broadcast_to(args[0], graph.shape_of(op.result)))
+
+    @impl(graph.SliceOp)
+    def run_slice(
+        self, interpreter: Interpreter, op: graph.SliceOp, args: PythonValues
+    ) -> PythonValues:
+        bounds = zip(op.start.get_values(), op.limit.get_values(), op.step.get_values())
+        return _finish(op, args[0][tuple(slice(*b) for b in bounds)])
+
+    @impl(graph.ConcatOp)
+    def run_concat(
+        self, interpreter: Interpreter, op: graph.ConcatOp, args: PythonValues
+    ) -> PythonValues:
+        return _finish(op, np.concatenate(args, axis=op.dim.value.data))
+
+    @impl(graph.SplitOp)
+    def run_split(
+        self, interpreter: Interpreter, op: graph.SplitOp, args: PythonValues
+    ) -> PythonValues:
+        offsets = np.cumsum(op.sizes.get_values())[:-1]
+        return _finish(op, *np.split(args[0], offsets, axis=op.dim.value.data))
+
+    @impl(graph.GatherOp)
+    def run_gather(
+        self, interpreter: Interpreter, op: graph.GatherOp, args: PythonValues
+    ) -> PythonValues:
+        x, index = args
+        dim = op.dim.value.data
+        _check_indices(op, index, x.shape[dim])
+        # torch.gather reads only the leading index-sized window of other dims.
+        window = tuple(
+            slice(None) if d == dim else slice(0, n) for d, n in enumerate(index.shape)
+        )
+        return _finish(op, np.take_along_axis(x[window], index.astype(np.intp), dim))
+
+    @impl(graph.EmbeddingOp)
+    def run_embedding(
+        self, interpreter: Interpreter, op: graph.EmbeddingOp, args: PythonValues
+    ) -> PythonValues:
+        indices, weight = args
+        _check_indices(op, indices, weight.shape[0])
+        return _finish(op, np.take(weight, indices.astype(np.intp), axis=0))
+
+    @impl(graph.ConstantOp)
+    def run_constant(
+        self, interpreter: Interpreter, op: graph.ConstantOp, args: PythonValues
+    ) -> PythonValues:
+        value = op.value
+        shape = tuple(value.get_shape())
+        return _finish(op, from_bytes(value.data.data, value.get_element_type(), shape))
+
+    @impl(graph.FullOp)
+    def run_full(
+        self, interpreter: Interpreter, op: graph.FullOp, args: PythonValues
+    ) -> PythonValues:
+        value = op.value.value.data
+        element_type = graph.dtype_of(op.result)
+        if not math.isfinite(value) and np.issubdtype(
+            numpy_dtype(element_type), np.integer
+        ):
+            raise _fail(op, f"value {value} does not fit {op.result.type}")
+        return _finish(op, np.full(graph.shape_of(op.result), value))
+
+    @impl(graph.FusionGroupOp)
+    def run_fusion_group(
+        self, interpreter: Interpreter, op: graph.FusionGroupOp, args: PythonValues
+    ) -> PythonValues:
+        return interpreter.run_ssacfg_region(op.body, args, "graph.fusion_group")
+
+    @impl_terminator(graph.YieldOp)
+    def run_yield(
+        self, interpreter: Interpreter, op: graph.YieldOp, args: PythonValues
+    ) -> tuple[TerminatorValue, PythonValues]:
+        return ReturnedValues(args), ()
+
+
+def _check_indices(op: Operation, indices: Array, size: int) -> None:
+    if indices.size and (indices.min() < 0 or indices.max() >= size):
+        bad = indices[(indices < 0) | (indices >= size)].flat[0]
+        raise _fail(op, f"index {bad} is out of range [0, {size})")
+
+
+# --------------------------------------------------------------------------- #
+# Debug check: every value has exactly its IR type
+# --------------------------------------------------------------------------- #
+
+
+def check_value(value: Any, typ: Attribute) -> str | None:
+    """Why `value` is not a valid runtime value of `typ`; None when it is."""
+    if not isinstance(typ, TensorType):
+        return None
+    element_type, shape = typ.element_type, tuple(typ.get_shape())
+    if not isinstance(value, np.ndarray):
+        return f"expected an ndarray for {typ}, got {type(value).__name__}"
+    if value.dtype != numpy_dtype(element_type) or value.shape != shape:
+        got = tensor_type_str(value.shape, element_type)
+        return f"expected {typ}, got {value.dtype} array of shape {value.shape} ({got})"
+    if is_bf16(element_type):
+        rounded = round_to_bf16(value)
+        if not np.array_equal(rounded, value, equal_nan=True):
+            return f"{typ} holds values that are not bf16-representable"
+    return None
+
+
+class TypeChecker(Interpreter.Listener):
+    """Interpreter listener asserting that every op result matches its type.
+
+    Used by tests (`run_reference(..., check_types=True)`).
+    """
+
+    def did_interpret_op(self, op: Operation, results: PythonValues) -> None:
+        for index, (value, result) in enumerate(zip(results, op.results)):
+            problem = check_value(value, result.type)
+            if problem is not None:
+                raise AssertionError(f"{op.name} result {index}: {problem}")

@@ -1,0 +1,73 @@
+"""`fxdsl.compile`: turn a module into a callable for a backend.
+
+- `backend="cpu"` runs the pipeline and then the numpy reference interpreter;
+  it works everywhere and is what the CUDA backend is checked against.
+- `backend="cuda"` needs CuPy and an NVIDIA GPU. The CUDA lowering
+  (`convert-graph-to-gpu`) is not part of this build yet: asking for it fails
+  with an error that says so, rather than silently running on the CPU.
+
+The returned callable checks its inputs against the entry function's types
+(a clear ValueError naming the argument) before running.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from xdsl.dialects.builtin import ModuleOp
+
+DEFAULT_PIPELINE = "graph-decompose,graph-fuse,cse,dce"
+
+
+class BackendUnavailable(RuntimeError):
+    """The requested backend cannot run on this machine or in this build."""
+
+
+def cuda_unavailable_reason() -> str | None:
+    """None when CuPy can run kernels here, else why it cannot."""
+    try:
+        import cupy  # type: ignore[import-not-found]  # noqa: PLC0415
+    except ImportError as error:
+        return f"CuPy is not installed ({error}); install the `gpu` extra"
+    try:
+        cupy.cuda.runtime.getDeviceCount()
+    except Exception as error:  # noqa: BLE001 - any CUDA failure means "no GPU"
+        return f"no usable NVIDIA GPU: {error}"
+    return None
+
+
+def compile_module(
+    module: ModuleOp,
+    backend: str = "cuda",
+    pipeline: str | None = None,
+    entry: str | None = None,
+    **options: Any,
+) -> Callable[..., tuple[Any, ...]]:
+    """Compile a clone of `module` for `backend`; the input is not modified."""
+    if options:
+        raise TypeError(f"unknown compile options: {', '.join(sorted(options))}")
+    if backend == "cuda":
+        reason = cuda_unavailable_reason() or (
+            "the CUDA lowering (convert-graph-to-gpu) is not in this build yet"
+        )
+        raise BackendUnavailable(f"backend='cuda' is unavailable: {reason}")
+    if backend != "cpu":
+        raise ValueError(f"unknown backend '{backend}' (expected 'cuda' or 'cpu')")
+
+    from fxdsl.api import apply, available_passes  # noqa: PLC0415
+    from fxdsl.interpreters.run import run_reference  # noqa: PLC0415
+
+    compiled = module.clone()
+    spec = DEFAULT_PIPELINE if pipeline is None else pipeline
+    if pipeline is None:
+        # The default pipeline uses the passes this build has.
+        known = available_passes()
+        spec = ",".join(p for p in spec.split(",") if p in known)
+    if spec:
+        apply(compiled, spec)
+
+    def run(*inputs: Any) -> tuple[Any, ...]:
+        return run_reference(compiled, *inputs, entry=entry)
+
+    return run

@@ -1,0 +1,304 @@
+"""`fxdsl-run`: run a function of an IR file and print checksums of its results.
+
+    fxdsl-run model.mlir -p graph-fuse --check
+    fxdsl-run model.mlir --inputs x.npy,w.npy --entry block --save-outputs out/
+
+The file is parsed (ops located), verified, optionally transformed by a `-p`
+pipeline, and its entry function (default: the first public one) is run on
+random inputs (`--seed`) or on `.npy` files, on the numpy reference
+interpreter (`--backend cpu`) or the CUDA backend. Each result prints as one
+line: index, type, and checksums (sum, mean of |x|, and sum(x * w) with
+weights w linearly spaced in [1, 2], which also sees permutations).
+
+`--check` runs the unmodified input module on the reference too and reports,
+per result, the max absolute and relative difference; results beyond
+tolerance (default by dtype: f32 rtol 1e-5 atol 1e-6; f16 1e-3/1e-3; bf16
+1e-2/1e-2; integers and i1 exact) exit 1. Every failure is one `error:` line
+and exit code 1, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    IntegerType,
+    ModuleOp,
+    TensorType,
+)
+from xdsl.ir import Attribute
+from xdsl.utils.exceptions import InterpretationError, VerifyException
+
+from fxdsl.interpreters.graph import InterpretationFailure
+from fxdsl.interpreters.run import (
+    coerce_inputs,
+    entry_function,
+    random_inputs,
+    run_reference,
+)
+from fxdsl.parsing import parse_module
+from fxdsl.tools.diagnostics import UserError, run_guarded, verify_located
+
+Array = np.ndarray[Any, Any]
+F32_TOLERANCE = (1e-5, 1e-6)
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        # argparse would exit 2 with a usage dump; drivers fail with exit 1.
+        raise UserError(f"{message} (see fxdsl-run --help)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="fxdsl-run", description=__doc__.split("\n")[0])
+    parser.add_argument("file", help="IR file to run ('-' for stdin)")
+    parser.add_argument("-p", "--pipeline", default="", help="passes to apply first")
+    parser.add_argument("--entry", help="function to run (default: first public)")
+    parser.add_argument(
+        "--inputs", default="random", help="'random' or comma-separated .npy files"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed for random inputs")
+    parser.add_argument(
+        "--backend",
+        choices=("cpu", "cuda", "auto"),
+        default="cpu",
+        help="auto: cuda when it can run here, else the cpu reference",
+    )
+    parser.add_argument(
+        "--check", action="store_true", help="compare with the unmodified input"
+    )
+    parser.add_argument("--rtol", type=float, help="relative tolerance for --check")
+    parser.add_argument("--atol", type=float, help="absolute tolerance for --check")
+    parser.add_argument("--save-outputs", metavar="DIR", help="write resultN.npy here")
+    return parser
+
+
+# --------------------------------------------------------------------------- #
+# Steps
+# --------------------------------------------------------------------------- #
+
+
+def load_module(path: str) -> ModuleOp:
+    text = sys.stdin.read() if path == "-" else Path(path).read_text()
+    name = "<stdin>" if path == "-" else path
+    module = parse_module(text, name)
+    verify_located(module, name)
+    return module
+
+
+def apply_pipeline(module: ModuleOp, pipeline: str, where: str) -> None:
+    from fxdsl.api import apply, parse_pipeline
+
+    try:
+        passes = parse_pipeline(pipeline)
+    except ValueError as error:
+        raise UserError(f"bad pipeline '{pipeline}': {error}", where) from error
+    try:
+        apply(module, passes)
+    except VerifyException:
+        verify_located(module, where)
+        raise
+
+
+def load_inputs(
+    spec: str, module: ModuleOp, entry: str | None, seed: int
+) -> list[Array]:
+    if spec == "random":
+        return random_inputs(module, entry, seed)
+    arrays: list[Array] = []
+    for path in spec.split(","):
+        try:
+            arrays.append(np.load(path, allow_pickle=False))
+        except (OSError, ValueError, EOFError) as error:
+            raise UserError(f"cannot read input '{path}': {error}") from error
+    return arrays
+
+
+def run_backend(
+    module: ModuleOp, inputs: Sequence[Array], entry: str, backend: str
+) -> tuple[Array, ...]:
+    if backend == "auto":
+        from fxdsl.runtime.compile import BackendUnavailable, compile_module
+
+        try:
+            compile_module(module.clone(), backend="cuda", entry=entry)
+            backend = "cuda"
+        except BackendUnavailable as error:
+            print(f"note: running on the cpu reference ({error})")
+            backend = "cpu"
+    if backend == "cpu":
+        return run_reference(module, *inputs, entry=entry)
+    from fxdsl.api import compile as compile_for
+
+    try:
+        compiled = compile_for(module, backend=backend, entry=entry)
+    except _unavailable_errors() as error:
+        reason = str(error).removeprefix(f"backend='{backend}' is unavailable: ")
+        raise UserError(f"the {backend} backend is not available: {reason}") from error
+    return tuple(np.asarray(_to_host(r)) for r in compiled(*inputs))
+
+
+def _unavailable_errors() -> tuple[type[BaseException], ...]:
+    try:
+        from fxdsl.runtime.compile import BackendUnavailable
+    except ImportError:  # no runtime in this build: compile raises ImportError
+        return (ImportError,)
+    return (ImportError, BackendUnavailable)
+
+
+def _to_host(array: Any) -> Any:
+    get = getattr(array, "get", None)  # CuPy arrays copy to the host with .get()
+    return get() if callable(get) else array
+
+
+def checksum_line(index: int, value: Array, typ: Attribute) -> str:
+    """`result N: <type> sum=… mean_abs=… wsum=…` for one result."""
+    flat = np.asarray(value, dtype=np.float64).ravel()
+    # Positive weights: wsum does not cancel to rounding noise for symmetric data.
+    weights = np.linspace(1.0, 2.0, flat.size)
+    mean_abs = float(np.abs(flat).mean()) if flat.size else 0.0
+    return (
+        f"result {index}: {typ} sum={flat.sum():.9e} mean_abs={mean_abs:.9e} "
+        f"wsum={float(flat @ weights):.9e}"
+    )
+
+
+def default_tolerance(element_type: Attribute) -> tuple[float, float]:
+    if isinstance(element_type, IntegerType):
+        return (0.0, 0.0)
+    if isinstance(element_type, Float16Type):
+        return (1e-3, 1e-3)
+    if isinstance(element_type, BFloat16Type):
+        return (1e-2, 1e-2)
+    return F32_TOLERANCE
+
+
+def compare(
+    actual: Array, expected: Array, rtol: float, atol: float
+) -> tuple[float, float, bool]:
+    """(max abs diff, max rel diff, within tolerance); NaNs must match."""
+    a = np.asarray(actual, dtype=np.float64)
+    b = np.asarray(expected, dtype=np.float64)
+    if a.shape != b.shape:
+        return (np.inf, np.inf, False)
+    with np.errstate(all="ignore"):
+        # Equal values (equal infinities too) and NaN in both differ by 0;
+        # NaN in one only, or opposite infinities, differ by inf.
+        same = (a == b) | (np.isnan(a) & np.isnan(b))
+        diff = np.where(same, 0.0, np.abs(a - b))
+        diff = np.where(np.isnan(diff), np.inf, diff)
+        scale = np.fmax(np.abs(b), np.finfo(np.float64).tiny)
+        rel = np.where(diff == 0, 0.0, diff / scale)
+        ok = bool(np.all(diff <= atol + rtol * np.abs(np.nan_to_num(b))))
+    return (float(diff.max(initial=0.0)), float(rel.max(initial=0.0)), ok)
+
+
+def check_against_reference(
+    reference: ModuleOp,
+    inputs: Sequence[Array],
+    entry: str,
+    outputs: Sequence[Array],
+    types: Sequence[Attribute],
+    args: argparse.Namespace,
+) -> bool:
+    expected = run_reference(reference, *inputs, entry=entry)
+    if len(expected) != len(outputs):
+        raise UserError(
+            f"the pipeline changed the result count: {len(outputs)} results, the "
+            f"unmodified module has {len(expected)}"
+        )
+    all_ok = True
+    for index, (out, want, typ) in enumerate(zip(outputs, expected, types)):
+        element_type = typ.element_type if isinstance(typ, TensorType) else typ
+        rtol, atol = default_tolerance(element_type)
+        rtol = args.rtol if args.rtol is not None else rtol
+        atol = args.atol if args.atol is not None else atol
+        max_abs, max_rel, ok = compare(out, want, rtol, atol)
+        all_ok &= ok
+        print(
+            f"check {index}: max_abs_diff={max_abs:.3e} max_rel_diff={max_rel:.3e} "
+            f"(rtol={rtol:g} atol={atol:g}) {'ok' if ok else 'MISMATCH'}"
+        )
+    return all_ok
+
+
+def save_outputs(directory: str, outputs: Sequence[Array]) -> None:
+    folder = Path(directory)
+    folder.mkdir(parents=True, exist_ok=True)
+    for index, value in enumerate(outputs):
+        np.save(folder / f"result{index}.npy", value)
+
+
+# --------------------------------------------------------------------------- #
+# Driver
+# --------------------------------------------------------------------------- #
+
+
+def run_main(argv: Sequence[str], located: list[str]) -> int:
+    args = build_parser().parse_args(argv)
+    where = "<stdin>" if args.file == "-" else args.file
+    located.append(where)
+    module = load_module(args.file)
+    reference = module.clone() if args.check else None
+    try:
+        entry = entry_function(module, args.entry).sym_name.data
+        # Inputs come from the unmodified module, so that --check compares
+        # both runs on identical inputs.
+        inputs = load_inputs(args.inputs, module, entry, args.seed)
+    except ValueError as error:
+        raise UserError(str(error), where) from error
+    if args.pipeline:
+        apply_pipeline(module, args.pipeline, where)
+    try:
+        function = entry_function(module, entry)
+        inputs = coerce_inputs(function, inputs)
+        outputs = run_backend(module, inputs, entry, args.backend)
+    except InterpretationFailure as error:
+        raise UserError(error.message, error.where or where) from error
+    except InterpretationError as error:
+        # e.g. an op the reference interpreter has no implementation for.
+        raise UserError(str(error).strip().splitlines()[0], where) from error
+    except ValueError as error:
+        raise UserError(str(error), where) from error
+    types = function.function_type.outputs.data
+    count = f"{len(outputs)} result{'' if len(outputs) == 1 else 's'}"
+    print(f"@{entry}: {count} ({_inputs_text(args)})")
+    for index, (value, typ) in enumerate(zip(outputs, types)):
+        print(checksum_line(index, value, typ))
+    if args.save_outputs:
+        save_outputs(args.save_outputs, outputs)
+    if reference is not None:
+        try:
+            same = check_against_reference(
+                reference, inputs, entry, outputs, types, args
+            )
+        except ValueError as error:
+            raise UserError(f"reference run failed: {error}", where) from error
+        if not same:
+            raise UserError("results differ from the unmodified module", where)
+    return 0
+
+
+def _inputs_text(args: argparse.Namespace) -> str:
+    if args.inputs == "random":
+        return f"random inputs, seed {args.seed}"
+    return f"inputs {args.inputs}"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    located: list[str] = []
+    return run_guarded(
+        lambda: run_main(argv, located), lambda: located[0] if located else None
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

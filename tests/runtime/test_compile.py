@@ -1,0 +1,50 @@
+"""fxdsl.compile: the CPU backend everywhere, a clear error for CUDA without it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fxdsl
+from fxdsl.interpreters.run import random_inputs
+from fxdsl.runtime.compile import BackendUnavailable, cuda_unavailable_reason
+
+IR = """
+func.func @f(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
+  %0 = graph.add %x, %b : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  %1 = graph.gelu %0 approximate "tanh" : tensor<4x8xf32>
+  %2 = graph.softmax %1 dim 1 : tensor<4x8xf32>
+  func.return %2 : tensor<4x8xf32>
+}
+"""
+
+
+def test_cpu_backend_matches_reference_and_leaves_input_alone() -> None:
+    module = fxdsl.parse(IR)
+    before = str(module)
+    inputs = random_inputs(module, seed=3)
+    compiled = fxdsl.compile(module, backend="cpu")
+    (got,) = compiled(*inputs)
+    (want,) = fxdsl.run(module, *inputs)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    assert str(module) == before
+
+
+def test_cpu_backend_guards_inputs() -> None:
+    compiled = fxdsl.compile(fxdsl.parse(IR), backend="cpu", pipeline="cse")
+    bad = np.zeros((4, 7), np.float32)
+    with pytest.raises(ValueError, match=r"argument 0 .*tensor<4x8xf32>.*\(4, 7\)"):
+        compiled(bad, np.zeros(8, np.float32))
+
+
+def test_unknown_backend_and_option_are_errors() -> None:
+    with pytest.raises(ValueError, match="unknown backend 'tpu'"):
+        fxdsl.compile(fxdsl.parse(IR), backend="tpu")
+    with pytest.raises(TypeError, match="unknown compile options: turbo"):
+        fxdsl.compile(fxdsl.parse(IR), backend="cpu", turbo=True)
+
+
+@pytest.mark.skipif(cuda_unavailable_reason() is None, reason="a GPU is present")
+def test_cuda_backend_without_gpu_says_what_is_missing() -> None:
+    with pytest.raises(BackendUnavailable, match="backend='cuda' is unavailable: "):
+        fxdsl.compile(fxdsl.parse(IR), backend="cuda")

@@ -1,0 +1,318 @@
+"""fxdsl-run, driven as a subprocess (and in-process where a hook is needed)."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import fxdsl
+from fxdsl.interpreters.run import random_inputs, run_reference
+from fxdsl.tools import fxdsl_run
+
+PROGRAM = """
+func.func private @scale(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %r = graph.add %x, %x : tensor<4x8xf32>
+  func.return %r : tensor<4x8xf32>
+}
+func.func @main(%x: tensor<4x8xf32>, %ids: tensor<3xi64>, %w: tensor<10x8xf32>)
+    -> (tensor<4x8xf32>, tensor<3x8xf32>, tensor<4xf32>) {
+  %a = graph.exp %x : tensor<4x8xf32>
+  %b = graph.exp %x : tensor<4x8xf32>
+  %c = graph.mul %a, %b : tensor<4x8xf32>
+  %d = func.call @scale(%c) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %e = graph.embedding %ids, %w : (tensor<3xi64>, tensor<10x8xf32>) -> tensor<3x8xf32>
+  %s = graph.sum %x dims [1] : (tensor<4x8xf32>) -> tensor<4xf32>
+  func.return %d, %e, %s : tensor<4x8xf32>, tensor<3x8xf32>, tensor<4xf32>
+}
+"""
+
+LINE = re.compile(r"result (\d+): (tensor<[^>]*>) sum=(\S+) mean_abs=(\S+) wsum=(\S+)$")
+
+
+def _command() -> list[str]:
+    script = Path(sys.executable).parent / "fxdsl-run"
+    if script.exists():
+        return [str(script)]
+    return [sys.executable, "-m", "fxdsl.tools.fxdsl_run"]
+
+
+def fxdsl_run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*_command(), *args], capture_output=True, text=True, timeout=60
+    )
+
+
+@pytest.fixture
+def program(tmp_path: Path) -> Path:
+    path = tmp_path / "program.mlir"
+    path.write_text(PROGRAM)
+    return path
+
+
+def _results(stdout: str) -> list[tuple[str, float, float, float]]:
+    rows = []
+    for line in stdout.splitlines():
+        if match := LINE.match(line):
+            rows.append((match[2], *(float(match[i]) for i in (3, 4, 5))))
+    return rows
+
+
+def _expected_checksums(outputs: tuple[np.ndarray, ...]) -> list[tuple[float, ...]]:
+    rows = []
+    for out in outputs:
+        flat = out.astype(np.float64).ravel()
+        weights = np.linspace(1, 2, flat.size)
+        rows.append((flat.sum(), np.abs(flat).mean(), float(flat @ weights)))
+    return rows
+
+
+def _assert_checksums(stdout: str, outputs: tuple[np.ndarray, ...]) -> None:
+    rows = _results(stdout)
+    assert [r[0] for r in rows] == [
+        "tensor<4x8xf32>",
+        "tensor<3x8xf32>",
+        "tensor<4xf32>",
+    ]
+    for row, want in zip(rows, _expected_checksums(outputs), strict=True):
+        np.testing.assert_allclose(row[1:], want, rtol=1e-8, atol=1e-9)
+
+
+def test_random_inputs_print_checksums_of_the_reference(program: Path) -> None:
+    result = fxdsl_run_cli(str(program), "--seed", "3")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[0] == "@main: 3 results (random inputs, seed 3)"
+    module = fxdsl.parse(PROGRAM)
+    _assert_checksums(
+        result.stdout, run_reference(module, *random_inputs(module, seed=3))
+    )
+    other = fxdsl_run_cli(str(program), "--seed", "4")
+    assert _results(other.stdout) != _results(result.stdout)
+
+
+def test_npy_inputs_and_saved_outputs(program: Path, tmp_path: Path) -> None:
+    rng = np.random.default_rng(7)
+    arrays = [
+        rng.standard_normal((4, 8)).astype(np.float32),
+        np.array([9, 0, 4], np.int64),
+        rng.standard_normal((10, 8)).astype(np.float32),
+    ]
+    paths = []
+    for i, array in enumerate(arrays):
+        paths.append(tmp_path / f"in{i}.npy")
+        np.save(paths[-1], array)
+    out_dir = tmp_path / "out"
+    result = fxdsl_run_cli(
+        str(program),
+        "--inputs",
+        ",".join(map(str, paths)),
+        "--save-outputs",
+        str(out_dir),
+    )
+    assert result.returncode == 0, result.stderr
+    expected = run_reference(fxdsl.parse(PROGRAM), *arrays)
+    _assert_checksums(result.stdout, expected)
+    for i, want in enumerate(expected):
+        np.testing.assert_array_equal(
+            np.load(out_dir / f"result{i}.npy"), want, strict=True
+        )
+
+
+def test_check_passes_on_an_identity_pipeline(program: Path) -> None:
+    result = fxdsl_run_cli(str(program), "-p", "cse,dce", "--check")
+    assert result.returncode == 0, result.stderr
+    checks = [line for line in result.stdout.splitlines() if line.startswith("check ")]
+    assert len(checks) == 3
+    assert all(
+        line.endswith(" ok") and "max_abs_diff=0.000e+00" in line for line in checks
+    )
+
+
+def test_check_fails_when_the_pipeline_changes_numerics(
+    program: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from fxdsl.dialects import graph
+
+    def break_exp(module, pipeline, where):  # type: ignore[no-untyped-def]
+        # Stand-in for a wrong pass: exp(x) becomes x for one of the two exps.
+        exp = next(op for op in module.walk() if isinstance(op, graph.ExpOp))
+        exp.result.replace_all_uses_with(exp.input)
+        exp.detach()
+        exp.erase()
+
+    monkeypatch.setattr(fxdsl_run, "apply_pipeline", break_exp)
+    rc = fxdsl_run.main([str(program), "-p", "whatever", "--check"])
+    captured = capsys.readouterr()
+    assert rc == 1
+    assert "check 0:" in captured.out and "MISMATCH" in captured.out
+    assert re.search(r"check 1: max_abs_diff=0\.000e\+00 .* ok", captured.out)
+    assert "error: results differ from the unmodified module" in captured.err
+    # A loose enough tolerance accepts the difference.
+    rc = fxdsl_run.main([str(program), "-p", "x", "--check", "--rtol", "1e9"])
+    assert rc == 0
+
+
+def test_compare_reports_max_abs_and_rel_diff() -> None:
+    a = np.array([1.0, 2.0, np.nan, np.inf], np.float32)
+    b = np.array([1.0, 2.5, np.nan, np.inf], np.float32)
+    max_abs, max_rel, ok = fxdsl_run.compare(a, b, rtol=1e-5, atol=1e-6)
+    assert (max_abs, max_rel, ok) == (0.5, 0.2, False)
+    assert fxdsl_run.compare(a, b, rtol=0.25, atol=0.0)[2]
+    assert not fxdsl_run.compare(np.array([np.nan]), np.array([1.0]), 1e9, 1e9)[2]
+
+
+def _write(tmp_path: Path, name: str, content: str | bytes) -> str:
+    path = tmp_path / name
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content)
+    return str(path)
+
+
+GATHER = """func.func @g(%x: tensor<3xf32>, %i: tensor<2xi64>) -> tensor<2xf32> {
+  %r = graph.gather %x, %i dim 0 : (tensor<3xf32>, tensor<2xi64>) -> tensor<2xf32>
+  func.return %r : tensor<2xf32>
+}"""
+
+UNSUPPORTED = """func.func @f() -> tensor<2xf32> {
+  %a = "test.op"() : () -> tensor<2xf32>
+  func.return %a : tensor<2xf32>
+}"""
+
+
+def _error_cases(tmp_path: Path, program: str) -> dict[str, tuple[list[str], str]]:
+    x = _write(tmp_path, "x.npy", b"")
+    np.save(tmp_path / "good.npy", np.zeros((4, 8), np.float32))
+    np.save(tmp_path / "ids.npy", np.zeros(3, np.int64))
+    np.save(tmp_path / "w_bad.npy", np.zeros((10, 7), np.float32))
+    np.save(tmp_path / "gx.npy", np.zeros(3, np.float32))
+    np.save(tmp_path / "gi.npy", np.array([0, 5], np.int64))
+    good, ids, w_bad = (str(tmp_path / n) for n in ("good.npy", "ids.npy", "w_bad.npy"))
+    gather = _write(tmp_path, "gather.mlir", GATHER)
+    gather_inputs = f"{tmp_path / 'gx.npy'},{tmp_path / 'gi.npy'}"
+    return {
+        "missing-file": ([str(tmp_path / "nope.mlir")], "no such file"),
+        "malformed-ir": (
+            [_write(tmp_path, "bad.mlir", "func.func @f( {\n")],
+            "bad.mlir:1:",
+        ),
+        "verify-error": (
+            [
+                _write(
+                    tmp_path,
+                    "v.mlir",
+                    PROGRAM.replace(
+                        "%c = graph.mul %a, %b : tensor<4x8xf32>",
+                        "%c = graph.mul %a, %b : tensor<4x8xf16>",
+                    ),
+                )
+            ],
+            "v.mlir:",
+        ),
+        "unreadable-npy": (
+            [program, "--inputs", f"{x},{ids},{good}"],
+            "cannot read input",
+        ),
+        "missing-npy": (
+            [program, "--inputs", str(tmp_path / "none.npy")],
+            "cannot read input",
+        ),
+        "wrong-input-count": (
+            [program, "--inputs", good],
+            "@main takes 3 inputs, got 1",
+        ),
+        "wrong-input-shape": (
+            [program, "--inputs", f"{good},{ids},{w_bad}"],
+            "argument 2 (%w): expected tensor<10x8xf32>, got float32 array of shape "
+            "(10, 7)",
+        ),
+        "unknown-entry": ([program, "--entry", "nope"], "no function @nope"),
+        "unknown-pass": ([program, "-p", "no-such-pass"], "bad pipeline"),
+        "bad-pass-option": ([program, "-p", "cse{bogus=1}"], "bad pipeline"),
+        "bad-pipeline-syntax": ([program, "-p", "cse,,"], "pipeline"),
+        "index-out-of-range": (
+            [gather, "--inputs", gather_inputs],
+            "gather.mlir:2:3: error: graph.gather: index 5 is out of range [0, 3)",
+        ),
+        "unsupported-op": (
+            [_write(tmp_path, "u.mlir", UNSUPPORTED)],
+            "u.mlir: error: Could not find interpretation function for op test.op",
+        ),
+        "bad-flag": ([program, "--frobnicate"], "unrecognized arguments"),
+        "bad-seed": ([program, "--seed", "x"], "invalid int value"),
+    }
+
+
+ERROR_NAMES = [
+    "missing-file",
+    "malformed-ir",
+    "verify-error",
+    "unreadable-npy",
+    "missing-npy",
+    "wrong-input-count",
+    "wrong-input-shape",
+    "unknown-entry",
+    "unknown-pass",
+    "bad-pass-option",
+    "bad-pipeline-syntax",
+    "index-out-of-range",
+    "unsupported-op",
+    "bad-flag",
+    "bad-seed",
+]
+
+
+@pytest.fixture(scope="module")
+def error_runs(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> dict[str, tuple[subprocess.CompletedProcess[str], str]]:
+    """Every error case, run as concurrent subprocesses (driver start-up
+    dominates), with the message each must print."""
+    tmp_path = tmp_path_factory.mktemp("errors")
+    program = _write(tmp_path, "program.mlir", PROGRAM)
+    cases = _error_cases(tmp_path, program)
+    assert sorted(cases) == sorted(ERROR_NAMES)
+    started = {
+        name: (
+            argv,
+            subprocess.Popen(
+                [*_command(), *argv],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            ),
+        )
+        for name, (argv, _) in cases.items()
+    }
+    runs = {}
+    for name, (argv, process) in started.items():
+        stdout, stderr = process.communicate(timeout=120)
+        done = subprocess.CompletedProcess(argv, process.returncode, stdout, stderr)
+        runs[name] = (done, cases[name][1])
+    return runs
+
+
+@pytest.mark.parametrize("name", ERROR_NAMES)
+def test_error_paths_are_one_error_line(
+    name: str, error_runs: dict[str, tuple[subprocess.CompletedProcess[str], str]]
+) -> None:
+    result, message = error_runs[name]
+    assert result.returncode == 1
+    assert "error:" in result.stderr and message in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr + result.stdout
+
+
+def test_cuda_backend_unavailable_is_an_error(program: Path) -> None:
+    result = fxdsl_run_cli(str(program), "--backend", "cuda")
+    assert "Traceback" not in result.stderr
+    if importlib.util.find_spec("cupy") is None:
+        assert result.returncode == 1
+        assert "error: the cuda backend is not available:" in result.stderr
+    else:
+        assert result.returncode == 0 or "backend is not available" in result.stderr
