@@ -17,10 +17,19 @@ from xdsl.universe import Universe
 from xdsl.utils.target import Target
 
 # pass name -> "module:ClassName"; one module per pass (STYLE.md).
-PASSES: dict[str, str] = {}
+PASSES: dict[str, str] = {
+    "graph-split": "fxdsl.transforms.graph_split:GraphSplitPass",
+    "graph-partition": "fxdsl.transforms.graph_partition:GraphPartitionPass",
+    "graph-fuse": "fxdsl.transforms.graph_fuse:GraphFusePass",
+    "graph-decompose": "fxdsl.transforms.graph_decompose:GraphDecomposePass",
+    "graph-unfuse": "fxdsl.transforms.graph_unfuse:GraphUnfusePass",
+    "graph-dedup": "fxdsl.transforms.graph_dedup:GraphDedupPass",
+}
 
 # target name -> "module:ClassName"
-TARGETS: dict[str, str] = {}
+TARGETS: dict[str, str] = {
+    "dot": "fxdsl.targets.dot:DotTarget",
+}
 
 
 def _lazy(path: str) -> Callable[[], type]:
@@ -55,3 +64,4 @@ FXDSL_UNIVERSE = Universe(
     all_passes=get_all_passes(),
     all_targets=get_all_targets(),
 )
+importlib.import_module("fxdsl.rewrite.registry").load_plugins()  # $FXDSL_PLUGINS

@@ -28,7 +28,6 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from typing_extensions import Self
-
 from xdsl.dialects.builtin import (
     ArrayAttr,
     BFloat16Type,

@@ -33,12 +33,14 @@ from __future__ import annotations
 
 import builtins
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, Self, TypeVar, cast
+from typing import Any, TypeVar, cast
 
 import numpy as np
+from typing_extensions import Self
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -155,6 +157,21 @@ class _TraceState:
 
 
 _ACTIVE: ContextVar[_TraceState | None] = ContextVar("fxdsl_trace", default=None)
+
+
+@contextmanager
+def emitting_into(
+    block: Block, frames: Sequence[ScopeFrame] = ()
+) -> Iterator[_TraceState]:
+    """Make `fxdsl.ops` and Tensor operators append their ops to `block`
+    (anything with `add_op`) under the scope `frames`. `trace` uses it, and
+    so does the rewrite API's Transformer to emit in place of an op."""
+    state = _TraceState(block, list(frames))
+    token = _ACTIVE.set(state)
+    try:
+        yield state
+    finally:
+        _ACTIVE.reset(token)
 
 
 def _active_state(what: str) -> _TraceState:
@@ -496,15 +513,11 @@ def trace(
     """
     arg_specs = [_as_spec(s) for s in specs]
     block = Block(arg_types=[s.type for s in arg_specs])
-    state = _TraceState(block)
     for arg, spec in zip(block.args, arg_specs):
         if spec.name is not None and re.fullmatch(r"[A-Za-z_][\w$.]*", spec.name):
             arg.name_hint = spec.name
-    token = _ACTIVE.set(state)
-    try:
+    with emitting_into(block) as state:
         returned = fn(*(Tensor(arg, state) for arg in block.args))
-    finally:
-        _ACTIVE.reset(token)
     results = _results(returned, state)
     block.add_op(func.ReturnOp(*results))
     arg_attrs = None

@@ -26,6 +26,9 @@ _EXPORTS: dict[str, str] = {
     # pass manager
     "PassManager": "fxdsl.rewrite.pass_manager",
     "PassResult": "fxdsl.rewrite.pass_manager",
+    "PassManagerError": "fxdsl.rewrite.pass_manager",
+    # exposing Python passes to -p pipelines and fxdsl-opt
+    "register_pass": "fxdsl.rewrite.registry",
     # partitioning (graph-partition issue)
     "OperatorSupport": "fxdsl.rewrite.operator_support",
     "OpAllowList": "fxdsl.rewrite.operator_support",
