@@ -1,0 +1,217 @@
+"""A dependency graph kept acyclic online: the one cycle mechanism of fxdsl.
+
+`DependencyGraph` holds nodes (partitions, groups, ops: any hashable) and
+"must come before" edges. It always keeps a topological order of its nodes
+(the Pearce-Kelly online algorithm), so every change that would close a cycle
+is caught at the moment it is made, with the cycle spelled out:
+
+* `add_edge(a, b)` raises `CycleError([b, ..., a, b])` when `b` already
+  reaches `a` (used by `graph-split` and by the outlining helper);
+* `contract(a, b)` merges two nodes into one and refuses (returns None) when
+  the merged node would lie on a cycle (used by `graph-partition`).
+
+Cost: an edge or contraction that agrees with the current order is O(1) (plus
+O(degree) to move adjacency for a contraction). One that disagrees searches
+only the *affected window*, the nodes whose order lies between the two ends,
+and renumbers the ones it visits. Building a graph in program order, as all
+passes do, makes nearly every edge agree; contracting a node with a newer one
+moves it to the newer one's place, so a partition that keeps growing along a
+chain is re-searched only over the nodes added since its last merge.
+
+`topological_order` then lists the nodes by Kahn's algorithm with a chosen
+tie-break: FIFO from the roots ("fifo", torch.fx split_module's order) or the
+earliest-inserted ready node first ("stable": insertion order wherever that is
+a valid order).
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from collections.abc import Callable, Hashable, Iterable
+from typing import Generic, Literal, TypeVar
+
+Node = TypeVar("Node", bound=Hashable)
+
+
+class CycleError(Exception):
+    """Adding an edge would close a cycle; `cycle` lists it, first node last too."""
+
+    def __init__(self, cycle: list[Hashable]):
+        self.cycle = cycle
+        super().__init__(" -> ".join(str(n) for n in cycle))
+
+
+class DependencyGraph(Generic[Node]):
+    """A DAG with an online topological order (see the module docstring)."""
+
+    def __init__(self, nodes: Iterable[Node] = ()) -> None:
+        # dicts as ordered sets keep every traversal deterministic
+        self._succ: dict[Node, dict[Node, None]] = {}
+        self._pred: dict[Node, dict[Node, None]] = {}
+        self._ord: dict[Node, int] = {}
+        self._inserted: dict[Node, int] = {}
+        self._next = 0
+        for node in nodes:
+            self.add_node(node)
+
+    # ------------------------------------------------------------------ queries
+
+    def __contains__(self, node: object) -> bool:
+        return node in self._ord
+
+    def __len__(self) -> int:
+        return len(self._ord)
+
+    def nodes(self) -> list[Node]:
+        """Nodes in insertion order."""
+        return list(self._inserted)
+
+    def successors(self, node: Node) -> list[Node]:
+        return list(self._succ[node])
+
+    def predecessors(self, node: Node) -> list[Node]:
+        return list(self._pred[node])
+
+    # ---------------------------------------------------------------- changes
+
+    def add_node(self, node: Node) -> None:
+        """Add `node` (a no-op when present); it is ordered after all others."""
+        if node in self._ord:
+            return
+        self._succ[node], self._pred[node] = {}, {}
+        self._ord[node] = self._inserted[node] = self._next
+        self._next += 1
+
+    def add_edge(self, src: Node, dst: Node) -> None:
+        """Record that `src` must come before `dst`; raise CycleError if `dst`
+        already reaches `src` (self-loops are ignored: a node does not depend
+        on itself)."""
+        if src == dst or dst in self._succ[src]:
+            return
+        if self._ord[src] > self._ord[dst]:
+            low, high = self._ord[dst], self._ord[src]
+            forward, parent = self._search(dst, self._succ, low, high, target=src)
+            if src in parent:
+                raise CycleError(self._rotate(self._path(parent, src) + [dst]))
+            backward, _ = self._search(src, self._pred, low, high)
+            self._reorder(backward, forward)
+        self._succ[src][dst] = None
+        self._pred[dst][src] = None
+
+    def contract(self, a: Node, b: Node) -> Node | None:
+        """Merge `a` and `b` into one node, unless that node would lie on a
+        cycle (a path between them through a third node): then change nothing
+        and return None. Returns the surviving node (the one with more edges;
+        the other is removed)."""
+        if self._ord[a] > self._ord[b]:
+            a, b = b, a
+        low, high = self._ord[a], self._ord[b]
+        forward, parent = self._search(a, self._succ, low, high, target=b, skip=b)
+        if b in parent:
+            return None
+        backward, _ = self._search(b, self._pred, low, high, skip=a)
+        self._reorder(backward, forward)
+        # After the reorder both slots lie after everything the merged node
+        # must follow and before everything it must precede: either may stay.
+        keep, gone = (a, b) if self._degree(a) >= self._degree(b) else (b, a)
+        for succ in self._succ.pop(gone):
+            del self._pred[succ][gone]
+            if succ != keep:
+                self._succ[keep][succ] = None
+                self._pred[succ][keep] = None
+        for pred in self._pred.pop(gone):
+            del self._succ[pred][gone]
+            if pred != keep:
+                self._pred[keep][pred] = None
+                self._succ[pred][keep] = None
+        del self._ord[gone], self._inserted[gone]
+        return keep
+
+    # ----------------------------------------------------------------- orders
+
+    def topological_order(
+        self, policy: Literal["fifo", "stable"] = "stable"
+    ) -> list[Node]:
+        """All nodes, each after its predecessors (Kahn's algorithm).
+
+        "stable": among ready nodes, the one inserted first (so insertion order
+        whenever that order is valid); "fifo": ready nodes in the order they
+        became ready, roots first in insertion order (torch.fx's order)."""
+        tick = itertools.count()
+        key: Callable[[Node], int] = (
+            (lambda _: next(tick)) if policy == "fifo" else self._inserted.__getitem__
+        )
+        indegree = {n: len(p) for n, p in self._pred.items()}
+        ready = [(key(n), n) for n in self._inserted if indegree[n] == 0]
+        order: list[Node] = []
+        while ready:
+            node = heapq.heappop(ready)[1]
+            order.append(node)
+            for succ in self._succ[node]:
+                indegree[succ] -= 1
+                if indegree[succ] == 0:
+                    heapq.heappush(ready, (key(succ), succ))
+        assert len(order) == len(indegree), "DependencyGraph lost acyclicity"
+        return order
+
+    # ---------------------------------------------------------------- helpers
+
+    def _degree(self, node: Node) -> int:
+        return len(self._succ[node]) + len(self._pred[node])
+
+    def _search(
+        self,
+        start: Node,
+        edges: dict[Node, dict[Node, None]],
+        low: int,
+        high: int,
+        target: Node | None = None,
+        skip: Node | None = None,
+    ) -> tuple[list[Node], dict[Node, Node]]:
+        """DFS from `start` along `edges` through nodes whose order lies
+        strictly between `low` and `high` (the affected window). Stops at
+        `target`; never steps from `start` straight to `skip`. Returns the
+        visited nodes and their DFS parents."""
+        parent: dict[Node, Node] = {}
+        visited = [start]
+        seen = {start}
+        stack = [start]
+        while stack:
+            node = stack.pop()
+            for nxt in edges[node]:
+                if nxt in seen or (node == start and nxt == skip):
+                    continue
+                if nxt == target:
+                    parent[nxt] = node
+                    return visited, parent
+                if not low < self._ord[nxt] < high:
+                    continue
+                seen.add(nxt)
+                parent[nxt] = node
+                visited.append(nxt)
+                stack.append(nxt)
+        return visited, parent
+
+    def _reorder(self, backward: list[Node], forward: list[Node]) -> None:
+        """Pearce-Kelly: the `backward` nodes take the lowest of the freed
+        order slots, the `forward` nodes the rest, each keeping its relative
+        order."""
+        backward.sort(key=self._ord.__getitem__)
+        forward.sort(key=self._ord.__getitem__)
+        slots = sorted(self._ord[n] for n in backward + forward)
+        for node, slot in zip(backward + forward, slots):
+            self._ord[node] = slot
+
+    def _path(self, parent: dict[Node, Node], end: Node) -> list[Node]:
+        path = [end]
+        while path[-1] in parent:
+            path.append(parent[path[-1]])
+        return path[::-1]
+
+    def _rotate(self, cycle: list[Node]) -> list[Hashable]:
+        """The cycle (closed: first == last) starting at its earliest node."""
+        ring = cycle[:-1]
+        first = min(range(len(ring)), key=lambda i: self._inserted[ring[i]])
+        ring = ring[first:] + ring[:first]
+        return [*ring, ring[0]]

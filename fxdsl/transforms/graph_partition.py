@@ -1,0 +1,85 @@
+"""`graph-partition`: torch.fx's CapabilityBasedPartitioner as a pass.
+
+fxdsl-opt in.mlir -p 'graph-partition{ops=add,mul,exp outline=group}'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import PassFailedException
+
+from fxdsl.rewrite.operator_support import OpAllowList
+from fxdsl.rewrite.partitioner import CapabilityBasedPartitioner
+
+OUTLINE_KINDS = ("func", "group")
+
+
+def _op_names(ctx: Context, option: str, names: tuple[str, ...]) -> list[str]:
+    """Full op names: a bare name (`add`) means the graph op (`graph.add`);
+    `"dialect.*"` stands for every op of a dialect. Unknown names fail."""
+    full = [name if "." in name else f"graph.{name}" for name in names]
+    for name in full:
+        dialect, _, op = name.partition(".")
+        known = (
+            dialect in ctx.registered_dialect_names
+            if op == "*"
+            else ctx.get_optional_op(name) is not None
+        )
+        if not known:
+            raise PassFailedException(f"graph-partition: {option}: unknown op '{name}'")
+    return full
+
+
+@dataclass(frozen=True)
+class GraphPartitionPass(ModulePass):
+    """Outline the largest cycle-free groups of supported ops.
+
+    Runs `CapabilityBasedPartitioner` (fxdsl/rewrite/partitioner.py: the
+    algorithm, its cost and the filtering rules) over every function with an
+    `OpAllowList` support, then fuses each partition.
+
+    Options (op names are graph op names like `add` or quoted full names like
+    `"graph.add"`; `"graph.*"` allows the whole dialect; `-p` cannot spell an
+    unquoted dot):
+
+    * `ops`: the supported ops (required).
+    * `outline`: `func` (default) makes `func.func private @fused_<id>` and a
+      `func.call`; `group` makes a `graph.fusion_group` in place.
+    * `allow-single-node`: keep partitions with one compute op (default false).
+    * `non-compute-ops`: ops that do not count as compute; a partition made
+      only of them is dropped (e.g. `reshape,transpose`).
+    * `single-node-ops`: ops allowed to form a single-node partition anyway.
+    """
+
+    name = "graph-partition"
+
+    ops: tuple[str, ...] = ()
+    outline: str = "func"
+    allow_single_node: bool = False
+    non_compute_ops: tuple[str, ...] = ()
+    single_node_ops: tuple[str, ...] = ()
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if not self.ops:
+            raise PassFailedException(
+                "graph-partition: option ops is empty; name the supported ops, "
+                'e.g. ops=add,mul or ops="graph.*"'
+            )
+        if self.outline not in OUTLINE_KINDS:
+            raise PassFailedException(
+                f"graph-partition: outline must be func or group, got '{self.outline}'"
+            )
+        partitioner = CapabilityBasedPartitioner(
+            op,
+            OpAllowList(_op_names(ctx, "ops", self.ops)),
+            allows_single_node_partition=self.allow_single_node,
+            non_compute_ops=_op_names(ctx, "non-compute-ops", self.non_compute_ops),
+            allowed_single_node_partition_ops=_op_names(
+                ctx, "single-node-ops", self.single_node_ops
+            ),
+        )
+        partitioner.partition_and_fuse(self.outline)  # type: ignore[arg-type]
