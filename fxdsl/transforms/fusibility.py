@@ -1,0 +1,227 @@
+"""Which graph ops `graph-fuse` may put in one kernel, and on what iteration space.
+
+Every op falls in one fusibility class (the table `FUSIBILITY`):
+
+* `ELEMENTWISE`: unary, binary, compare, select, cast. Fuse freely.
+* `VIEW`: reshape, transpose, slice, broadcast_to. Fused as index remapping of
+  a group *input*: a view joins a group only as a prologue (its operand comes
+  from outside the group or from another view in it), and never as a group
+  output (a view read by two groups stays a free view between them).
+* `REDUCTION`: sum, mean, max, min, var, softmax, log_softmax, layer_norm whose
+  reduced dims are the *trailing* dims of the input. Its iteration space is
+  `(outer, inner)`, the input shape split before the reduced dims.
+* `CONSTANT`: graph.constant, graph.full. Never grouped; cloned into each group
+  that reads one, so a constant is never a group argument.
+* `OPAQUE`: matmul and linear (library calls; run `graph-decompose` first so the
+  bias add of a linear can fuse), gather and embedding (data-dependent indexing),
+  concat and split (several inputs/outputs with offsets: they stay memory
+  operations between kernels), reductions over non-trailing dims (a column
+  reduction is a different kernel), func.call and every op of other dialects.
+
+A group lowers to ONE kernel. A group without reductions is *pointwise*: one
+thread per element of its domain, the broadcast of all its op result shapes. A
+group with reductions is a *row group*: one block/warp per row of `outer`,
+reducing over `inner`; so all its reductions must have the same `(outer,
+inner)` (sum then softmax over the last dim of the same tensor: yes; a
+reduction over the last dim next to one over the last two dims, or over
+tensors of different outer shapes: no). Its elementwise ops must have result
+shapes that broadcast to `outer + inner` (full rows, per-row scalars with
+keepdim, or inputs recomputed per row). A reduction without `keepdim` that
+drops dims (result shape `outer`) ends its group: numpy broadcasting would
+align its result with the *trailing* dims of a full row, so it cannot feed
+other ops of the same row kernel.
+
+`Kernel` is a group's kernel shape and merges two of them (or refuses);
+`edge_fusible` applies the view and dims-dropping rules to one def-use edge;
+`describe` gives the kernel of an op or of a whole existing group.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Operation, SSAValue
+
+from fxdsl.dialects import graph
+from fxdsl.dialects.graph import FusionGroupOp, YieldOp, shape_of
+from fxdsl.dialects.shape_rules import Shape, ShapeError, broadcast_shapes
+
+
+class Fusibility(Enum):
+    ELEMENTWISE = "elementwise"
+    VIEW = "view"
+    REDUCTION = "reduction"
+    CONSTANT = "constant"
+    OPAQUE = "opaque"
+
+
+_ELEMENTWISE_OPS: tuple[type[Operation], ...] = (
+    graph.NegOp, graph.AbsOp, graph.ExpOp, graph.LogOp, graph.SqrtOp, graph.RsqrtOp,
+    graph.TanhOp, graph.SigmoidOp, graph.ReluOp, graph.GeluOp, graph.SiluOp,
+    graph.ErfOp, graph.SinOp, graph.CosOp, graph.ReciprocalOp, graph.CastOp,
+    graph.AddOp, graph.SubOp, graph.MulOp, graph.DivOp, graph.PowOp,
+    graph.MaximumOp, graph.MinimumOp, graph.EqOp, graph.NeOp, graph.LtOp,
+    graph.LeOp, graph.GtOp, graph.GeOp, graph.SelectOp,
+)  # fmt: skip
+_VIEW_OPS = (graph.ReshapeOp, graph.TransposeOp, graph.SliceOp, graph.BroadcastToOp)
+_REDUCTION_OPS = (
+    graph.SumOp, graph.MeanOp, graph.MaxOp, graph.MinOp, graph.VarOp,
+    graph.SoftmaxOp, graph.LogSoftmaxOp, graph.LayerNormOp,
+)  # fmt: skip
+_CONSTANT_OPS = (graph.ConstantOp, graph.FullOp)
+_OPAQUE_OPS = (
+    graph.MatmulOp, graph.LinearOp, graph.GatherOp, graph.EmbeddingOp,
+    graph.ConcatOp, graph.SplitOp,
+)  # fmt: skip
+
+FUSIBILITY: dict[type[Operation], Fusibility] = {
+    **dict.fromkeys(_ELEMENTWISE_OPS, Fusibility.ELEMENTWISE),
+    **dict.fromkeys(_VIEW_OPS, Fusibility.VIEW),
+    **dict.fromkeys(_REDUCTION_OPS, Fusibility.REDUCTION),
+    **dict.fromkeys(_CONSTANT_OPS, Fusibility.CONSTANT),
+    **dict.fromkeys(_OPAQUE_OPS, Fusibility.OPAQUE),
+}
+"""Op class -> fusibility class; ops not listed (calls, other dialects) are opaque."""
+
+Space = tuple[Shape, Shape]
+"""Iteration space of a row reduction: (outer shape, reduced inner shape)."""
+
+
+def reduced_dims(op: Operation) -> tuple[int, ...]:
+    """The dims a reduction-class op reduces over, normalised to be >= 0."""
+    rank = len(shape_of(op.operands[0]))
+    if isinstance(op, graph.ReductionOp):
+        return tuple(sorted(d % rank for d in op.dim_list))
+    if isinstance(op, graph.SoftmaxLikeOp):
+        return (op.dim.value.data % rank,)
+    assert isinstance(op, graph.LayerNormOp)
+    return tuple(range(rank - op.normalized_ndim, rank))
+
+
+def reduction_space(op: Operation) -> Space | None:
+    """`(outer, inner)` of a reduction over trailing dims; None for any other op."""
+    if FUSIBILITY.get(type(op)) is not Fusibility.REDUCTION:
+        return None
+    shape = shape_of(op.operands[0])
+    dims = reduced_dims(op)
+    split = len(shape) - len(dims)
+    if dims != tuple(range(split, len(shape))):
+        return None
+    return shape[:split], shape[split:]
+
+
+def classify(op: Operation) -> Fusibility:
+    """The fusibility class of one op (a non-trailing reduction is opaque)."""
+    kind = FUSIBILITY.get(type(op), Fusibility.OPAQUE)
+    if kind is Fusibility.REDUCTION and reduction_space(op) is None:
+        return Fusibility.OPAQUE
+    return kind
+
+
+def drops_dims(op: Operation) -> bool:
+    """True for a reduction whose result has fewer dims than its input."""
+    return classify(op) is Fusibility.REDUCTION and len(
+        shape_of(op.results[0])
+    ) < len(shape_of(op.operands[0]))
+
+
+def is_scalar(value: SSAValue) -> bool:
+    """A tensor with one element, or no tensor (not worth a horizontal fusion)."""
+    if not isinstance(value.type, TensorType):
+        return True
+    size = 1
+    for dim in shape_of(value):
+        size *= dim
+    return size == 1
+
+
+def _broadcast(a: Shape, b: Shape) -> Shape | None:
+    try:
+        return broadcast_shapes(a, b)
+    except ShapeError:
+        return None
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """What kind of kernel a group is: its row space (None: pointwise) and the
+    broadcast domain of its elementwise and view results."""
+
+    space: Space | None
+    domain: Shape | None
+
+    @staticmethod
+    def of(op: Operation) -> Kernel:
+        """The kernel of an op alone (only for fusible ops)."""
+        space = reduction_space(op)
+        if space is not None:
+            return Kernel(space, None)
+        return Kernel(None, shape_of(op.results[0]))
+
+    def merge(self, other: Kernel) -> Kernel | None:
+        """The kernel of both groups together, or None when they cannot share
+        one (different row spaces, shapes that do not broadcast)."""
+        if self.space and other.space and self.space != other.space:
+            return None
+        space = self.space or other.space
+        domain = self.domain or other.domain
+        if self.domain is not None and other.domain is not None:
+            domain = _broadcast(self.domain, other.domain)
+            if domain is None:
+                return None
+        if space is not None and domain is not None:
+            full = space[0] + space[1]
+            if _broadcast(domain, full) != full:
+                return None
+        return Kernel(space, domain)
+
+
+def inner_producer(value: SSAValue) -> Operation | None:
+    """The op computing `value`, looking through a group's yield."""
+    owner = value.owner
+    if isinstance(owner, FusionGroupOp):
+        owner = owner.yield_op.values[value.index].owner  # type: ignore[attr-defined]
+    return owner if isinstance(owner, Operation) else None
+
+
+def _inner_users(user: Operation, index: int) -> list[Operation]:
+    """The ops reading operand `index` of `user`, looking into a group."""
+    if isinstance(user, FusionGroupOp):
+        return [use.operation for use in user.body.block.args[index].uses]
+    return [user]
+
+
+def is_view(op: Operation | None) -> bool:
+    """True for view ops (None, a block argument's owner, is no view)."""
+    return op is not None and classify(op) is Fusibility.VIEW
+
+
+def edge_fusible(value: SSAValue, user: Operation, index: int) -> bool:
+    """May the def-use edge `value -> user` lie inside one group?"""
+    producer = inner_producer(value)
+    if producer is not None and drops_dims(producer):
+        return False
+    return is_view(producer) or not any(map(is_view, _inner_users(user, index)))
+
+
+def describe(op: Operation) -> tuple[Kernel | None, int, bool]:
+    """(kernel or None if not fusible, op count, has a compute op) of an op or
+    of a whole `graph.fusion_group`."""
+    body = op.body.block.ops if isinstance(op, FusionGroupOp) else (op,)
+    kernel: Kernel | None = None
+    size, compute = 0, False
+    for inner in body:
+        kind = classify(inner)
+        if isinstance(inner, YieldOp) or kind is Fusibility.CONSTANT:
+            continue
+        if kind is Fusibility.OPAQUE:
+            return None, 0, False
+        own = Kernel.of(inner)
+        merged = own if kernel is None else kernel.merge(own)
+        if merged is None:
+            return None, 0, False
+        kernel, size = merged, size + 1
+        compute = compute or kind is not Fusibility.VIEW
+    return kernel, size, compute

@@ -1,0 +1,70 @@
+"""`graph-decompose`: rewrite ops into parts that `graph-fuse` can fuse.
+
+Runs before `graph-fuse` in the default pipeline. Decompositions (a table,
+one pattern each):
+
+* `linear(x, w, b)` -> `add(matmul(x, transpose(w, [1, 0])), b)`: the matmul
+  stays a library call, the bias add becomes fusible, so bias + activation +
+  residual epilogues after a linear layer fuse into one group. The transpose
+  is a view (no copy); without a bias only the matmul and transpose remain.
+
+Not decomposed, on purpose: `layer_norm`, `softmax`, `log_softmax`, `var`
+and `gelu` are fusible as they are (a layer_norm or softmax is a row-reduction
+group with its prologue and epilogue; gelu is elementwise), and a row kernel
+computes them better from the whole op than from primitives.
+
+Every new op keeps the attributes (`scope`, ...) of the op it replaces.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+
+from fxdsl.dialects import graph
+
+
+def _with_provenance(ops: list[Operation], source: Operation) -> list[Operation]:
+    for op in ops:
+        op.attributes |= dict(source.attributes)
+    return ops
+
+
+class DecomposeLinear(RewritePattern):
+    """linear -> transpose(weight) + matmul (+ bias add)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: graph.LinearOp, rewriter: PatternRewriter) -> None:
+        transposed = graph.TransposeOp(op.weight, [1, 0])
+        product = graph.MatmulOp(op.input, transposed.result)
+        new_ops: list[Operation] = [transposed, product]
+        if op.bias is not None:
+            new_ops.append(graph.AddOp(product.result, op.bias))
+        rewriter.replace(op, _with_provenance(new_ops, op), [new_ops[-1].results[0]])
+
+
+DECOMPOSITIONS: tuple[RewritePattern, ...] = (DecomposeLinear(),)
+"""Every decomposition `graph-decompose` applies."""
+
+
+@dataclass(frozen=True)
+class GraphDecomposePass(ModulePass):
+    """Decompose ops whose parts fuse better (see the module docstring)."""
+
+    name = "graph-decompose"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(
+            GreedyRewritePatternApplier(list(DECOMPOSITIONS)), apply_recursively=False
+        ).rewrite_module(op)

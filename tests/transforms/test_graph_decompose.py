@@ -1,0 +1,61 @@
+"""graph-decompose: no linear survives, numerics kept, provenance kept."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from xdsl.dialects.builtin import ModuleOp
+
+import fxdsl
+from fxdsl.dialects import graph
+from fxdsl.frontends.models import gpt2_block
+from fxdsl.testing import assert_same_numerics, clone_module, graphs
+
+LINEARS = """
+func.func @f(%x: tensor<2x3x8xf32>, %w: tensor<5x8xf32>, %b: tensor<5xf32>,
+             %v: tensor<8xf32>)
+    -> (tensor<2x3x5xf32>, tensor<2x3x5xf32>, tensor<5xf32>) {
+  %0 = graph.linear %x, %w, %b {scope = #graph.scope<("fc", 0, "Linear")>}
+         : (tensor<2x3x8xf32>, tensor<5x8xf32>, tensor<5xf32>) -> tensor<2x3x5xf32>
+  %1 = graph.linear %x, %w : (tensor<2x3x8xf32>, tensor<5x8xf32>) -> tensor<2x3x5xf32>
+  %2 = graph.linear %v, %w, %b
+         : (tensor<8xf32>, tensor<5x8xf32>, tensor<5xf32>) -> tensor<5xf32>
+  func.return %0, %1, %2 : tensor<2x3x5xf32>, tensor<2x3x5xf32>, tensor<5xf32>
+}
+"""
+
+
+def count(module: ModuleOp, op_type: type) -> int:
+    return sum(isinstance(op, op_type) for op in module.walk())
+
+
+def test_linear_decomposed() -> None:
+    before = fxdsl.parse(LINEARS)
+    after = fxdsl.apply(clone_module(before), "graph-decompose")
+    assert count(after, graph.LinearOp) == 0
+    assert count(after, graph.MatmulOp) == 3
+    assert count(after, graph.TransposeOp) == 3
+    assert count(after, graph.AddOp) == 2  # the bias-free linear has no add
+    scoped = [op for op in after.walk() if "scope" in op.attributes]
+    names = [op.name for op in scoped]
+    assert names == ["graph.transpose", "graph.matmul", "graph.add"]
+    assert_same_numerics(before, after)
+
+
+def test_gpt2_block_decomposed() -> None:
+    before = gpt2_block(T=8, D=32, heads=4)
+    after = fxdsl.apply(clone_module(before), "graph-decompose")
+    assert count(before, graph.LinearOp) == 4
+    assert count(after, graph.LinearOp) == 0
+    # layer_norm, softmax and gelu are not decomposed (fusible as they are)
+    for kept in (graph.LayerNormOp, graph.SoftmaxOp, graph.GeluOp):
+        assert count(after, kept) == count(before, kept) > 0
+    assert_same_numerics(before, after, seeds=(0,), rtol=1e-4, atol=1e-5)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(graphs(max_ops=25))
+def test_random_decompose_numerics(module: ModuleOp) -> None:
+    after = fxdsl.apply(clone_module(module), "graph-decompose,graph-fuse")
+    after.verify()
+    assert count(after, graph.LinearOp) == 0
+    assert_same_numerics(module, after, seeds=(0,))
