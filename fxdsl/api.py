@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -26,12 +27,42 @@ def available_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return {**upstream_passes(), **get_all_passes()}
 
 
+_DOTTED_VALUE = re.compile(r"[A-Za-z_][\w]*(?:\.[\w*]+)+|[A-Za-z_]\w*\.?\*")
+
+
+def quote_dotted_values(pipeline: str) -> str:
+    """Quote unquoted option values such as `graph.add` or `graph.*`.
+
+    xDSL's pipeline lexer rejects `.` and `*` outside string literals, but op
+    names are the natural values of options like `graph-partition{ops=...}`;
+    `ops=graph.add,graph.*` becomes `ops="graph.add","graph.*"`.
+    """
+    out: list[str] = []
+    depth, pos, quoted = 0, 0, False
+    while pos < len(pipeline):
+        char = pipeline[pos]
+        if char == '"' and depth:
+            quoted = not quoted
+        elif not quoted and char in "{}":
+            depth += 1 if char == "{" else -1
+        elif depth and not quoted and (match := _DOTTED_VALUE.match(pipeline, pos)):
+            if pipeline[pos - 1] in "=, ":
+                out.append(f'"{match.group()}"')
+                pos = match.end()
+                continue
+        out.append(char)
+        pos += 1
+    return "".join(out)
+
+
 def parse_pipeline(pipeline: str) -> PassPipeline:
     """Parse a `-p`-style pipeline (`"cse,graph-fuse{max-args=64}"`) into
     passes that verify the module after each step. Raises ValueError (or
     xDSL's ArgSpecParseError) for unknown passes and bad options."""
     return PassPipeline.parse_spec(
-        available_passes(), pipeline, lambda _prev, mod, _next: mod.verify()
+        available_passes(),
+        quote_dotted_values(pipeline),
+        lambda _prev, mod, _next: mod.verify(),
     )
 
 
@@ -72,9 +103,11 @@ def compile(
     """Compile `module` for `backend` ("cuda" or "cpu"); returns a callable."""
     from fxdsl.runtime.compile import compile_module
 
-    return compile_module(module, backend=backend, pipeline=pipeline, entry=entry, **options)
+    return compile_module(
+        module, backend=backend, pipeline=pipeline, entry=entry, **options
+    )
 
 
 def _to_host(array: Any) -> Any:
-    get = getattr(array, "get", None)
+    get = getattr(array, "get", None)  # CuPy arrays copy to the host with .get()
     return get() if callable(get) else array
