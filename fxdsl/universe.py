@@ -24,11 +24,18 @@ PASSES: dict[str, str] = {
     "graph-decompose": "fxdsl.transforms.graph_decompose:GraphDecomposePass",
     "graph-unfuse": "fxdsl.transforms.graph_unfuse:GraphUnfusePass",
     "graph-dedup": "fxdsl.transforms.graph_dedup:GraphDedupPass",
+    "graph-unflatten": "fxdsl.transforms.graph_unflatten:GraphUnflattenPass",
+    "graph-flatten": "fxdsl.transforms.graph_flatten:GraphFlattenPass",
+    "graph-wrap-kernels": "fxdsl.lowering.graph_wrap_kernels:GraphWrapKernelsPass",
+    "graph-bufferize": "fxdsl.lowering.graph_bufferize:GraphBufferizePass",
+    "convert-groups-to-gpu": "fxdsl.lowering.convert_groups_to_gpu:ConvertGroupsToGpuPass",
+    "convert-graph-to-gpu": "fxdsl.lowering.convert_graph_to_gpu:ConvertGraphToGpuPass",
 }
 
 # target name -> "module:ClassName"
 TARGETS: dict[str, str] = {
     "dot": "fxdsl.targets.dot:DotTarget",
+    "cuda": "fxdsl.lowering.cuda_printer:CudaTarget",
 }
 
 

@@ -3,8 +3,9 @@
 One generator, driven by a `Draw` callback, builds every program: hypothesis
 drives it through `graphs()` (so examples shrink), `random.Random` drives it
 through `random_graph()` (fast, for benchmarks and scale tests). Each program
-is a module with one public `func.func @main` built with the graph op
-constructors (they infer result types).
+is a module with one public `func.func @main` whose body has exactly the
+drawn number of ops, built with the graph op constructors (result types are
+inferred).
 
 Numerics: every value carries a rough magnitude bound; an op whose bound grows
 past `MAX_BOUND` is followed by `tanh`, `exp` only sees small values, and
@@ -31,8 +32,8 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseIntOrFPElementsAttr,
     DictionaryAttr,
-    ModuleOp,
     IntegerAttr,
+    ModuleOp,
     StringAttr,
     UnitAttr,
     i64,
@@ -126,26 +127,20 @@ class _Template:
     bound: dict[SSAValue, float]
     n_ops: int
 
+    @property
+    def cost(self) -> int:
+        """Most ops one copy adds: the body plus a `sin` per data input when
+        no fresh value of its shape exists (`_Builder.other`)."""
+        return self.n_ops + self.n_data
+
 
 def _join(prefix: str, name: str) -> str:
     return name if not prefix else prefix if not name else f"{prefix}.{name}"
 
 
 def _create(cls: type[OpT], operands: Sequence[SSAValue], **props: Attribute) -> OpT:
-    """`cls` with the result types its own `infer_result_types` gives.
-
-    Stands in for the dialect constructors that assign `self.result.type`
-    (BinaryOp, SelectOp, ReductionOp, MatmulOp, LinearOp, TransposeOp,
-    SliceOp, ConcatOp): xDSL 0.74's OpResult has no type setter.
-    """
-    probe = cls.create(
-        operands=operands, result_types=[operands[0].type], properties=props
-    )
-    try:
-        inferred = probe.infer_result_types()
-    finally:
-        probe.drop_all_references()
-    return cls.create(operands=operands, result_types=inferred, properties=props)
+    """`cls` with the result types the dialect infers."""
+    return cls.create_inferred(operands, props)
 
 
 def _reduction(
@@ -506,33 +501,55 @@ class _Builder:
         self.emit(g.SplitOp(x, dim, sizes), self.bound[x])
 
     # ----------------------------------------------------------------- loops
-    def run(self, budget: int) -> None:
-        """Emit ops (and, in scoped graphs, module calls) until `budget`."""
+    def run(self, budget: int, exact: bool = False) -> None:
+        """Emit ops (and, in scoped graphs, module calls) until `budget` ops;
+        with `exact`, exactly `budget` (the last few are bounded unary ops)."""
         while self.n_ops < budget:
-            if self.gen.options.scoped and self.depth < MAX_DEPTH and self.chance(15):
-                self.module_call(budget - self.n_ops)
+            left = budget - self.n_ops
+            # A module call's size is known before it is copied in, so it may
+            # use all that is left; the last steps before `budget` are fills.
+            scoped = self.gen.options.scoped and self.depth < MAX_DEPTH
+            room = left if exact else 10**9
+            if scoped and self.chance(30) and self.module_call(left, room):
+                continue
+            if exact and left < _SLACK:
+                self.fill()
                 continue
             _, step = _STEPS[_pick_weighted(self.draw, _STEP_TOTAL)]
             step(self)
 
-    def module_call(self, budget: int) -> None:
-        """Call a new child module, or re-call an existing one (call index +1)."""
+    def fill(self) -> None:
+        """One op with a result bounded by 1: never followed by a squash."""
+        op_type = self.choice((g.TanhOp, g.SigmoidOp, g.SinOp, g.CosOp, g.ErfOp))
+        self.emit(op_type(self.pick()), 1.0)
+
+    def module_call(self, left: int, room: int) -> bool:
+        """Call a new child module of about `left` ops at most, or re-call an
+        existing one (call index +1), adding at most `room` ops; False
+        (nothing added) if none fits."""
         recallable = [
             (name, t) for name, t in self.children.items()
             if all(shape_of(a) in self.by_shape for a in t.block.args[: t.n_data])
+            and t.cost <= room
         ]  # fmt: skip
-        if recallable and self.chance(50):
+        if recallable and self.chance(60):
             name, template = self.choice(recallable)
         else:
+            # Leave room for the residual (2 ops) and two input fixes.
+            if room < 5:
+                return False
             kind, type_name = self.choice(_MODULE_KINDS)
             name, n = kind, 0
             while name in self.children:
                 n += 1
                 name = f"{kind}{n}"
-            size = self.draw(1, max(1, min(8, budget)))
+            size = self.draw(1, min(8, left, room - 4))
             template = self.gen.template(self, type_name, size)
+            if template.cost > room:
+                return False
             self.children[name] = template
         self.instantiate(template, name, [])
+        return True
 
     def instantiate(
         self,
@@ -564,11 +581,9 @@ class _Builder:
                 if g.dtype_of(new) != g.i1:
                     internals.append(new)
                     self.bound[new] = template.bound[old]
+        # No squash: chained copies grow by at most 1 each (`input + tanh`).
         output = mapping[template.output]
-        in_bound = self.bound[inputs[0]] + 1
-        self._add(output, in_bound)
-        if in_bound > MAX_BOUND:
-            output = self.emit(g.TanhOp(output), 1.0)
+        self._add(output, self.bound[inputs[0]] + 1)
         return output, internals, start
 
     def _scope_of(
@@ -586,12 +601,17 @@ class _Builder:
             frames.append((name, call_index[name, local], type_name))
         return tuple(frames)
 
-    def group(self, budget: int) -> None:
-        """2-4 structurally identical copies of one template, chained or not;
-        each copy may expose a different internal value."""
+    def group(self, room: int) -> None:
+        """2-4 structurally identical copies of one template, chained or not,
+        adding at most `room` ops; each copy may expose a different internal
+        value."""
         copies = self.draw(2, 4)
-        size = self.draw(1, max(1, min(40, budget // (copies + 1))))
+        size = self.draw(1, max(1, min(40, room // copies - 4)))
         template = self.gen.template(self, "Block", size)
+        while copies > 2 and copies * template.cost > room:
+            copies -= 1
+        if copies * template.cost > room:
+            return
         base = self.gen.group_name()
         chained = self.chance(50)
         previous: SSAValue | None = None
@@ -613,6 +633,10 @@ class _Builder:
 
 
 _SLICE = ("start", "limit", "step")
+_SLACK = 12
+"""More ops than any one step adds (div_pow: up to 10): an exact run switches
+to single fill ops below it."""
+
 
 
 def _transpose(x: SSAValue, perm: Sequence[int]) -> g.TransposeOp:
@@ -760,11 +784,13 @@ class _Generator:
                 top.emit(g.CastOp(arg, g.f32), INPUT_BOUND)
         if opts.repeated_blocks:
             n_groups = self.draw(0, 1 + n_ops // 100)
-            starts = sorted(self.draw(0, max(0, n_ops - 1)) for _ in range(n_groups))
+            # Groups start in the first two thirds: room is left for copies.
+            last = max(0, 2 * n_ops // 3)
+            starts = sorted(self.draw(0, last) for _ in range(n_groups))
             for start in starts:
-                top.run(start)
-                top.group(max(n_ops - top.n_ops, 1))
-        top.run(n_ops)
+                top.run(start, exact=True)
+                top.group(n_ops - top.n_ops)
+        top.run(n_ops, exact=True)
         outputs = [self.cast(top, v) for v in self.outputs(top)]
         block.add_op(func.ReturnOp(*outputs))
         arg_attrs = None
@@ -829,9 +855,10 @@ def graphs(
     (chained or on different inputs). `scoped`: `scope` attributes and
     `graph.param` weight arguments. `dtypes`: element types of inputs and
     outputs ("f32", "f16", "bf16"; the body computes in f32 between casts).
-    Sizes are drawn first, so shrinking removes ops and structure. The op
-    count is about the drawn size in [min_ops, max_ops]: a step may add a
-    few guard/squash ops beyond it.
+    Sizes are drawn first, so shrinking removes ops and structure. `@main`
+    has a drawn number of ops in [min_ops, max_ops] (graph ops, not counting
+    `func.return`), plus one cast per input or output of a dtype other than
+    f32.
     """
     from hypothesis import strategies as st
 

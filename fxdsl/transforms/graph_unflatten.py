@@ -1,0 +1,250 @@
+"""`graph-unflatten`: rebuild the module hierarchy from `scope`.
+
+torch.export.unflatten on the `graph` dialect. Every module call in a
+function's ops (`fxdsl.transforms.scope_tree.call_tree`) becomes a private
+`func.func` named after the call (`@"layers.0.attn"`, a second call with
+another graph `@"layers.0.attn@1"`), called from its parent module's function
+(or from the original function for top-level modules) with a `func.call` that
+carries `graph.module = #graph.scope<(fqn relative to the caller, call index
+among the caller's calls of it, type)>`. Calls are outlined deepest first with
+`fxdsl.transforms.outlining`, so a value flowing between modules that are not
+nested (a skip connection across siblings) is threaded through their common
+ancestor; ops of one call need not be contiguous, but interleavings that would
+make a cycle between calls are an error.
+
+Interface of a module function: its arguments are the values defined outside
+and used inside: the original function's arguments first, then other values,
+each in order of first use, then its weights. A weight is an argument of the
+original function marked `graph.param = "<name>"` whose name lies inside the
+module's fqn (`layers.0.attn.weight` in `layers.0.attn` and in `layers.0`);
+in the module's function it carries `graph.param` relative to the module
+(`"weight"`, `"attn.weight"`). Weights stay arguments (the entry signature is
+unchanged, so callers and numerics are unaffected) rather than globals: a
+module passes down only the weights its submodules own. Results: the values
+defined inside and used outside, in order of definition. The bodies of module
+functions carry no `scope` (it is implied by the call chain).
+
+Sharing: calls whose functions are identical (same body up to value names,
+argument attributes included) call one function, named after the first call
+(torch.export's `_deduplicate_modules`, both for repeated calls of one module
+and for different modules); each call site keeps its own fqn in `graph.module`.
+`graph-flatten` inverts the pass exactly when call indices count calls in
+order (as the tracer numbers them).
+
+Composing with `graph-dedup`: functions marked `graph.dedup` are left alone
+(their ops keep the scopes of one representative copy only). Run
+`graph-unflatten` first when the model's modules are what repeats: identical
+module calls then share functions (dedup's job at module granularity), and a
+later `graph-dedup` only finds repeats inside or across module functions.
+Run `graph-dedup` first and each module call that was one deduplicated copy
+becomes a module function holding just the call to `@dedup_<n>`.
+
+Not yet: preserved call signatures (fqns whose argument/result order must
+follow a recorded signature) need the tracer to record module call signatures
+first. State mutation: the dialect has no op that writes module state; once
+one exists (a buffer store naming `<fqn>.<buffer>`), it will be placed in the
+module owning the buffer by name, as weights are.
+
+Options: `share` (default true): share identical module functions.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Hashable
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    FunctionType,
+    ModuleOp,
+    StringAttr,
+    SymbolRefAttr,
+)
+from xdsl.ir import Block, BlockArgument, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import PassFailedException
+
+from fxdsl.dialects.graph import PARAM, SCOPE, ScopeAttr
+from fxdsl.transforms.outlining import OutlineCycleError, Outlined, outline_groups
+from fxdsl.transforms.scope_tree import (
+    MODULE_ATTR,
+    CallNode,
+    ScopeError,
+    call_tree,
+    structural_key,
+)
+
+
+DEDUP_ATTR = "graph.dedup"
+"""Marks the functions `graph-dedup` outlines."""
+
+
+def weight_names(function: func.FuncOp) -> dict[SSAValue, str]:
+    """Arguments marked `graph.param`, with their names."""
+    names: dict[SSAValue, str] = {}
+    attrs = function.arg_attrs.data if function.arg_attrs is not None else ()
+    for arg, attr in zip(function.body.block.args, attrs):
+        if isinstance(attr, DictionaryAttr):
+            name = attr.data.get(PARAM)
+            if isinstance(name, StringAttr):
+                names[arg] = name.data
+    return names
+
+
+def _permute_inputs(outlined: Outlined, order: list[int]) -> None:
+    """Reorder the callee's arguments (and the call's operands) to `order`."""
+    callee = outlined.callee
+    assert callee is not None
+    old = callee.body.block
+    new = Block(arg_types=[old.args[i].type for i in order])
+    for arg, index in zip(new.args, order):
+        arg.name_hint = old.args[index].name_hint
+        old.args[index].replace_all_uses_with(arg)
+    for op in list(old.ops):
+        old.detach_op(op)
+        new.add_op(op)
+    callee.body.detach_block(old)
+    callee.body.add_block(new)
+    outputs = callee.function_type.outputs.data
+    callee.function_type = FunctionType.from_lists(new.arg_types, outputs)
+    call = outlined.op
+    call.operands = tuple(call.operands[i] for i in order)
+    outlined.inputs = [outlined.inputs[i] for i in order]
+
+
+def _symbol_names(module: ModuleOp) -> set[str]:
+    names: set[str] = set()
+    for op in module.ops:
+        name = op.properties.get("sym_name") or op.attributes.get("sym_name")
+        if isinstance(name, StringAttr):
+            names.add(name.data)
+    return names
+
+
+def _param_attrs(name: str | None) -> DictionaryAttr:
+    return DictionaryAttr({} if name is None else {PARAM: StringAttr(name)})
+
+
+@dataclass
+class _Unflattener:
+    """Unflattens one function of `module`."""
+
+    module: ModuleOp
+    function: func.FuncOp
+    share: bool
+
+    def __post_init__(self) -> None:
+        self.weights = weight_names(self.function)
+        # Every symbol name, collected once: a lookup per new function would
+        # make the pass quadratic in the number of module calls.
+        self.taken = _symbol_names(self.module)
+        self.shared: dict[Hashable, str] = {}
+
+    def fresh_name(self, base: str) -> str:
+        """`base`, or `base_1`, `base_2`...: a name no symbol has yet."""
+        name, n = base, 0
+        while name in self.taken:
+            n += 1
+            name = f"{base}_{n}"
+        self.taken.add(name)
+        return name
+
+    def run(self) -> None:
+        try:
+            nodes = call_tree(self.function.body.block)
+        except ScopeError as error:
+            raise PassFailedException(f"graph-unflatten: {error}") from error
+        levels: dict[int, list[CallNode]] = defaultdict(list)
+        for node in nodes:
+            levels[node.depth].append(node)
+        for depth in sorted(levels, reverse=True):
+            self.outline_level(levels[depth])
+
+    def outline_level(self, level: list[CallNode]) -> None:
+        names = [self.fresh_name(node.call_name) for node in level]
+        try:
+            outlined = outline_groups([n.members for n in level], "func", names)
+        except OutlineCycleError as error:
+            calls = " -> ".join(level[i].call_name for i in error.cycle)
+            raise PassFailedException(
+                f"graph-unflatten: outlining module calls {calls} would create a "
+                "cycle (their ops interleave with ops that depend on them)"
+            ) from error
+        for node, result in zip(level, outlined):
+            self.finish(node, result)
+
+    def finish(self, node: CallNode, outlined: Outlined) -> None:
+        callee, call = outlined.callee, outlined.op
+        assert callee is not None
+        for op in callee.body.block.ops:
+            op.attributes.pop(SCOPE, None)
+        relative = [self.relative_weight(node, v) for v in outlined.inputs]
+        order = sorted(
+            range(len(relative)),
+            key=lambda i: (
+                relative[i] is not None,
+                not isinstance(outlined.inputs[i], BlockArgument),
+                i,
+            ),
+        )
+        _permute_inputs(outlined, order)
+        callee.arg_attrs = ArrayAttr(_param_attrs(relative[i]) for i in order)
+        _, _, type_name = node.frame
+        frame = (node.relative_fqn, node.relative_index, type_name)
+        call.attributes[MODULE_ATTR] = ScopeAttr((frame,))
+        if node.parent is not None:
+            call.attributes[SCOPE] = ScopeAttr(node.parent.path)
+            node.parent.members.append(call)
+        if not self.share:
+            return
+        key = structural_key(callee)
+        existing = self.shared.setdefault(key, callee.sym_name.data)
+        if existing != callee.sym_name.data:
+            self.taken.discard(callee.sym_name.data)
+            self.module.body.block.erase_op(callee)
+            call.properties["callee"] = SymbolRefAttr(existing)
+
+    def relative_weight(self, node: CallNode, value: SSAValue) -> str | None:
+        """The weight's name inside `node`'s module, or None (not a weight of
+        this module or its submodules)."""
+        name = self.weights.get(value)
+        prefix = node.fqn + "."
+        if name is None or not name.startswith(prefix):
+            return None
+        return name[len(prefix) :]
+
+
+def unflatten(module: ModuleOp, share: bool = True) -> ModuleOp:
+    """Unflatten every function of `module` in place (see the module
+    docstring); returns `module`."""
+    for function in [op for op in module.ops if isinstance(op, func.FuncOp)]:
+        single_block = len(function.body.blocks) == 1
+        if single_block and DEDUP_ATTR not in function.attributes:
+            _Unflattener(module, function, share).run()
+    return module
+
+
+def flatten(module: ModuleOp) -> ModuleOp:
+    """Inline every module call back (`graph-flatten`); returns `module`."""
+    from fxdsl.transforms.graph_flatten import flatten as flatten_module
+
+    return flatten_module(module)
+
+
+@dataclass(frozen=True)
+class GraphUnflattenPass(ModulePass):
+    """Outline each module call recorded in `scope` into its own function
+    (torch.export.unflatten). Option `share` (default true): identical module
+    functions are shared."""
+
+    name = "graph-unflatten"
+
+    share: bool = True
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        unflatten(op, self.share)
+

@@ -1,0 +1,135 @@
+"""The module-call tree of a flat function, read from the ops' `scope`.
+
+Used by `graph-unflatten`. Every op's `scope` is a stack of frames
+`(fqn, call index, type)`, outermost first; every prefix of a stack is one
+module call (`CallNode`). Ops whose stack is exactly a node's path are that
+node's direct members. Frames must nest by name (`a` then `a.b`).
+
+Also here: `structural_key`, a hashable summary of a function body, equal for
+two functions exactly when they differ at most in value names, locations and
+symbol name, so that identical module calls can share one function.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+
+from xdsl.dialects import func
+from xdsl.ir import Block, Operation, SSAValue
+
+from fxdsl.dialects.graph import SCOPE, ScopeAttr, ScopeFrame
+from fxdsl.parsing import location_of
+
+MODULE_ATTR = "graph.module"
+"""On a `func.call` made by unflatten: the frame of the module it calls, with
+the fqn relative to the caller's module and the call index counted among the
+caller's calls of that fqn: `#graph.scope<("attn", 0, "Attention")>`."""
+
+
+class ScopeError(Exception):
+    """A `scope` attribute that is not a well-formed module call stack."""
+
+
+@dataclass(eq=False)
+class CallNode:
+    """One module call: its frames from the root, members and children."""
+
+    path: tuple[ScopeFrame, ...]
+    parent: CallNode | None
+    relative_index: int
+    """How many earlier calls of the same fqn its parent call made."""
+    members: list[Operation] = field(default_factory=list[Operation])
+    """Ops directly in this call, in block order."""
+
+    @property
+    def frame(self) -> ScopeFrame:
+        return self.path[-1]
+
+    @property
+    def fqn(self) -> str:
+        return self.frame[0]
+
+    @property
+    def depth(self) -> int:
+        return len(self.path)
+
+    @property
+    def call_name(self) -> str:
+        """torch.export's name of the call: `fqn`, `fqn@1`, `fqn@2`..."""
+        fqn, index, _ = self.frame
+        return fqn if index == 0 else f"{fqn}@{index}"
+
+    @property
+    def relative_fqn(self) -> str:
+        """The fqn without its parent module's prefix."""
+        if self.parent is None:
+            return self.fqn
+        return self.fqn[len(self.parent.fqn) + 1 :]
+
+
+def scope_frames(op: Operation) -> tuple[ScopeFrame, ...]:
+    scope = op.attributes.get(SCOPE)
+    return scope.data if isinstance(scope, ScopeAttr) else ()
+
+
+def call_tree(block: Block) -> list[CallNode]:
+    """Every module call of `block`'s ops, in order of first appearance
+    (a parent before its children). Raises ScopeError on a frame whose fqn is
+    not inside the fqn of the frame around it."""
+    nodes: dict[tuple[ScopeFrame, ...], CallNode] = {}
+    calls_made: dict[tuple[tuple[ScopeFrame, ...], str], int] = {}
+    for op in block.ops:
+        frames = scope_frames(op)
+        for depth in range(1, len(frames) + 1):
+            path = frames[:depth]
+            if path in nodes:
+                continue
+            parent = nodes.get(path[:-1])
+            fqn = path[-1][0]
+            if parent is not None and not fqn.startswith(parent.fqn + "."):
+                where = location_of(op) or op.name
+                raise ScopeError(
+                    f"{where}: scope frame '{fqn}' is not inside '{parent.fqn}'"
+                )
+            key = (path[:-1], fqn)
+            index = calls_made.get(key, 0)
+            calls_made[key] = index + 1
+            nodes[path] = CallNode(path, parent, index)
+        if frames:
+            nodes[frames].members.append(op)
+    return list(nodes.values())
+
+
+def structural_key(function: func.FuncOp) -> Hashable:
+    """Equal for function bodies that are the same up to value names and
+    locations (argument and result attributes included)."""
+    return (
+        function.function_type,
+        function.arg_attrs,
+        function.res_attrs,
+        _block_key(function.body.block, {}),
+    )
+
+
+def _block_key(block: Block, number: dict[SSAValue, int]) -> Hashable:
+    for arg in block.args:
+        number[arg] = len(number)
+    rows: list[Hashable] = [tuple(arg.type for arg in block.args)]
+    for op in block.ops:
+        rows.append(
+            (
+                op.name,
+                tuple(number[v] for v in op.operands),
+                tuple(r.type for r in op.results),
+                tuple(sorted(op.properties.items())),
+                tuple(sorted(op.attributes.items())),
+                tuple(
+                    tuple(_block_key(b, number) for b in region.blocks)
+                    for region in op.regions
+                ),
+            )
+        )
+        for result in op.results:
+            number[result] = len(number)
+    return tuple(rows)
