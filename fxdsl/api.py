@@ -45,11 +45,15 @@ def quote_dotted_values(pipeline: str) -> str:
             quoted = not quoted
         elif not quoted and char in "{}":
             depth += 1 if char == "{" else -1
-        elif depth and not quoted and (match := _DOTTED_VALUE.match(pipeline, pos)):
-            if pipeline[pos - 1] in "=, ":
-                out.append(f'"{match.group()}"')
-                pos = match.end()
-                continue
+        elif (
+            depth
+            and not quoted
+            and pipeline[pos - 1] in "=, "
+            and (match := _DOTTED_VALUE.match(pipeline, pos))
+        ):
+            out.append(f'"{match.group()}"')
+            pos = match.end()
+            continue
         out.append(char)
         pos += 1
     return "".join(out)

@@ -21,10 +21,12 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, StringAttr
 
+from fxdsl.dialects.graph import PARAM, shape_of
 from fxdsl.frontends import ops
 from fxdsl.frontends.tracer import Tensor, TensorSpec, scope, trace
+from fxdsl.interpreters.run import entry_function
 
 # Per-block weights in argument order: (name under `transformer.h.N.`, shape).
 _BLOCK_PARAMS: tuple[tuple[str, str], ...] = (
@@ -264,20 +266,13 @@ def example_inputs(
     """Seeded float32 inputs at GPT-2 initialisation scale: activations
     N(0, 1), weights N(0, weight_scale), layer-norm weights around 1. Keeps
     softmax unsaturated, so numerics comparisons test something."""
-    from xdsl.dialects import func
-    from xdsl.dialects.builtin import StringAttr, TensorType
-
-    from fxdsl.dialects.graph import PARAM
-
     rng = np.random.default_rng(seed)
-    entry = next(op for op in module.body.ops if isinstance(op, func.FuncOp))
+    entry = entry_function(module)
+    arg_attrs = entry.arg_attrs.data if entry.arg_attrs is not None else ()
     arrays: list[np.ndarray] = []
     for i, arg in enumerate(entry.args):
-        typ = arg.type
-        assert isinstance(typ, TensorType)
-        shape = tuple(typ.get_shape())
-        arg_attrs = entry.arg_attrs
-        param = arg_attrs.data[i].data.get(PARAM) if arg_attrs is not None else None
+        shape = shape_of(arg)
+        param = arg_attrs[i].data.get(PARAM) if arg_attrs else None
         fqn = param.data if isinstance(param, StringAttr) else ""
         if not fqn:
             array = rng.standard_normal(shape)

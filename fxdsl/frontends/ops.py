@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import builtins
 import math
-import typing
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
@@ -68,26 +67,34 @@ def _tensor(name: str, x: Any) -> Tensor:
 
 
 def _lift(name: str, value: object, like: Tensor) -> Tensor:
-    """`value` as a tensor of `like`'s element type (Tensors pass through)."""
+    """`value` as a tensor of `like`'s element type (Tensors pass through).
+
+    Scalars and numpy arrays follow one rule: no type promotion, so a
+    non-integral float with an integer tensor is a TypeError, as is a value
+    other than 0/1 with an i1 tensor.
+    """
     if isinstance(value, Tensor):
         return value
-    if isinstance(value, np.ndarray):
-        return constant(value, like.dtype)
-    if isinstance(value, np.generic):
-        value = typing.cast(object, value.item())
-    if not isinstance(value, (bool, int, float)):
+    if not isinstance(value, np.ndarray | np.generic | bool | int | float):
         raise TypeError(
             f"{name}: cannot use {type(value).__name__} as a tensor operand"
         )
-    is_int = like.dtype in INTEGER_DTYPES
-    if is_int and isinstance(value, float) and not value.is_integer():
+    array = np.asarray(value)
+    what = "scalar" if array.ndim == 0 else "array"
+    shown = array.item() if array.ndim == 0 else array
+    fractional = array.dtype.kind == "f" and not np.all(
+        np.isfinite(array) & (array == np.trunc(array))
+    )
+    if like.dtype in INTEGER_DTYPES and fractional:
         raise TypeError(
-            f"{name}: float scalar {value} with a {like.dtype} tensor "
+            f"{name}: float {what} {shown} with a {like.dtype} tensor "
             "(no type promotion; cast the tensor first)"
         )
-    if like.dtype == "i1" and value not in (0, 1):
-        raise TypeError(f"{name}: scalar {value} is not a valid i1 value")
-    return full((), float(value), like.dtype)
+    if like.dtype == "i1" and not np.isin(array, (0, 1)).all():
+        raise TypeError(f"{name}: {what} {shown} is not a valid i1 value")
+    if array.ndim == 0 and not isinstance(value, np.ndarray):
+        return full((), float(array), like.dtype)
+    return constant(array, like.dtype)
 
 
 def _pair(name: str, lhs: Any, rhs: Any) -> tuple[Tensor, Tensor]:
@@ -121,19 +128,18 @@ def _dims(name: str, x: Tensor, dims: Dims) -> list[int]:
 
 
 def _reduce(
-    op_cls: type[graph.ReductionOp], x: Any, dims: Dims, keepdim: bool
+    op_cls: type[graph.ReductionOp],
+    x: Any,
+    dims: Dims,
+    keepdim: bool,
+    **extra: Attribute,
 ) -> Tensor:
     x = _tensor(op_cls.name, x)
-    props = _reduce_props(_dims(op_cls.name, x, dims), keepdim)
-    make = lambda: _create(op_cls, [x], **props)
-    return wrap(emit(make, op_cls.name, x).result)
-
-
-def _reduce_props(dims: Sequence[int], keepdim: bool) -> dict[str, Attribute]:
-    props: dict[str, Attribute] = {"dims": graph.ints(dims)}
+    props: dict[str, Attribute] = {"dims": graph.ints(_dims(op_cls.name, x, dims))}
     if keepdim:
         props["keepdim"] = UnitAttr()
-    return props
+    make = lambda: _create(op_cls, [x], **props, **extra)
+    return wrap(emit(make, op_cls.name, x).result)
 
 
 # --------------------------------------------------------------------------- #
@@ -310,26 +316,22 @@ def var(
     x: Tensor, dims: Dims = None, keepdim: bool = False, correction: int = 1
 ) -> Tensor:
     """Variance; `correction=1` is torch's unbiased default, 0 the biased one."""
-    name = graph.VarOp.name
-    x = _tensor(name, x)
-    props = _reduce_props(_dims(name, x, dims), keepdim)
-    props["correction"] = IntegerAttr(correction, i64)
-    make = lambda: _create(graph.VarOp, [x], **props)
-    return wrap(emit(make, name, x).result)
+    correction_attr = IntegerAttr(correction, i64)
+    return _reduce(graph.VarOp, x, dims, keepdim, correction=correction_attr)
+
+
+def _softmax(op_cls: type[graph.SoftmaxLikeOp], x: Tensor, dim: int) -> Tensor:
+    x = _tensor(op_cls.name, x)
+    d = normalize_dim(op_cls.name, dim, x.ndim)
+    return wrap(emit(lambda: op_cls(x.value, d), op_cls.name, x).result)
 
 
 def softmax(x: Tensor, dim: int = -1) -> Tensor:
-    name = graph.SoftmaxOp.name
-    x = _tensor(name, x)
-    d = normalize_dim(name, dim, x.ndim)
-    return wrap(emit(lambda: graph.SoftmaxOp(x.value, d), name, x).result)
+    return _softmax(graph.SoftmaxOp, x, dim)
 
 
 def log_softmax(x: Tensor, dim: int = -1) -> Tensor:
-    name = graph.LogSoftmaxOp.name
-    x = _tensor(name, x)
-    d = normalize_dim(name, dim, x.ndim)
-    return wrap(emit(lambda: graph.LogSoftmaxOp(x.value, d), name, x).result)
+    return _softmax(graph.LogSoftmaxOp, x, dim)
 
 
 def layer_norm(x: Tensor, weight: Tensor, bias: Tensor, eps: float = 1e-5) -> Tensor:

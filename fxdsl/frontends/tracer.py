@@ -31,13 +31,12 @@ scopes.
 
 from __future__ import annotations
 
-import builtins
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, TypeVar, cast
+from typing import Any, Protocol, TypeVar, cast
 
 import numpy as np
 from typing_extensions import Self
@@ -48,49 +47,30 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     StringAttr,
     TensorType,
-    i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from fxdsl.dialects.graph import (
+    ELEMENT_TYPES,
     PARAM,
     SCOPE,
     ScopeAttr,
     ScopeFrame,
-    bf16,
-    f16,
-    f32,
-    i1,
-    i32,
+    dtype_of,
+    shape_of,
 )
 from fxdsl.dialects.shape_rules import ShapeError
+from fxdsl.interpreters.dtypes import element_type_of
 
-DTYPES: dict[str, Attribute] = {
-    "f32": f32,
-    "f16": f16,
-    "bf16": bf16,
-    "i64": i64,
-    "i32": i32,
-    "i1": i1,
-}
-"""Element type of each dtype string the tracer accepts."""
-
-# numpy has no bfloat16; float64 arrays are traced as f32 (the dialect has no f64).
-_NUMPY_DTYPES: dict[np.dtype[Any], str] = {
-    np.dtype(np.float32): "f32",
-    np.dtype(np.float64): "f32",
-    np.dtype(np.float16): "f16",
-    np.dtype(np.int64): "i64",
-    np.dtype(np.int32): "i32",
-    np.dtype(np.bool_): "i1",
-}
+DTYPES: dict[str, Attribute] = {str(t): t for t in ELEMENT_TYPES}
+"""Element type of each dtype string the tracer accepts ("f32", "i64", ...)."""
 
 
 def dtype_attr(dtype: str | Attribute) -> Attribute:
     """The element type for a dtype string ("f32", ...) or element type."""
     if isinstance(dtype, Attribute):
-        if dtype not in DTYPES.values():
+        if dtype not in ELEMENT_TYPES:
             raise TypeError(f"unsupported element type {dtype}")
         return dtype
     if dtype not in DTYPES:
@@ -100,18 +80,18 @@ def dtype_attr(dtype: str | Attribute) -> Attribute:
 
 def dtype_name(dtype: Attribute) -> str:
     """The dtype string of an element type (inverse of `dtype_attr`)."""
-    for name, attr in DTYPES.items():
-        if attr == dtype:
-            return name
-    raise TypeError(f"unsupported element type {dtype}")
+    return str(dtype_attr(dtype))
 
 
 def numpy_dtype_name(dtype: np.dtype[Any]) -> str:
-    """The dtype string a numpy array of this dtype is traced as."""
-    name = _NUMPY_DTYPES.get(np.dtype(dtype))
-    if name is None:
-        raise TypeError(f"numpy dtype {dtype} has no graph element type")
-    return name
+    """The dtype string a numpy array of this dtype is traced as; float64
+    becomes f32 because the dialect has no f64."""
+    dtype = np.dtype(dtype)
+    try:
+        element_type = element_type_of(np.float32 if dtype == np.float64 else dtype)
+        return dtype_name(element_type)
+    except (TypeError, ValueError):
+        raise TypeError(f"numpy dtype {dtype} has no graph element type") from None
 
 
 @dataclass(frozen=True)
@@ -147,11 +127,17 @@ class TensorSpec:
         return TensorType(dtype_attr(self.dtype), list(self.shape))
 
 
+class OpSink(Protocol):
+    """Where traced ops go: a Block, or anything else with `add_op`."""
+
+    def add_op(self, operation: Operation, /) -> None: ...
+
+
 @dataclass
 class _TraceState:
     """What one trace owns: its block, the open scopes, per-fqn call counts."""
 
-    block: Block
+    block: OpSink
     frames: list[ScopeFrame] = field(default_factory=list)
     calls: dict[str, int] = field(default_factory=dict)
 
@@ -161,11 +147,11 @@ _ACTIVE: ContextVar[_TraceState | None] = ContextVar("fxdsl_trace", default=None
 
 @contextmanager
 def emitting_into(
-    block: Block, frames: Sequence[ScopeFrame] = ()
-) -> Iterator[_TraceState]:
+    block: OpSink, frames: Sequence[ScopeFrame] = ()
+) -> Generator[_TraceState, None, None]:
     """Make `fxdsl.ops` and Tensor operators append their ops to `block`
-    (anything with `add_op`) under the scope `frames`. `trace` uses it, and
-    so does the rewrite API's Transformer to emit in place of an op."""
+    under the scope `frames`. `trace` uses it, and so does the rewrite API's
+    Transformer to emit in place of an op."""
     state = _TraceState(block, list(frames))
     token = _ACTIVE.set(state)
     try:
@@ -201,15 +187,15 @@ class Tensor:
     def type(self) -> TensorType[Attribute]:
         typ = self.value.type
         assert isinstance(typ, TensorType)
-        return typ  # pyright: ignore[reportUnknownVariableType]
+        return typ
 
     @property
     def shape(self) -> tuple[int, ...]:
-        return tuple(self.type.get_shape())
+        return shape_of(self.value)
 
     @property
     def dtype(self) -> str:
-        return dtype_name(self.type.element_type)
+        return dtype_name(dtype_of(self.value))
 
     @property
     def ndim(self) -> int:
@@ -375,12 +361,12 @@ def _index_plan(
 ) -> tuple[list[int], list[int], list[int], list[int]]:
     """start/limit/step of the slice and the final shape for `x[key]`."""
     items = list(cast("tuple[object, ...]", key)) if isinstance(key, tuple) else [key]
-    if builtins.sum(1 for k in items if k is Ellipsis) > 1:
+    if sum(1 for k in items if k is Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
-    used = builtins.sum(1 for k in items if k is not None and k is not Ellipsis)
+    used = sum(1 for k in items if k is not None and k is not Ellipsis)
     if used > len(shape):
         raise IndexError(f"too many indices for a tensor of rank {len(shape)}")
-    fill = [builtins.slice(None)] * (len(shape) - used)
+    fill = [slice(None)] * (len(shape) - used)
     at = next((i for i, k in enumerate(items) if k is Ellipsis), len(items))
     items[at : at + 1] = fill
     start: list[int] = []
@@ -394,11 +380,11 @@ def _index_plan(
             continue
         size = shape[axis]
         axis += 1
-        if isinstance(item, builtins.slice):
+        if isinstance(item, slice):
             lo, hi, st = item.indices(size)
             if st < 1:
                 raise IndexError(f"slice step must be >= 1, got {item!r}")
-            hi = builtins.max(hi, lo)
+            hi = max(hi, lo)
             start.append(lo)
             limit.append(hi)
             step.append(st)
@@ -499,6 +485,8 @@ class scope:
 
 
 SpecLike = TensorSpec | np.ndarray[Any, Any]
+# What MLIR accepts as an SSA name hint or symbol name without quoting.
+_IDENTIFIER = re.compile(r"[A-Za-z_][\w$.]*")
 
 
 def trace(
@@ -514,7 +502,7 @@ def trace(
     arg_specs = [_as_spec(s) for s in specs]
     block = Block(arg_types=[s.type for s in arg_specs])
     for arg, spec in zip(block.args, arg_specs):
-        if spec.name is not None and re.fullmatch(r"[A-Za-z_][\w$.]*", spec.name):
+        if spec.name is not None and _IDENTIFIER.fullmatch(spec.name):
             arg.name_hint = spec.name
     with emitting_into(block) as state:
         returned = fn(*(Tensor(arg, state) for arg in block.args))
@@ -529,7 +517,7 @@ def trace(
             ]
         )
     func_name = name or fn.__name__
-    if not re.fullmatch(r"[A-Za-z_][\w$.]*", func_name):
+    if not _IDENTIFIER.fullmatch(func_name):
         func_name = "main"
     func_op = func.FuncOp(
         func_name,
@@ -546,7 +534,7 @@ def _as_spec(spec: Any) -> TensorSpec:
     if isinstance(spec, TensorSpec):
         return spec
     if isinstance(spec, np.ndarray):
-        return TensorSpec.from_array(spec)  # pyright: ignore[reportUnknownArgumentType]
+        return TensorSpec.from_array(spec)
     raise TypeError(f"fxdsl.trace: expected TensorSpec or numpy array, got {spec!r}")
 
 
@@ -566,4 +554,4 @@ def _results(returned: object, state: _TraceState) -> list[SSAValue]:
 
 
 # Imported last: `fxdsl.ops` builds on the names above, Tensor's operators on it.
-from fxdsl.frontends import ops as _ops
+from fxdsl.frontends import ops as _ops  # noqa: E402

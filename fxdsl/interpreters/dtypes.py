@@ -18,7 +18,6 @@ from xdsl.dialects.builtin import (
     Float32Type,
     Float64Type,
     IntegerType,
-    TensorType,
 )
 from xdsl.ir import Attribute
 
@@ -101,8 +100,3 @@ def from_bytes(
     if flat.size == 1 and count != 1:
         flat = np.repeat(flat, count)
     return flat.astype(numpy_dtype(element_type)).reshape(shape)
-
-
-def tensor_type_str(shape: tuple[int, ...], element_type: Attribute) -> str:
-    """`tensor<4x8xf32>` text for a shape and element type."""
-    return str(TensorType(element_type, list(shape)))

@@ -28,10 +28,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.builtin import DenseArrayBase, IntegerType, TensorType
 from xdsl.interpreter import (
     Interpreter,
     InterpreterFunctions,
@@ -50,7 +50,6 @@ from fxdsl.interpreters.dtypes import (
     is_bf16,
     numpy_dtype,
     round_to_bf16,
-    tensor_type_str,
     to_element_type,
 )
 from fxdsl.parsing import location_of
@@ -81,10 +80,15 @@ def _widen(value: Array) -> Array:
     return value.astype(np.float32) if value.dtype == np.float16 else value
 
 
+def _ints(attr: DenseArrayBase[Any]) -> tuple[int, ...]:
+    # The dialect's int-list properties (perm, start, sizes, ...) hold i64.
+    return cast(DenseArrayBase[IntegerType], attr).get_values()
+
+
 def _finish(op: Operation, *values: Any) -> tuple[Array, ...]:
     """Convert computed values to the exact dtype of the op's result types."""
     return tuple(
-        to_element_type(value, result.type.element_type)  # type: ignore[attr-defined]
+        to_element_type(value, graph.dtype_of(result))
         for value, result in zip(values, op.results, strict=True)
     )
 
@@ -96,7 +100,7 @@ def _finish(op: Operation, *values: Any) -> tuple[Array, ...]:
 
 def _erf(x: Array) -> Array:
     # numpy has no erf; math.erf on float64 is correctly rounded for f32.
-    return _erf_f64(x.astype(np.float64)).astype(x.dtype)
+    return np.asarray(_erf_f64(x.astype(np.float64)), dtype=x.dtype)
 
 
 def _sigmoid(x: Array) -> Array:
@@ -108,12 +112,6 @@ def _div(lhs: Array, rhs: Array) -> Array:
     if np.issubdtype(lhs.dtype, np.integer):
         return np.floor_divide(lhs, rhs)
     return np.true_divide(lhs, rhs)
-
-
-def _pow(lhs: Array, rhs: Array) -> Array:
-    if np.issubdtype(rhs.dtype, np.integer) and (rhs < 0).any():
-        raise ValueError("integers to negative integer powers are not allowed")
-    return np.power(lhs, rhs)
 
 
 UNARY: dict[type[Operation], Callable[[Array], Array]] = {
@@ -139,7 +137,8 @@ BINARY: dict[type[Operation], Callable[[Array, Array], Array]] = {
     graph.SubOp: np.subtract,
     graph.MulOp: np.multiply,
     graph.DivOp: _div,
-    graph.PowOp: _pow,
+    # numpy raises ValueError for integers to negative integer powers, as torch.
+    graph.PowOp: np.power,
     graph.MaximumOp: np.maximum,
     graph.MinimumOp: np.minimum,
     graph.EqOp: np.equal,
@@ -307,7 +306,7 @@ class GraphFunctions(InterpreterFunctions):
     def run_transpose(
         self, interpreter: Interpreter, op: graph.TransposeOp, args: PythonValues
     ) -> PythonValues:
-        return _finish(op, np.transpose(args[0], op.perm.get_values()))
+        return _finish(op, np.transpose(args[0], _ints(op.perm)))
 
     @impl(graph.BroadcastToOp)
     def run_broadcast_to(
@@ -319,7 +318,7 @@ class GraphFunctions(InterpreterFunctions):
     def run_slice(
         self, interpreter: Interpreter, op: graph.SliceOp, args: PythonValues
     ) -> PythonValues:
-        bounds = zip(op.start.get_values(), op.limit.get_values(), op.step.get_values())
+        bounds = zip(_ints(op.start), _ints(op.limit), _ints(op.step))
         return _finish(op, args[0][tuple(slice(*b) for b in bounds)])
 
     @impl(graph.ConcatOp)
@@ -332,7 +331,7 @@ class GraphFunctions(InterpreterFunctions):
     def run_split(
         self, interpreter: Interpreter, op: graph.SplitOp, args: PythonValues
     ) -> PythonValues:
-        offsets = np.cumsum(op.sizes.get_values())[:-1]
+        offsets = np.cumsum(_ints(op.sizes))[:-1]
         return _finish(op, *np.split(args[0], offsets, axis=op.dim.value.data))
 
     @impl(graph.GatherOp)
@@ -404,11 +403,11 @@ def check_value(value: Any, typ: Attribute) -> str | None:
     """Why `value` is not a valid runtime value of `typ`; None when it is."""
     if not isinstance(typ, TensorType):
         return None
-    element_type, shape = typ.element_type, tuple(typ.get_shape())
+    element_type, shape = graph.dtype_of(typ), graph.shape_of(typ)
     if not isinstance(value, np.ndarray):
         return f"expected an ndarray for {typ}, got {type(value).__name__}"
     if value.dtype != numpy_dtype(element_type) or value.shape != shape:
-        got = tensor_type_str(value.shape, element_type)
+        got = graph.tensor(value.shape, element_type)
         return f"expected {typ}, got {value.dtype} array of shape {value.shape} ({got})"
     if is_bf16(element_type):
         rounded = round_to_bf16(value)

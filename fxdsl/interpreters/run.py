@@ -21,24 +21,22 @@ from xdsl.traits import SymbolTable
 from fxdsl.dialects import graph
 from fxdsl.interpreters.dtypes import numpy_dtype, to_element_type
 from fxdsl.interpreters.graph import GraphFunctions, TypeChecker
+from fxdsl.rewrite.editing import functions
 
 Array = np.ndarray[Any, Any]
 
 
-def functions(module: ModuleOp) -> list[func.FuncOp]:
-    """The `func.func`s at the top level of `module`, in order."""
-    return [op for op in module.ops if isinstance(op, func.FuncOp)]
-
-
 def entry_function(module: ModuleOp, entry: str | None = None) -> func.FuncOp:
-    """Function `entry`, or by default the first public function (else the first
-    function). Raises ValueError naming the available functions."""
+    """Function `entry`, or by default the first public function with a body
+    (else the first with a body). Raises ValueError naming the available
+    functions."""
     funcs = functions(module)
     if entry is None:
-        public = [f for f in funcs if not f.is_declaration and _is_public(f)]
-        chosen = public[0] if public else next(iter(funcs), None)
+        defined = [f for f in funcs if not f.is_declaration]
+        public = [f for f in defined if _is_public(f)]
+        chosen = next(iter(public or defined), None)
         if chosen is None:
-            raise ValueError("the module has no func.func to run")
+            raise ValueError("the module has no func.func with a body to run")
         return chosen
     name = entry.removeprefix("@")
     for candidate in funcs:
@@ -107,17 +105,16 @@ def _arg_name(args: Sequence[SSAValue], index: int) -> str:
 def _coerce(value: Any, typ: Attribute, what: str) -> Array:
     if not isinstance(typ, TensorType):
         raise ValueError(f"{what}: unsupported argument type {typ}")
-    element_type = typ.element_type
+    element_type = graph.dtype_of(typ)
     expected = numpy_dtype(element_type)
+    array = np.asarray(value)
     if isinstance(value, np.ndarray | np.generic):
-        array = np.asarray(value)
         dtype_ok = array.dtype == expected
     else:
-        array = np.asarray(value)
         dtype_ok = array.dtype != object and np.can_cast(
             array.dtype, expected, casting="same_kind"
         )
-    shape = tuple(typ.get_shape())
+    shape = graph.shape_of(typ)
     shape_ok = len(shape) == array.ndim and all(
         want in (-1, got) for want, got in zip(shape, array.shape)
     )
@@ -193,20 +190,19 @@ def random_inputs(
     """
     function = entry_function(module, entry)
     rng = np.random.default_rng(seed)
-    args = function.body.block.args
     arrays: list[Array] = []
-    for arg, typ in zip(args, function.function_type.inputs.data):
-        if not isinstance(typ, TensorType):
-            raise ValueError(f"unsupported argument type {typ}")
-        arrays.append(_random_array(rng, typ, index_bound(module, arg)))
+    for arg in function.args:
+        if not isinstance(arg.type, TensorType):
+            name = function.sym_name.data
+            raise ValueError(f"@{name}: unsupported argument type {arg.type}")
+        arrays.append(_random_array(rng, arg.type, index_bound(module, arg)))
     return arrays
 
 
 def _random_array(
     rng: np.random.Generator, typ: TensorType[Attribute], bound: int | None
 ) -> Array:
-    shape = tuple(typ.get_shape())
-    element_type = typ.element_type
+    shape, element_type = graph.shape_of(typ), graph.dtype_of(typ)
     if isinstance(element_type, IntegerType):
         if element_type.width.data == 1:
             return rng.random(shape) < 0.5

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, UnknownLoc
 from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -38,28 +38,36 @@ def ops_in_order(module_or_func: Operation) -> Iterator[Operation]:
     The list is taken up front, so the caller may insert or erase ops while
     iterating (ops inserted during the walk are not visited).
     """
-    ops: list[Operation] = []
-    for function in functions(module_or_func):
-        for block in function.body.blocks:
-            ops.extend(block.ops)
+    ops = [
+        op
+        for function in functions(module_or_func)
+        for block in function.body.blocks
+        for op in block.ops
+    ]
     yield from ops
 
 
-def _copy_provenance(anchor: Operation, new_op: Operation) -> None:
+def inherit_provenance(anchor: Operation, new_op: Operation) -> None:
+    """Give `new_op` the `scope` and location of `anchor`, the op it is made
+    for, unless it has its own (provenance survives every rewrite)."""
     if SCOPE in anchor.attributes and SCOPE not in new_op.attributes:
         new_op.attributes[SCOPE] = anchor.attributes[SCOPE]
+    if isinstance(new_op.location, UnknownLoc):
+        new_op.location = anchor.location
 
 
 def insert_before(op: Operation, new_op: Operation) -> Operation:
-    """Insert `new_op` right before `op`; it inherits `op`'s scope. Returns it."""
-    _copy_provenance(op, new_op)
+    """Insert `new_op` right before `op`; it inherits `op`'s scope and
+    location. Returns it."""
+    inherit_provenance(op, new_op)
     Rewriter.insert_op(new_op, InsertPoint.before(op))
     return new_op
 
 
 def insert_after(op: Operation, new_op: Operation) -> Operation:
-    """Insert `new_op` right after `op`; it inherits `op`'s scope. Returns it."""
-    _copy_provenance(op, new_op)
+    """Insert `new_op` right after `op`; it inherits `op`'s scope and
+    location. Returns it."""
+    inherit_provenance(op, new_op)
     Rewriter.insert_op(new_op, InsertPoint.after(op))
     return new_op
 

@@ -167,7 +167,7 @@ class SubgraphMatcher:
             return False
         if len(pattern_op.results) != len(graph_op.results):
             return False
-        return self.ignore_literals or _same_properties(pattern_op, graph_op)
+        return self.ignore_literals or pattern_op.properties == graph_op.properties
 
     # -- matching --------------------------------------------------------- #
 
@@ -189,9 +189,9 @@ class SubgraphMatcher:
             assert terminator is not None
             if len(terminator.operands) != len(self.returning):
                 return
-            nodes: dict[Node, Node] = {}
-            if self._match_values(self.returning, list(terminator.operands), nodes):
-                yield from self._finish(nodes)
+            outputs: dict[Node, Node] = {}
+            if self._match_values(self.returning, list(terminator.operands), outputs):
+                yield from self._finish(outputs)
             return
         candidates = [op for op in ops if self.ops_equal(self.anchors[0], op)]
         for graph_op in candidates:
@@ -337,10 +337,6 @@ def _graph_value(pattern_value: SSAValue, nodes: dict[Node, Node]) -> SSAValue:
     owner = nodes[pattern_value.owner]
     assert isinstance(owner, Operation)
     return owner.results[pattern_value.index]
-
-
-def _same_properties(lhs: Operation, rhs: Operation) -> bool:
-    return dict(lhs.properties) == dict(rhs.properties)
 
 
 def _without_overlaps(matches: list[InternalMatch]) -> list[InternalMatch]:

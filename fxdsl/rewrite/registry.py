@@ -35,6 +35,7 @@ _REGISTERED: dict[str, type[ModulePass]] = {}
 def make_pass(name: str, pass_: Any) -> type[ModulePass]:
     """A `ModulePass` class named `name` that runs `pass_` (a callable on a
     module, a Transformer subclass/instance) in place on the module."""
+    # Imported here: pass_manager -> transformer -> this module (`as_pass`).
     from fxdsl.rewrite.pass_manager import run_pass
 
     def apply(self: ModulePass, ctx: Context, op: ModuleOp) -> None:
@@ -42,8 +43,10 @@ def make_pass(name: str, pass_: Any) -> type[ModulePass]:
             result = run_pass(pass_, op)
         except PassFailedException:
             raise
-        except Exception as error:  # noqa: BLE001 - any failure -> error: line
-            raise PassFailedException(f"{name}: {type(error).__name__}: {error}")
+        except Exception as error:
+            # Any failure of a Python pass becomes one `error:` line.
+            message = f"{name}: {type(error).__name__}: {error}"
+            raise PassFailedException(message) from error
         if result is not op:
             _adopt(op, result)
 
@@ -77,6 +80,7 @@ def register_pass(name: str, pass_: Any, replace: bool = False) -> type[ModulePa
     """
     from xdsl.transforms import get_all_passes as upstream_passes
 
+    # Imported here: fxdsl.universe imports this module to load plugins.
     from fxdsl import universe
 
     builtin = name in upstream_passes() or (

@@ -37,7 +37,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from fxdsl.dialects.graph import SCOPE, GraphOp
 from fxdsl.dialects.shape_rules import ShapeError
-from fxdsl.rewrite.editing import functions
+from fxdsl.rewrite.editing import inherit_provenance, ops_in_order
 from fxdsl.rewrite.matcher import (
     InternalMatch,
     Node,
@@ -92,10 +92,9 @@ def replace_pattern_with_filters(
     ]
     renamed: dict[SSAValue, SSAValue] = {}
     # Program positions, computed once: keeps many replacements near-linear.
-    order: dict[Operation, float] = {}
-    for function in functions(module):
-        for block in function.body.blocks:
-            order.update((op, i) for i, op in enumerate(block.ops))
+    order: dict[Operation, float] = {
+        op: index for index, op in enumerate(ops_in_order(module))
+    }
     replaced: list[ReplacedPatterns] = []
     for match in matches:
         done = _replace_match(match, replacement_func, renamed, order)
@@ -143,9 +142,7 @@ def _replace_match(
                 f"replace_pattern: the replacement's {op.name} does not fit the "
                 f"matched values: {error}"
             ) from None
-        if SCOPE in anchor.attributes:
-            new_op.attributes[SCOPE] = anchor.attributes[SCOPE]
-        new_op.location = anchor.location
+        inherit_provenance(anchor, new_op)
         Rewriter.insert_op(new_op, InsertPoint.before(point))
         order[new_op] = order[point] - 0.5
         values.update(zip(op.results, new_op.results))
@@ -187,7 +184,8 @@ def _rebuild(op: Operation, operands: list[SSAValue]) -> Operation:
             operands=operands,
             result_types=types,
             properties=dict(op.properties),
-            attributes=dict(op.attributes),
+            # The pattern's own scope means nothing here; the anchor's is used.
+            attributes={k: v for k, v in op.attributes.items() if k != SCOPE},
             regions=[region.clone() for region in op.regions],
         )
 

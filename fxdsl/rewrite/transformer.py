@@ -32,7 +32,7 @@ from collections.abc import Generator, Sequence
 from contextlib import contextmanager
 from typing import Any, ClassVar, cast
 
-from xdsl.dialects.builtin import ModuleOp, UnknownLoc
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -41,7 +41,9 @@ from xdsl.utils.exceptions import VerifyException
 
 from fxdsl.dialects.graph import SCOPE, ScopeAttr
 from fxdsl.dialects.shape_rules import ShapeError
-from fxdsl.rewrite.editing import functions
+from fxdsl.frontends.tracer import Tensor, emitting_into
+from fxdsl.rewrite.editing import functions, inherit_provenance
+from fxdsl.rewrite.registry import make_pass
 
 Result = SSAValue | Sequence[SSAValue] | None
 
@@ -94,8 +96,6 @@ class Transformer:
     def tensor(self, value: SSAValue) -> Any:
         """`value` as a traced Tensor, so `fxdsl.ops.*` and Tensor operators
         (`x * 2`) emit ops here; return such Tensors like values."""
-        from fxdsl.frontends.tracer import Tensor
-
         if self._state is None:
             raise RuntimeError("Transformer.tensor called outside of a transformation")
         return Tensor(value, self._state)
@@ -114,10 +114,7 @@ class Transformer:
                 f"{type(self).__name__}: op emitted for {current.name} is invalid: "
                 f"{error}"
             ) from None
-        if SCOPE in current.attributes and SCOPE not in new_op.attributes:
-            new_op.attributes[SCOPE] = current.attributes[SCOPE]
-        if isinstance(new_op.location, UnknownLoc):
-            new_op.location = current.location
+        inherit_provenance(current, new_op)
         Rewriter.insert_op(new_op, InsertPoint.before(current))
         self._emitted.append(new_op)
         if len(new_op.results) == 1:
@@ -142,8 +139,6 @@ class Transformer:
     @classmethod
     def as_pass(cls, name: str | None = None) -> type[ModulePass]:
         """A `ModulePass` class running this transformer (for `fxdsl-opt`)."""
-        from fxdsl.rewrite.registry import make_pass
-
         return make_pass(name or cls.name or cls.__name__, cls)
 
     def _transform_block_ops(self, ops: list[Operation]) -> None:
@@ -152,8 +147,9 @@ class Transformer:
                 continue
             handler = getattr(self, method_name(op.name), None)
             if not callable(handler):
+                # No named method: `call_op` gets the op, after its regions
+                # were transformed (a named method owns its op's regions).
                 handler = None
-            if handler is None:
                 for region in op.regions:
                     for block in region.blocks:
                         self._transform_block_ops(list(block.ops))
@@ -176,11 +172,9 @@ class Transformer:
     def _tracing(self, op: Operation) -> Generator[None, None, None]:
         """Make `fxdsl.ops` emit here: a tracer state whose block inserts
         through `emit`, whose frames are the op's scope."""
-        from fxdsl.frontends import tracer
-
         scope = op.attributes.get(SCOPE)
         frames = list(scope.data) if isinstance(scope, ScopeAttr) else []
-        with tracer.emitting_into(_EmitBlock(self), frames) as state:  # type: ignore[arg-type]
+        with emitting_into(_EmitBlock(self), frames) as state:
             self._state = state
             try:
                 yield
@@ -191,7 +185,7 @@ class Transformer:
         if result is None:
             return tuple(op.results)
         if isinstance(result, (tuple, list)):
-            values = tuple(unwrap(v) for v in result)  # pyright: ignore
+            values = tuple(unwrap(v) for v in result)
         else:
             values = (unwrap(result),)
         if len(values) != len(op.results):

@@ -17,6 +17,9 @@ from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp
 
+from fxdsl.api import apply
+from fxdsl.interpreters.run import run_reference
+
 DEFAULT_PIPELINE = "graph-decompose,graph-fuse,cse,dce"
 
 
@@ -27,7 +30,7 @@ class BackendUnavailable(RuntimeError):
 def cuda_unavailable_reason() -> str | None:
     """None when CuPy can run kernels here, else why it cannot."""
     try:
-        import cupy  # type: ignore[import-not-found]  # noqa: PLC0415
+        import cupy  # type: ignore[import-not-found]
     except ImportError as error:
         return f"CuPy is not installed ({error}); install the `gpu` extra"
     try:
@@ -44,7 +47,8 @@ def compile_module(
     entry: str | None = None,
     **options: Any,
 ) -> Callable[..., tuple[Any, ...]]:
-    """Compile a clone of `module` for `backend`; the input is not modified."""
+    """Compile a clone of `module` for `backend` with `pipeline` (default:
+    DEFAULT_PIPELINE); the input is not modified."""
     if options:
         raise TypeError(f"unknown compile options: {', '.join(sorted(options))}")
     if backend == "cuda":
@@ -55,15 +59,8 @@ def compile_module(
     if backend != "cpu":
         raise ValueError(f"unknown backend '{backend}' (expected 'cuda' or 'cpu')")
 
-    from fxdsl.api import apply, available_passes  # noqa: PLC0415
-    from fxdsl.interpreters.run import run_reference  # noqa: PLC0415
-
     compiled = module.clone()
     spec = DEFAULT_PIPELINE if pipeline is None else pipeline
-    if pipeline is None:
-        # The default pipeline uses the passes this build has.
-        known = available_passes()
-        spec = ",".join(p for p in spec.split(",") if p in known)
     if spec:
         apply(compiled, spec)
 

@@ -36,6 +36,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute
 from xdsl.utils.exceptions import InterpretationError, VerifyException
 
+from fxdsl.api import apply, parse_pipeline, run
 from fxdsl.interpreters.graph import InterpretationFailure
 from fxdsl.interpreters.run import (
     coerce_inputs,
@@ -44,10 +45,12 @@ from fxdsl.interpreters.run import (
     run_reference,
 )
 from fxdsl.parsing import parse_module
+from fxdsl.runtime.compile import BackendUnavailable
 from fxdsl.tools.diagnostics import UserError, run_guarded, verify_located
 
 Array = np.ndarray[Any, Any]
 F32_TOLERANCE = (1e-5, 1e-6)
+DESCRIPTION = "run a function of an IR file and print checksums of its results"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -57,7 +60,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="fxdsl-run", description=__doc__.split("\n")[0])
+    parser = _Parser(prog="fxdsl-run", description=DESCRIPTION)
     parser.add_argument("file", help="IR file to run ('-' for stdin)")
     parser.add_argument("-p", "--pipeline", default="", help="passes to apply first")
     parser.add_argument("--entry", help="function to run (default: first public)")
@@ -94,8 +97,6 @@ def load_module(path: str) -> ModuleOp:
 
 
 def apply_pipeline(module: ModuleOp, pipeline: str, where: str) -> None:
-    from fxdsl.api import apply, parse_pipeline
-
     try:
         passes = parse_pipeline(pipeline)
     except ValueError as error:
@@ -124,38 +125,17 @@ def load_inputs(
 def run_backend(
     module: ModuleOp, inputs: Sequence[Array], entry: str, backend: str
 ) -> tuple[Array, ...]:
-    if backend == "auto":
-        from fxdsl.runtime.compile import BackendUnavailable, compile_module
-
+    """Run on `backend`; "auto" falls back to the cpu reference with a note."""
+    if backend != "cpu":
         try:
-            compile_module(module.clone(), backend="cuda", entry=entry)
-            backend = "cuda"
+            return run(module, *inputs, entry=entry, backend="cuda")
         except BackendUnavailable as error:
+            if backend == "cuda":
+                reason = str(error).removeprefix("backend='cuda' is unavailable: ")
+                message = f"the cuda backend is not available: {reason}"
+                raise UserError(message) from None
             print(f"note: running on the cpu reference ({error})")
-            backend = "cpu"
-    if backend == "cpu":
-        return run_reference(module, *inputs, entry=entry)
-    from fxdsl.api import compile as compile_for
-
-    try:
-        compiled = compile_for(module, backend=backend, entry=entry)
-    except _unavailable_errors() as error:
-        reason = str(error).removeprefix(f"backend='{backend}' is unavailable: ")
-        raise UserError(f"the {backend} backend is not available: {reason}") from error
-    return tuple(np.asarray(_to_host(r)) for r in compiled(*inputs))
-
-
-def _unavailable_errors() -> tuple[type[BaseException], ...]:
-    try:
-        from fxdsl.runtime.compile import BackendUnavailable
-    except ImportError:  # no runtime in this build: compile raises ImportError
-        return (ImportError,)
-    return (ImportError, BackendUnavailable)
-
-
-def _to_host(array: Any) -> Any:
-    get = getattr(array, "get", None)  # CuPy arrays copy to the host with .get()
-    return get() if callable(get) else array
+    return run_reference(module, *inputs, entry=entry)
 
 
 def checksum_line(index: int, value: Array, typ: Attribute) -> str:

@@ -26,7 +26,8 @@ def load_generate() -> ModuleType:
     spec = importlib.util.spec_from_file_location(
         "examples_generate", EXAMPLES / "generate.py"
     )
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -85,7 +86,8 @@ def test_gpt2_block_example_matches_numpy() -> None:
     module = fxdsl.parse((EXAMPLES / "gpt2_block.mlir").read_text())
     for seed in (0, 1):
         inputs = models.example_inputs(module, seed)
-        assert inputs[0].shape == (1, 64, 768) and len(inputs) == 13
+        assert inputs[0].shape == (1, 64, 768)
+        assert len(inputs) == 13
         (got,) = run_reference(module, *inputs)
         want = models.gpt2_numpy(*inputs, heads=12, final_ln=False)
         np.testing.assert_allclose(got, want, rtol=RTOL, atol=ATOL)

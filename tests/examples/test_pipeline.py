@@ -12,17 +12,22 @@ SCRIPT = Path(__file__).parents[2] / "examples" / "pipeline.py"
 
 def load_pipeline():  # type: ignore[no-untyped-def]
     spec = importlib.util.spec_from_file_location("fxdsl_example_pipeline", SCRIPT)
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
 def test_pipeline_dedups_fuses_and_matches(capsys: pytest.CaptureFixture[str]) -> None:
-    assert load_pipeline().main(["--blocks", "3", "--seq", "8", "--backend", "cpu"]) == 0
+    assert (
+        load_pipeline().main(["--blocks", "3", "--seq", "8", "--backend", "cpu"]) == 0
+    )
     out = capsys.readouterr().out
     dedup = next(line for line in out.splitlines() if line.startswith("graph-dedup"))
     assert "2 funcs, 3 calls" in dedup
-    fused = next(line for line in out.splitlines() if line.startswith("graph-decompose"))
+    fused = next(
+        line for line in out.splitlines() if line.startswith("graph-decompose")
+    )
     assert "4 groups" in fused
     assert out.rstrip().endswith("ok")

@@ -13,21 +13,15 @@ from xdsl.ir import Operation
 
 from fxdsl.dialects.graph import PARAM, SCOPE, ScopeAttr
 from fxdsl.frontends import models
-from fxdsl.interpreters.run import run_reference
+from fxdsl.interpreters.run import entry_function, run_reference
 
 # f32 interpreter against the float64 numpy reference; outputs are O(1)
 # (residual stream, layer norm), the worst error seen is 5e-7 (8e-7 at D=768).
 RTOL, ATOL = 1e-5, 5e-6
 
 
-def entry(module: ModuleOp) -> func.FuncOp:
-    (fn,) = module.body.ops
-    assert isinstance(fn, func.FuncOp)
-    return fn
-
-
 def params(module: ModuleOp) -> list[str | None]:
-    fn = entry(module)
+    fn = entry_function(module)
     assert fn.arg_attrs is not None
     found: list[str | None] = []
     for attrs in fn.arg_attrs.data:
@@ -37,7 +31,11 @@ def params(module: ModuleOp) -> list[str | None]:
 
 
 def compute_ops(module: ModuleOp) -> list[Operation]:
-    return [op for op in entry(module).body.ops if not isinstance(op, func.ReturnOp)]
+    return [
+        op
+        for op in entry_function(module).body.ops
+        if not isinstance(op, func.ReturnOp)
+    ]
 
 
 def frames(op: Operation) -> tuple[tuple[str, int, str], ...]:
@@ -53,7 +51,7 @@ def test_gpt2_stack_arguments_in_hf_names_and_torch_layout() -> None:
         "transformer.h.0.ln_1.weight", "transformer.h.0.ln_1.bias",
         "transformer.h.0.attn.c_attn.weight", "transformer.h.0.attn.c_attn.bias",
     ]  # fmt: skip
-    types = dict(zip(params(module), entry(module).function_type.inputs.data))
+    types = dict(zip(params(module), entry_function(module).function_type.inputs.data))
     assert str(types[None]) == "tensor<1x16x64xf32>"
     # Linear weights are (out, in), as torch.nn.Linear.
     assert str(types["transformer.h.1.attn.c_attn.weight"]) == "tensor<192x64xf32>"
@@ -108,7 +106,7 @@ def test_gpt2_blocks_are_structurally_identical() -> None:
     assert _block_signature(ops, "transformer.h.1") == first
     assert _block_signature(ops, "transformer.h.2") == first
     # Blocks read their own weights: no block shares a weight argument.
-    fn = entry(models.gpt2_stack(3, T=16, D=64, heads=4))
+    fn = entry_function(models.gpt2_stack(3, T=16, D=64, heads=4))
     for arg in fn.args[1:]:
         users = {frames(use.operation)[1][0] for use in arg.uses}
         assert len(users) == 1
@@ -129,7 +127,8 @@ def test_gpt2_attention_ops_and_finite_mask() -> None:
     )
     assert counts["graph.select"] == 1
     text = str(module)
-    assert "value -1.000000e+09" in text and "inf" not in text
+    assert "value -1.000000e+09" in text
+    assert "inf" not in text
     assert 'approximate "tanh"' in text
 
 

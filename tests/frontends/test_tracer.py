@@ -61,7 +61,7 @@ UNARY = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("fn, op_name", UNARY)
+@pytest.mark.parametrize(("fn", "op_name"), UNARY)
 def test_unary_op(fn: Callable[[Tensor], Tensor], op_name: str) -> None:
     module = trace(fn, F23)
     assert names(module) == [op_name]
@@ -92,7 +92,7 @@ BINARY = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("fn, op_name, dtype", BINARY)
+@pytest.mark.parametrize(("fn", "op_name", "dtype"), BINARY)
 def test_binary_op_broadcasts(
     fn: Callable[..., Tensor], op_name: str, dtype: str
 ) -> None:
@@ -134,6 +134,9 @@ def test_numpy_operand_becomes_constant() -> None:
     assert const.name == "graph.constant"
     assert str(const.results[0].type) == "tensor<3xf32>"
     assert add.operands[0] is const.results[0]
+    # Arrays follow the scalar rule: no silent float -> int truncation.
+    with pytest.raises(TypeError, match=r"graph.add: float array \[1.5 2. \] with"):
+        trace(lambda i: i + np.array([1.5, 2.0]), TensorSpec((2,), "i64"))
 
 
 def test_where_and_select_with_scalar_branch() -> None:
@@ -166,7 +169,7 @@ REDUCTIONS = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("fn, op_name, dims, typ", REDUCTIONS)
+@pytest.mark.parametrize(("fn", "op_name", "dims", "typ"), REDUCTIONS)
 def test_reductions_normalise_dims(
     fn: Callable[[Tensor], Tensor], op_name: str, dims: list[int], typ: str
 ) -> None:
@@ -204,7 +207,8 @@ def test_softmax_layer_norm_matmul_linear() -> None:
         "graph.softmax", "graph.log_softmax", "graph.layer_norm", "graph.matmul",
         "graph.matmul", "graph.linear", "graph.linear",
     ]  # fmt: skip
-    assert prop(ops_[0], "dim") == 2 and prop(ops_[1], "dim") == 0
+    assert prop(ops_[0], "dim") == 2
+    assert prop(ops_[1], "dim") == 0
     assert prop(ops_[2], "eps") == 1e-6
     assert [len(ops_[5].operands), len(ops_[6].operands)] == [2, 3]
     assert result_types(module) == [
@@ -238,7 +242,7 @@ MOVES = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("fn, op_names, typ", MOVES)
+@pytest.mark.parametrize(("fn", "op_names", "typ"), MOVES)
 def test_data_movement(
     fn: Callable[[Tensor], Tensor], op_names: list[str], typ: str
 ) -> None:
@@ -267,7 +271,8 @@ def test_two_dim_transpose_swaps_like_torch() -> None:
 def test_split_sizes_and_tuple_result() -> None:
     module = trace(lambda x: ops.split(x, 2, dim=1), TensorSpec((2, 5)))
     (op,) = body(module)
-    assert prop(op, "sizes") == [2, 2, 1] and prop(op, "dim") == 1
+    assert prop(op, "sizes") == [2, 2, 1]
+    assert prop(op, "dim") == 1
     assert result_types(module) == [
         "tensor<2x2xf32>",
         "tensor<2x2xf32>",
@@ -319,7 +324,7 @@ INDEXING = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("fn, op_names, typ", INDEXING)
+@pytest.mark.parametrize(("fn", "op_names", "typ"), INDEXING)
 def test_indexing(
     fn: Callable[[Tensor], Tensor], op_names: list[str], typ: str
 ) -> None:
@@ -329,7 +334,7 @@ def test_indexing(
 
 
 @pytest.mark.parametrize(
-    "key, error",
+    ("key", "error"),
     [(5, IndexError), ((0, 0, 0, 0), IndexError), (slice(None, None, -1), IndexError),
      ((..., ...), IndexError), ("a", TypeError), (1.5, TypeError)],
 )  # fmt: skip
@@ -373,7 +378,8 @@ def test_operators_with_scalars_match_numpy() -> None:
     )  # fmt: skip
     assert len(got) == len(want)
     for g, w in zip(got, want, strict=True):
-        assert g.shape == w.shape and g.dtype == w.dtype
+        assert g.shape == w.shape
+        assert g.dtype == w.dtype
         np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-6)
 
 
@@ -512,7 +518,7 @@ def test_tensor_metadata_and_python_protocols() -> None:
     def fn(x: Tensor) -> Tensor:
         seen.update(shape=x.shape, dtype=x.dtype, ndim=x.ndim, length=len(x))
         seen["hashable"] = {x: 1}[x]
-        seen["eq_is_tensor"] = isinstance(x == x, Tensor)  # noqa: PLR0124
+        seen["eq_is_tensor"] = isinstance(x == x, Tensor)
         with pytest.raises(TypeError, match="no truth value"):
             bool(x)
         return x
@@ -544,7 +550,7 @@ ERRORS = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("fn, error, message", ERRORS)
+@pytest.mark.parametrize(("fn", "error", "message"), ERRORS)
 def test_errors_name_the_op(
     fn: Callable[[Tensor], Any], error: type[Exception], message: str
 ) -> None:

@@ -739,7 +739,8 @@ def test_round_to_bf16_special_values() -> None:
     out = round_to_bf16(x)
     assert np.isnan(out[0])
     np.testing.assert_array_equal(out[1:4], [np.inf, -np.inf, np.inf])
-    assert out[4] == 0 and np.signbit(out[4])
+    assert out[4] == 0
+    assert np.signbit(out[4])
     assert out.view(np.uint32)[5] & 0xFFFF == 0
 
 

@@ -51,6 +51,16 @@ def test_entry_falls_back_to_first_function_when_all_are_private() -> None:
     assert entry_function(module).sym_name.data == "helper"
 
 
+def test_default_entry_skips_declarations() -> None:
+    module = fxdsl.parse(
+        "func.func private @ext(tensor<2xf32>) -> tensor<2xf32>\n"
+        + TWO_FUNCS.replace("func.func @", "func.func private @")
+    )
+    assert entry_function(module).sym_name.data == "helper"
+    with pytest.raises(ValueError, match="no func.func with a body"):
+        entry_function(fxdsl.parse("func.func private @ext(tensor<2xf32>)"))
+
+
 def test_unknown_entry_names_the_functions() -> None:
     module = fxdsl.parse(TWO_FUNCS)
     with pytest.raises(
@@ -156,10 +166,15 @@ def test_random_inputs_match_types_and_are_deterministic() -> None:
         assert array.shape == tuple(typ.get_shape())  # type: ignore[attr-defined]
         assert array.dtype == numpy_dtype(typ.element_type)  # type: ignore[attr-defined]
     a, _, c, d, e, g = inputs
-    assert abs(float(a.mean())) < 0.1 and 0.9 < float(a.std()) < 1.1
-    assert float(np.abs(a).max()) <= 3.0 and float(np.abs(a).max()) > 2.5
+    assert abs(float(a.mean())) < 0.1
+    assert 0.9 < float(a.std()) < 1.1
+    assert float(np.abs(a).max()) <= 3.0
+    assert float(np.abs(a).max()) > 2.5
     np.testing.assert_array_equal(c, round_to_bf16(c))
-    assert d.min() >= 1 and d.max() <= 8 and e.min() >= 1 and e.max() <= 8
+    assert d.min() >= 1
+    assert d.max() <= 8
+    assert e.min() >= 1
+    assert e.max() <= 8
     assert 20 < int(g.sum()) < 80
     again = random_inputs(module, seed=0)
     other = random_inputs(module, seed=1)
@@ -208,12 +223,21 @@ def test_random_indices_are_in_range_of_every_use(seed: int) -> None:
     module = fxdsl.parse(INDEX_USES)
     inputs = random_inputs(module, seed=seed)
     direct, reshaped, called, grouped, both, plain = inputs[:6]
-    assert direct.min() >= 0 and direct.max() < 50 and direct.max() >= 8
-    assert reshaped.min() >= 0 and reshaped.max() < 50 and reshaped.max() >= 8
-    assert called.min() >= 0 and called.max() < 7
-    assert grouped.dtype == np.int32 and grouped.min() >= 0 and grouped.max() < 9
-    assert both.min() >= 0 and both.max() < 9
-    assert plain.min() >= 1 and plain.max() <= 8
+    assert direct.min() >= 0
+    assert direct.max() < 50
+    assert direct.max() >= 8
+    assert reshaped.min() >= 0
+    assert reshaped.max() < 50
+    assert reshaped.max() >= 8
+    assert called.min() >= 0
+    assert called.max() < 7
+    assert grouped.dtype == np.int32
+    assert grouped.min() >= 0
+    assert grouped.max() < 9
+    assert both.min() >= 0
+    assert both.max() < 9
+    assert plain.min() >= 1
+    assert plain.max() <= 8
     run_reference(module, *inputs, check_types=True)
 
 

@@ -27,7 +27,7 @@ def test_tutorial_code_runs(capsys: pytest.CaptureFixture[str]) -> None:
     try:
         for index, block in enumerate(python_blocks()):
             code = compile(block, f"{DOC.name}[block {index}]", "exec")
-            exec(code, namespace)  # noqa: S102 - the docs are our own code
+            exec(code, namespace)  # the docs are our own code
     finally:
         # The tutorial registers a pass; keep the process-wide registry clean.
         if "docs-add-to-mul" in registered_passes():

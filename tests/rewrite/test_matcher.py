@@ -37,16 +37,17 @@ CHAIN = func_of(
 )
 
 
-def test_match_maps_pattern_to_graph() -> None:
-    def pattern(x, y):
-        return F.mul(F.add(x, y), y)
+def add_then_mul(x, y):
+    return F.mul(F.add(x, y), y)
 
+
+def test_match_maps_pattern_to_graph() -> None:
     module = func_of(
         f"%a = graph.add %x, %y : {T4}",
         f"%b = graph.mul %a, %y : {T4}",
         f"func.return %b : {T4}",
     )
-    (match,) = SubgraphMatcher(pattern).match(module)
+    (match,) = SubgraphMatcher(add_then_mul).match(module)
     add, mul, _ = ops_in_order(module)
     args = list(module.body.block.first_op.body.block.args)  # type: ignore[union-attr]
     assert match.anchors == [mul]
@@ -66,9 +67,11 @@ def test_overlapping_matches(remove_overlapping: bool, expected: int) -> None:
     a, b, c, _ = ops_in_order(CHAIN)
     assert len(matches) == expected
     # Deterministic: anchors in program order, the first match is kept.
-    assert matches[0].anchors == [b] and set(matches[0].ops) == {a, b}
+    assert matches[0].anchors == [b]
+    assert set(matches[0].ops) == {a, b}
     if expected == 2:
-        assert matches[1].anchors == [c] and set(matches[1].ops) == {b, c}
+        assert matches[1].anchors == [c]
+        assert set(matches[1].ops) == {b, c}
 
 
 @pytest.mark.parametrize(("match_output", "expected"), [(False, 2), (True, 1)])
@@ -160,9 +163,6 @@ func.func @f(%x: tensor<4x8xf32>) -> (tensor<4xf32>, tensor<8xf32>) {
 
 
 def test_value_used_outside_the_match_invalidates_it() -> None:
-    def pattern(x, y):
-        return F.mul(F.add(x, y), y)
-
     module = func_of(
         f"%a = graph.add %x, %y : {T4}",
         f"%b = graph.mul %a, %y : {T4}",
@@ -170,7 +170,7 @@ def test_value_used_outside_the_match_invalidates_it() -> None:
         f"func.return %b, %c : {T4}, {T4}",
         results=2,
     )
-    assert SubgraphMatcher(pattern).match(module) == []
+    assert SubgraphMatcher(add_then_mul).match(module) == []
     # The returning node itself may be used anywhere.
     assert len(SubgraphMatcher(lambda x, y: F.add(x, y)).match(module)) == 1
 

@@ -62,7 +62,8 @@ def test_passes_of_every_kind_run_in_order() -> None:
     module = fxdsl.parse(PROGRAM)
     before = module.clone()
     result = PassManager([drop_mul_by_one, DeadCodeElimination()])(module)
-    assert isinstance(result, PassResult) and result.modified
+    assert isinstance(result, PassResult)
+    assert result.modified
     assert names(result.module) == ["graph.add", "func.return"]
     inputs = random_inputs(before)
     np.testing.assert_allclose(
@@ -92,7 +93,7 @@ def test_check_failure_suppressed_warns_and_continues() -> None:
         suppress_check_failures=True,
     )
     pm.add_checks(keeps_add)
-    with pytest.warns(UserWarning) as record:
+    with pytest.warns(UserWarning, match="check 'keeps_add' failed") as record:
         result = pm(fxdsl.parse(PROGRAM))
     # Fails after AddToMul and after dce (no add comes back): two warnings.
     assert [str(w.message) for w in record] == [
@@ -231,7 +232,8 @@ def test_plugin_errors_are_error_lines(
 def test_register_pass_in_process() -> None:
     cls = register_pass("test-drop-mul-by-one", drop_mul_by_one)
     try:
-        assert issubclass(cls, ModulePass) and cls.name == "test-drop-mul-by-one"
+        assert issubclass(cls, ModulePass)
+        assert cls.name == "test-drop-mul-by-one"
         module = fxdsl.apply(fxdsl.parse(PROGRAM), "test-drop-mul-by-one,dce")
         assert names(module) == ["graph.add", "func.return"]
         # The generated pass is also a PassManager pass.

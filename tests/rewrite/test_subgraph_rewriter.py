@@ -103,7 +103,8 @@ def test_match_filters() -> None:
     replaced = replace_pattern_with_filters(
         module, pattern, replacement, match_filters=[only_swap]
     )
-    assert len(seen) == 2 and all(s[1] is module for s in seen)
+    assert len(seen) == 2
+    assert all(s[1] is module for s in seen)
     assert len(replaced) == 1
     assert [op.name for op in ops_in_order(module)] == [
         "graph.add",

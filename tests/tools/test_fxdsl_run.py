@@ -1,8 +1,11 @@
-"""fxdsl-run, driven as a subprocess (and in-process where a hook is needed)."""
+"""fxdsl-run: once as a subprocess (the installed entry point), otherwise
+in-process through `main`, which is all the script runs."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import io
 import re
 import subprocess
 import sys
@@ -42,10 +45,18 @@ def _command() -> list[str]:
     return [sys.executable, "-m", "fxdsl.tools.fxdsl_run"]
 
 
-def fxdsl_run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+def fxdsl_run_subprocess(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [*_command(), *args], capture_output=True, text=True, timeout=60
     )
+
+
+def fxdsl_run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    """`fxdsl-run ARGS` in this process: exit code, stdout and stderr."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = fxdsl_run.main(list(args))
+    return subprocess.CompletedProcess(list(args), code, out.getvalue(), err.getvalue())
 
 
 @pytest.fixture
@@ -84,7 +95,7 @@ def _assert_checksums(stdout: str, outputs: tuple[np.ndarray, ...]) -> None:
 
 
 def test_random_inputs_print_checksums_of_the_reference(program: Path) -> None:
-    result = fxdsl_run_cli(str(program), "--seed", "3")
+    result = fxdsl_run_subprocess(str(program), "--seed", "3")
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[0] == "@main: 3 results (random inputs, seed 3)"
     module = fxdsl.parse(PROGRAM)
@@ -149,7 +160,8 @@ def test_check_fails_when_the_pipeline_changes_numerics(
     rc = fxdsl_run.main([str(program), "-p", "whatever", "--check"])
     captured = capsys.readouterr()
     assert rc == 1
-    assert "check 0:" in captured.out and "MISMATCH" in captured.out
+    assert "check 0:" in captured.out
+    assert "MISMATCH" in captured.out
     assert re.search(r"check 1: max_abs_diff=0\.000e\+00 .* ok", captured.out)
     assert "error: results differ from the unmodified module" in captured.err
     # A loose enough tolerance accepts the difference.
@@ -272,30 +284,14 @@ ERROR_NAMES = [
 def error_runs(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> dict[str, tuple[subprocess.CompletedProcess[str], str]]:
-    """Every error case, run as concurrent subprocesses (driver start-up
-    dominates), with the message each must print."""
+    """Every error case, run once, with the message each must print."""
     tmp_path = tmp_path_factory.mktemp("errors")
     program = _write(tmp_path, "program.mlir", PROGRAM)
     cases = _error_cases(tmp_path, program)
     assert sorted(cases) == sorted(ERROR_NAMES)
-    started = {
-        name: (
-            argv,
-            subprocess.Popen(
-                [*_command(), *argv],
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-            ),
-        )
-        for name, (argv, _) in cases.items()
+    return {
+        name: (fxdsl_run_cli(*argv), message) for name, (argv, message) in cases.items()
     }
-    runs = {}
-    for name, (argv, process) in started.items():
-        stdout, stderr = process.communicate(timeout=120)
-        done = subprocess.CompletedProcess(argv, process.returncode, stdout, stderr)
-        runs[name] = (done, cases[name][1])
-    return runs
 
 
 @pytest.mark.parametrize("name", ERROR_NAMES)
@@ -304,7 +300,8 @@ def test_error_paths_are_one_error_line(
 ) -> None:
     result, message = error_runs[name]
     assert result.returncode == 1
-    assert "error:" in result.stderr and message in result.stderr, result.stderr
+    assert "error:" in result.stderr, result.stderr
+    assert message in result.stderr, result.stderr
     assert "Traceback" not in result.stderr + result.stdout
 
 
