@@ -8,6 +8,7 @@ error later can point at the line the op came from. Locations print only with
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 
 from xdsl.context import Context
@@ -15,6 +16,17 @@ from xdsl.dialects import get_all_dialects
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
 from xdsl.ir import Operation
 from xdsl.parser import Parser
+from xdsl.utils.mlir_lexer import MLIRLexer
+
+# xDSL 0.74 lexes string literals with a nested quantifier that backtracks
+# exponentially on an unterminated literal: a stray `"` followed by ~40
+# characters on its line hangs the parser. Same language, one way to match
+# each character: linear time.
+_BACKTRACKING = r'"(?:[^"\\\n\v\f]+|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"'
+_LINEAR = r'"(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"'
+_lexer = MLIRLexer
+if _lexer._unescaped_characters_regex.pattern == _BACKTRACKING:  # type: ignore
+    _lexer._unescaped_characters_regex = re.compile(_LINEAR)  # type: ignore
 
 
 def make_context() -> Context:
@@ -42,7 +54,13 @@ class LocatingParser(Parser):
 
     def parse_operation(self) -> Operation:
         start = self._current_token.span.start
-        op = super().parse_operation()
+        try:
+            op = super().parse_operation()
+        except (ValueError, OverflowError) as error:
+            # xDSL builds attributes while parsing; a value they reject
+            # (`dense<9223372036854775808> : tensor<1xi32>`) raises ValueError
+            # rather than ParseError. Report it at the op, as a parse error.
+            self.raise_error(str(error).strip().splitlines()[0], start)
         if _is_unknown(op):
             line = bisect_right(self._line_starts, start)
             column = start - self._line_starts[line - 1] + 1

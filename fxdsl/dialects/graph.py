@@ -332,7 +332,8 @@ class GraphOp(IRDLOperation):
             self.verify_operands()
             expected = self.infer_result_types()
         except ShapeError as error:
-            raise _verify_failed(self, _with_operand_types(str(error), self.operands))
+            message = _with_operand_types(str(error), self.operands)
+            raise _verify_failed(self, message) from error
         actual = [r.type for r in self.results]
         if expected != actual:
             message = (

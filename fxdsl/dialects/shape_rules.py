@@ -63,15 +63,21 @@ def reduce_shape(shape: Shape, dims: Sequence[int], keepdim: bool) -> Shape:
     return tuple(d for i, d in enumerate(shape) if i not in reduced)
 
 
-def matmul_shape(lhs: Shape, rhs: Shape) -> Shape:
-    """numpy.matmul: 1-D operands are promoted and the promoted dim dropped."""
+def matmul_shape(
+    lhs: Shape, rhs: Shape, names: tuple[str, str] = ("lhs", "rhs")
+) -> Shape:
+    """numpy.matmul: 1-D operands are promoted and the promoted dim dropped.
+
+    `names` describe the operands in messages (the verifier passes their types).
+    """
     if not lhs or not rhs:
-        raise ShapeError("operands must have rank >= 1")
+        raise ShapeError(f"operands must have rank >= 1: {names[0]}, {names[1]}")
     lhs2 = (1, *lhs) if len(lhs) == 1 else lhs
     rhs2 = (*rhs, 1) if len(rhs) == 1 else rhs
     if lhs2[-1] != rhs2[-2]:
         raise ShapeError(
-            f"contracting dims differ: lhs has {lhs2[-1]}, rhs has {rhs2[-2]}"
+            f"contracting dims differ: {names[0]} has {lhs2[-1]}, "
+            f"{names[1]} has {rhs2[-2]}"
         )
     batch = broadcast_shapes(lhs2[:-2], rhs2[:-2])
     out = (*batch, lhs2[-2], rhs2[-1])

@@ -52,7 +52,17 @@ def verify_located(root: Operation, fallback: str | None = None) -> None:
     except VerifyException as error:
         op = failing_op(root)
         where = location_of(op) or fallback
-        raise UserError(_first_line(error), where) from error
+        raise UserError(_verify_message(error, op), where) from error
+
+
+def _verify_message(error: VerifyException, op: Operation | None) -> str:
+    # IRDL splits a message over lines ("operand 'x' does not verify:\n<why>");
+    # keep all of it on the one `error:` line, and name the op if it does not.
+    lines = [line.strip() for line in str(error).strip().splitlines()]
+    message = " ".join(line for line in lines if line) or type(error).__name__
+    if op is not None and op.name not in message:
+        message = f"{op.name}: {message}"
+    return message
 
 
 def _first_line(error: BaseException) -> str:
@@ -87,7 +97,8 @@ def run_guarded(main: Callable[[], int | None], where: Callable[[], str | None])
         return main() or 0
     except SystemExit as error:
         code = error.code
-        return code if isinstance(code, int) else (0 if code is None else 1)
+        # argparse exits with 2 after printing `error:`; fxdsl drivers use 1.
+        return min(code, 1) if isinstance(code, int) else (0 if code is None else 1)
     except KeyboardInterrupt:
         return 130
     except BaseException as error:  # noqa: BLE001 - the driver's last line of defence

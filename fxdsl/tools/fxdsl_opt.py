@@ -7,30 +7,77 @@ traceback), and `-o FILE` is written atomically, only when the run succeeds.
 
 from __future__ import annotations
 
+import inspect
+import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from io import StringIO
-from typing import IO
+from typing import IO, cast
 
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.utils.arg_spec import parse_spec
+from xdsl.utils.target import Target
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from fxdsl.api import quote_dotted_values
 from fxdsl.parsing import LocatingParser, make_context
 from fxdsl.tools.atomic_write import write_atomic
 from fxdsl.tools.diagnostics import UserError, run_guarded, verify_located
 
+_BLANK = re.compile(r"(?:\s|//[^\n]*)*")
+
+
+class _OutputBuffer(StringIO):
+    """Collects the output for `-o`; stays readable after the driver closes it."""
+
+    def close(self) -> None:
+        pass
+
 
 class FxdslOptMain(xDSLOptMain):
     def __init__(self, args: Sequence[str] | None = None):
-        self._buffer = StringIO()
+        self._buffer = _OutputBuffer()
         super().__init__(description="fxdsl graph compiler driver", args=args)
         self.ctx = _merge_context(self.ctx)
+
+    def setup_pipeline(self) -> None:
+        # Op names as option values (`ops=graph.add`) need quotes in xDSL.
+        self.args.passes = quote_dotted_values(self.args.passes)
+        try:
+            super().setup_pipeline()
+        except ValueError as error:
+            # xDSL reports an unknown pass name as a bare ValueError.
+            raise UserError(str(error), self.get_input_name()) from error
+        self._check_target_options()
+
+    def _check_target_options(self) -> None:
+        # Fail on `-t dot{bogus=1}` before compiling, as for pass options;
+        # xDSL only builds the target (raising ValueError) when printing.
+        spec = parse_spec(self.args.target)
+        factory = self.available_targets[spec.name]
+        if inspect.signature(factory).parameters:
+            return  # an old-style target function takes no options
+        try:
+            cast(Callable[[], type[Target]], factory)().from_spec(spec)
+        except ValueError as error:
+            message = f"bad options for target '{spec.name}': {error}"
+            raise UserError(message, self.get_input_name()) from error
 
     def parse_chunk(
         self, chunk: IO[bytes], file_extension: str, start_offset: int = 0
     ) -> ModuleOp | None:
-        text = chunk.read().decode()
         name = self.get_input_name()
+        data = chunk.read()
+        try:
+            text = data.decode()
+        except UnicodeDecodeError as error:
+            line = data[: error.start].count(b"\n") + 1 + start_offset
+            column = error.start - data.rfind(b"\n", 0, error.start)
+            where = f"{name}:{line}:{column}"
+            raise UserError("input is not valid UTF-8", where) from None
+        if _BLANK.fullmatch(text):
+            # Like mlir-opt: no ops (only blanks and comments) is an empty module.
+            return ModuleOp([])
         parser = LocatingParser(self.ctx, text, name, start_offset)
         module = parser.parse_module(not self.args.no_implicit_module)
         if not self.args.disable_verify:
@@ -44,7 +91,12 @@ class FxdslOptMain(xDSLOptMain):
     def run(self) -> None:
         super().run()
         if self.args.output_file is not None:
-            write_atomic(self.args.output_file, self._buffer.getvalue())
+            path = self.args.output_file
+            try:
+                write_atomic(path, self._buffer.getvalue())
+            except OSError as error:
+                # Name the file the user gave, not write_atomic's temp file.
+                raise UserError(f"cannot write {path}: {error.strerror}") from error
 
     def apply_passes(self, prog: ModuleOp) -> None:
         try:

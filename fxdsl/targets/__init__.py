@@ -1,0 +1,1 @@
+"""Output targets of `fxdsl-opt -t <name>` (registered in `fxdsl.universe`)."""

@@ -1,0 +1,299 @@
+"""`-t dot`: draw graph-dialect programs as Graphviz digraphs.
+
+    fxdsl-opt examples/mlp.mlir -t dot | dot -Tsvg > mlp.svg
+    fxdsl-opt x.mlir -p graph-fuse -t "dot{edge-labels=false}"
+
+One `digraph` per module. Every `func.func` is a cluster `cluster_<name>`;
+its arguments are input nodes (weights, `graph.param`, drawn as cylinders),
+ops are nodes labelled with their name and result types, SSA values are edges
+(labelled with their type), `func.return` is an output node and `func.call`
+nodes name the callee. A `graph.fusion_group` is a nested cluster holding its
+body ops: edges run from the producers of the group's operands straight to
+the users of its block arguments, and from the yielded values to the group's
+users. Ops with a `scope` attribute are grouped into nested clusters, one per
+module call (fqn and call index), so unflattened or partitioned programs look
+like their module tree.
+
+Node and cluster ids are numbered in program order, so the same input always
+gives the same text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from functools import singledispatchmethod
+from typing import IO
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.utils.target import Target
+
+from fxdsl.dialects.graph import PARAM, SCOPE, FusionGroupOp, ScopeAttr, YieldOp
+
+_ID = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+# Node attributes by role; ops use the graph-wide default (rounded boxes).
+_INPUT = 'shape=invhouse, style=filled, fillcolor="#e8f0fe"'
+_PARAM = 'shape=cylinder, style=filled, fillcolor="#fef7e0"'
+_OUTPUT = 'shape=house, style=filled, fillcolor="#e6f4ea"'
+_CALL = 'style="rounded,bold"'
+# Cluster attributes (statements inside the subgraph).
+_FUSION = 'style="rounded,filled"; fillcolor="#f3e8fd"; color="#9334e6"'
+_SCOPE = 'style=dashed; color="#5f6368"'
+_FUNC = 'style=solid; color="#202124"'
+
+
+def quote(text: str) -> str:
+    """A DOT double-quoted string; newlines become `\\n` line breaks."""
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    return f'"{escaped}"'
+
+
+def short_type(typ: Attribute) -> str:
+    """`tensor<4x8xf32>` -> `4x8xf32`; other types print as they are."""
+    if isinstance(typ, TensorType):
+        return str(typ).removeprefix("tensor<").removesuffix(">")
+    return str(typ)
+
+
+@dataclass
+class Cluster:
+    """A DOT subgraph: its own node lines and nested clusters, in order."""
+
+    id: str
+    label: str
+    style: str
+    items: list[str | Cluster] = field(default_factory=list["str | Cluster"])
+
+    def lines(self, indent: str) -> Iterator[str]:
+        yield f"{indent}subgraph {self.id} {{"
+        yield f"{indent}  label={quote(self.label)};"
+        yield f"{indent}  {self.style};"
+        for item in self.items:
+            if isinstance(item, Cluster):
+                yield from item.lines(indent + "  ")
+            else:
+                yield f"{indent}  {item}"
+        yield f"{indent}}}"
+
+
+@dataclass
+class _Source:
+    """Where an SSA value comes from: a node and, for multi-result ops, which."""
+
+    node: str
+    index: int | None = None
+
+
+@dataclass(eq=False)
+class DotPrinter:
+    """Builds the DOT text of one module (see the module docstring)."""
+
+    edge_labels: bool = True
+    _nodes: int = 0
+    _clusters: int = 0
+    _cluster_ids: set[str] = field(default_factory=set[str])
+    _sources: dict[SSAValue, _Source] = field(default_factory=dict[SSAValue, _Source])
+    _edges: list[str] = field(default_factory=list[str])
+
+    def render(self, module: ModuleOp) -> str:
+        root = Cluster("root", "", "")
+        self._draw_block_ops(module.body.block, root, ())
+        name = module.sym_name.data if module.sym_name else "module"
+        out = [
+            f"digraph {quote(name)} {{",
+            "  compound=true;",
+            '  node [shape=box, style=rounded, fontname="Helvetica", fontsize=10];',
+            '  edge [fontname="Helvetica", fontsize=9];',
+        ]
+        out += [
+            f"  {item}" if isinstance(item, str) else "\n".join(item.lines("  "))
+            for item in root.items
+        ]
+        out += [f"  {edge}" for edge in self._edges]
+        out.append("}")
+        return "\n".join(out) + "\n"
+
+    # ------------------------------------------------------------------ ids
+
+    def _new_node(self) -> str:
+        self._nodes += 1
+        return f"n{self._nodes - 1}"
+
+    def _new_cluster(self, hint: str) -> str:
+        base = f"cluster_{hint}" if _ID.fullmatch(hint) else f"cluster_{self._clusters}"
+        self._clusters += 1
+        cluster_id, suffix = base, 1
+        while cluster_id in self._cluster_ids:
+            cluster_id, suffix = f"{base}_{suffix}", suffix + 1
+        self._cluster_ids.add(cluster_id)
+        return cluster_id
+
+    # ------------------------------------------------------------- drawing
+
+    def _draw_block_ops(
+        self, block: Block, parent: Cluster, outer_scope: Sequence[tuple[str, int]]
+    ) -> None:
+        """Draw the ops of `block` into `parent`, grouping them by scope."""
+        scope_clusters: dict[tuple[tuple[str, int], ...], Cluster] = {}
+        for op in block.ops:
+            target = self._scope_cluster(op, parent, outer_scope, scope_clusters)
+            self.draw(op, target)
+
+    def _scope_cluster(
+        self,
+        op: Operation,
+        parent: Cluster,
+        outer_scope: Sequence[tuple[str, int]],
+        clusters: dict[tuple[tuple[str, int], ...], Cluster],
+    ) -> Cluster:
+        """The (possibly new) nested cluster for the op's module call stack."""
+        scope = op.attributes.get(SCOPE)
+        if not isinstance(scope, ScopeAttr):
+            return parent
+        frames = list(scope.data)
+        keys = [(fqn, index) for fqn, index, _ in frames]
+        # Frames already drawn by an enclosing cluster are not repeated.
+        if keys[: len(outer_scope)] == list(outer_scope):
+            frames, keys = frames[len(outer_scope) :], keys[len(outer_scope) :]
+        cluster = parent
+        for depth, (fqn, index, type_name) in enumerate(frames):
+            path = tuple(keys[: depth + 1])
+            if path not in clusters:
+                label = f"{fqn} ({type_name})" if fqn else type_name
+                if index:
+                    label += f" #{index}"
+                clusters[path] = Cluster(self._new_cluster(""), label, _SCOPE)
+                cluster.items.append(clusters[path])
+            cluster = clusters[path]
+        return cluster
+
+    def _node(self, cluster: Cluster, label: str, attrs: str = "") -> str:
+        node = self._new_node()
+        extra = f", {attrs}" if attrs else ""
+        cluster.items.append(f"{node} [label={quote(label)}{extra}];")
+        return node
+
+    def _connect(self, op: Operation, node: str) -> None:
+        """Edges from the producers of the op's operands to `node`."""
+        for operand in op.operands:
+            source = self._sources.get(operand)
+            if source is None:
+                continue
+            label = ""
+            if self.edge_labels:
+                text = short_type(operand.type)
+                if source.index is not None:
+                    text = f"#{source.index} {text}"
+                label = f" [label={quote(text)}]"
+            self._edges.append(f"{source.node} -> {node}{label};")
+
+    def _define(self, op: Operation, node: str) -> None:
+        multi = len(op.results) > 1
+        for result in op.results:
+            self._sources[result] = _Source(node, result.index if multi else None)
+
+    @singledispatchmethod
+    def draw(self, op: Operation, cluster: Cluster) -> None:
+        """Draw `op` (and what it contains) into `cluster`."""
+        types = ", ".join(short_type(r.type) for r in op.results)
+        node = self._node(cluster, f"{op.name}\n{types}" if types else op.name)
+        self._connect(op, node)
+        self._define(op, node)
+        # Ops with regions we know nothing about: their bodies in a cluster.
+        for region in op.regions:
+            for block in region.blocks:
+                inner = Cluster(self._new_cluster(""), op.name, _SCOPE)
+                cluster.items.append(inner)
+                for arg in block.args:
+                    self._sources[arg] = _Source(self._node(inner, _arg_label(arg)))
+                self._draw_block_ops(block, inner, ())
+
+    @draw.register
+    def _(self, op: ModuleOp, cluster: Cluster) -> None:
+        name = f"module @{op.sym_name.data}" if op.sym_name else "module"
+        inner = Cluster(self._new_cluster(""), name, _FUNC)
+        cluster.items.append(inner)
+        self._draw_block_ops(op.body.block, inner, ())
+
+    @draw.register
+    def _(self, op: func.FuncOp, cluster: Cluster) -> None:
+        name = op.sym_name.data
+        inner = Cluster(self._new_cluster(name), f"@{name}", _FUNC)
+        cluster.items.append(inner)
+        if not op.body.blocks:
+            self._node(inner, f"@{name}\n(declaration)", _INPUT)
+            return
+        block = op.body.block
+        for i, arg in enumerate(block.args):
+            param = _arg_attr(op, i, PARAM)
+            label = _arg_label(arg)
+            if param is not None:
+                label = f"{label}\n{param}"
+            node = self._node(inner, label, _PARAM if param is not None else _INPUT)
+            self._sources[arg] = _Source(node)
+        self._draw_block_ops(block, inner, ())
+
+    @draw.register
+    def _(self, op: func.ReturnOp, cluster: Cluster) -> None:
+        node = self._node(cluster, "return", _OUTPUT)
+        self._connect(op, node)
+
+    @draw.register
+    def _(self, op: func.CallOp, cluster: Cluster) -> None:
+        types = ", ".join(short_type(r.type) for r in op.results)
+        node = self._node(cluster, f"call @{op.callee.string_value()}\n{types}", _CALL)
+        self._connect(op, node)
+        self._define(op, node)
+
+    @draw.register
+    def _(self, op: FusionGroupOp, cluster: Cluster) -> None:
+        inner = Cluster(self._new_cluster(""), "graph.fusion_group", _FUSION)
+        cluster.items.append(inner)
+        # Block arguments are the group's operands: their users get edges from
+        # the operands' producers directly.
+        for arg, operand in zip(op.body.block.args, op.inputs):
+            if (source := self._sources.get(operand)) is not None:
+                self._sources[arg] = source
+        scope = op.attributes.get(SCOPE)
+        frames = scope.data if isinstance(scope, ScopeAttr) else ()
+        outer = [(fqn, index) for fqn, index, _ in frames]
+        self._draw_block_ops(op.body.block, inner, outer)
+        terminator = op.body.block.last_op
+        if isinstance(terminator, YieldOp):
+            for result, value in zip(op.outputs, terminator.values):
+                if (source := self._sources.get(value)) is not None:
+                    self._sources[result] = source
+
+    @draw.register
+    def _(self, op: YieldOp, cluster: Cluster) -> None:
+        # The group's results are wired to the yielded values (see above).
+        pass
+
+
+def _arg_label(arg: SSAValue) -> str:
+    name = arg.name_hint or f"arg{getattr(arg, 'index', 0)}"
+    return f"%{name}\n{short_type(arg.type)}"
+
+
+def _arg_attr(op: func.FuncOp, index: int, name: str) -> str | None:
+    if op.arg_attrs is None or index >= len(op.arg_attrs.data):
+        return None
+    value = op.arg_attrs.data[index].data.get(name)
+    return value.data if isinstance(value, StringAttr) else None
+
+
+@dataclass(frozen=True)
+class DotTarget(Target):
+    """Graphviz DOT of every function; `edge-labels=false` drops edge types."""
+
+    name = "dot"
+
+    edge_labels: bool = True
+
+    def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
+        output.write(DotPrinter(edge_labels=self.edge_labels).render(module))

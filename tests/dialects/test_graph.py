@@ -1,0 +1,322 @@
+"""The graph dialect from Python: builders infer result types, verifiers name
+the op and both types, every op round-trips through its custom syntax."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import pytest
+from xdsl.dialects import func
+from xdsl.dialects import test as test_dialect
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp, f64
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.irdl import IRDLOperation
+from xdsl.printer import Printer
+from xdsl.traits import IsolatedFromAbove, Pure
+from xdsl.utils.exceptions import VerifyException
+
+import fxdsl
+from fxdsl.dialects import graph as g
+from fxdsl.dialects.shape_rules import ShapeError
+
+T = g.tensor
+
+
+def value(shape: Sequence[int], dtype: Attribute = g.f32) -> SSAValue:
+    """A fresh SSA value of the given tensor type (the result of a test.op)."""
+    return test_dialect.TestOp(result_types=[T(shape, dtype)]).results[0]
+
+
+def verify_alone(op: Operation) -> None:
+    """Verify `op` with its operands defined by test ops in one module."""
+    producers = [o.owner for o in op.operands if isinstance(o.owner, Operation)]
+    module = ModuleOp([*dict.fromkeys(producers), op])
+    module.verify()
+
+
+# --------------------------------------------------------------------------- #
+# Builders infer the result type (one row per op)
+# --------------------------------------------------------------------------- #
+
+
+def _fusion_group() -> Operation:
+    block = Block(arg_types=[T([4], g.f32)])
+    neg = g.NegOp(block.args[0])
+    block.add_ops([neg, g.YieldOp(neg.result)])
+    return g.FusionGroupOp([value([4])], [T([4], g.f32)], Region(block))
+
+
+x48, x8, x41 = (lambda: value([4, 8])), (lambda: value([8])), (lambda: value([4, 1]))
+
+BUILDERS: list[tuple[str, Callable[[], Operation], list[str]]] = [
+    *[
+        (cls.name, (lambda cls=cls: cls(x48())), ["tensor<4x8xf32>"])
+        for cls in (
+            g.NegOp, g.AbsOp, g.ExpOp, g.LogOp, g.SqrtOp, g.RsqrtOp, g.TanhOp,
+            g.SigmoidOp, g.ReluOp, g.SiluOp, g.ErfOp, g.SinOp, g.CosOp,
+            g.ReciprocalOp,
+        )
+    ],
+    ("graph.gelu", lambda: g.GeluOp(value([3], g.bf16), "tanh"), ["tensor<3xbf16>"]),
+    ("graph.cast", lambda: g.CastOp(x48(), g.i1), ["tensor<4x8xi1>"]),
+    *[
+        (cls.name, (lambda cls=cls: cls(x41(), x8())), ["tensor<4x8xf32>"])
+        for cls in (g.AddOp, g.SubOp, g.MulOp, g.DivOp, g.PowOp, g.MaximumOp, g.MinimumOp)
+    ],
+    *[
+        (cls.name, (lambda cls=cls: cls(x8(), x41())), ["tensor<4x8xi1>"])
+        for cls in (g.EqOp, g.NeOp, g.LtOp, g.LeOp, g.GtOp, g.GeOp)
+    ],
+    (
+        "graph.select",
+        lambda: g.SelectOp(value([4, 1], g.i1), x8(), value([1], g.f32)),
+        ["tensor<4x8xf32>"],
+    ),
+    ("graph.sum", lambda: g.SumOp(x48(), [1]), ["tensor<4xf32>"]),
+    ("graph.mean", lambda: g.MeanOp(x48(), [0], keepdim=True), ["tensor<1x8xf32>"]),
+    ("graph.max", lambda: g.MaxOp(x48(), []), ["tensor<f32>"]),
+    ("graph.min", lambda: g.MinOp(value([2, 3, 4]), [0, 2]), ["tensor<3xf32>"]),
+    ("graph.var", lambda: g.VarOp(x48(), [1], True, correction=0), ["tensor<4x1xf32>"]),
+    ("graph.softmax", lambda: g.SoftmaxOp(x48(), 1), ["tensor<4x8xf32>"]),
+    ("graph.log_softmax", lambda: g.LogSoftmaxOp(x48(), 0), ["tensor<4x8xf32>"]),
+    ("graph.layer_norm", lambda: g.LayerNormOp(x48(), x8(), x8()), ["tensor<4x8xf32>"]),
+    (
+        "graph.matmul",
+        lambda: g.MatmulOp(value([2, 1, 4, 8]), value([3, 8, 5])),
+        ["tensor<2x3x4x5xf32>"],
+    ),
+    ("graph.linear", lambda: g.LinearOp(x48(), value([3, 8])), ["tensor<4x3xf32>"]),
+    (
+        "graph.linear",
+        lambda: g.LinearOp(x48(), value([3, 8]), value([3])),
+        ["tensor<4x3xf32>"],
+    ),
+    ("graph.reshape", lambda: g.ReshapeOp(x48(), [2, 16]), ["tensor<2x16xf32>"]),
+    ("graph.broadcast_to", lambda: g.BroadcastToOp(x8(), [3, 8]), ["tensor<3x8xf32>"]),
+    ("graph.transpose", lambda: g.TransposeOp(value([2, 3, 4]), [2, 0, 1]), ["tensor<4x2x3xf32>"]),
+    ("graph.slice", lambda: g.SliceOp(x48(), [1, 0], [4, 8], [2, 3]), ["tensor<2x3xf32>"]),
+    ("graph.concat", lambda: g.ConcatOp([x48(), value([4, 2])], 1), ["tensor<4x10xf32>"]),
+    (
+        "graph.split",
+        lambda: g.SplitOp(x48(), 1, [3, 5]),
+        ["tensor<4x3xf32>", "tensor<4x5xf32>"],
+    ),
+    ("graph.gather", lambda: g.GatherOp(x48(), value([4, 2], g.i64), 1), ["tensor<4x2xf32>"]),
+    (
+        "graph.embedding",
+        lambda: g.EmbeddingOp(value([1, 5], g.i32), value([10, 6], g.f16)),
+        ["tensor<1x5x6xf16>"],
+    ),
+    (
+        "graph.constant",
+        lambda: g.ConstantOp(DenseIntOrFPElementsAttr.from_list(T([2], g.i64), [1, 2])),
+        ["tensor<2xi64>"],
+    ),
+    ("graph.full", lambda: g.FullOp([2, 2], float("-inf")), ["tensor<2x2xf32>"]),
+    ("graph.fusion_group", _fusion_group, ["tensor<4xf32>"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("name", "build", "expected"),
+    BUILDERS,
+    ids=[f"{n}-{i}" for i, (n, _, _) in enumerate(BUILDERS)],
+)
+def test_builder_infers_result_types(
+    name: str, build: Callable[[], Operation], expected: list[str]
+) -> None:
+    op = build()
+    assert op.name == name
+    assert [str(r.type) for r in op.results] == expected
+    verify_alone(op)
+
+
+def test_every_op_has_a_builder_row() -> None:
+    built = {name for name, _, _ in BUILDERS} | {g.YieldOp.name}
+    assert built == {op.name for op in g.GRAPH_OPS}
+
+
+@pytest.mark.parametrize("name", sorted({n for n, _, _ in BUILDERS}))
+def test_custom_syntax_round_trips(name: str) -> None:
+    """Printing, parsing and printing again gives the same text, in the custom
+    and in the generic form."""
+    build = next(b for n, b, _ in BUILDERS if n == name)
+    op = build()
+    producers = [o.owner for o in op.operands if isinstance(o.owner, Operation)]
+    module = ModuleOp([*dict.fromkeys(producers), op])
+    text = str(module)
+    assert f" = {name} " in text or f" {name} (" in text  # custom, not generic
+    assert str(fxdsl.parse(text)) == text
+    generic = _generic(module)
+    assert f'"{name}"' in generic
+    assert str(fxdsl.parse(generic)) == text
+
+
+def _generic(module: ModuleOp) -> str:
+    import io
+
+    out = io.StringIO()
+    Printer(stream=out, print_generic_format=True).print_op(module)
+    return out.getvalue()
+
+
+# --------------------------------------------------------------------------- #
+# Builders reject bad operands with a ShapeError naming what is wrong
+# --------------------------------------------------------------------------- #
+
+BAD_BUILDS: list[tuple[Callable[[], Operation], str]] = [
+    (lambda: g.AddOp(value([4, 8]), value([3])), r"shapes \(4, 8\), \(3,\) do not broadcast"),
+    (lambda: g.MatmulOp(value([4, 8]), value([7, 3])),
+     r"contracting dims differ: lhs tensor<4x8xf32> has 8, rhs tensor<7x3xf32> has 7"),
+    (lambda: g.TransposeOp(value([4, 8]), [0, 0]), r"perm \[0, 0\] is not a permutation"),
+    (lambda: g.SliceOp(value([4]), [0], [5]), r"need 0 <= start <= limit <= 4"),
+    (lambda: g.ConcatOp([value([2, 8]), value([2, 7])], 0), r"differ outside concat dim 0"),
+    (lambda: g.SplitOp(value([5]), 0, [2, 2]), r"sizes \[2, 2\] must be >= 0 and sum to"),
+    (lambda: g.EmbeddingOp(value([2], g.i64), value([10])), r"weight must be 2-D"),
+    (lambda: g.SumOp(value([4]), [1]), r"dim 1 out of range for rank 1"),
+    (lambda: g.LinearOp(value([4, 8]), value([3, 5])), r"input features 8 != weight in-features 5"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("build", "message"), BAD_BUILDS)
+def test_builder_raises_shape_error(
+    build: Callable[[], Operation], message: str
+) -> None:
+    with pytest.raises(ShapeError, match=message):
+        build()
+
+
+# --------------------------------------------------------------------------- #
+# Verifier messages (ops created with `create`, bypassing inference)
+# --------------------------------------------------------------------------- #
+
+
+def _create(
+    cls: type[IRDLOperation],
+    operands: Sequence[SSAValue],
+    results: Sequence[Attribute],
+    **props: Attribute,
+) -> Operation:
+    return cls.create(
+        operands=list(operands), result_types=list(results), properties=props
+    )
+
+
+VERIFY_ERRORS: list[tuple[Callable[[], Operation], str]] = [
+    (lambda: _create(g.ExpOp, [value([4], g.i32)], [T([4], g.i32)]),
+     "graph.exp: expects a float tensor, got tensor<4xi32>"),
+    (lambda: _create(g.NegOp, [value([4])], [T([4], g.f16)]),
+     "graph.neg: result type tensor<4xf16> does not match inferred type tensor<4xf32> "
+     "(operands: tensor<4xf32>)"),
+    (lambda: _create(g.AbsOp, [value([4], f64)], [T([4], f64)]),
+     "graph.abs: operand type tensor<4xf64> is not a supported tensor"),
+    (lambda: _create(g.MatmulOp, [value([4, 8]), value([7, 3])], [T([4, 3], g.f32)]),
+     "graph.matmul: contracting dims differ: lhs tensor<4x8xf32> has 8, "
+     "rhs tensor<7x3xf32> has 7"),
+    (lambda: _create(g.SelectOp, [value([4]), value([4]), value([4])], [T([4], g.f32)]),
+     "graph.select: condition must be i1, got tensor<4xf32>"),
+    (lambda: _create(g.GatherOp, [value([4, 8]), value([4, 2])], [T([4, 2], g.f32)],
+                     dim=g.IntegerAttr(1, g.i64)),
+     "graph.gather: index must be i64 or i32, got tensor<4x2xf32>"),
+    (lambda: _create(g.CastOp, [value([4])], [T([4], f64)]),
+     "graph.cast: unsupported target element type f64"),
+    (lambda: _create(g.ReshapeOp, [value([4, 8])], [T([30], g.f32)]),
+     "graph.reshape: element count differs: (4, 8) has 32, (30,) has 30"),
+    (lambda: _create(g.BroadcastToOp, [value([3])], [T([4, 8], g.f32)]),
+     "graph.broadcast_to: cannot broadcast (3,) to (4, 8)"),
+    (lambda: _create(g.LayerNormOp, [value([4, 8]), value([4]), value([4])], [T([4, 8], g.f32)],
+                     eps=g.FloatAttr(1e-5, f64)),
+     "graph.layer_norm: weight shape (4,) is not a trailing part of (4, 8)"),
+    (lambda: _create(g.SoftmaxOp, [value([4, 8])], [T([4, 8], g.f32)],
+                     dim=g.IntegerAttr(2, g.i64)),
+     "graph.softmax: dim 2 out of range for rank 2"),
+    (lambda: _create(g.GeluOp, [value([4])], [T([4], g.f32)],
+                     approximate=g.StringAttr("fast")),
+     'graph.gelu: approximate must be "none" or "tanh", got "fast"'),
+    (lambda: _create(g.FullOp, [], [T([2], f64)], value=g.FloatAttr(1.0, f64)),
+     "graph.full: unsupported element type tensor<2xf64>"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("build", "message"), VERIFY_ERRORS)
+def test_verifier_message(build: Callable[[], Operation], message: str) -> None:
+    op = build()
+    with pytest.raises(VerifyException) as info:
+        op.verify()
+    assert str(info.value).startswith(message)
+
+
+def test_fusion_group_verifier() -> None:
+    block = Block(arg_types=[T([4], g.f16)])
+    block.add_op(g.YieldOp(block.args[0]))
+    bad_args = g.FusionGroupOp([value([4])], [T([4], g.f16)], Region(block))
+    with pytest.raises(
+        VerifyException, match=r"block argument types \(tensor<4xf16>\)"
+    ):
+        bad_args.verify()
+    block = Block(arg_types=[T([4], g.f32)])
+    block.add_op(g.YieldOp(block.args[0]))
+    bad_results = g.FusionGroupOp([value([4])], [T([2], g.f32)], Region(block))
+    with pytest.raises(
+        VerifyException, match=r"yielded types \(tensor<4xf32>\) differ"
+    ):
+        bad_results.verify()
+
+
+def test_yield_outside_fusion_group() -> None:
+    body = Block(arg_types=[T([4], g.f32)])
+    body.add_op(g.YieldOp(body.args[0]))
+    f = func.FuncOp("f", ([T([4], g.f32)], []), Region(body))
+    with pytest.raises(VerifyException, match="expects parent op 'graph.fusion_group'"):
+        ModuleOp([f]).verify()
+
+
+# --------------------------------------------------------------------------- #
+# Attributes, traits and the dialect object
+# --------------------------------------------------------------------------- #
+
+
+@pytest.mark.parametrize(
+    "frames",
+    [(), (("layers.0", 0, "Block"),), (('a"b\\c', 3, "T"), ("", 0, "Root"))],
+)
+def test_scope_attr_round_trips(frames: tuple[tuple[str, int, str], ...]) -> None:
+    x = value([2])
+    op = g.NegOp(x)
+    op.attributes[g.SCOPE] = g.ScopeAttr(frames)
+    text = str(ModuleOp([x.owner, op]))  # type: ignore[list-item]
+    parsed = fxdsl.parse(text)
+    neg = next(o for o in parsed.walk() if isinstance(o, g.NegOp))
+    assert neg.attributes[g.SCOPE] == g.ScopeAttr(frames)
+    assert g.ScopeAttr(frames).fqns == tuple(f[0] for f in frames)
+
+
+def test_traits() -> None:
+    for cls in g.GRAPH_OPS:
+        if cls not in (g.FusionGroupOp,):
+            assert cls.has_trait(Pure()), cls.name
+    assert g.FusionGroupOp.has_trait(IsolatedFromAbove())
+
+
+def test_dialect_lists_every_op_once() -> None:
+    names = [op.name for op in g.GRAPH_OPS]
+    assert len(names) == len(set(names))
+    assert {op.name for op in g.Graph.operations} == set(names)
+    assert all(name.startswith("graph.") for name in names)
+
+
+def test_property_syntax_covers_every_property() -> None:
+    """Every property prints as a known kind (or as an attribute for `value`)."""
+    for cls in g.GRAPH_OPS:
+        if not issubclass(cls, g.GraphOp):
+            continue
+        for prop in cls.get_irdl_definition().properties:
+            assert cls.property_kind(prop) in {
+                "ints",
+                "int",
+                "float",
+                "str",
+                "unit",
+                "attr",
+            }
+            assert prop in g.PROPERTY_KINDS or prop in cls.PROP_KINDS, (cls.name, prop)

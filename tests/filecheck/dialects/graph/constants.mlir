@@ -1,0 +1,34 @@
+// RUN: fxdsl-opt %s | fxdsl-opt | filecheck %s
+// RUN: fxdsl-opt %s --print-op-generic | fxdsl-opt | filecheck %s
+
+// graph.constant (a dense literal) and graph.full (one scalar, any dtype).
+
+// CHECK-LABEL: func.func @constant
+func.func @constant() {
+  // CHECK-NEXT: %{{.*}} = graph.constant dense<1.000000e+00> : tensor<4xf32>
+  // CHECK-NEXT: %{{.*}} = graph.constant dense<{{\[}}[1, 2], [3, 4]]> : tensor<2x2xi64>
+  // CHECK-NEXT: %{{.*}} = graph.constant dense<true> : tensor<3xi1>
+  // CHECK-NEXT: %{{.*}} = graph.constant {scope = #graph.scope<("m", 0, "M")>} dense<5.000000e-01> : tensor<2xf16>
+  %0 = graph.constant dense<1.0> : tensor<4xf32>
+  %1 = graph.constant dense<[[1, 2], [3, 4]]> : tensor<2x2xi64>
+  %2 = graph.constant dense<true> : tensor<3xi1>
+  %3 = graph.constant {scope = #graph.scope<("m", 0, "M")>} dense<0.5> : tensor<2xf16>
+  func.return
+}
+
+// CHECK-LABEL: func.func @full
+func.func @full() {
+  // CHECK-NEXT: %{{.*}} = graph.full value -inf : tensor<64x64xf32>
+  // CHECK-NEXT: %{{.*}} = graph.full value inf : tensor<2xbf16>
+  // CHECK-NEXT: %{{.*}} = graph.full value nan : tensor<2xf32>
+  // CHECK-NEXT: %{{.*}} = graph.full value 3.000000e+00 : tensor<3x2xi32>
+  // CHECK-NEXT: %{{.*}} = graph.full value 0.000000e+00 : tensor<i1>
+  // CHECK-NEXT: %{{.*}} = graph.full value -2.500000e-01 : tensor<1xf16>
+  %0 = graph.full value -inf : tensor<64x64xf32>
+  %1 = graph.full value inf : tensor<2xbf16>
+  %2 = graph.full value nan : tensor<2xf32>
+  %3 = graph.full value 3.0 : tensor<3x2xi32>
+  %4 = graph.full value 0.0 : tensor<i1>
+  %5 = graph.full value -0.25 : tensor<1xf16>
+  func.return
+}

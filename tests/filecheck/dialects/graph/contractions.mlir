@@ -1,0 +1,45 @@
+// RUN: fxdsl-opt %s | fxdsl-opt | filecheck %s
+// RUN: fxdsl-opt %s --print-op-generic | fxdsl-opt | filecheck %s
+
+// matmul (numpy rules: batch broadcasting, 1-D operands) and linear.
+
+// CHECK-LABEL: func.func @matmul
+func.func @matmul() {
+  %a = "test.op"() : () -> (tensor<4x8xf32>)
+  %b = "test.op"() : () -> (tensor<8x3xf32>)
+  %ba = "test.op"() : () -> (tensor<2x1x4x8xf32>)
+  %bb = "test.op"() : () -> (tensor<5x8x3xf32>)
+  %v = "test.op"() : () -> (tensor<8xf32>)
+  // CHECK:      %[[A:.*]] = "test.op"() : () -> tensor<4x8xf32>
+  // CHECK-NEXT: %[[B:.*]] = "test.op"() : () -> tensor<8x3xf32>
+  // CHECK-NEXT: %[[BA:.*]] = "test.op"() : () -> tensor<2x1x4x8xf32>
+  // CHECK-NEXT: %[[BB:.*]] = "test.op"() : () -> tensor<5x8x3xf32>
+  // CHECK-NEXT: %[[V:.*]] = "test.op"() : () -> tensor<8xf32>
+  // CHECK-NEXT: %{{.*}} = graph.matmul %[[A]], %[[B]] : (tensor<4x8xf32>, tensor<8x3xf32>) -> tensor<4x3xf32>
+  // CHECK-NEXT: %{{.*}} = graph.matmul %[[BA]], %[[BB]] : (tensor<2x1x4x8xf32>, tensor<5x8x3xf32>) -> tensor<2x5x4x3xf32>
+  // CHECK-NEXT: %{{.*}} = graph.matmul %[[A]], %[[V]] : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4xf32>
+  // CHECK-NEXT: %{{.*}} = graph.matmul %[[V]], %[[B]] : (tensor<8xf32>, tensor<8x3xf32>) -> tensor<3xf32>
+  // CHECK-NEXT: %{{.*}} = graph.matmul %[[V]], %[[V]] : (tensor<8xf32>, tensor<8xf32>) -> tensor<f32>
+  %0 = graph.matmul %a, %b : (tensor<4x8xf32>, tensor<8x3xf32>) -> tensor<4x3xf32>
+  %1 = graph.matmul %ba, %bb : (tensor<2x1x4x8xf32>, tensor<5x8x3xf32>) -> tensor<2x5x4x3xf32>
+  %2 = graph.matmul %a, %v : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4xf32>
+  %3 = graph.matmul %v, %b : (tensor<8xf32>, tensor<8x3xf32>) -> tensor<3xf32>
+  %4 = graph.matmul %v, %v : (tensor<8xf32>, tensor<8xf32>) -> tensor<f32>
+  func.return
+}
+
+// CHECK-LABEL: func.func @linear
+func.func @linear() {
+  %x = "test.op"() : () -> (tensor<2x4x8xf16>)
+  %w = "test.op"() : () -> (tensor<3x8xf16>)
+  %b = "test.op"() : () -> (tensor<3xf16>)
+  // CHECK:      %[[X:.*]] = "test.op"() : () -> tensor<2x4x8xf16>
+  // CHECK-NEXT: %[[W:.*]] = "test.op"() : () -> tensor<3x8xf16>
+  // CHECK-NEXT: %[[B:.*]] = "test.op"() : () -> tensor<3xf16>
+  // CHECK-NEXT: %{{.*}} = graph.linear %[[X]], %[[W]], %[[B]] : (tensor<2x4x8xf16>, tensor<3x8xf16>, tensor<3xf16>) -> tensor<2x4x3xf16>
+  // CHECK-NEXT: %{{.*}} = graph.linear %[[X]], %[[W]] : (tensor<2x4x8xf16>, tensor<3x8xf16>) -> tensor<2x4x3xf16>
+  %0 = graph.linear %x, %w, %b : (tensor<2x4x8xf16>, tensor<3x8xf16>, tensor<3xf16>) -> tensor<2x4x3xf16>
+  // The bias is optional.
+  %1 = graph.linear %x, %w : (tensor<2x4x8xf16>, tensor<3x8xf16>) -> tensor<2x4x3xf16>
+  func.return
+}

@@ -1,0 +1,728 @@
+// RUN: fxdsl-opt %s --verify-diagnostics --split-input-file | filecheck %s
+
+// One chunk per verifier rule of the graph dialect, each checked for its exact
+// message and location. Every CHECK names its own line, so a chunk that
+// verifies (and prints no error) fails the test.
+
+// graph.exp takes floats only.
+%x = "test.op"() : () -> (tensor<4xi32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.exp: expects a float tensor, got tensor<4xi32>
+%y = graph.exp %x : tensor<4xi32>
+
+// -----
+
+// graph.log takes floats only.
+%x = "test.op"() : () -> (tensor<4xi32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.log: expects a float tensor, got tensor<4xi32>
+%y = graph.log %x : tensor<4xi32>
+
+// -----
+
+// graph.sqrt takes floats only.
+%x = "test.op"() : () -> (tensor<4xi32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.sqrt: expects a float tensor, got tensor<4xi32>
+%y = graph.sqrt %x : tensor<4xi32>
+
+// -----
+
+// graph.rsqrt takes floats only.
+%x = "test.op"() : () -> (tensor<4xi32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.rsqrt: expects a float tensor, got tensor<4xi32>
+%y = graph.rsqrt %x : tensor<4xi32>
+
+// -----
+
+// graph.tanh takes floats only.
+%x = "test.op"() : () -> (tensor<4xi32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.tanh: expects a float tensor, got tensor<4xi32>
+%y = graph.tanh %x : tensor<4xi32>
+
+// -----
+
+// graph.sigmoid takes floats only.
+%x = "test.op"() : () -> (tensor<4xi32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.sigmoid: expects a float tensor, got tensor<4xi32>
+%y = graph.sigmoid %x : tensor<4xi32>
+
+// -----
+
+// graph.silu takes floats only.
+%x = "test.op"() : () -> (tensor<4xi32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.silu: expects a float tensor, got tensor<4xi32>
+%y = graph.silu %x : tensor<4xi32>
+
+// -----
+
+// graph.erf takes floats only.
+%x = "test.op"() : () -> (tensor<4xi32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.erf: expects a float tensor, got tensor<4xi32>
+%y = graph.erf %x : tensor<4xi32>
+
+// -----
+
+// graph.sin takes floats only.
+%x = "test.op"() : () -> (tensor<4xi32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.sin: expects a float tensor, got tensor<4xi32>
+%y = graph.sin %x : tensor<4xi32>
+
+// -----
+
+// graph.cos takes floats only.
+%x = "test.op"() : () -> (tensor<4xi32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.cos: expects a float tensor, got tensor<4xi32>
+%y = graph.cos %x : tensor<4xi32>
+
+// -----
+
+// graph.reciprocal takes floats only.
+%x = "test.op"() : () -> (tensor<4xi32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.reciprocal: expects a float tensor, got tensor<4xi32>
+%y = graph.reciprocal %x : tensor<4xi32>
+
+// -----
+
+// graph.gelu takes floats only.
+%x = "test.op"() : () -> (tensor<4xi32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.gelu: expects a float tensor, got tensor<4xi32>
+%y = graph.gelu %x : tensor<4xi32>
+
+// -----
+
+// graph.neg: declared result type differs from the inferred one.
+%x = "test.op"() : () -> (tensor<4xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.neg: result type tensor<4xf16> does not match inferred type tensor<4xf32> (operands: tensor<4xf32>)
+%y = graph.neg %x : (tensor<4xf32>) -> tensor<4xf16>
+
+// -----
+
+// graph.abs: f64 is not a graph element type.
+%x = "test.op"() : () -> (tensor<4xf64>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.abs: operand type tensor<4xf64> is not a supported tensor
+%y = graph.abs %x : tensor<4xf64>
+
+// -----
+
+// graph.relu: the shape is kept.
+%x = "test.op"() : () -> (tensor<4x2xi32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.relu: result type tensor<8xi32> does not match inferred type tensor<4x2xi32> (operands: tensor<4x2xi32>)
+%y = graph.relu %x : (tensor<4x2xi32>) -> tensor<8xi32>
+
+// -----
+
+// graph.relu: operands must be tensors.
+%x = "test.op"() : () -> (memref<4xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.relu: operand 'input' at position 0 does not verify: memref<4xf32> should be of base attribute tensor
+%y = "graph.relu"(%x) : (memref<4xf32>) -> tensor<4xf32>
+
+// -----
+
+// graph.gelu: approximate is "none" or "tanh".
+%x = "test.op"() : () -> (tensor<4xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.gelu: approximate must be "none" or "tanh", got "fast" (operands: tensor<4xf32>)
+%y = graph.gelu %x approximate "fast" : tensor<4xf32>
+
+// -----
+
+// graph.cast: the target element type must be a graph element type.
+%x = "test.op"() : () -> (tensor<4xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.cast: unsupported target element type f64 (operands: tensor<4xf32>)
+%y = graph.cast %x : (tensor<4xf32>) -> tensor<4xf64>
+
+// -----
+
+// graph.cast: the shape is kept.
+%x = "test.op"() : () -> (tensor<4xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.cast: result type tensor<2xf16> does not match inferred type tensor<4xf16> (operands: tensor<4xf32>)
+%y = graph.cast %x : (tensor<4xf32>) -> tensor<2xf16>
+
+// -----
+
+// graph.add: shapes must broadcast.
+%a = "test.op"() : () -> (tensor<4x8xf32>)
+%b = "test.op"() : () -> (tensor<3xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.add: shapes (4, 8), (3,) do not broadcast (operands: tensor<4x8xf32>, tensor<3xf32>)
+%c = graph.add %a, %b : (tensor<4x8xf32>, tensor<3xf32>) -> tensor<4x8xf32>
+
+// -----
+
+// graph.sub: operands share one element type.
+%a = "test.op"() : () -> (tensor<4xf32>)
+%b = "test.op"() : () -> (tensor<4xf16>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.sub: element types differ: lhs tensor<4xf32>, rhs tensor<4xf16>
+%c = graph.sub %a, %b : (tensor<4xf32>, tensor<4xf16>) -> tensor<4xf32>
+
+// -----
+
+// graph.mul: the result has the broadcast shape.
+%a = "test.op"() : () -> (tensor<4x1xf32>)
+%b = "test.op"() : () -> (tensor<8xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.mul: result type tensor<4x1xf32> does not match inferred type tensor<4x8xf32> (operands: tensor<4x1xf32>, tensor<8xf32>)
+%c = graph.mul %a, %b : (tensor<4x1xf32>, tensor<8xf32>) -> tensor<4x1xf32>
+
+// -----
+
+// graph.div: operands share one element type.
+%a = "test.op"() : () -> (tensor<4xi64>)
+%b = "test.op"() : () -> (tensor<4xi32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.div: element types differ: lhs tensor<4xi64>, rhs tensor<4xi32>
+%c = graph.div %a, %b : (tensor<4xi64>, tensor<4xi32>) -> tensor<4xi64>
+
+// -----
+
+// graph.pow: shapes must broadcast.
+%a = "test.op"() : () -> (tensor<2x3xf32>)
+%b = "test.op"() : () -> (tensor<3x2xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.pow: shapes (2, 3), (3, 2) do not broadcast (operands: tensor<2x3xf32>, tensor<3x2xf32>)
+%c = graph.pow %a, %b : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x3xf32>
+
+// -----
+
+// graph.maximum: the result keeps the operand element type.
+%a = "test.op"() : () -> (tensor<4xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.maximum: result type tensor<4xi1> does not match inferred type tensor<4xf32> (operands: tensor<4xf32>, tensor<4xf32>)
+%c = graph.maximum %a, %a : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+
+// -----
+
+// graph.minimum: f64 is not a graph element type.
+%a = "test.op"() : () -> (tensor<4xf64>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.minimum: operand type tensor<4xf64> is not a supported tensor
+%c = graph.minimum %a, %a : tensor<4xf64>
+
+// -----
+
+// graph.eq: comparisons give i1.
+%a = "test.op"() : () -> (tensor<4xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.eq: result type tensor<4xf32> does not match inferred type tensor<4xi1> (operands: tensor<4xf32>, tensor<4xf32>)
+%c = graph.eq %a, %a : tensor<4xf32>
+
+// -----
+
+// graph.ne: comparisons give i1.
+%a = "test.op"() : () -> (tensor<4xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.ne: result type tensor<4xf32> does not match inferred type tensor<4xi1> (operands: tensor<4xf32>, tensor<4xf32>)
+%c = graph.ne %a, %a : tensor<4xf32>
+
+// -----
+
+// graph.lt: comparisons give i1.
+%a = "test.op"() : () -> (tensor<4xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.lt: result type tensor<4xf32> does not match inferred type tensor<4xi1> (operands: tensor<4xf32>, tensor<4xf32>)
+%c = graph.lt %a, %a : tensor<4xf32>
+
+// -----
+
+// graph.le: comparisons give i1.
+%a = "test.op"() : () -> (tensor<4xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.le: result type tensor<4xf32> does not match inferred type tensor<4xi1> (operands: tensor<4xf32>, tensor<4xf32>)
+%c = graph.le %a, %a : tensor<4xf32>
+
+// -----
+
+// graph.gt: shapes must broadcast.
+%a = "test.op"() : () -> (tensor<4xf32>)
+%b = "test.op"() : () -> (tensor<5xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.gt: shapes (4,), (5,) do not broadcast (operands: tensor<4xf32>, tensor<5xf32>)
+%c = graph.gt %a, %b : (tensor<4xf32>, tensor<5xf32>) -> tensor<5xi1>
+
+// -----
+
+// graph.ge: operands share one element type.
+%a = "test.op"() : () -> (tensor<4xi32>)
+%b = "test.op"() : () -> (tensor<4xi64>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.ge: element types differ: lhs tensor<4xi32>, rhs tensor<4xi64>
+%c = graph.ge %a, %b : (tensor<4xi32>, tensor<4xi64>) -> tensor<4xi1>
+
+// -----
+
+// graph.select: the condition is i1.
+%c = "test.op"() : () -> (tensor<4xf32>)
+%a = "test.op"() : () -> (tensor<4xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.select: condition must be i1, got tensor<4xf32>
+%r = graph.select %c, %a, %a : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+
+// -----
+
+// graph.select: both branches share one element type.
+%c = "test.op"() : () -> (tensor<4xi1>)
+%a = "test.op"() : () -> (tensor<4xf32>)
+%b = "test.op"() : () -> (tensor<4xf16>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.select: element types differ: lhs tensor<4xf32>, rhs tensor<4xf16> (operands: tensor<4xi1>, tensor<4xf32>, tensor<4xf16>)
+%r = graph.select %c, %a, %b : (tensor<4xi1>, tensor<4xf32>, tensor<4xf16>) -> tensor<4xf32>
+
+// -----
+
+// graph.select: all three operands broadcast together.
+%c = "test.op"() : () -> (tensor<3xi1>)
+%a = "test.op"() : () -> (tensor<4xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.select: shapes (3,), (4,), (4,) do not broadcast (operands: tensor<3xi1>, tensor<4xf32>, tensor<4xf32>)
+%r = graph.select %c, %a, %a : (tensor<3xi1>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+
+// -----
+
+// graph.sum: dims must be in range.
+%x = "test.op"() : () -> (tensor<4x8xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.sum: dim 2 out of range for rank 2 (operands: tensor<4x8xf32>)
+%s = graph.sum %x dims [2] : (tensor<4x8xf32>) -> tensor<4xf32>
+
+// -----
+
+// graph.sum: dims must not repeat.
+%x = "test.op"() : () -> (tensor<4x8xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.sum: dims [1, 1] repeat a dim (operands: tensor<4x8xf32>)
+%s = graph.sum %x dims [1, 1] : (tensor<4x8xf32>) -> tensor<4xf32>
+
+// -----
+
+// graph.mean takes floats only.
+%x = "test.op"() : () -> (tensor<4x8xi64>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.mean: expects a float tensor, got tensor<4x8xi64>
+%s = graph.mean %x dims [1] : (tensor<4x8xi64>) -> tensor<4xi64>
+
+// -----
+
+// graph.max: keepdim keeps reduced dims as size 1.
+%x = "test.op"() : () -> (tensor<4x8xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.max: result type tensor<4xf32> does not match inferred type tensor<4x1xf32> (operands: tensor<4x8xf32>)
+%s = graph.max %x dims [1] keepdim : (tensor<4x8xf32>) -> tensor<4xf32>
+
+// -----
+
+// graph.min: negative dims are rejected.
+%x = "test.op"() : () -> (tensor<4x8xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.min: dim -1 out of range for rank 2 (operands: tensor<4x8xf32>)
+%s = graph.min %x dims [-1] : (tensor<4x8xf32>) -> tensor<4xf32>
+
+// -----
+
+// graph.var takes floats only.
+%x = "test.op"() : () -> (tensor<4x8xi32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.var: expects a float tensor, got tensor<4x8xi32>
+%s = graph.var %x dims [1] : (tensor<4x8xi32>) -> tensor<4xi32>
+
+// -----
+
+// graph.softmax: dim must be in range.
+%x = "test.op"() : () -> (tensor<4x8xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.softmax: dim 2 out of range for rank 2 (operands: tensor<4x8xf32>)
+%y = graph.softmax %x dim 2 : tensor<4x8xf32>
+
+// -----
+
+// graph.log_softmax takes floats only.
+%x = "test.op"() : () -> (tensor<4x8xi32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.log_softmax: expects a float tensor, got tensor<4x8xi32>
+%y = graph.log_softmax %x dim 1 : tensor<4x8xi32>
+
+// -----
+
+// graph.layer_norm: weight gives the trailing dims of the input.
+%x = "test.op"() : () -> (tensor<4x8xf32>)
+%w = "test.op"() : () -> (tensor<4xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.layer_norm: weight shape (4,) is not a trailing part of (4, 8) (operands: tensor<4x8xf32>, tensor<4xf32>, tensor<4xf32>)
+%y = graph.layer_norm %x, %w, %w eps 1.0e-05 : (tensor<4x8xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<4x8xf32>
+
+// -----
+
+// graph.layer_norm: bias has the weight's shape.
+%x = "test.op"() : () -> (tensor<4x8xf32>)
+%w = "test.op"() : () -> (tensor<8xf32>)
+%b = "test.op"() : () -> (tensor<1xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.layer_norm: bias shape (1,) != weight shape (8,) (operands: tensor<4x8xf32>, tensor<8xf32>, tensor<1xf32>)
+%y = graph.layer_norm %x, %w, %b eps 1.0e-05 : (tensor<4x8xf32>, tensor<8xf32>, tensor<1xf32>) -> tensor<4x8xf32>
+
+// -----
+
+// graph.layer_norm: one float type for all operands.
+%x = "test.op"() : () -> (tensor<4x8xf32>)
+%w = "test.op"() : () -> (tensor<8xf16>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.layer_norm: input, weight and bias must share one float type (operands: tensor<4x8xf32>, tensor<8xf16>, tensor<8xf16>)
+%y = graph.layer_norm %x, %w, %w eps 1.0e-05 : (tensor<4x8xf32>, tensor<8xf16>, tensor<8xf16>) -> tensor<4x8xf32>
+
+// -----
+
+// graph.matmul: contracting dims must agree; the message names both types.
+%a = "test.op"() : () -> (tensor<4x8xf32>)
+%b = "test.op"() : () -> (tensor<7x3xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.matmul: contracting dims differ: lhs tensor<4x8xf32> has 8, rhs tensor<7x3xf32> has 7
+%c = graph.matmul %a, %b : (tensor<4x8xf32>, tensor<7x3xf32>) -> tensor<4x3xf32>
+
+// -----
+
+// graph.matmul: batch dims must broadcast.
+%a = "test.op"() : () -> (tensor<2x4x8xf32>)
+%b = "test.op"() : () -> (tensor<3x8x3xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.matmul: shapes (2,), (3,) do not broadcast (operands: tensor<2x4x8xf32>, tensor<3x8x3xf32>)
+%c = graph.matmul %a, %b : (tensor<2x4x8xf32>, tensor<3x8x3xf32>) -> tensor<2x4x3xf32>
+
+// -----
+
+// graph.matmul: rank-0 operands are rejected.
+%a = "test.op"() : () -> (tensor<f32>)
+%b = "test.op"() : () -> (tensor<8x3xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.matmul: operands must have rank >= 1: lhs tensor<f32>, rhs tensor<8x3xf32>
+%c = graph.matmul %a, %b : (tensor<f32>, tensor<8x3xf32>) -> tensor<3xf32>
+
+// -----
+
+// graph.matmul: operands share one element type.
+%a = "test.op"() : () -> (tensor<4x8xf32>)
+%b = "test.op"() : () -> (tensor<8x3xf16>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.matmul: element types differ: lhs tensor<4x8xf32>, rhs tensor<8x3xf16>
+%c = graph.matmul %a, %b : (tensor<4x8xf32>, tensor<8x3xf16>) -> tensor<4x3xf32>
+
+// -----
+
+// graph.linear: input features equal weight in-features.
+%x = "test.op"() : () -> (tensor<4x8xf32>)
+%w = "test.op"() : () -> (tensor<3x5xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.linear: input features 8 != weight in-features 5 (operands: tensor<4x8xf32>, tensor<3x5xf32>)
+%y = graph.linear %x, %w : (tensor<4x8xf32>, tensor<3x5xf32>) -> tensor<4x3xf32>
+
+// -----
+
+// graph.linear: weight is 2-D.
+%x = "test.op"() : () -> (tensor<4x8xf32>)
+%w = "test.op"() : () -> (tensor<8xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.linear: weight must be 2-D (out, in), got rank 1 (operands: tensor<4x8xf32>, tensor<8xf32>)
+%y = graph.linear %x, %w : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4xf32>
+
+// -----
+
+// graph.linear: bias has shape (out,).
+%x = "test.op"() : () -> (tensor<4x8xf32>)
+%w = "test.op"() : () -> (tensor<3x8xf32>)
+%b = "test.op"() : () -> (tensor<8xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.linear: bias must have shape (3,), got (8,) (operands: tensor<4x8xf32>, tensor<3x8xf32>, tensor<8xf32>)
+%y = graph.linear %x, %w, %b : (tensor<4x8xf32>, tensor<3x8xf32>, tensor<8xf32>) -> tensor<4x3xf32>
+
+// -----
+
+// graph.linear: one element type.
+%x = "test.op"() : () -> (tensor<4x8xf32>)
+%w = "test.op"() : () -> (tensor<3x8xbf16>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.linear: input, weight and bias must share one element type (operands: tensor<4x8xf32>, tensor<3x8xbf16>)
+%y = graph.linear %x, %w : (tensor<4x8xf32>, tensor<3x8xbf16>) -> tensor<4x3xf32>
+
+// -----
+
+// graph.reshape keeps the element count.
+%x = "test.op"() : () -> (tensor<4x8xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.reshape: element count differs: (4, 8) has 32, (30,) has 30 (operands: tensor<4x8xf32>)
+%y = graph.reshape %x : (tensor<4x8xf32>) -> tensor<30xf32>
+
+// -----
+
+// graph.reshape keeps the element type.
+%x = "test.op"() : () -> (tensor<4x8xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.reshape: element type changes: tensor<4x8xf32> -> tensor<32xf16>
+%y = graph.reshape %x : (tensor<4x8xf32>) -> tensor<32xf16>
+
+// -----
+
+// graph.transpose: perm is a permutation of the dims.
+%x = "test.op"() : () -> (tensor<4x8xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.transpose: perm [0, 0] is not a permutation of rank 2 (operands: tensor<4x8xf32>)
+%y = graph.transpose %x perm [0, 0] : (tensor<4x8xf32>) -> tensor<4x4xf32>
+
+// -----
+
+// graph.transpose: perm has one entry per dim.
+%x = "test.op"() : () -> (tensor<4x8xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.transpose: perm [1, 0, 2] is not a permutation of rank 2 (operands: tensor<4x8xf32>)
+%y = graph.transpose %x perm [1, 0, 2] : (tensor<4x8xf32>) -> tensor<8x4xf32>
+
+// -----
+
+// graph.transpose: the result is the permuted shape.
+%x = "test.op"() : () -> (tensor<4x8xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.transpose: result type tensor<4x8xf32> does not match inferred type tensor<8x4xf32> (operands: tensor<4x8xf32>)
+%y = graph.transpose %x perm [1, 0] : (tensor<4x8xf32>) -> tensor<4x8xf32>
+
+// -----
+
+// graph.broadcast_to: numpy broadcast rules.
+%x = "test.op"() : () -> (tensor<3xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.broadcast_to: cannot broadcast (3,) to (4, 8) (operands: tensor<3xf32>)
+%y = graph.broadcast_to %x : (tensor<3xf32>) -> tensor<4x8xf32>
+
+// -----
+
+// graph.broadcast_to: the rank cannot shrink.
+%x = "test.op"() : () -> (tensor<1x8xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.broadcast_to: cannot broadcast (1, 8) to (8,) (operands: tensor<1x8xf32>)
+%y = graph.broadcast_to %x : (tensor<1x8xf32>) -> tensor<8xf32>
+
+// -----
+
+// graph.slice: limit within the dim size.
+%x = "test.op"() : () -> (tensor<4x8xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.slice: dim 1: need 0 <= start <= limit <= 8 and step >= 1, got start 0, limit 9, step 1 (operands: tensor<4x8xf32>)
+%y = graph.slice %x start [0, 0] limit [4, 9] step [1, 1] : (tensor<4x8xf32>) -> tensor<4x9xf32>
+
+// -----
+
+// graph.slice: start <= limit.
+%x = "test.op"() : () -> (tensor<4x8xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.slice: dim 0: need 0 <= start <= limit <= 4 and step >= 1, got start 3, limit 1, step 1 (operands: tensor<4x8xf32>)
+%y = graph.slice %x start [3, 0] limit [1, 8] step [1, 1] : (tensor<4x8xf32>) -> tensor<0x8xf32>
+
+// -----
+
+// graph.slice: step >= 1.
+%x = "test.op"() : () -> (tensor<4x8xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.slice: dim 1: need 0 <= start <= limit <= 8 and step >= 1, got start 0, limit 8, step 0 (operands: tensor<4x8xf32>)
+%y = graph.slice %x start [0, 0] limit [4, 8] step [1, 0] : (tensor<4x8xf32>) -> tensor<4x8xf32>
+
+// -----
+
+// graph.slice: one start/limit/step entry per dim.
+%x = "test.op"() : () -> (tensor<4x8xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.slice: start/limit/step need 2 entries each, got 1/1/1 (operands: tensor<4x8xf32>)
+%y = graph.slice %x start [0] limit [4] step [1] : (tensor<4x8xf32>) -> tensor<4x8xf32>
+
+// -----
+
+// graph.slice: the result has the sliced shape.
+%x = "test.op"() : () -> (tensor<4x8xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.slice: result type tensor<4x8xf32> does not match inferred type tensor<2x4xf32> (operands: tensor<4x8xf32>)
+%y = graph.slice %x start [0, 0] limit [4, 8] step [2, 2] : (tensor<4x8xf32>) -> tensor<4x8xf32>
+
+// -----
+
+// graph.concat: inputs agree outside the concat dim.
+%a = "test.op"() : () -> (tensor<2x8xf32>)
+%b = "test.op"() : () -> (tensor<3x7xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.concat: inputs (2, 8), (3, 7) differ outside concat dim 0 (operands: tensor<2x8xf32>, tensor<3x7xf32>)
+%y = graph.concat %a, %b dim 0 : (tensor<2x8xf32>, tensor<3x7xf32>) -> tensor<5x8xf32>
+
+// -----
+
+// graph.concat: inputs have one rank.
+%a = "test.op"() : () -> (tensor<2x8xf32>)
+%b = "test.op"() : () -> (tensor<8xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.concat: inputs (2, 8), (8,) differ outside concat dim 0 (operands: tensor<2x8xf32>, tensor<8xf32>)
+%y = graph.concat %a, %b dim 0 : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<3x8xf32>
+
+// -----
+
+// graph.concat: dim in range.
+%a = "test.op"() : () -> (tensor<2x8xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.concat: dim 2 out of range for rank 2 (operands: tensor<2x8xf32>, tensor<2x8xf32>)
+%y = graph.concat %a, %a dim 2 : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+
+// -----
+
+// graph.concat: one element type.
+%a = "test.op"() : () -> (tensor<2x8xf32>)
+%b = "test.op"() : () -> (tensor<2x8xf16>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.concat: inputs must share one element type (operands: tensor<2x8xf32>, tensor<2x8xf16>)
+%y = graph.concat %a, %b dim 0 : (tensor<2x8xf32>, tensor<2x8xf16>) -> tensor<4x8xf32>
+
+// -----
+
+// graph.concat: needs at least one input.
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.concat: needs at least one input
+%y = "graph.concat"() <{dim = 0 : i64}> : () -> tensor<2xf32>
+
+// -----
+
+// graph.split: sizes sum to the dim size.
+%x = "test.op"() : () -> (tensor<5x8xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.split: sizes [2, 2] must be >= 0 and sum to dim 0 size 5 (operands: tensor<5x8xf32>)
+%a, %b = graph.split %x dim 0 sizes [2, 2] : (tensor<5x8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>)
+
+// -----
+
+// graph.split: sizes are not negative.
+%x = "test.op"() : () -> (tensor<5x8xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.split: sizes [6, -1] must be >= 0 and sum to dim 0 size 5 (operands: tensor<5x8xf32>)
+%a, %b = graph.split %x dim 0 sizes [6, -1] : (tensor<5x8xf32>) -> (tensor<6x8xf32>, tensor<1x8xf32>)
+
+// -----
+
+// graph.split: dim in range.
+%x = "test.op"() : () -> (tensor<5x8xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.split: dim 3 out of range for rank 2 (operands: tensor<5x8xf32>)
+%a = graph.split %x dim 3 sizes [5] : (tensor<5x8xf32>) -> tensor<5x8xf32>
+
+// -----
+
+// graph.split: one result per size.
+%x = "test.op"() : () -> (tensor<5x8xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.split: result type tensor<2x8xf32> does not match inferred type tensor<2x8xf32>, tensor<3x8xf32> (operands: tensor<5x8xf32>)
+%a = graph.split %x dim 0 sizes [2, 3] : (tensor<5x8xf32>) -> tensor<2x8xf32>
+
+// -----
+
+// graph.gather: the index is i64 or i32.
+%x = "test.op"() : () -> (tensor<4x8xf32>)
+%i = "test.op"() : () -> (tensor<4x2xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.gather: index must be i64 or i32, got tensor<4x2xf32> (operands: tensor<4x8xf32>, tensor<4x2xf32>)
+%y = graph.gather %x, %i dim 1 : (tensor<4x8xf32>, tensor<4x2xf32>) -> tensor<4x2xf32>
+
+// -----
+
+// graph.gather: the index has the input's rank.
+%x = "test.op"() : () -> (tensor<4x8xf32>)
+%i = "test.op"() : () -> (tensor<2xi64>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.gather: index rank 1 != input rank 2 (operands: tensor<4x8xf32>, tensor<2xi64>)
+%y = graph.gather %x, %i dim 0 : (tensor<4x8xf32>, tensor<2xi64>) -> tensor<2xf32>
+
+// -----
+
+// graph.gather: index dims other than dim fit in the input.
+%x = "test.op"() : () -> (tensor<4x8xf32>)
+%i = "test.op"() : () -> (tensor<5x2xi64>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.gather: index dim 0 size 5 exceeds input size 4 (operands: tensor<4x8xf32>, tensor<5x2xi64>)
+%y = graph.gather %x, %i dim 1 : (tensor<4x8xf32>, tensor<5x2xi64>) -> tensor<5x2xf32>
+
+// -----
+
+// graph.gather: dim in range.
+%x = "test.op"() : () -> (tensor<4x8xf32>)
+%i = "test.op"() : () -> (tensor<4x2xi64>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.gather: dim 2 out of range for rank 2 (operands: tensor<4x8xf32>, tensor<4x2xi64>)
+%y = graph.gather %x, %i dim 2 : (tensor<4x8xf32>, tensor<4x2xi64>) -> tensor<4x2xf32>
+
+// -----
+
+// graph.embedding: the weight is 2-D.
+%ids = "test.op"() : () -> (tensor<1x4xi64>)
+%w = "test.op"() : () -> (tensor<10x4x8xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.embedding: weight must be 2-D (num, dim), got rank 3 (operands: tensor<1x4xi64>, tensor<10x4x8xf32>)
+%y = graph.embedding %ids, %w : (tensor<1x4xi64>, tensor<10x4x8xf32>) -> tensor<1x4x8xf32>
+
+// -----
+
+// graph.embedding: indices are i64 or i32.
+%ids = "test.op"() : () -> (tensor<1x4xf32>)
+%w = "test.op"() : () -> (tensor<10x8xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.embedding: indices must be i64 or i32, got tensor<1x4xf32> (operands: tensor<1x4xf32>, tensor<10x8xf32>)
+%y = graph.embedding %ids, %w : (tensor<1x4xf32>, tensor<10x8xf32>) -> tensor<1x4x8xf32>
+
+// -----
+
+// graph.embedding: the result is indices shape + embedding dim.
+%ids = "test.op"() : () -> (tensor<1x4xi64>)
+%w = "test.op"() : () -> (tensor<10x8xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.embedding: result type tensor<4x8xf32> does not match inferred type tensor<1x4x8xf32> (operands: tensor<1x4xi64>, tensor<10x8xf32>)
+%y = graph.embedding %ids, %w : (tensor<1x4xi64>, tensor<10x8xf32>) -> tensor<4x8xf32>
+
+// -----
+
+// graph.constant: the result type is the value's type (generic form).
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.constant: result type tensor<3xf32> does not match inferred type tensor<4xf32>
+%c = "graph.constant"() <{value = dense<1.0> : tensor<4xf32>}> : () -> tensor<3xf32>
+
+// -----
+
+// graph.constant: f64 is not a graph element type.
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.constant: unsupported element type tensor<4xf64>
+%c = graph.constant dense<1.0> : tensor<4xf64>
+
+// -----
+
+// graph.full: f64 is not a graph element type.
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.full: unsupported element type tensor<4xf64>
+%c = graph.full value 1.0 : tensor<4xf64>
+
+// -----
+
+// graph.add: two operands (generic form).
+%a = "test.op"() : () -> (tensor<4xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.add: Expected 2 operands, but got 1
+%c = "graph.add"(%a) : (tensor<4xf32>) -> tensor<4xf32>
+
+// -----
+
+// graph.full: the value property is required (generic form).
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: property 'value' expected in operation 'graph.full'
+%c = "graph.full"() : () -> tensor<4xf32>
+
+// -----
+
+// graph.fusion_group: block arguments have the input types.
+%x = "test.op"() : () -> (tensor<4xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.fusion_group: block argument types (tensor<4xf16>) differ from input types (tensor<4xf32>)
+%r = graph.fusion_group (%x) : (tensor<4xf32>) -> tensor<4xf32> {
+^bb0(%a: tensor<4xf16>):
+  %n = graph.neg %a : tensor<4xf16>
+  graph.yield %n : tensor<4xf16>
+}
+
+// -----
+
+// graph.fusion_group: one block argument per input.
+%x = "test.op"() : () -> (tensor<4xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.fusion_group: block argument types (tensor<4xf32>) differ from input types (tensor<4xf32>, tensor<4xf32>)
+%r = graph.fusion_group (%x, %x) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> {
+^bb0(%a: tensor<4xf32>):
+  graph.yield %a : tensor<4xf32>
+}
+
+// -----
+
+// graph.fusion_group: yielded types are the result types.
+%x = "test.op"() : () -> (tensor<4xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.fusion_group: yielded types (tensor<f32>) differ from result types (tensor<4xf32>)
+%r = graph.fusion_group (%x) : (tensor<4xf32>) -> tensor<4xf32> {
+^bb0(%a: tensor<4xf32>):
+  %s = graph.sum %a dims [0] : (tensor<4xf32>) -> tensor<f32>
+  graph.yield %s : tensor<f32>
+}
+
+// -----
+
+// graph.fusion_group: one yielded value per result.
+%x = "test.op"() : () -> (tensor<4xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.fusion_group: yielded types (tensor<4xf32>, tensor<4xf32>) differ from result types (tensor<4xf32>)
+%r = graph.fusion_group (%x) : (tensor<4xf32>) -> tensor<4xf32> {
+^bb0(%a: tensor<4xf32>):
+  graph.yield %a, %a : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// graph.fusion_group: isolated from above.
+%x = "test.op"() : () -> (tensor<4xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.fusion_group: Operation using value defined out of its IsolatedFromAbove parent: NegOp(%n = graph.neg %x : tensor<4xf32>)
+%r = graph.fusion_group () : () -> tensor<4xf32> {
+  %n = graph.neg %x : tensor<4xf32>
+  graph.yield %n : tensor<4xf32>
+}
+
+// -----
+
+// graph.fusion_group: the body ends with graph.yield.
+%x = "test.op"() : () -> (tensor<4xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: 'graph.fusion_group' terminates with operation test.termop instead of graph.yield
+%r = graph.fusion_group (%x) : (tensor<4xf32>) -> tensor<4xf32> {
+^bb0(%a: tensor<4xf32>):
+  "test.termop"(%a) : (tensor<4xf32>) -> ()
+}
+
+// -----
+
+// graph.yield: only inside graph.fusion_group.
+%x = "test.op"() : () -> (tensor<4xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: 'graph.yield' expects parent op 'graph.fusion_group'
+graph.yield %x : tensor<4xf32>
+
+// -----
+
+// graph.yield: not even inside another region op.
+%x = "test.op"() : () -> (tensor<4xf32>)
+func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
+// CHECK: invalid.mlir:[[# @LINE + 1]]:3: error: 'graph.yield' expects parent op 'graph.fusion_group'
+  graph.yield %a : tensor<4xf32>
+}
+
+// -----
+
+// graph.yield: only tensors flow out of a group.
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.fusion_group: yielded types (i32) differ from result types (tensor<4xf32>)
+%r = graph.fusion_group () : () -> tensor<4xf32> {
+  %i = "test.op"() : () -> i32
+  graph.yield %i : i32
+}
