@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -12,6 +11,7 @@ from xdsl.passes import ModulePass, PassPipeline
 from xdsl.transforms import get_all_passes as upstream_passes
 
 from fxdsl.parsing import make_context, parse_module
+from fxdsl.pipeline_syntax import quote_dotted_values
 from fxdsl.universe import get_all_passes
 
 
@@ -25,38 +25,6 @@ def parse(text: str, name: str = "<string>") -> ModuleOp:
 def available_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     """Every pass a pipeline may name: upstream xDSL's and fxdsl's."""
     return {**upstream_passes(), **get_all_passes()}
-
-
-_DOTTED_VALUE = re.compile(r"[A-Za-z_][\w]*(?:\.[\w*]+)+|[A-Za-z_]\w*\.?\*")
-
-
-def quote_dotted_values(pipeline: str) -> str:
-    """Quote unquoted option values such as `graph.add` or `graph.*`.
-
-    xDSL's pipeline lexer rejects `.` and `*` outside string literals, but op
-    names are the natural values of options like `graph-partition{ops=...}`;
-    `ops=graph.add,graph.*` becomes `ops="graph.add","graph.*"`.
-    """
-    out: list[str] = []
-    depth, pos, quoted = 0, 0, False
-    while pos < len(pipeline):
-        char = pipeline[pos]
-        if char == '"' and depth:
-            quoted = not quoted
-        elif not quoted and char in "{}":
-            depth += 1 if char == "{" else -1
-        elif (
-            depth
-            and not quoted
-            and pipeline[pos - 1] in "=, "
-            and (match := _DOTTED_VALUE.match(pipeline, pos))
-        ):
-            out.append(f'"{match.group()}"')
-            pos = match.end()
-            continue
-        out.append(char)
-        pos += 1
-    return "".join(out)
 
 
 def parse_pipeline(pipeline: str) -> PassPipeline:

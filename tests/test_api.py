@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import fxdsl
-from fxdsl.api import quote_dotted_values
+from fxdsl.pipeline_syntax import quote_dotted_values
 
 
 @pytest.mark.parametrize(

@@ -19,8 +19,8 @@ from xdsl.utils.arg_spec import parse_spec
 from xdsl.utils.target import Target
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from fxdsl.api import quote_dotted_values
 from fxdsl.parsing import LocatingParser, make_context
+from fxdsl.pipeline_syntax import quote_dotted_values
 from fxdsl.tools.atomic_write import write_atomic
 from fxdsl.tools.diagnostics import UserError, run_guarded, verify_located
 
