@@ -2,9 +2,10 @@
 
 - `backend="cpu"` runs the pipeline and then the numpy reference interpreter;
   it works everywhere and is what the CUDA backend is checked against.
-- `backend="cuda"` needs CuPy and an NVIDIA GPU. The CUDA lowering
-  (`convert-graph-to-gpu`) is not part of this build yet: asking for it fails
-  with an error that says so, rather than silently running on the CPU.
+- `backend="cuda"` needs CuPy and an NVIDIA GPU; without them it fails with
+  an error that says what is missing, rather than silently running on the
+  CPU. With them, `fxdsl.runtime.cuda_executor` lowers the module
+  (`convert-graph-to-gpu`) and runs its launch plan.
 
 The returned callable checks its inputs against the entry function's types
 (a clear ValueError naming the argument) before running.
@@ -52,10 +53,12 @@ def compile_module(
     if options:
         raise TypeError(f"unknown compile options: {', '.join(sorted(options))}")
     if backend == "cuda":
-        reason = cuda_unavailable_reason() or (
-            "the CUDA lowering (convert-graph-to-gpu) is not in this build yet"
-        )
-        raise BackendUnavailable(f"backend='cuda' is unavailable: {reason}")
+        reason = cuda_unavailable_reason()
+        if reason is not None:
+            raise BackendUnavailable(f"backend='cuda' is unavailable: {reason}")
+        from fxdsl.runtime.cuda_executor import compile_cuda  # noqa: PLC0415
+
+        return compile_cuda(module, pipeline=pipeline, entry=entry)
     if backend != "cpu":
         raise ValueError(f"unknown backend '{backend}' (expected 'cuda' or 'cpu')")
 

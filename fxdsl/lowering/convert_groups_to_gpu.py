@@ -1,0 +1,184 @@
+"""`convert-groups-to-gpu`: each bufferized `graph.fusion_group` becomes a
+`gpu.func` kernel in one `gpu.module @kernels`, launched from the host with
+`gpu.launch_func` (run after `graph-bufferize`).
+
+The group's `bufferization.to_tensor` (or, for strided views,
+`builtin.unrealized_conversion_cast`) inputs and `materialize_in_destination`
+outputs give the kernel's buffer arguments (inputs first, then outputs, in
+group order). Kernels are named `<function>_<n>_<op>`: the host function, the
+group's position in it and its main op (the first reduction of a row kernel,
+else the op producing the first output), so names are deterministic. A kernel
+identical to an earlier one is emitted once and launched under the first
+name (the 12 blocks of a GPT-2 stack share their kernels). The
+top-level module gets `gpu.container_module`, as upstream requires.
+
+Launch configuration: pointwise kernels 256 threads per block, enough blocks
+to cover the domain (at most 65535, grid-stride beyond); row kernels one
+block per row (at most 65535, grid-stride beyond) of 32-256 threads, a
+multiple of 32 (the CUDA block reduction relies on whole warps).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, bufferization, func, gpu
+from xdsl.dialects.builtin import (
+    IndexType,
+    ModuleOp,
+    StringAttr,
+    SymbolRefAttr,
+    UnitAttr,
+    UnrealizedConversionCastOp,
+)
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.utils.exceptions import PassFailedException
+
+from fxdsl.dialects import graph
+from fxdsl.lowering.kernel_builder import REDUCTION_OPS, KernelBuilder
+from fxdsl.transforms.fusibility import reduction_space
+
+KERNEL_MODULE = "kernels"
+
+
+def _input_buffer(value: SSAValue) -> SSAValue:
+    owner = value.owner
+    if isinstance(owner, UnrealizedConversionCastOp):
+        return owner.inputs[0]
+    if not isinstance(owner, bufferization.ToTensorOp):
+        raise PassFailedException(
+            "convert-groups-to-gpu: group input is not a bufferized buffer; "
+            "run graph-bufferize first"
+        )
+    return owner.memref
+
+
+def _output_buffer(value: SSAValue) -> SSAValue:
+    users = [u.operation for u in value.uses]
+    if len(users) != 1 or not isinstance(
+        users[0], bufferization.MaterializeInDestinationOp
+    ):
+        raise PassFailedException(
+            "convert-groups-to-gpu: group output is not materialized in a buffer; "
+            "run graph-bufferize first"
+        )
+    return users[0].dest
+
+
+def kernel_name(function: str, position: int, group: graph.FusionGroupOp) -> str:
+    """`<function>_<position>_<main op>` (see the module docstring)."""
+    ops = list(group.body.block.ops)
+    reductions = [op for op in ops if isinstance(op, REDUCTION_OPS)]
+    outputs = [v.owner for v in group.yield_op.values]
+    main = reductions[0] if reductions else (outputs[0] if outputs else None)
+    # a group that yields one of its inputs unchanged is a copy
+    suffix = main.name.split(".")[-1] if isinstance(main, Operation) else "copy"
+    return f"{function}_{position}_{suffix}"
+
+
+def build_kernel(
+    name: str,
+    group: graph.FusionGroupOp,
+    buffers: list[SSAValue],
+    globals_out: list[Operation],
+) -> KernelBuilder:
+    """The kernel computing `group` (pointwise or row, see kernel_builder)."""
+    builder = KernelBuilder(name, group, [b.type for b in buffers], globals_out)
+    reductions = [op for op in group.body.block.ops if isinstance(op, REDUCTION_OPS)]
+    spaces = {reduction_space(op) for op in reductions}
+    if len(spaces) == 1 and None not in spaces:
+        ((outer, inner),) = spaces  # type: ignore[misc]
+        builder.build_row(outer, inner)
+    else:
+        # elementwise, or reductions that do not share one trailing row space
+        # (column reductions): one thread per output element, serial reductions
+        builder.build_pointwise()
+    builder.finish()
+    return builder
+
+
+def _launch(
+    name: str, builder: KernelBuilder, buffers: list[SSAValue]
+) -> list[Operation]:
+    grid, block = builder.launch
+    consts = [
+        arith.ConstantOp.from_int_and_width(n, IndexType()) for n in (grid, block, 1)
+    ]
+    g, b, one = (c.result for c in consts)
+    launch = gpu.LaunchFuncOp(
+        SymbolRefAttr(KERNEL_MODULE, [name]), [g, one, one], [b, one, one],
+        kernelOperands=buffers,
+    )  # fmt: skip
+    return [*consts, launch]
+
+
+def _body_key(name: str, ops: list[Operation]) -> str:
+    """The text of a kernel (and its constant globals) without its name."""
+    return "\n".join(str(op) for op in ops).replace(name, "<kernel>")
+
+
+class KernelTable:
+    """The kernels of the `gpu.module`; a kernel identical to an earlier one
+    (same body, constants, types: e.g. the same layer norm in 12 blocks) is
+    not emitted again, its launches use the first one's name."""
+
+    def __init__(self) -> None:
+        self.ops: list[Operation] = []
+        self.names: dict[str, str] = {}
+
+    def add(self, name: str, ops: list[Operation]) -> str:
+        """Add kernel `name` (its globals, then the func); the name to launch."""
+        key = _body_key(name, ops)
+        if key in self.names:
+            return self.names[key]
+        self.names[key] = name
+        self.ops.extend(ops)
+        return name
+
+
+def convert_function(function: func.FuncOp, kernels: KernelTable) -> None:
+    """Replace every group of `function` by a kernel launch."""
+    groups = [
+        op for op in function.body.block.ops if isinstance(op, graph.FusionGroupOp)
+    ]
+    for position, group in enumerate(groups):
+        inputs = [_input_buffer(v) for v in group.inputs]
+        outputs = [_output_buffer(r) for r in group.outputs]
+        name = kernel_name(function.sym_name.data, position, group)
+        globals_out: list[Operation] = []
+        builder = build_kernel(name, group, inputs + outputs, globals_out)
+        launched = kernels.add(name, [*globals_out, builder.func])
+        Rewriter.insert_op(
+            _launch(launched, builder, inputs + outputs), InsertPoint.before(group)
+        )
+        bridges = [group.inputs[i].owner for i in range(len(group.inputs))]
+        for result in group.outputs:
+            for use in list(result.uses):
+                Rewriter.erase_op(use.operation)
+        Rewriter.erase_op(group)
+        for bridge in dict.fromkeys(bridges):
+            if isinstance(bridge, Operation) and not bridge.results[0].uses:
+                Rewriter.erase_op(bridge)
+
+
+@dataclass(frozen=True)
+class ConvertGroupsToGpuPass(ModulePass):
+    """Fusion groups -> `gpu.func` kernels + `gpu.launch_func` (module docstring)."""
+
+    name = "convert-groups-to-gpu"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        kernels = KernelTable()
+        functions = [f for f in op.body.block.ops if isinstance(f, func.FuncOp)]
+        for function in functions:
+            if function.body.blocks:
+                convert_function(function, kernels)
+        if not kernels.ops:
+            return
+        body = Region(Block(kernels.ops))
+        module = gpu.ModuleOp(StringAttr(KERNEL_MODULE), body)  # type: ignore[arg-type]
+        op.body.block.add_op(module)
+        op.attributes["gpu.container_module"] = UnitAttr()

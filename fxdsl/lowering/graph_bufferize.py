@@ -1,0 +1,267 @@
+"""`graph-bufferize`: the host functions on memrefs (run after
+`graph-wrap-kernels`).
+
+Conventions (what the runtime's launch plan relies on):
+
+* Arguments and results become dense `memref`s of the same shape. Results are
+  *returned allocations* (not destination-passing): each kernel or library
+  output is a `memref.alloc`, and `func.return` returns the buffers. A result
+  may also be an argument buffer itself (identity function). No deallocations
+  are emitted: buffer lifetimes and reuse belong to the launch plan.
+* A host view (`reshape`, `transpose`, `slice`, `broadcast_to`, `split`)
+  becomes one `memref.reinterpret_cast` per result with the static strided
+  layout computed by `layout.py` (one mechanism for every view kind; it
+  composes, since the offset is absolute in the underlying buffer).
+* A `graph.fusion_group` stays on tensors, bridged with upstream
+  `bufferization` ops: each input is `bufferization.to_tensor` of its buffer,
+  each output is `bufferization.materialize_in_destination` into a fresh
+  `memref.alloc`. `convert-groups-to-gpu` turns the bridge into a kernel.
+* `graph.matmul` becomes a library call on 3-D `(batch, rows, cols)` views:
+  `linalg.fill` of zero and a `linalg.generic` with the batch-matmul indexing
+  maps and `library_call = "cublas_gemm_strided_batched"` (the generalised
+  form of upstream `linalg.batch_matmul`, which xDSL 0.74 lacks). Transposed
+  operands are strided views that cuBLAS reads with a transpose flag; batch
+  broadcasting is a zero batch stride.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, bufferization, func, memref
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    FloatAttr,
+    FunctionType,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+    UnitAttr,
+    UnrealizedConversionCastOp,
+)
+from xdsl.dialects.linalg import attrs as linalg_attrs
+from xdsl.dialects.linalg import ops as linalg
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineMap
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.utils.exceptions import PassFailedException
+
+from fxdsl.dialects import graph
+from fxdsl.dialects.graph import FLOAT_TYPES, shape_of
+from fxdsl.lowering.layout import (
+    HOST_VIEW_OPS,
+    Layout,
+    layout_of_type,
+    matmul_operand,
+    view_layouts,
+)
+from fxdsl.parsing import location_of
+
+GEMM_LIBRARY_CALL = "cublas_gemm_strided_batched"
+
+
+def memref_of(typ: Attribute) -> Attribute:
+    """The dense memref type of a tensor type; other types unchanged."""
+    if isinstance(typ, TensorType):
+        return MemRefType(typ.element_type, typ.get_shape())
+    return typ
+
+
+def _cast(source: SSAValue, layout: Layout) -> memref.ReinterpretCastOp:
+    # upstream checks the static strides against the result type, size-1 dims too
+    layout = Layout.dense(layout.shape) if layout.is_identity else layout
+    return memref.ReinterpretCastOp(
+        source, [], [], [], [layout.offset], layout.shape, layout.strides,
+        layout.memref_type(dtype_of_memref(source)),
+    )  # fmt: skip
+
+
+def _to_tensor(buffer: SSAValue, tensor_type: Attribute) -> Operation:
+    """`bufferization.to_tensor` of a buffer. xDSL 0.74's to_tensor rejects
+    strided memrefs (upstream accepts them), so a strided view is bridged with
+    `builtin.unrealized_conversion_cast` instead; both vanish in
+    convert-groups-to-gpu."""
+    assert isinstance(buffer.type, MemRefType)
+    if layout_of_type(buffer.type).is_identity:  # type: ignore[arg-type]
+        return bufferization.ToTensorOp(buffer, restrict=True)
+    return UnrealizedConversionCastOp.get([buffer], [tensor_type])
+
+
+def dtype_of_memref(value: SSAValue) -> Attribute:
+    assert isinstance(value.type, MemRefType)
+    return value.type.element_type
+
+
+def _gemm(lhs: SSAValue, rhs: SSAValue, out: SSAValue) -> list[Operation]:
+    """fill(out, 0) then out[b,m,n] += lhs[b,m,k] * rhs[b,k,n]."""
+    element = dtype_of_memref(out)
+    is_float = element in FLOAT_TYPES
+    zero_op = (
+        arith.ConstantOp(FloatAttr(0.0, element))  # type: ignore[arg-type]
+        if is_float
+        else arith.ConstantOp.from_int_and_width(0, element)  # type: ignore[arg-type]
+    )
+    fill = linalg.FillOp([zero_op.result], [out], res=())
+    body = Block(arg_types=[element, element, element])
+    a, b, c = body.args
+    mul = arith.MulfOp(a, b) if is_float else arith.MuliOp(a, b)
+    add = arith.AddfOp(c, mul) if is_float else arith.AddiOp(c, mul)
+    body.add_ops([mul, add, linalg.YieldOp(add)])
+    maps = [
+        AffineMap.from_callable(lambda b_, m, _n, k: (b_, m, k)),
+        AffineMap.from_callable(lambda b_, _m, n, k: (b_, k, n)),
+        AffineMap.from_callable(lambda b_, m, n, _k: (b_, m, n)),
+    ]
+    iterators = linalg_attrs.IteratorTypeAttr
+    par, red = iterators.parallel(), iterators.reduction()
+    generic = linalg.GenericOp(
+        [lhs, rhs], [out], Region(body), [AffineMapAttr(m) for m in maps],
+        [par, par, par, red], library_call=StringAttr(GEMM_LIBRARY_CALL),
+    )  # fmt: skip
+    return [zero_op, fill, generic]
+
+
+class _Bufferizer:
+    """Rewrites one function body; `buffers` maps tensor values to memrefs."""
+
+    def __init__(self, block: Block):
+        self.block = block
+        self.buffers: dict[SSAValue, SSAValue] = {}
+
+    def buffer(self, value: SSAValue) -> SSAValue:
+        return self.buffers.get(value, value)
+
+    def insert(self, ops: list[Operation], before: Operation) -> None:
+        Rewriter.insert_op(ops, InsertPoint.before(before))
+
+    def alloc(self, typ: Attribute, before: Operation) -> SSAValue:
+        op = memref.AllocOp([], [], memref_of(typ))
+        self.insert([op], before)
+        return op.memref
+
+    def group(self, op: graph.FusionGroupOp) -> None:
+        for index, operand in enumerate(op.inputs):
+            bridge = _to_tensor(self.buffer(operand), operand.type)
+            self.insert([bridge], op)
+            op.operands[index] = bridge.results[0]
+        after = op.next_op
+        assert after is not None
+        for result in op.outputs:
+            # allocated before the group: the kernel launch that replaces it writes it
+            dest = self.alloc(result.type, op)
+            store = bufferization.MaterializeInDestinationOp.create(
+                operands=[result, dest],
+                properties={"restrict": UnitAttr(), "writable": UnitAttr()},
+            )
+            self.insert([store], after)
+            self.buffers[result] = dest
+
+    def view(self, op: Operation) -> None:
+        source = self.buffer(op.operands[0])
+        assert isinstance(source.type, MemRefType)
+        layouts = view_layouts(op, layout_of_type(source.type))
+        if layouts is None:
+            raise PassFailedException(
+                f"graph-bufferize: {op.name} has no strided view here; "
+                "run graph-wrap-kernels first"
+            )
+        for result, layout in zip(op.results, layouts):
+            cast = _cast(source, layout)
+            self.insert([cast], op)
+            self.buffers[result] = cast.result
+
+    def matmul(self, op: graph.MatmulOp) -> None:
+        out = self.alloc(op.result.type, op)
+        batch = shape_of(op.result)[:-2]
+        views: list[SSAValue] = []
+        for index, operand in enumerate(op.operands):
+            source = self.buffer(operand)
+            assert isinstance(source.type, MemRefType)
+            layout = matmul_operand(layout_of_type(source.type), batch, index == 0)
+            if layout is None:
+                raise PassFailedException(
+                    f"graph-bufferize: matmul operand {index} needs a copy; "
+                    "run graph-wrap-kernels first"
+                )
+            views.append(source)
+            cast = _cast(source, layout)
+            self.insert([cast], op)
+            views[-1] = cast.result
+        lhs3, rhs3 = views
+        m, n = lhs3.type.get_shape()[1], rhs3.type.get_shape()[2]  # type: ignore[union-attr]
+        out_layout = Layout((lhs3.type.get_shape()[0], m, n), (m * n, n, 1))  # type: ignore[union-attr]
+        out3 = _cast(out, out_layout)
+        self.insert([out3, *_gemm(lhs3, rhs3, out3.result)], op)
+        self.buffers[op.result] = out
+
+    def terminator(self, op: Operation) -> None:
+        for index, operand in enumerate(op.operands):
+            op.operands[index] = self.buffer(operand)
+
+    def call(self, op: func.CallOp) -> None:
+        new = func.CallOp(
+            op.callee, [self.buffer(o) for o in op.arguments],
+            [memref_of(r.type) for r in op.results],
+        )  # fmt: skip
+        new.attributes |= dict(op.attributes)
+        self.insert([new], op)
+        for old, result in zip(op.results, new.results):
+            self.buffers[old] = result
+
+    def run(self) -> None:
+        for arg in list(self.block.args):
+            if isinstance(arg.type, TensorType):
+                Rewriter.replace_value_with_new_type(arg, memref_of(arg.type))
+        erased: list[Operation] = []
+        for op in list(self.block.ops):
+            if isinstance(op, graph.FusionGroupOp):
+                self.group(op)
+            elif isinstance(op, HOST_VIEW_OPS):
+                self.view(op)
+                erased.append(op)
+            elif isinstance(op, graph.MatmulOp):
+                self.matmul(op)
+                erased.append(op)
+            elif isinstance(op, func.CallOp):
+                self.call(op)
+                erased.append(op)
+            elif isinstance(op, func.ReturnOp):
+                self.terminator(op)
+            elif isinstance(op, graph.GraphOp):
+                raise PassFailedException(
+                    f"graph-bufferize: {op.name} outside a fusion group; "
+                    "run graph-wrap-kernels first"
+                )
+            elif any(isinstance(r.type, TensorType) for r in op.results):
+                # Only graph ops, calls and arguments have a buffer to stand for.
+                where = location_of(op) or "unknown location"
+                raise PassFailedException(
+                    f"graph-bufferize: cannot bufferize {op.name} at {where}: "
+                    "only graph-dialect tensor programs are supported"
+                )
+        for op in reversed(erased):
+            Rewriter.erase_op(op)
+
+
+@dataclass(frozen=True)
+class GraphBufferizePass(ModulePass):
+    """Host functions on memrefs (see the module docstring for conventions)."""
+
+    name = "graph-bufferize"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for function in [f for f in op.walk() if isinstance(f, func.FuncOp)]:
+            if not function.body.blocks:
+                function.function_type = FunctionType.from_lists(
+                    [memref_of(t) for t in function.function_type.inputs],
+                    [memref_of(t) for t in function.function_type.outputs],
+                )
+                continue
+            _Bufferizer(function.body.block).run()
+            function.function_type = FunctionType.from_lists(
+                [a.type for a in function.body.block.args],
+                [memref_of(t) for t in function.function_type.outputs],
+            )

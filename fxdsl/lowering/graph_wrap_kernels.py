@@ -1,0 +1,133 @@
+"""`graph-wrap-kernels`: make every kernel come from a `graph.fusion_group`.
+
+After this pass the top level of each function holds only
+
+* `graph.fusion_group`s (each becomes one GPU kernel),
+* `graph.matmul`s (library calls: cuBLAS),
+* views that a strided buffer can express and that every consumer can read
+  (`reshape`/`transpose`/`slice`/`broadcast_to`/`split`, see `layout.py`),
+* calls, returns and ops of other dialects.
+
+Every other graph op (elementwise, reductions, gather, embedding, concat, and
+constants read by the host) becomes a one-op group. A view becomes a one-op
+group (a copy kernel) when no strided layout expresses it, or when a consumer
+needs a dense buffer: `func.return`/`func.call` operands, and matmul operands
+that cuBLAS cannot read as (transposed) strided batches. `graph.linear` is
+decomposed first (as `graph-decompose` does) so its bias add is a kernel.
+Constants read by a group are cloned into it, never passed as arguments.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
+
+from fxdsl.dialects import graph
+from fxdsl.dialects.graph import shape_of
+from fxdsl.lowering.layout import HOST_VIEW_OPS, Layout, matmul_operand, view_layouts
+from fxdsl.transforms.graph_decompose import GraphDecomposePass
+
+CONSTANT_OPS = (graph.ConstantOp, graph.FullOp)
+
+
+def _is_constant(value: SSAValue) -> bool:
+    return isinstance(value.owner, CONSTANT_OPS)
+
+
+def wrap_in_group(op: Operation) -> graph.FusionGroupOp:
+    """Replace `op` by a one-op `graph.fusion_group` computing it; constant
+    operands are cloned into the group instead of becoming inputs."""
+    inputs: list[SSAValue] = []
+    for operand in op.operands:
+        if operand not in inputs and not _is_constant(operand):
+            inputs.append(operand)
+    block = Block(arg_types=[v.type for v in inputs])
+    mapping: dict[SSAValue, SSAValue] = dict(zip(inputs, block.args))
+    for operand in op.operands:
+        if operand not in mapping:
+            constant = operand.owner.clone()  # type: ignore[union-attr]
+            block.add_op(constant)
+            mapping[operand] = constant.results[0]
+    inner = op.clone(value_mapper=mapping)
+    block.add_ops([inner, graph.YieldOp(*inner.results)])
+    group = graph.FusionGroupOp(inputs, [r.type for r in op.results], Region(block))
+    Rewriter.replace_op(op, group)
+    return group
+
+
+def _accepts(user: Operation, index: int, layout: Layout) -> bool:
+    """Can `user` read its operand `index` through a view with `layout`?
+    Kernels (groups, and graph ops that become one) index any strided layout;
+    cuBLAS needs (transposed) strided batches; everything else a dense buffer."""
+    if isinstance(user, graph.MatmulOp):
+        batch = shape_of(user.result)[:-2]
+        return matmul_operand(layout, batch, lhs=index == 0) is not None
+    if isinstance(user, graph.FusionGroupOp | graph.GraphOp):
+        return True
+    return layout.is_identity
+
+
+def _view_results(
+    op: Operation, layouts: dict[SSAValue, Layout]
+) -> list[Layout] | None:
+    """Layouts of a host view's results, None when it must be copied."""
+    source = layouts.get(op.operands[0])
+    results = None if source is None else view_layouts(op, source)
+    if results is None:
+        return None
+    for result, layout in zip(op.results, results):
+        if not all(_accepts(u.operation, u.index, layout) for u in result.uses):
+            return None
+    return results
+
+
+def wrap_block(block: Block) -> None:
+    """Wrap the ops of one function body (see the module docstring)."""
+    # Host buffers: arguments and kernel/library results are dense.
+    layouts: dict[SSAValue, Layout] = {
+        a: Layout.dense(shape_of(a))
+        for a in block.args
+        if isinstance(a.type, TensorType)
+    }
+    for op in list(block.ops):
+        if isinstance(op, CONSTANT_OPS) or not isinstance(op, graph.GraphOp):
+            results: list[Layout] | None = None
+        elif isinstance(op, HOST_VIEW_OPS):
+            results = _view_results(op, layouts)
+            if results is None:
+                op = wrap_in_group(op)
+        elif not isinstance(op, graph.MatmulOp):
+            op = wrap_in_group(op)
+            results = None
+        else:
+            results = None
+        if isinstance(op, graph.FusionGroupOp | graph.MatmulOp):
+            results = [Layout.dense(shape_of(r)) for r in op.results]
+        for result, layout in zip(op.results, results or []):
+            layouts[result] = layout
+    # Constants the host still reads (matmul operands, returns) get a kernel.
+    for op in list(block.ops):
+        if isinstance(op, CONSTANT_OPS):
+            if op.results[0].uses:
+                wrap_in_group(op)
+            else:
+                Rewriter.erase_op(op)
+
+
+@dataclass(frozen=True)
+class GraphWrapKernelsPass(ModulePass):
+    """Give every kernel a `graph.fusion_group` (see the module docstring)."""
+
+    name = "graph-wrap-kernels"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        GraphDecomposePass().apply(ctx, op)
+        for function in op.walk():
+            if isinstance(function, func.FuncOp) and function.body.blocks:
+                wrap_block(function.body.block)

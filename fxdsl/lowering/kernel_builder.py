@@ -1,0 +1,436 @@
+"""Build one `gpu.func` kernel from one `graph.fusion_group`.
+
+A group's tensors are never materialised inside the kernel: `value_at(v,
+idx)` emits the scalar code computing element `idx` of tensor `v` on demand,
+recursively (loads for group inputs, index remapping for views, the scalar
+table for elementwise ops), memoised per region scope so a value used twice
+in one loop body is computed once.
+
+Two kernel shapes (see `fxdsl.transforms.fusibility`):
+
+* *pointwise* (no reduction): one thread per element of the domain (the
+  broadcast of the group's output shapes), grid-stride `scf.for`; each output
+  is stored at the broadcast-mapped index (an output smaller than the domain
+  is written several times with the same value, which is benign).
+* *row* (reductions over the same trailing dims `(outer, inner)`): one block
+  per row (grid-stride over rows); each reduction is a thread-strided
+  `scf.for` with an f32 (or integer) accumulator followed by a block-wide
+  `gpu.all_reduce` (region form: its combiner is the arith op in the body);
+  then one thread-strided loop stores every full-row output, and thread 0
+  stores the per-row outputs. Prologue and epilogue ops are recomputed inside
+  these loops: the group stays one kernel.
+
+Reductions that do not share one trailing row space (column reductions,
+softmax over a leading dim) lower in a pointwise kernel: the thread that needs
+an element reduces its slice serially (`serial_reduce`); neighbouring threads
+then read neighbouring addresses. What a reduction computes (statistics,
+then an elementwise finish) is in `reductions.py`; how views, constants and
+gathers read an element is in `value_rules.py`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from math import prod
+
+from xdsl.dialects import arith, gpu, memref, scf
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    IndexType,
+    MemRefType,
+    UnitAttr,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.utils.exceptions import PassFailedException
+
+from fxdsl.dialects import graph
+from fxdsl.dialects.graph import dtype_of, shape_of
+from fxdsl.dialects.shape_rules import broadcast_shapes
+from fxdsl.lowering.layout import contiguous_strides
+from fxdsl.lowering.reductions import finish, reduction_stats
+from fxdsl.lowering.scalar_ops import SCALAR_OPS, compute_type, constant_op
+from fxdsl.lowering.value_rules import VALUE_RULES, Index
+from fxdsl.transforms.fusibility import reduced_dims, reduction_space
+
+REDUCTION_OPS = (graph.ReductionOp, graph.SoftmaxLikeOp, graph.LayerNormOp)
+ROW_BLOCK = 256
+POINTWISE_BLOCK = 256
+MAX_GRID = 65535
+
+# combiner of a reduction kind: (float op, int op, float identity, int identity)
+COMBINERS: dict[str, tuple[type[Operation], type[Operation], float, int]] = {
+    "add": (arith.AddfOp, arith.AddiOp, 0.0, 0),
+    "max": (arith.MaximumfOp, arith.MaxSIOp, float("-inf"), -(2**63)),
+    "min": (arith.MinimumfOp, arith.MinSIOp, float("inf"), 2**63 - 1),
+}
+
+
+def _int_identity(kind: str, typ: Attribute) -> int:
+    width = typ.width.data  # type: ignore[attr-defined]
+    return {"add": 0, "max": -(2 ** (width - 1)), "min": 2 ** (width - 1) - 1}[kind]
+
+
+class KernelBuilder:
+    """Emits the body of one kernel; `emit` appends to the current block."""
+
+    def __init__(
+        self,
+        name: str,
+        group: graph.FusionGroupOp,
+        arg_types: Sequence[Attribute],
+        globals_out: list[Operation],
+    ):
+        self.group = group
+        self.func = gpu.FuncOp(name, (list(arg_types), []), kernel=True)
+        # upstream MLIR marks kernels with this discardable attribute
+        self.func.attributes["gpu.kernel"] = UnitAttr()
+        self.entry = self.func.body.block
+        self.block = self.entry
+        n_in = len(group.inputs)
+        self.inputs = dict(zip(group.body.block.args, self.entry.args[:n_in]))
+        self.outputs = list(self.entry.args[n_in:])
+        self.scopes: list[dict[tuple[SSAValue, Index], SSAValue]] = [{}]
+        self.consts: dict[tuple[str, float | int], SSAValue] = {}
+        self.const_ops: list[Operation] = []
+        self.row_stats: dict[Operation, dict[str, SSAValue]] = {}
+        self.globals_out = globals_out
+        self.global_refs: dict[Operation, SSAValue] = {}
+        self.launch: tuple[int, int] = (1, 1)
+
+    # --- emission primitives ------------------------------------------------
+
+    def emit(self, op: Operation) -> SSAValue:
+        self.block.add_op(op)
+        return op.results[0] if op.results else None  # type: ignore[return-value]
+
+    def const(self, value: float | int, typ: Attribute) -> SSAValue:
+        key = (str(typ), value)
+        if key not in self.consts:
+            op = constant_op(value, typ)
+            self.const_ops.append(op)
+            self.consts[key] = op.result
+        return self.consts[key]
+
+    def index(self, value: int) -> SSAValue:
+        return self.const(value, IndexType())
+
+    def _in_region(
+        self, arg_types: Sequence[Attribute], body: Callable[[Block], None]
+    ) -> Block:
+        block = Block(arg_types=arg_types)
+        saved, self.block = self.block, block
+        self.scopes.append({})
+        try:
+            body(block)
+        finally:
+            self.scopes.pop()
+            self.block = saved
+        return block
+
+    def loop(
+        self,
+        lower: SSAValue,
+        upper: SSAValue,
+        step: SSAValue,
+        inits: Sequence[SSAValue],
+        body: Callable[[SSAValue, list[SSAValue]], list[SSAValue]],
+    ) -> list[SSAValue]:
+        """`scf.for` with iteration arguments; `body(iv, carried) -> yields`."""
+
+        def fill(block: Block) -> None:
+            yields = body(block.args[0], list(block.args[1:]))
+            self.emit(scf.YieldOp(*yields))
+
+        types = [IndexType(), *(v.type for v in inits)]
+        block = self._in_region(types, fill)
+        op = scf.ForOp(lower, upper, step, list(inits), Region(block))
+        self.block.add_op(op)
+        return list(op.results)
+
+    def when(self, cond: SSAValue, body: Callable[[], None]) -> None:
+        def fill(_block: Block) -> None:
+            body()
+            self.emit(scf.YieldOp())
+
+        self.emit(scf.IfOp(cond, [], Region(self._in_region([], fill))))
+
+    def choose(
+        self, cond: SSAValue, typ: Attribute, then: Callable[[], SSAValue],
+        otherwise: Callable[[], SSAValue],
+    ) -> SSAValue:  # fmt: skip
+        regions = [
+            Region(self._in_region([], lambda _b, f=f: self.emit(scf.YieldOp(f()))))
+            for f in (then, otherwise)
+        ]
+        return self.emit(scf.IfOp(cond, [typ], regions[0], regions[1]))
+
+    # --- index math ---------------------------------------------------------
+
+    def delinearize(self, linear: SSAValue, shape: Sequence[int]) -> Index:
+        indices: list[SSAValue] = []
+        rest = linear
+        # the outermost non-unit dim takes the rest (the loop bound keeps it in range)
+        outermost = next((d for d, size in enumerate(shape) if size != 1), 0)
+        for dim in reversed(range(len(shape))):
+            size = shape[dim]
+            if size == 1:
+                indices.append(self.index(0))
+            elif dim == outermost:
+                indices.append(rest)
+            else:
+                indices.append(self.emit(arith.RemUIOp(rest, self.index(size))))
+                rest = self.emit(arith.DivUIOp(rest, self.index(size)))
+        return tuple(reversed(indices))
+
+    def linearize(self, idx: Index, shape: Sequence[int]) -> SSAValue:
+        total = self.index(0)
+        for i, stride in zip(idx, contiguous_strides(shape)):
+            term = i if stride == 1 else self.emit(arith.MuliOp(i, self.index(stride)))
+            total = (
+                term if total is self.index(0) else self.emit(arith.AddiOp(total, term))
+            )
+        return total
+
+    def broadcast_index(self, idx: Index, to: Sequence[int]) -> Index:
+        """The index into a tensor of shape `to` that numpy broadcasting reads
+        for element `idx` of the (larger) result."""
+        lead = len(idx) - len(to)
+        return tuple(
+            self.index(0) if size == 1 else idx[lead + k] for k, size in enumerate(to)
+        )
+
+    # --- values -------------------------------------------------------------
+
+    def value_at(self, value: SSAValue, idx: Index) -> SSAValue:
+        """Scalar element `idx` of group tensor `value`, in compute type."""
+        key = (value, idx)
+        for scope in reversed(self.scopes):
+            if key in scope:
+                return scope[key]
+        result = self._compute(value, idx)
+        self.scopes[-1][key] = result
+        return result
+
+    def load(self, buffer: SSAValue, idx: Index) -> SSAValue:
+        loaded = self.emit(memref.LoadOp.get(buffer, list(idx)))
+        if loaded.type != compute_type(loaded.type):
+            return self.emit(arith.ExtFOp(loaded, compute_type(loaded.type)))
+        return loaded
+
+    def store(self, value: SSAValue, buffer: SSAValue, idx: Index) -> None:
+        assert isinstance(buffer.type, MemRefType)
+        element = buffer.type.element_type
+        if value.type != element:
+            value = self.emit(arith.TruncFOp(value, element))
+        self.emit(memref.StoreOp.get(value, buffer, list(idx)))
+
+    def _compute(self, value: SSAValue, idx: Index) -> SSAValue:
+        if value in self.inputs:
+            return self.load(self.inputs[value], idx)
+        op = value.owner
+        assert isinstance(op, Operation)
+        if type(op) in SCALAR_OPS:
+            args = [
+                self.value_at(o, self.broadcast_index(idx, shape_of(o)))
+                for o in op.operands
+            ]
+            return SCALAR_OPS[type(op)](self, args, op)
+        if op in self.row_stats:
+            return finish(self, op, self.row_stats[op], idx)
+        if isinstance(op, REDUCTION_OPS):
+            return self._serial_op(op, idx)
+        handler = VALUE_RULES.get(type(op))  # views, constants, gathers
+        if handler is None:
+            raise PassFailedException(
+                f"convert-groups-to-gpu: cannot lower {op.name} here"
+            )
+        return handler(self, op, value, idx)
+
+    # --- reductions -----------------------------------------------------------
+
+    def accumulate(
+        self, kind: str, typ: Attribute, bounds: tuple[SSAValue, SSAValue, SSAValue],
+        position: Callable[[SSAValue], Index], element: Callable[[Index], SSAValue],
+    ) -> SSAValue:  # fmt: skip
+        """`scf.for j in bounds` folding `element(position(j))` with the
+        combiner of `kind` into one accumulator (f32 for floats)."""
+        float_op, int_op, float_id, _ = COMBINERS[kind]
+        is_float = isinstance(typ, AnyFloat)
+        combine = float_op if is_float else int_op
+        identity = self.const(float_id if is_float else _int_identity(kind, typ), typ)
+
+        def body(j: SSAValue, carried: list[SSAValue]) -> list[SSAValue]:
+            value = element(position(j))
+            return [self.emit(combine(carried[0], value))]  # type: ignore[call-arg]
+
+        (result,) = self.loop(*bounds, [identity], body)
+        return result
+
+    def block_reduce(
+        self, kind: str, outer_idx: Index, inner: Sequence[int],
+        element: Callable[[Index], SSAValue], typ: Attribute,
+    ) -> SSAValue:  # fmt: skip
+        """Reduce `element(full index)` over one row: thread-strided partials,
+        then a block-wide `gpu.all_reduce` (region form, upstream-valid for
+        every combiner)."""
+        bounds = (self.thread_id, self.index(prod(inner)), self.block_dim)
+        partial = self.accumulate(
+            kind, typ, bounds, lambda j: outer_idx + self.delinearize(j, inner), element
+        )
+        combine = COMBINERS[kind][0 if isinstance(typ, AnyFloat) else 1]
+        reducer = Block(arg_types=[typ, typ])
+        combined = combine(*reducer.args)  # type: ignore[call-arg]
+        reducer.add_ops([combined, gpu.YieldOp([combined.results[0]])])
+        return self.emit(
+            gpu.AllReduceOp.from_body(Region(reducer), partial, UnitAttr())
+        )
+
+    def serial_reduce(
+        self, kind: str, base: dict[int, SSAValue], dims: Sequence[int],
+        shape: Sequence[int], element: Callable[[Index], SSAValue], typ: Attribute,
+    ) -> SSAValue:  # fmt: skip
+        """Reduce `element(full index)` over `dims` in one thread (a column
+        reduction: consecutive threads read consecutive addresses)."""
+
+        def position(j: SSAValue) -> Index:
+            reduced = self.delinearize(j, [shape[d] for d in dims])
+            where = dict(base) | dict(zip(dims, reduced))
+            return tuple(where[d] for d in range(len(shape)))
+
+        total = self.index(prod(shape[d] for d in dims))
+        bounds = (self.index(0), total, self.index(1))
+        return self.accumulate(kind, typ, bounds, position, element)
+
+    def _prepare_row_op(
+        self, op: Operation, outer_idx: Index, inner: Sequence[int]
+    ) -> None:
+        """Per-row statistics of `op` with block-wide reductions."""
+        typ = compute_type(dtype_of(op.operands[0]))
+
+        def reduce(kind: str, f: Callable[[Index], SSAValue]) -> SSAValue:
+            return self.block_reduce(kind, outer_idx, inner, f, typ)
+
+        self.row_stats[op] = reduction_stats(self, op, reduce, prod(inner))
+
+    def _serial_op(self, op: Operation, idx: Index) -> SSAValue:
+        """Element `idx` of a reduction-class op outside a row kernel: its
+        statistics are reduced serially by the thread that needs them."""
+        shape = shape_of(op.operands[0])
+        dims = reduced_dims(op)
+        kept = [d for d in range(len(shape)) if d not in dims]
+        dropped = isinstance(op, graph.ReductionOp) and op.keepdim is None
+        kept_idx = (
+            [idx[k] for k in range(len(kept))] if dropped else [idx[d] for d in kept]
+        )
+        base = dict(zip(kept, kept_idx))
+        key = (op.results[0], ("stats", *kept_idx))
+        stats = next((s[key] for s in reversed(self.scopes) if key in s), None)
+        if stats is None:
+            typ = compute_type(dtype_of(op.operands[0]))
+
+            def reduce(kind: str, f: Callable[[Index], SSAValue]) -> SSAValue:
+                return self.serial_reduce(kind, base, dims, shape, f, typ)
+
+            stats = reduction_stats(self, op, reduce, prod(shape[d] for d in dims))
+            self.scopes[-1][key] = stats  # type: ignore[assignment]
+        return finish(self, op, stats, idx)  # type: ignore[arg-type]
+
+    # --- kernels ------------------------------------------------------------
+
+    def _hardware(self) -> None:
+        x = gpu.DimensionAttr(gpu.DimensionEnum.X)
+        self.thread_id = self.emit(gpu.ThreadIdOp(x))
+        self.block_dim = self.emit(gpu.BlockDimOp(x))
+        self.block_id = self.emit(gpu.BlockIdOp(x))
+        self.grid_dim = self.emit(gpu.GridDimOp(x))
+
+    def _yields(self) -> list[tuple[SSAValue, SSAValue]]:
+        return list(zip(self.group.yield_op.values, self.outputs))
+
+    def build_pointwise(self) -> None:
+        yields = self._yields()
+        domain = broadcast_shapes(*(shape_of(v) for v, _ in yields))
+        total = prod(domain)
+        self._hardware()
+        first = self.emit(arith.AddiOp(
+            self.emit(arith.MuliOp(self.block_id, self.block_dim)), self.thread_id
+        ))  # fmt: skip
+        stride = self.emit(arith.MuliOp(self.grid_dim, self.block_dim))
+
+        def body(i: SSAValue, _carried: list[SSAValue]) -> list[SSAValue]:
+            idx = self.delinearize(i, domain)
+            for value, buffer in yields:
+                position = self.broadcast_index(idx, shape_of(value))
+                self.store(self.value_at(value, position), buffer, position)
+            return []
+
+        self.loop(first, self.index(total), stride, [], body)
+        blocks = min(max(1, -(-total // POINTWISE_BLOCK)), MAX_GRID)
+        self.launch = (blocks, POINTWISE_BLOCK)
+
+    def build_row(self, outer: Sequence[int], inner: Sequence[int]) -> None:
+        yields = self._yields()
+        reductions = [op for op in self.group.body.block.ops if reduction_space(op)]
+        self._hardware()
+        rank = len(outer) + len(inner)
+
+        def row(r: SSAValue, _carried: list[SSAValue]) -> list[SSAValue]:
+            outer_idx = self.delinearize(r, outer)
+            for op in reductions:
+                self._prepare_row_op(op, outer_idx, inner)
+            full_row = [(v, b) for v, b in yields if _spans_inner(v, inner, rank)]
+            per_row = [(v, b) for v, b in yields if (v, b) not in full_row]
+
+            def store_full(j: SSAValue, _c: list[SSAValue]) -> list[SSAValue]:
+                full = outer_idx + self.delinearize(j, inner)
+                for value, buffer in full_row:
+                    position = self.broadcast_index(full, shape_of(value))
+                    self.store(self.value_at(value, position), buffer, position)
+                return []
+
+            if full_row:
+                self.loop(
+                    self.thread_id,
+                    self.index(prod(inner)),
+                    self.block_dim,
+                    [],
+                    store_full,
+                )
+
+            def store_per_row() -> None:
+                full = outer_idx + tuple(self.index(0) for _ in inner)
+                for value, buffer in per_row:
+                    rank_v = len(shape_of(value))
+                    position = (
+                        outer_idx[:rank_v] if rank_v < rank and rank_v == len(outer)
+                        else self.broadcast_index(full, shape_of(value))
+                    )  # fmt: skip
+                    self.store(self.value_at(value, position), buffer, position)
+
+            if per_row:
+                is_first = self.emit(arith.CmpiOp(self.thread_id, self.index(0), "eq"))
+                self.when(is_first, store_per_row)
+            return []
+
+        rows = prod(outer)
+        self.loop(self.block_id, self.index(rows), self.grid_dim, [], row)
+        threads = min(ROW_BLOCK, max(32, -(-prod(inner) // 32) * 32))
+        self.launch = (min(max(rows, 1), MAX_GRID), threads)
+
+    def finish(self) -> gpu.FuncOp:
+        self.emit(gpu.ReturnOp([]))
+        first = self.entry.first_op
+        for op in self.const_ops:
+            if not op.results[0].uses:
+                continue  # asked for, then not needed (e.g. a folded index)
+            self.entry.insert_op_before(op, first)  # type: ignore[arg-type]
+        return self.func
+
+
+def _spans_inner(value: SSAValue, inner: Sequence[int], rank: int) -> bool:
+    """Does an output of a row kernel vary along the reduced (inner) dims?"""
+    shape = shape_of(value)
+    if len(shape) < rank and isinstance(value.owner, graph.ReductionOp):
+        return False  # a reduction that dropped its dims: one value per row
+    tail = shape[-len(inner) :] if len(shape) >= len(inner) else shape
+    return any(size != 1 for size in tail)

@@ -1,0 +1,230 @@
+"""Elementwise graph ops as scalar `arith`/`math` ops: one table entry per op.
+
+Kernels compute floats in f32 (f16/bf16 are storage types: loads extend,
+stores truncate), integers in their own width and booleans as i1. Each entry
+of `SCALAR_OPS` takes the emitter, the operands' scalar values (already in
+compute types) and the graph op, and returns the scalar result.
+"""
+
+from __future__ import annotations
+
+import math as pymath
+from collections.abc import Callable
+from typing import Protocol
+
+from xdsl.dialects import arith, math
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    f32,
+    i1,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from fxdsl.dialects import graph
+from fxdsl.dialects.graph import FLOAT_TYPES, dtype_of
+
+
+class Emitter(Protocol):
+    """Where scalar code goes: `emit` appends an op and returns its result."""
+
+    def emit(self, op: Operation) -> SSAValue: ...
+
+    def const(self, value: float | int, typ: Attribute) -> SSAValue: ...
+
+
+def compute_type(dtype: Attribute) -> Attribute:
+    """The type a kernel computes an element of `dtype` in."""
+    return f32 if dtype in FLOAT_TYPES else dtype
+
+
+def is_float(value: SSAValue) -> bool:
+    return isinstance(value.type, AnyFloat)
+
+
+def constant_op(value: float | int, typ: Attribute) -> arith.ConstantOp:
+    """`arith.constant` of a Python number in `typ` (index, int, float)."""
+    if isinstance(typ, AnyFloat):
+        return arith.ConstantOp(FloatAttr(float(value), typ))
+    if isinstance(typ, IndexType):
+        return arith.ConstantOp(IntegerAttr(int(value), typ))
+    assert isinstance(typ, IntegerType)
+    if typ == i1:
+        return arith.ConstantOp(IntegerAttr(int(bool(value)), typ))
+    return arith.ConstantOp(IntegerAttr(int(value), typ))
+
+
+def convert(e: Emitter, value: SSAValue, dtype: Attribute) -> SSAValue:
+    """numpy `astype(dtype)` of a compute value, result in compute type
+    (rounding through f16/bf16 happens: truncate, then extend back)."""
+    target = compute_type(dtype)
+    source = value.type
+    if isinstance(source, AnyFloat):
+        if isinstance(target, AnyFloat):
+            if dtype != f32:
+                return e.emit(arith.ExtFOp(e.emit(arith.TruncFOp(value, dtype)), f32))
+            return value
+        if target == i1:
+            return e.emit(arith.CmpfOp(value, e.const(0.0, source), "une"))
+        return e.emit(arith.FPToSIOp(value, target))
+    assert isinstance(source, IntegerType)
+    assert isinstance(target, Attribute)
+    if isinstance(target, AnyFloat):
+        cast = arith.UIToFPOp if source == i1 else arith.SIToFPOp
+        wide = e.emit(cast(value, dtype))  # type: ignore[arg-type]
+        return wide if dtype == f32 else e.emit(arith.ExtFOp(wide, f32))
+    assert isinstance(target, IntegerType)
+    if target == source:
+        return value
+    if target == i1:
+        return e.emit(arith.CmpiOp(value, e.const(0, source), "ne"))
+    if source.width.data < target.width.data:
+        ext = arith.ExtUIOp if source == i1 else arith.ExtSIOp
+        return e.emit(ext(value, target))
+    return e.emit(arith.TruncIOp(value, target))
+
+
+def _float_or_int(
+    float_op: type[Operation], int_op: type[Operation]
+) -> Callable[[Emitter, list[SSAValue], Operation], SSAValue]:
+    def emit(e: Emitter, args: list[SSAValue], _op: Operation) -> SSAValue:
+        kind = float_op if is_float(args[0]) else int_op
+        return e.emit(kind(*args))  # type: ignore[call-arg]
+
+    return emit
+
+
+def _unary_math(
+    op_class: type[Operation],
+) -> Callable[[Emitter, list[SSAValue], Operation], SSAValue]:
+    return lambda e, args, _op: e.emit(op_class(args[0]))  # type: ignore[call-arg]
+
+
+def _neg(e: Emitter, args: list[SSAValue], _op: Operation) -> SSAValue:
+    (x,) = args
+    if is_float(x):
+        return e.emit(arith.NegfOp(x))
+    return e.emit(arith.SubiOp(e.const(0, x.type), x))
+
+
+def _sigmoid_of(e: Emitter, x: SSAValue) -> SSAValue:
+    one = e.const(1.0, x.type)
+    denominator = e.emit(arith.AddfOp(one, e.emit(math.ExpOp(e.emit(arith.NegfOp(x))))))
+    return e.emit(arith.DivfOp(one, denominator))
+
+
+def _gelu(e: Emitter, args: list[SSAValue], op: Operation) -> SSAValue:
+    (x,) = args
+    assert isinstance(op, graph.GeluOp)
+    half, one = e.const(0.5, x.type), e.const(1.0, x.type)
+    if op.mode == "tanh":
+        # 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+        cube = e.emit(arith.MulfOp(e.emit(arith.MulfOp(x, x)), x))
+        inner = e.emit(
+            arith.AddfOp(x, e.emit(arith.MulfOp(e.const(0.044715, x.type), cube)))
+        )
+        scaled = e.emit(
+            arith.MulfOp(e.const(pymath.sqrt(2 / pymath.pi), x.type), inner)
+        )
+        gate = e.emit(math.TanhOp(scaled))
+    else:
+        # 0.5 x (1 + erf(x / sqrt(2)))
+        scaled = e.emit(arith.MulfOp(x, e.const(1 / pymath.sqrt(2), x.type)))
+        gate = e.emit(math.ErfOp(scaled))
+    return e.emit(
+        arith.MulfOp(e.emit(arith.MulfOp(half, x)), e.emit(arith.AddfOp(one, gate)))
+    )
+
+
+def _relu(e: Emitter, args: list[SSAValue], _op: Operation) -> SSAValue:
+    (x,) = args
+    if is_float(x):
+        return e.emit(arith.MaximumfOp(x, e.const(0.0, x.type)))
+    return e.emit(arith.MaxSIOp(x, e.const(0, x.type)))
+
+
+def _abs(e: Emitter, args: list[SSAValue], _op: Operation) -> SSAValue:
+    (x,) = args
+    return e.emit(math.AbsFOp(x) if is_float(x) else math.AbsIOp(x))
+
+
+def _reciprocal(e: Emitter, args: list[SSAValue], _op: Operation) -> SSAValue:
+    return e.emit(arith.DivfOp(e.const(1.0, args[0].type), args[0]))
+
+
+def _div(e: Emitter, args: list[SSAValue], _op: Operation) -> SSAValue:
+    # integers floor-divide, as the reference (torch `//`)
+    return e.emit(
+        arith.DivfOp(*args) if is_float(args[0]) else arith.FloorDivSIOp(*args)
+    )
+
+
+def _pow(e: Emitter, args: list[SSAValue], _op: Operation) -> SSAValue:
+    return e.emit(math.PowFOp(*args) if is_float(args[0]) else math.IPowIOp(*args))
+
+
+def _compare(
+    float_pred: str, signed_pred: str
+) -> Callable[[Emitter, list[SSAValue], Operation], SSAValue]:
+    unsigned_pred = (
+        signed_pred.replace("s", "u", 1) if signed_pred[0] == "s" else signed_pred
+    )
+
+    def emit(e: Emitter, args: list[SSAValue], _op: Operation) -> SSAValue:
+        if is_float(args[0]):
+            return e.emit(arith.CmpfOp(args[0], args[1], float_pred))
+        # booleans compare unsigned (false < true)
+        predicate = unsigned_pred if args[0].type == i1 else signed_pred
+        return e.emit(arith.CmpiOp(args[0], args[1], predicate))
+
+    return emit
+
+
+def _cast(e: Emitter, args: list[SSAValue], op: Operation) -> SSAValue:
+    return convert(e, args[0], dtype_of(op.results[0]))
+
+
+def _select(e: Emitter, args: list[SSAValue], _op: Operation) -> SSAValue:
+    return e.emit(arith.SelectOp(*args))
+
+
+ScalarRule = Callable[[Emitter, list[SSAValue], Operation], SSAValue]
+
+SCALAR_OPS: dict[type[Operation], ScalarRule] = {
+    graph.NegOp: _neg,
+    graph.AbsOp: _abs,
+    graph.ExpOp: _unary_math(math.ExpOp),
+    graph.LogOp: _unary_math(math.LogOp),
+    graph.SqrtOp: _unary_math(math.SqrtOp),
+    graph.RsqrtOp: _unary_math(math.RsqrtOp),
+    graph.TanhOp: _unary_math(math.TanhOp),
+    graph.ErfOp: _unary_math(math.ErfOp),
+    graph.SinOp: _unary_math(math.SinOp),
+    graph.CosOp: _unary_math(math.CosOp),
+    graph.SigmoidOp: lambda e, args, _op: _sigmoid_of(e, args[0]),
+    graph.SiluOp: lambda e, args, _op: e.emit(
+        arith.MulfOp(args[0], _sigmoid_of(e, args[0]))
+    ),
+    graph.ReluOp: _relu,
+    graph.GeluOp: _gelu,
+    graph.ReciprocalOp: _reciprocal,
+    graph.CastOp: _cast,
+    graph.AddOp: _float_or_int(arith.AddfOp, arith.AddiOp),
+    graph.SubOp: _float_or_int(arith.SubfOp, arith.SubiOp),
+    graph.MulOp: _float_or_int(arith.MulfOp, arith.MuliOp),
+    graph.DivOp: _div,
+    graph.PowOp: _pow,
+    graph.MaximumOp: _float_or_int(arith.MaximumfOp, arith.MaxSIOp),
+    graph.MinimumOp: _float_or_int(arith.MinimumfOp, arith.MinSIOp),
+    graph.EqOp: _compare("oeq", "eq"),
+    graph.NeOp: _compare("une", "ne"),
+    graph.LtOp: _compare("olt", "slt"),
+    graph.LeOp: _compare("ole", "sle"),
+    graph.GtOp: _compare("ogt", "sgt"),
+    graph.GeOp: _compare("oge", "sge"),
+    graph.SelectOp: _select,
+}
+"""Elementwise graph op -> its scalar expansion."""

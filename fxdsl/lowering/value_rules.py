@@ -1,0 +1,150 @@
+"""How one element of a non-elementwise op's result is read inside a kernel:
+views are index remappings (reshape, transpose, slice, broadcast_to, split),
+concat selects a piece, gather/embedding load their index first, constants
+are literals (splats) or `__device__` arrays (`memref.global` in the
+`gpu.module`). One rule per op in `VALUE_RULES`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from xdsl.dialects import arith, memref
+from xdsl.dialects.builtin import AnyFloat, IndexType, MemRefType, StringAttr, UnitAttr
+from xdsl.ir import Operation, SSAValue
+
+from fxdsl.dialects import graph
+from fxdsl.dialects.graph import dtype_of, shape_of
+from fxdsl.lowering.scalar_ops import compute_type
+
+if TYPE_CHECKING:
+    from fxdsl.lowering.kernel_builder import KernelBuilder
+
+Index = tuple[SSAValue, ...]
+"""An element position: one `index` value per dim."""
+
+
+ValueRule = Callable[["KernelBuilder", Operation, SSAValue, Index], SSAValue]
+
+
+def _reshape(b: KernelBuilder, op: Operation, value: SSAValue, idx: Index) -> SSAValue:
+    source = op.operands[0]
+    linear = b.linearize(idx, shape_of(value))
+    return b.value_at(source, b.delinearize(linear, shape_of(source)))
+
+
+def _transpose(b: KernelBuilder, op: Operation, _v: SSAValue, idx: Index) -> SSAValue:
+    assert isinstance(op, graph.TransposeOp)
+    source_idx: list[SSAValue] = list(idx)
+    for i, p in enumerate(op.perm.get_values()):
+        source_idx[p] = idx[i]
+    return b.value_at(op.input, tuple(source_idx))
+
+
+def _slice(b: KernelBuilder, op: Operation, _v: SSAValue, idx: Index) -> SSAValue:
+    assert isinstance(op, graph.SliceOp)
+    source_idx: list[SSAValue] = []
+    for i, start, step in zip(idx, op.start.get_values(), op.step.get_values()):
+        if step != 1:
+            i = b.emit(arith.MuliOp(i, b.index(step)))
+        if start != 0:
+            i = b.emit(arith.AddiOp(i, b.index(start)))
+        source_idx.append(i)
+    return b.value_at(op.input, tuple(source_idx))
+
+
+def _broadcast_to(
+    b: KernelBuilder, op: Operation, _v: SSAValue, idx: Index
+) -> SSAValue:
+    source = op.operands[0]
+    return b.value_at(source, b.broadcast_index(idx, shape_of(source)))
+
+
+def _split(b: KernelBuilder, op: Operation, value: SSAValue, idx: Index) -> SSAValue:
+    assert isinstance(op, graph.SplitOp)
+    dim = op.dim.value.data % len(idx)
+    offset = sum(op.sizes.get_values()[: op.results.index(value)])  # type: ignore[arg-type]
+    shifted = list(idx)
+    if offset:
+        shifted[dim] = b.emit(arith.AddiOp(idx[dim], b.index(offset)))
+    return b.value_at(op.input, tuple(shifted))
+
+
+def _concat(b: KernelBuilder, op: Operation, value: SSAValue, idx: Index) -> SSAValue:
+    assert isinstance(op, graph.ConcatOp)
+    dim = op.dim.value.data % len(idx)
+    pieces = list(op.inputs)
+    typ = compute_type(dtype_of(value))
+
+    def piece(k: int, start: int) -> SSAValue:
+        shifted = list(idx)
+        if start:
+            shifted[dim] = b.emit(arith.SubiOp(idx[dim], b.index(start)))
+        return b.value_at(pieces[k], tuple(shifted))
+
+    def select(k: int, start: int) -> SSAValue:
+        if k == len(pieces) - 1:
+            return piece(k, start)
+        end = start + shape_of(pieces[k])[dim]
+        inside = b.emit(arith.CmpiOp(idx[dim], b.index(end), "ult"))
+        return b.choose(
+            inside, typ, lambda: piece(k, start), lambda: select(k + 1, end)
+        )
+
+    return select(0, 0)
+
+
+def _gather(b: KernelBuilder, op: Operation, _v: SSAValue, idx: Index) -> SSAValue:
+    assert isinstance(op, graph.GatherOp)
+    position = b.emit(arith.IndexCastOp(b.value_at(op.index, idx), IndexType()))
+    source_idx = list(idx)
+    source_idx[op.dim.value.data % len(idx)] = position
+    return b.value_at(op.input, tuple(source_idx))
+
+
+def _embedding(b: KernelBuilder, op: Operation, _v: SSAValue, idx: Index) -> SSAValue:
+    assert isinstance(op, graph.EmbeddingOp)
+    row = b.emit(arith.IndexCastOp(b.value_at(op.indices, idx[:-1]), IndexType()))
+    return b.value_at(op.weight, (row, idx[-1]))
+
+
+def _full(b: KernelBuilder, op: Operation, value: SSAValue, _idx: Index) -> SSAValue:
+    assert isinstance(op, graph.FullOp)
+    typ = compute_type(dtype_of(value))
+    number = op.value.value.data
+    return b.const(number if isinstance(typ, AnyFloat) else int(number), typ)
+
+
+def _constant(b: KernelBuilder, op: Operation, value: SSAValue, idx: Index) -> SSAValue:
+    assert isinstance(op, graph.ConstantOp)
+    typ = compute_type(dtype_of(value))
+    data = op.value.get_values()
+    if len(set(data)) == 1:
+        return b.const(data[0] if isinstance(typ, AnyFloat) else int(data[0]), typ)
+    if op not in b.global_refs:
+        # a non-splat literal lives in the gpu.module as a constant global
+        name = f"{b.func.sym_name.data}_cst{len(b.global_refs)}"
+        mtype = MemRefType(dtype_of(value), shape_of(value))
+        b.globals_out.append(memref.GlobalOp.get(
+            StringAttr(name), mtype, op.value, constant=UnitAttr()
+        ))  # fmt: skip
+        get = memref.GetGlobalOp(name, mtype)
+        b.const_ops.append(get)
+        b.global_refs[op] = get.memref
+    return b.load(b.global_refs[op], idx)
+
+
+VALUE_RULES: dict[type[Operation], ValueRule] = {
+    graph.ReshapeOp: _reshape,
+    graph.TransposeOp: _transpose,
+    graph.SliceOp: _slice,
+    graph.BroadcastToOp: _broadcast_to,
+    graph.SplitOp: _split,
+    graph.ConcatOp: _concat,
+    graph.GatherOp: _gather,
+    graph.EmbeddingOp: _embedding,
+    graph.FullOp: _full,
+    graph.ConstantOp: _constant,
+}
+"""Non-elementwise op -> how an element of its result is read."""

@@ -1,0 +1,280 @@
+"""The launch plan: a lowered host function turned, once, into plain data.
+
+`build_launch_plan(module)` walks the host function that `convert-graph-to-gpu`
+produced and records what a call must do, in order, without any IR left:
+
+* `buffers`: one slot per argument, then one per `memref.alloc` (shape,
+  numpy dtype); views (`memref.reinterpret_cast`) are not buffers, they are
+  `BufferView`s (slot + static layout) over a slot.
+* `steps`: `Launch` (kernel name, grid, block, the argument slots: kernels
+  index their buffers through the layout compiled into them, so they get the
+  base pointer of each slot) and `Gemm` (one strided-batched GEMM with the
+  cuBLAS parameters already derived, see `Gemm.cublas`).
+* `outputs`: the views the function returns.
+
+Nothing here needs CuPy: the executor binds the plan to device memory and
+kernel handles, and the unit tests check the plan (and the cuBLAS parameter
+derivation, against numpy) on the CPU.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import prod
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import arith, func, gpu, memref
+from xdsl.dialects.builtin import MemRefType, ModuleOp
+from xdsl.dialects.linalg import ops as linalg
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from fxdsl.interpreters.dtypes import numpy_dtype
+from fxdsl.lowering.graph_bufferize import GEMM_LIBRARY_CALL
+from fxdsl.lowering.layout import Layout, layout_of_type
+
+
+class LaunchPlanError(ValueError):
+    """The host function holds something the launch plan cannot express."""
+
+
+@dataclass(frozen=True)
+class BufferSpec:
+    """One device allocation (an argument or a `memref.alloc`)."""
+
+    shape: tuple[int, ...]
+    dtype: str  # numpy dtype name; bf16 buffers hold float32-rounded values
+    element: str  # the MLIR element type (f32, f16, bf16, i64, ...)
+
+    @property
+    def size(self) -> int:
+        return prod(self.shape)
+
+
+@dataclass(frozen=True)
+class BufferView:
+    """A strided view of buffer `slot` (offsets and strides in elements)."""
+
+    slot: int
+    layout: Layout
+
+
+@dataclass(frozen=True)
+class Launch:
+    """`kernel<<<grid, block>>>(base pointers of args...)`."""
+
+    kernel: str
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    args: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class CublasGemm:
+    """Column-major `cublas<t>gemmStridedBatched` parameters computing the
+    row-major product: C^T = B^T A^T, so cuBLAS's first operand is B."""
+
+    trans_first: bool
+    trans_second: bool
+    m: int
+    n: int
+    k: int
+    ld_first: int
+    stride_first: int
+    offset_first: int
+    ld_second: int
+    stride_second: int
+    offset_second: int
+    ldc: int
+    stride_c: int
+    offset_c: int
+    batch: int
+
+
+@dataclass(frozen=True)
+class Gemm:
+    """`out[b] = lhs[b] @ rhs[b]` on 3-D views (zero-filled output first)."""
+
+    lhs: BufferView
+    rhs: BufferView
+    out: BufferView
+
+    @property
+    def cublas(self) -> CublasGemm:
+        """cuBLAS parameters; a transposed operand is a transpose flag."""
+        batch, m, k = self.lhs.layout.shape
+        n = self.rhs.layout.shape[2]
+        first_t, first_ld = _column_major(self.rhs.layout)
+        second_t, second_ld = _column_major(self.lhs.layout)
+        out = self.out.layout
+        if out.strides[2] != 1 and n > 1:
+            raise LaunchPlanError("gemm output must be row-major")
+        return CublasGemm(
+            trans_first=first_t, trans_second=second_t, m=n, n=m, k=k,
+            ld_first=first_ld, stride_first=self.rhs.layout.strides[0],
+            offset_first=self.rhs.layout.offset,
+            ld_second=second_ld, stride_second=self.lhs.layout.strides[0],
+            offset_second=self.lhs.layout.offset,
+            ldc=max(out.strides[1], n, 1), stride_c=out.strides[0],
+            offset_c=out.offset, batch=batch,
+        )  # fmt: skip
+
+
+def _column_major(layout: Layout) -> tuple[bool, int]:
+    """(transpose flag, leading dim) of a row-major (rows, cols) matrix view
+    read by column-major cuBLAS as its transpose (cols x rows)."""
+    _, rows, cols = layout.shape
+    _, row_stride, col_stride = layout.strides
+    if col_stride == 1 or cols == 1:
+        return False, max(row_stride, cols, 1)  # X^T is column-major, ld = row stride
+    if row_stride == 1 or rows == 1:
+        return True, max(col_stride, rows, 1)
+    raise LaunchPlanError(f"gemm operand {layout} is neither row- nor column-major")
+
+
+Step = Launch | Gemm
+
+
+@dataclass(frozen=True)
+class LaunchPlan:
+    """Everything one call of a lowered host function does (see module doc)."""
+
+    function: str
+    buffers: tuple[BufferSpec, ...]
+    num_inputs: int
+    steps: tuple[Step, ...]
+    outputs: tuple[BufferView, ...]
+
+    @property
+    def kernels(self) -> tuple[str, ...]:
+        """Kernel names in first-launch order, each once."""
+        return tuple(
+            dict.fromkeys(s.kernel for s in self.steps if isinstance(s, Launch))
+        )
+
+
+def _spec(typ: Attribute) -> BufferSpec:
+    assert isinstance(typ, MemRefType)
+    element = typ.element_type
+    return BufferSpec(tuple(typ.get_shape()), numpy_dtype(element).name, str(element))
+
+
+def _constant(value: SSAValue) -> int:
+    owner = value.owner
+    if not isinstance(owner, arith.ConstantOp):
+        raise LaunchPlanError("launch sizes must be constants")
+    return int(owner.value.value.data)  # type: ignore[union-attr]
+
+
+def _entry(module: ModuleOp, entry: str | None) -> func.FuncOp:
+    functions = [f for f in module.body.block.ops if isinstance(f, func.FuncOp)]
+    for function in functions:
+        public = (
+            function.sym_visibility is None or function.sym_visibility.data == "public"
+        )
+        if (entry is None and public) or function.sym_name.data == entry:
+            return function
+    raise LaunchPlanError(f"no function @{entry}" if entry else "no public function")
+
+
+def build_launch_plan(module: ModuleOp, entry: str | None = None) -> LaunchPlan:
+    """The launch plan of host function `entry` (default: the first public).
+    Calls (`graph-dedup`'s outlined functions) are inlined into the plan: each
+    call gets its own buffers but launches the callee's kernels, which are
+    compiled once."""
+    function = _entry(module, entry)
+    functions = {
+        f.sym_name.data: f for f in module.body.block.ops if isinstance(f, func.FuncOp)
+    }
+    buffers: list[BufferSpec] = []
+    arguments: list[BufferView] = []
+    for arg in function.body.block.args:
+        if not isinstance(arg.type, MemRefType):
+            raise LaunchPlanError(
+                f"@{function.sym_name.data} takes {arg.type}: "
+                "run convert-graph-to-gpu first"
+            )
+        arguments.append(BufferView(len(buffers), layout_of_type(arg.type)))
+        buffers.append(_spec(arg.type))
+    steps: list[Step] = []
+    outputs = _inline(function, arguments, functions, buffers, steps)
+    return LaunchPlan(
+        function.sym_name.data, tuple(buffers), len(arguments), tuple(steps), outputs
+    )
+
+
+def _inline(
+    function: func.FuncOp,
+    arguments: list[BufferView],
+    functions: dict[str, func.FuncOp],
+    buffers: list[BufferSpec],
+    steps: list[Step],
+) -> tuple[BufferView, ...]:
+    """Append the steps of one call of `function`; return its result views."""
+    views: dict[SSAValue, BufferView] = dict(zip(function.body.block.args, arguments))
+    for op in function.body.block.ops:
+        if isinstance(op, memref.AllocOp):
+            views[op.memref] = BufferView(len(buffers), layout_of_type(op.memref.type))
+            buffers.append(_spec(op.memref.type))
+        elif isinstance(op, memref.ReinterpretCastOp):
+            source = views[op.source]
+            views[op.result] = BufferView(source.slot, layout_of_type(op.result.type))
+        elif isinstance(op, gpu.LaunchFuncOp):
+            steps.append(_launch(op, views))
+        elif isinstance(op, linalg.GenericOp):
+            steps.append(_gemm(op, views))
+        elif isinstance(op, func.CallOp):
+            callee = functions[op.callee.root_reference.data]
+            operands = [views[v] for v in op.arguments]
+            results = _inline(callee, operands, functions, buffers, steps)
+            views.update(zip(op.results, results))
+        elif isinstance(op, func.ReturnOp):
+            return tuple(views[v] for v in op.arguments)
+        elif not isinstance(op, arith.ConstantOp | linalg.FillOp):
+            raise LaunchPlanError(f"launch plan: unsupported host op {op.name}")
+    raise LaunchPlanError(f"@{function.sym_name.data} has no func.return")
+
+
+def _launch(op: gpu.LaunchFuncOp, views: dict[SSAValue, BufferView]) -> Launch:
+    grid = tuple(_constant(v) for v in (op.gridSizeX, op.gridSizeY, op.gridSizeZ))
+    block = tuple(_constant(v) for v in (op.blockSizeX, op.blockSizeY, op.blockSizeZ))
+    name = op.kernel.nested_references.data[-1].data
+    args = tuple(views[v].slot for v in op.kernelOperands)
+    return Launch(name, grid, block, args)  # type: ignore[arg-type]
+
+
+def _gemm(op: Operation, views: dict[SSAValue, BufferView]) -> Gemm:
+    assert isinstance(op, linalg.GenericOp)
+    if op.library_call is None or op.library_call.data != GEMM_LIBRARY_CALL:
+        raise LaunchPlanError("launch plan: linalg.generic that is not a library GEMM")
+    lhs, rhs = (views[v] for v in op.inputs)
+    return Gemm(lhs, rhs, views[op.outputs[0]])
+
+
+def run_gemm_reference(
+    gemm: CublasGemm, a: np.ndarray, b: np.ndarray, c: np.ndarray
+) -> None:
+    """What cuBLAS does with `gemm` on flat column-major buffers (numpy); the
+    unit tests use it to check the parameter derivation without a GPU.
+    `a` is cuBLAS's first operand buffer (our rhs), `b` the second (our lhs)."""
+
+    def matrix(
+        flat: np.ndarray, offset: int, ld: int, rows: int, cols: int, trans: bool
+    ) -> Any:
+        # column-major rows x cols matrix op(X): X stored with leading dim ld
+        stored_rows, stored_cols = (cols, rows) if trans else (rows, cols)
+        item = flat.itemsize
+        stored = np.lib.stride_tricks.as_strided(
+            flat[offset:], (stored_rows, stored_cols), (item, ld * item)
+        )
+        return stored.T if trans else stored
+
+    for index in range(gemm.batch):
+        offset_a = gemm.offset_first + index * gemm.stride_first
+        offset_b = gemm.offset_second + index * gemm.stride_second
+        first = matrix(a, offset_a, gemm.ld_first, gemm.m, gemm.k, gemm.trans_first)
+        second = matrix(b, offset_b, gemm.ld_second, gemm.k, gemm.n, gemm.trans_second)
+        out = matrix(
+            c, gemm.offset_c + index * gemm.stride_c, gemm.ldc, gemm.m, gemm.n, False
+        )
+        out[...] = first.astype(np.float64) @ second.astype(np.float64)

@@ -1,0 +1,173 @@
+"""Graph programs the lowering tests compile: one function per case, grouped
+in modules by theme. Each entry: name -> MLIR text of one `func.func`."""
+
+from __future__ import annotations
+
+UNARY = [
+    "neg", "abs", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "relu",
+    "gelu", "silu", "erf", "sin", "cos", "reciprocal",
+]  # fmt: skip
+BINARY = ["add", "sub", "mul", "div", "pow", "maximum", "minimum"]
+COMPARE = ["eq", "ne", "lt", "le", "gt", "ge"]
+REDUCE = ["sum", "mean", "max", "min", "var"]
+FLOATS = ["f32", "f16", "bf16"]
+VIEW_ONLY = {"reshape"}
+"""Cases that lower to views of their arguments, without a kernel."""
+
+
+def _func(name: str, args: str, results: str, body: str, ret: str) -> str:
+    return (
+        f"  func.func @{name}({args}) -> ({results}) {{\n"
+        f"    {body}\n    func.return {ret}\n  }}\n"
+    )
+
+
+def unary_cases() -> dict[str, str]:
+    cases: dict[str, str] = {}
+    for dtype in FLOATS:
+        t = f"tensor<4x40x{dtype}>"
+        for op in UNARY:
+            cases[f"{op}_{dtype}"] = _func(
+                f"{op}_{dtype}", f"%x: {t}", t, f"%y = graph.{op} %x : {t}", f"%y : {t}"
+            )
+        cases[f"gelu_tanh_{dtype}"] = _func(
+            f"gelu_tanh_{dtype}", f"%x: {t}", t,
+            f'%y = graph.gelu %x approximate "tanh" : {t}', f"%y : {t}",
+        )  # fmt: skip
+    for dtype in ["i64", "i32"]:
+        t = f"tensor<4x40x{dtype}>"
+        for op in ["neg", "abs", "relu"]:
+            cases[f"{op}_{dtype}"] = _func(
+                f"{op}_{dtype}", f"%x: {t}", t, f"%y = graph.{op} %x : {t}", f"%y : {t}"
+            )
+    return cases
+
+
+def binary_cases() -> dict[str, str]:
+    """Binary and compare ops with numpy broadcasting (4x1x8 with 5x8)."""
+    cases: dict[str, str] = {}
+    for dtype in [*FLOATS, "i64", "i32"]:
+        a, b, r = (f"tensor<{s}x{dtype}>" for s in ("4x1x8", "5x8", "4x5x8"))
+        ops = BINARY + COMPARE
+        for op in ops:
+            result = r if op in BINARY else "tensor<4x5x8xi1>"
+            cases[f"{op}_{dtype}"] = _func(
+                f"{op}_{dtype}", f"%a: {a}, %b: {b}", result,
+                f"%y = graph.{op} %a, %b : ({a}, {b}) -> {result}", f"%y : {result}",
+            )  # fmt: skip
+    t, c = "tensor<4x8xf16>", "tensor<4x1xi1>"
+    cases["select_f16"] = _func(
+        "select_f16", f"%c: {c}, %a: {t}, %b: tensor<8xf16>", t,
+        f"%y = graph.select %c, %a, %b : ({c}, {t}, tensor<8xf16>) -> {t}", f"%y : {t}",
+    )  # fmt: skip
+    pairs = [("f32", "f16"), ("f16", "bf16"), ("f32", "i64"), ("i64", "f32"),
+             ("i1", "f32"), ("f32", "i1"), ("i64", "i32"), ("i32", "i64")]  # fmt: skip
+    for src, dst in pairs:
+        s, d = f"tensor<16x{src}>", f"tensor<16x{dst}>"
+        cases[f"cast_{src}_{dst}"] = _func(
+            f"cast_{src}_{dst}", f"%x: {s}", d, f"%y = graph.cast %x : ({s}) -> {d}",
+            f"%y : {d}",
+        )  # fmt: skip
+    return cases
+
+
+def reduction_cases(rows: tuple[int, int] = (6, 7)) -> dict[str, str]:
+    """Reductions over `rows` x 300 (more elements than threads in a block)."""
+    cases: dict[str, str] = {}
+    r0, r1 = rows
+    for dtype in FLOATS:
+        t = f"tensor<{r0}x{r1}x300x{dtype}>"
+        for op in REDUCE:
+            k = f"tensor<{r0}x{r1}x1x{dtype}>"
+            cases[f"{op}_keepdim_{dtype}"] = _func(
+                f"{op}_keepdim_{dtype}", f"%x: {t}", k,
+                f"%y = graph.{op} %x dims [2] keepdim : ({t}) -> {k}", f"%y : {k}",
+            )  # fmt: skip
+            d = f"tensor<{r0}x{dtype}>"
+            cases[f"{op}_last2_{dtype}"] = _func(
+                f"{op}_last2_{dtype}", f"%x: {t}", d,
+                f"%y = graph.{op} %x dims [1, 2] : ({t}) -> {d}", f"%y : {d}",
+            )  # fmt: skip
+        for op in ["softmax", "log_softmax"]:
+            cases[f"{op}_{dtype}"] = _func(
+                f"{op}_{dtype}", f"%x: {t}", t, f"%y = graph.{op} %x dim 2 : {t}",
+                f"%y : {t}",
+            )  # fmt: skip
+        w = f"tensor<300x{dtype}>"
+        cases[f"layer_norm_{dtype}"] = _func(
+            f"layer_norm_{dtype}", f"%x: {t}, %w: {w}, %b: {w}", t,
+            f"%y = graph.layer_norm %x, %w, %b eps 1.0e-05 : ({t}, {w}, {w}) -> {t}",
+            f"%y : {t}",
+        )  # fmt: skip
+    for dtype in ["i64", "i32"]:
+        t, k = f"tensor<{r0}x300x{dtype}>", f"tensor<{r0}x1x{dtype}>"
+        for op in ["sum", "max", "min"]:
+            cases[f"{op}_{dtype}"] = _func(
+                f"{op}_{dtype}", f"%x: {t}", k,
+                f"%y = graph.{op} %x dims [1] keepdim : ({t}) -> {k}", f"%y : {k}",
+            )  # fmt: skip
+    t = "tensor<5x9x3xf32>"
+    for op in REDUCE:  # column reductions: not the trailing dims
+        k = "tensor<1x9x3xf32>"
+        cases[f"{op}_dim0"] = _func(
+            f"{op}_dim0", f"%x: {t}", k,
+            f"%y = graph.{op} %x dims [0] keepdim : ({t}) -> {k}", f"%y : {k}",
+        )  # fmt: skip
+    for op in ["softmax", "log_softmax"]:
+        cases[f"{op}_dim1"] = _func(
+            f"{op}_dim1", f"%x: {t}", t, f"%y = graph.{op} %x dim 1 : {t}", f"%y : {t}"
+        )
+    t = "tensor<5x9xf32>"
+    cases["sum_all"] = _func(
+        "sum_all", f"%x: {t}", "tensor<f32>",
+        f"%y = graph.sum %x dims [] : ({t}) -> tensor<f32>", "%y : tensor<f32>",
+    )  # fmt: skip
+    return cases
+
+
+def movement_cases() -> dict[str, str]:
+    x = "tensor<4x6xf32>"
+    body = {
+        "reshape": ("tensor<24xf32>", "graph.reshape %x : (tensor<4x6xf32>) -> tensor<24xf32>"),
+        "transpose": ("tensor<6x4xf32>", "graph.transpose %x perm [1, 0] : (tensor<4x6xf32>) -> tensor<6x4xf32>"),
+        "slice": ("tensor<4x2xf32>", "graph.slice %x start [0, 1] limit [4, 6] step [1, 3] : (tensor<4x6xf32>) -> tensor<4x2xf32>"),
+        "broadcast_to": ("tensor<3x4x6xf32>", "graph.broadcast_to %x : (tensor<4x6xf32>) -> tensor<3x4x6xf32>"),
+    }  # fmt: skip
+    cases = {
+        name: _func(name, f"%x: {x}", t, f"%y = {text}", f"%y : {t}")
+        for name, (t, text) in body.items()
+    }
+    cases["concat"] = _func(
+        "concat", f"%x: {x}, %z: tensor<4x2xf32>", "tensor<4x8xf32>",
+        "%y = graph.concat %x, %z dim 1 : (tensor<4x6xf32>, tensor<4x2xf32>) -> tensor<4x8xf32>",
+        "%y : tensor<4x8xf32>",
+    )  # fmt: skip
+    cases["gather"] = _func(
+        "gather", f"%x: {x}, %i: tensor<4x3xi64>", "tensor<4x3xf32>",
+        "%y = graph.gather %x, %i dim 1 : (tensor<4x6xf32>, tensor<4x3xi64>) -> tensor<4x3xf32>",
+        "%y : tensor<4x3xf32>",
+    )  # fmt: skip
+    cases["embedding"] = _func(
+        "embedding", "%i: tensor<2x5xi32>, %w: tensor<10x16xbf16>", "tensor<2x5x16xbf16>",
+        "%y = graph.embedding %i, %w : (tensor<2x5xi32>, tensor<10x16xbf16>) -> tensor<2x5x16xbf16>",
+        "%y : tensor<2x5x16xbf16>",
+    )  # fmt: skip
+    cases["constant"] = _func(
+        "constant", "%x: tensor<4xi64>", "tensor<4xi64>",
+        "%c = graph.constant dense<[3, 1, 4, 1]> : tensor<4xi64>\n"
+        "    %y = graph.add %x, %c : tensor<4xi64>",
+        "%y : tensor<4xi64>",
+    )  # fmt: skip
+    return cases
+
+
+def module(cases: dict[str, str]) -> str:
+    return "builtin.module {\n" + "".join(cases.values()) + "}\n"
+
+
+THEMES = {
+    "unary": unary_cases,
+    "binary": binary_cases,
+    "reduction": reduction_cases,
+    "movement": movement_cases,
+}

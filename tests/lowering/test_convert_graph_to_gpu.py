@@ -1,0 +1,243 @@
+"""Structure of the lowered IR: kernels per group, block reductions, upstream
+validity, determinism and error paths of `convert-graph-to-gpu`."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from xdsl.dialects import gpu, scf
+from xdsl.dialects.builtin import ModuleOp
+
+from fxdsl.api import apply, parse
+from fxdsl.dialects import graph
+from fxdsl.lowering.cuda_printer import kernel_source
+
+EXAMPLES = Path(__file__).parents[2] / "examples"
+_spec = importlib.util.spec_from_file_location(
+    "cases", Path(__file__).with_name("cases.py")
+)
+assert _spec is not None
+assert _spec.loader is not None
+cases = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(cases)
+MLIR_OPT = shutil.which("mlir-opt") or next(
+    (str(p) for p in sorted(Path("/usr/lib").glob("llvm-*/bin/mlir-opt"))), None
+)
+
+FUSED5 = """
+func.func @fused5(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
+  %g = graph.fusion_group (%x, %b) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32> {
+  ^bb0(%p: tensor<4x8xf32>, %q: tensor<8xf32>):
+    %a = graph.add %p, %q : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+    %m = graph.mul %a, %a : tensor<4x8xf32>
+    %t = graph.tanh %m : tensor<4x8xf32>
+    %s = graph.sub %t, %p : tensor<4x8xf32>
+    %r = graph.relu %s : tensor<4x8xf32>
+    graph.yield %r : tensor<4x8xf32>
+  }
+  func.return %g : tensor<4x8xf32>
+}
+"""
+
+ROW_GROUPS = """
+func.func @softmax(%x: tensor<2x3x16xbf16>) -> tensor<2x3x16xbf16> {
+  %g = graph.fusion_group (%x) : (tensor<2x3x16xbf16>) -> tensor<2x3x16xbf16> {
+  ^bb0(%p: tensor<2x3x16xbf16>):
+    %c = graph.full value 0.5 : tensor<bf16>
+    %m = graph.mul %p, %c : (tensor<2x3x16xbf16>, tensor<bf16>) -> tensor<2x3x16xbf16>
+    %s = graph.softmax %m dim 2 : tensor<2x3x16xbf16>
+    graph.yield %s : tensor<2x3x16xbf16>
+  }
+  func.return %g : tensor<2x3x16xbf16>
+}
+func.func @residual_layer_norm(%x: tensor<4x64xf16>, %r: tensor<4x64xf16>, %w: tensor<64xf16>, %b: tensor<64xf16>) -> (tensor<4x64xf16>, tensor<4x64xf16>) {
+  %g:2 = graph.fusion_group (%x, %r, %w, %b) : (tensor<4x64xf16>, tensor<4x64xf16>, tensor<64xf16>, tensor<64xf16>) -> (tensor<4x64xf16>, tensor<4x64xf16>) {
+  ^bb0(%p: tensor<4x64xf16>, %q: tensor<4x64xf16>, %pw: tensor<64xf16>, %pb: tensor<64xf16>):
+    %a = graph.add %p, %q : tensor<4x64xf16>
+    %n = graph.layer_norm %a, %pw, %pb eps 1.0e-05 : (tensor<4x64xf16>, tensor<64xf16>, tensor<64xf16>) -> tensor<4x64xf16>
+    graph.yield %a, %n : tensor<4x64xf16>, tensor<4x64xf16>
+  }
+  func.return %g#0, %g#1 : tensor<4x64xf16>, tensor<4x64xf16>
+}
+"""
+
+
+GPU = "graph-decompose,graph-fuse,convert-graph-to-gpu"
+
+
+def lower(text: str, pipeline: str = "convert-graph-to-gpu") -> ModuleOp:
+    return apply(parse(text), pipeline)
+
+
+def kernels(module: ModuleOp) -> dict[str, gpu.FuncOp]:
+    return {f.sym_name.data: f for f in module.walk() if isinstance(f, gpu.FuncOp)}
+
+
+def count(op: gpu.FuncOp | ModuleOp, kind: type) -> int:
+    return sum(isinstance(o, kind) for o in op.walk())
+
+
+def test_fused_group_of_five_ops_is_one_kernel() -> None:
+    module = lower(FUSED5)
+    (kernel,) = kernels(module).values()
+    assert count(module, gpu.LaunchFuncOp) == 1
+    assert count(kernel, scf.ForOp) == 1  # one grid-stride loop, all ops inside
+    source = kernel_source(module)
+    assert source.count("__global__") == 1
+    assert source.count("tanhf(") == 1
+
+
+def test_row_groups_use_block_reductions_not_atomics() -> None:
+    module = lower(ROW_GROUPS)
+    found = kernels(module)
+    assert sorted(found) == ["residual_layer_norm_0_layer_norm", "softmax_0_softmax"]
+    # softmax: max then sum of exp; layer_norm: mean then variance
+    assert count(found["softmax_0_softmax"], gpu.AllReduceOp) == 2
+    assert count(found["residual_layer_norm_0_layer_norm"], gpu.AllReduceOp) == 2
+    source = kernel_source(module)
+    assert "__shfl_xor_sync" in source
+    assert "__shared__" in source
+    assert "atomic" not in source
+    # bf16/f16 storage, f32 accumulation
+    assert "__bfloat162float(" in source
+    assert "__half2float(" in source
+    assert "fx_block_reduce_add_float" in source
+
+
+def test_layer_norm_group_writes_both_outputs_in_its_row_loop() -> None:
+    module = lower(ROW_GROUPS)
+    kernel = kernels(module)["residual_layer_norm_0_layer_norm"]
+    stores = [o for o in kernel.walk() if o.name == "memref.store"]
+    assert len(stores) == 2
+    # both inside the same (last) thread-strided loop of the row
+    assert stores[0].parent_op() is stores[1].parent_op()
+
+
+def test_gpt2_block_fused_kernels() -> None:
+    text = (EXAMPLES / "gpt2_block.mlir").read_text()
+    fused = apply(parse(text), "graph-decompose,graph-fuse")
+    groups = count(fused, graph.FusionGroupOp)
+    module = apply(fused, "convert-graph-to-gpu")
+    found = kernels(module)
+    # one kernel per group, plus one-op kernels for what graph-fuse left alone
+    assert len(found) >= groups
+    assert count(module, gpu.LaunchFuncOp) == len(found)
+    # the two layer norms and the softmax are row kernels (2 block reductions)
+    rows = [n for n, k in found.items() if count(k, gpu.AllReduceOp)]
+    assert sum("layer_norm" in n for n in rows) == 2
+    assert any("softmax" in n for n in rows)
+    assert count(module, graph.MatmulOp) == 0
+    assert str(module).count('library_call = "cublas_gemm_strided_batched"') == 6
+
+
+def test_lowering_is_deterministic() -> None:
+    text = (EXAMPLES / "gpt2_block.mlir").read_text()
+    first = kernel_source(
+        lower(text, "graph-decompose,graph-fuse,convert-graph-to-gpu")
+    )
+    second = kernel_source(
+        lower(text, "graph-decompose,graph-fuse,convert-graph-to-gpu")
+    )
+    assert first == second
+
+
+def _program(name: str) -> str:
+    if name == "gpt2":
+        return (EXAMPLES / "gpt2_block.mlir").read_text()
+    if name in cases.THEMES:
+        return cases.module(cases.THEMES[name]())
+    return {"fused5": FUSED5, "rows": ROW_GROUPS}[name]
+
+
+@pytest.mark.skipif(MLIR_OPT is None, reason="upstream mlir-opt is not installed")
+@pytest.mark.parametrize(
+    "name", ["fused5", "rows", "gpt2", "unary", "binary", "reduction", "movement"]
+)
+def test_lowered_ir_is_valid_upstream_mlir(name: str, tmp_path: Path) -> None:
+    text = _program(name)
+    lowered = tmp_path / "lowered.mlir"
+    lowered.write_text(
+        str(lower(text, "graph-decompose,graph-fuse,convert-graph-to-gpu"))
+    )
+    assert MLIR_OPT is not None
+    result = subprocess.run([MLIR_OPT, str(lowered)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr[-3000:]
+
+
+def run_opt(text: str, *args: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    source = tmp_path / "input.mlir"
+    source.write_text(text)
+    opt = Path(sys.executable).with_name("fxdsl-opt")
+    return subprocess.run(
+        [str(opt), str(source), *args], capture_output=True, text=True
+    )
+
+
+def test_column_reductions_are_serial_per_thread() -> None:
+    """Reductions that do not share one trailing row space (here a row sum and
+    a column max in one group) lower to one pointwise kernel whose threads each
+    reduce their own slice: no block reduction, no atomics."""
+    module = lower("""
+func.func @mixed(%x: tensor<4x8xf32>) -> (tensor<4x1xf32>, tensor<1x8xf32>) {
+  %g:2 = graph.fusion_group (%x) : (tensor<4x8xf32>) -> (tensor<4x1xf32>, tensor<1x8xf32>) {
+  ^bb0(%p: tensor<4x8xf32>):
+    %a = graph.sum %p dims [1] keepdim : (tensor<4x8xf32>) -> tensor<4x1xf32>
+    %b = graph.max %p dims [0] keepdim : (tensor<4x8xf32>) -> tensor<1x8xf32>
+    graph.yield %a, %b : tensor<4x1xf32>, tensor<1x8xf32>
+  }
+  func.return %g#0, %g#1 : tensor<4x1xf32>, tensor<1x8xf32>
+}
+""")
+    (kernel,) = kernels(module).values()
+    assert count(kernel, gpu.AllReduceOp) == 0
+    assert count(kernel, scf.ForOp) == 3  # grid-stride loop + one serial loop each
+
+
+def test_op_without_kernel_rule_is_an_error(tmp_path: Path) -> None:
+    text = """
+func.func @matmul_in_group(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>) -> tensor<4x2xf32> {
+  %g = graph.fusion_group (%a, %b) : (tensor<4x8xf32>, tensor<8x2xf32>) -> tensor<4x2xf32> {
+  ^bb0(%p: tensor<4x8xf32>, %q: tensor<8x2xf32>):
+    %m = graph.matmul %p, %q : (tensor<4x8xf32>, tensor<8x2xf32>) -> tensor<4x2xf32>
+    graph.yield %m : tensor<4x2xf32>
+  }
+  func.return %g : tensor<4x2xf32>
+}
+"""
+    result = run_opt(text, "-p", "convert-graph-to-gpu", tmp_path=tmp_path)
+    assert result.returncode == 1
+    assert (
+        "error: convert-groups-to-gpu: cannot lower graph.matmul here" in result.stderr
+    )
+    assert "Traceback" not in result.stderr
+
+
+def test_cuda_target_without_kernels_is_an_error(tmp_path: Path) -> None:
+    result = run_opt(FUSED5, "-t", "cuda", tmp_path=tmp_path)
+    assert result.returncode == 1
+    assert "error: -t cuda: the module has no gpu.module" in result.stderr
+
+
+def test_identical_kernels_are_emitted_once() -> None:
+    """A 4-block GPT-2 stack: its blocks' kernels are textually identical, so
+    the gpu.module holds as many kernels as for one block."""
+    from fxdsl.frontends.models import gpt2_stack
+
+    one = lower(gpt2_stack(1, B=1, T=8, D=32, heads=2).__str__(), GPU)
+    four = lower(gpt2_stack(4, B=1, T=8, D=32, heads=2).__str__(), GPU)
+    assert len(kernels(four)) == len(kernels(one))
+    launches = [
+        op.kernel.nested_references.data[-1].data
+        for op in four.walk()
+        if isinstance(op, gpu.LaunchFuncOp)
+    ]
+    counts = {name: launches.count(name) for name in kernels(four)}
+    # per block: attention-bias add, softmax, head merge, gelu (x4); the
+    # residual add + layer norm kernel serves ln_2 of every block and ln_1 of
+    # blocks 2-4 (x7); the first ln_1 and the final layer norm run once
+    assert sorted(counts.values()) == [1, 1, 4, 4, 4, 4, 7]
