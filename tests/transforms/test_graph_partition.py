@@ -245,7 +245,7 @@ def _opt(tmp_path: Path, pipeline: str) -> subprocess.CompletedProcess[str]:
         ('graph-partition{ops="nodialect.*"}', "unknown op 'nodialect.*'"),
         ("graph-partition{ops=add non-compute-ops=foo}", "non-compute-ops: unknown op"),
         ("graph-partition{ops=add outline=kernel}", "outline must be func or group"),
-        ("graph-partition{ops=graph.add}", "Unknown token"),
+        ("graph-partition{ops=graph.nosuch}", "unknown op 'graph.nosuch'"),
         ("graph-partition{ops=add allow-single-node=3}", "error:"),
     ],
 )
