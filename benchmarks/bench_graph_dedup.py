@@ -12,7 +12,8 @@ linear (quadratic would approach 4.0). Not a timed test.
 from __future__ import annotations
 
 import argparse
-import time
+
+from _timing import WALL_CLOCK, best_time
 
 from fxdsl.frontends.models import gpt2_stack
 from fxdsl.testing import clone_module
@@ -25,13 +26,10 @@ def bench(
     """(ops in the stack, best pass time in s, calls made)."""
     original = gpt2_stack(n_blocks, T=T, D=D, heads=heads)
     n_ops = sum(1 for _ in original.walk())
-    best, calls = float("inf"), 0
-    for _ in range(repeat):
-        module = clone_module(original)
-        start = time.perf_counter()
-        replaced = deduplicate(module)
-        best = min(best, time.perf_counter() - start)
-        calls = sum(len(regions) for regions in replaced.values())
+    best, _, replaced = best_time(
+        lambda: clone_module(original), deduplicate, repeat, WALL_CLOCK
+    )
+    calls = sum(len(regions) for regions in replaced.values())
     return n_ops, best, calls
 
 

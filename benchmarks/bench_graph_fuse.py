@@ -14,29 +14,13 @@ varies less than wall time on a shared machine.
 from __future__ import annotations
 
 import argparse
-import time
 from collections.abc import Callable
 
+from _timing import count_graph_ops, gpt2_workload, random_workload, timed
 from xdsl.dialects.builtin import ModuleOp
 
 import fxdsl
 from fxdsl.dialects.graph import FusionGroupOp
-from fxdsl.frontends.models import gpt2_stack
-from fxdsl.testing import random_graph
-
-
-def count_ops(module: ModuleOp) -> int:
-    return sum(1 for op in module.walk() if op.name.startswith("graph."))
-
-
-def random_workload(size: int) -> ModuleOp:
-    return random_graph(0, min_ops=size, max_ops=size)
-
-
-def gpt2_workload(size: int) -> ModuleOp:
-    per_block = count_ops(gpt2_stack(1, T=8, D=32, heads=4, final_ln=False))
-    blocks = max(1, round(size / per_block))
-    return gpt2_stack(blocks, T=8, D=32, heads=4, final_ln=False)
 
 
 def measure(
@@ -44,15 +28,13 @@ def measure(
 ) -> tuple[int, float, float, int]:
     """(ops, seconds of `prepare`, seconds of graph-fuse, groups formed)."""
     module = build(size)
-    ops = count_ops(module)
-    start = time.process_time()
+    ops = count_graph_ops(module)
+    before = 0.0
     if prepare:
-        fxdsl.apply(module, prepare)
-    middle = time.process_time()
-    fxdsl.apply(module, "graph-fuse")
-    end = time.process_time()
+        before, _ = timed(lambda: fxdsl.apply(module, prepare))
+    seconds, _ = timed(lambda: fxdsl.apply(module, "graph-fuse"))
     groups = sum(isinstance(op, FusionGroupOp) for op in module.walk())
-    return ops, middle - start, end - middle, groups
+    return ops, before, seconds, groups
 
 
 def main() -> None:

@@ -23,19 +23,16 @@ per op stays flat (the second column).
 from __future__ import annotations
 
 import argparse
-import gc
-import time
 from collections.abc import Callable
 from functools import partial
 
+from _timing import best_time, count_graph_ops, gpt2_workload, random_workload
 from xdsl.dialects import func
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
-from fxdsl.frontends.models import gpt2_stack
 from fxdsl.parsing import make_context
-from fxdsl.testing import random_graph
 from fxdsl.transforms.graph_partition import GraphPartitionPass
 from fxdsl.transforms.graph_split import PARTITION, GraphSplitPass
 from fxdsl.transforms.outlining import is_constant
@@ -45,21 +42,6 @@ SUPPORTED = (
     "silu", "erf", "sin", "cos", "reciprocal", "add", "sub", "mul", "div", "pow",
     "maximum", "minimum", "select", "reshape", "transpose", "broadcast_to", "slice",
 )  # fmt: skip
-
-
-def count_ops(module: ModuleOp) -> int:
-    return sum(1 for op in module.walk() if op.name.startswith("graph."))
-
-
-def random_workload(size: int) -> ModuleOp:
-    return random_graph(0, min_ops=size, max_ops=size)
-
-
-def gpt2_workload(size: int) -> ModuleOp:
-    per_block = count_ops(gpt2_stack(1, T=8, D=32, heads=4, final_ln=False))
-    return gpt2_stack(
-        max(1, round(size / per_block)), T=8, D=32, heads=4, final_ln=False
-    )
 
 
 def assign(module: ModuleOp, partition_of: Callable[[int, int], int]) -> None:
@@ -76,6 +58,17 @@ SPLITS: dict[str, Callable[[int, int], int]] = {
 }
 
 
+def apply_pass(subject: tuple[ModuleOp, ModulePass]) -> str:
+    """Run the pass; a failure (the cyclic split) is an outcome, not an error."""
+    module, pass_ = subject
+    try:
+        pass_.apply(make_context(), module)
+    except PassFailedException as error:
+        return "error: " + str(error).split("partitions ")[-1][:30]
+    funcs = sum(1 for f in module.ops if isinstance(f, func.FuncOp)) - 1
+    return f"{funcs} funcs"
+
+
 def timed(
     build: Callable[[], ModuleOp],
     make_pass: Callable[[ModuleOp], ModulePass],
@@ -83,25 +76,20 @@ def timed(
     freeze: bool,
 ) -> tuple[int, float, str]:
     """(ops, best CPU seconds, what the pass made) over `repeat` fresh runs."""
-    best, outcome, ops = float("inf"), "", 0
-    for _ in range(repeat):
+
+    ops = 0
+
+    def setup() -> tuple[ModuleOp, ModulePass]:
+        nonlocal ops
         module = build()
-        ops = count_ops(module)
-        pass_ = make_pass(module)
-        gc.collect()
-        if freeze:
-            gc.freeze()
-        start = time.process_time()
-        try:
-            pass_.apply(make_context(), module)
-            funcs = sum(1 for f in module.ops if isinstance(f, func.FuncOp)) - 1
-            outcome = f"{funcs} funcs"
-        except PassFailedException as error:
-            outcome = "error: " + str(error).split("partitions ")[-1][:30]
-        best = min(best, time.process_time() - start)
-        gc.unfreeze()
-        groups = sum(op.name == "graph.fusion_group" for op in module.walk())
-        outcome += f", {groups} groups" if groups else ""
+        ops = count_graph_ops(module)
+        return module, make_pass(module)
+
+    best, (module, _), outcome = best_time(
+        setup, apply_pass, repeat, freeze_heap=freeze
+    )
+    groups = sum(op.name == "graph.fusion_group" for op in module.walk())
+    outcome += f", {groups} groups" if groups else ""
     return ops, best, outcome
 
 

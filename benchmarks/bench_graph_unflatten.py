@@ -12,25 +12,20 @@ the previous size: near 2.0 per doubling means linear. Not a timed test.
 from __future__ import annotations
 
 import argparse
-import time
 from collections.abc import Callable
 
+from _timing import WALL_CLOCK, best_time
 from xdsl.dialects.builtin import ModuleOp
 
 from fxdsl.testing import clone_module, random_graph
 from fxdsl.transforms.graph_unflatten import flatten, unflatten
 
 
-def best_time(
+def best_of_copies(
     original: ModuleOp, run: Callable[[ModuleOp], object], repeat: int
 ) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        module = clone_module(original)
-        start = time.perf_counter()
-        run(module)
-        best = min(best, time.perf_counter() - start)
-    return best
+    """Best wall seconds of `run` on `repeat` fresh copies of `original`."""
+    return best_time(lambda: clone_module(original), run, repeat, WALL_CLOCK)[0]
 
 
 def report(label: str, graphs: list[tuple[str, ModuleOp]], repeat: int) -> None:
@@ -39,9 +34,9 @@ def report(label: str, graphs: list[tuple[str, ModuleOp]], repeat: int) -> None:
     previous = None
     for name, module in graphs:
         n_ops = sum(1 for _ in module.walk())
-        t_unflatten = best_time(module, unflatten, repeat)
+        t_unflatten = best_of_copies(module, unflatten, repeat)
         unflat = unflatten(clone_module(module))
-        t_flatten = best_time(unflat, flatten, repeat)
+        t_flatten = best_of_copies(unflat, flatten, repeat)
         n_funcs = len(list(unflat.ops))
         ratio = "" if previous is None else f"{t_unflatten / previous:.2f}"
         previous = t_unflatten

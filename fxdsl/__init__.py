@@ -11,13 +11,13 @@ The Python API in one place; every name is imported on first use so that
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from fxdsl._lazy import lazy_exports
 
 _EXPORTS: dict[str, str] = {
     "trace": "fxdsl.frontends.tracer",
     "TensorSpec": "fxdsl.frontends.tracer",
     "scope": "fxdsl.frontends.tracer",
+    "module_call": "fxdsl.frontends.tracer",
     "ops": "fxdsl.frontends.ops",
     "parse": "fxdsl.api",
     "apply": "fxdsl.api",
@@ -25,12 +25,7 @@ _EXPORTS: dict[str, str] = {
     "compile": "fxdsl.api",
 }
 
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'fxdsl' has no attribute '{name}'")
-    loaded = importlib.import_module(module)
-    return loaded if name == "ops" else getattr(loaded, name)
+# Derived from the table so that a new export is one line there; pyright
+# only reads literal lists.
+__all__ = sorted(_EXPORTS)  # pyright: ignore[reportUnsupportedDunderAll]
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -21,7 +21,7 @@ from xdsl.traits import SymbolTable
 from fxdsl.dialects import graph
 from fxdsl.interpreters.dtypes import numpy_dtype, to_element_type
 from fxdsl.interpreters.graph import GraphFunctions, TypeChecker
-from fxdsl.rewrite.editing import functions
+from fxdsl.ir_utils import functions
 
 Array = np.ndarray[Any, Any]
 

@@ -5,8 +5,7 @@ Names are imported on first use from the module that defines them.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from fxdsl._lazy import lazy_exports
 
 _EXPORTS: dict[str, str] = {
     # direct editing helpers
@@ -38,11 +37,7 @@ _EXPORTS: dict[str, str] = {
     "Partition": "fxdsl.rewrite.partitioner",
 }
 
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'fxdsl.rewrite' has no attribute '{name}'")
-    return getattr(importlib.import_module(module), name)
+# Derived from the table so that a new export is one line there; pyright
+# only reads literal lists.
+__all__ = sorted(_EXPORTS)  # pyright: ignore[reportUnsupportedDunderAll]
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

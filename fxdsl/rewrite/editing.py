@@ -13,23 +13,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, UnknownLoc
+from xdsl.dialects.builtin import UnknownLoc
 from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from fxdsl.dialects.graph import SCOPE
 
-
-def functions(module_or_func: Operation) -> list[func.FuncOp]:
-    """The `func.func`s of a module (or the function itself), in order."""
-    if isinstance(module_or_func, func.FuncOp):
-        return [module_or_func]
-    if isinstance(module_or_func, ModuleOp):
-        return [op for op in module_or_func.ops if isinstance(op, func.FuncOp)]
-    raise TypeError(
-        f"expected a builtin.module or func.func, got {module_or_func.name}"
-    )
+# `functions` lives with the other layer-neutral IR queries; it stays
+# importable from here for the rewrite modules and existing user code.
+from fxdsl.ir_utils import functions
 
 
 def ops_in_order(module_or_func: Operation) -> Iterator[Operation]:

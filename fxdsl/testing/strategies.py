@@ -35,6 +35,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     ModuleOp,
     StringAttr,
+    TensorType,
     UnitAttr,
     i64,
 )
@@ -77,7 +78,7 @@ OpT = TypeVar("OpT", bound=g.GraphOp)
 class Draw(Protocol):
     """The one source of randomness: an integer in [lo, hi]."""
 
-    def __call__(self, lo: int, hi: int) -> int: ...
+    def __call__(self, lo: int, hi: int, /) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -247,7 +248,7 @@ class _Builder:
         seed = self.draw(0, 2**16)
         rng = random.Random(seed)
         data = [rng.randint(-8, 8) / 8 for _ in range(_numel(shape))]
-        attr = DenseIntOrFPElementsAttr.from_list(tensor(shape, g.f32), data)
+        attr = DenseIntOrFPElementsAttr.from_list(TensorType(g.f32, shape), data)
         return self.emit(g.ConstantOp(attr), 1.0)
 
     def full(self, shape: Shape) -> SSAValue:
@@ -357,7 +358,10 @@ class _Builder:
         if op_type is g.VarOp and count < 2:
             op_type = g.MeanOp
         bound = self.bound[x]
-        bounds = {g.SumOp: bound * count, g.VarOp: bound * bound * 2}
+        bounds: dict[type[Operation], float] = {
+            g.SumOp: bound * count,
+            g.VarOp: bound * bound * 2,
+        }
         op = _reduction(op_type, x, dims, keepdim)
         self.emit(op, bounds.get(op_type, bound))
 
@@ -380,7 +384,9 @@ class _Builder:
         trailing = shape[len(shape) - self.draw(1, min(2, len(shape))) :]
         # A ramp keeps the variance away from 0 (see the module docstring).
         ramp = [(i % 8) / 4 - 1 for i in range(_numel(trailing))]
-        ramp_attr = DenseIntOrFPElementsAttr.from_list(tensor(trailing, g.f32), ramp)
+        ramp_attr = DenseIntOrFPElementsAttr.from_list(
+            TensorType(g.f32, trailing), ramp
+        )
         shifted = self.emit(
             _create(g.AddOp, [x, self.emit(g.ConstantOp(ramp_attr), 1.0)]), 1.0
         )

@@ -48,7 +48,8 @@ def test_clone_passes_and_nothing_is_mutated() -> None:
     after = clone_module(before)
     text_before, text_after = str(before), str(after)
     assert_same_numerics(before, after)
-    assert str(before) == text_before and str(after) == text_after
+    assert str(before) == text_before
+    assert str(after) == text_after
 
 
 def test_changed_op_fails_with_a_helpful_message() -> None:
@@ -60,7 +61,8 @@ def test_changed_op_fails_with_a_helpful_message() -> None:
     message = str(error.value)
     assert "@main, seed 3: output 0:" in message
     assert re.search(r"max abs diff \d", message)
-    assert "max rel diff" in message and "worst at index (" in message
+    assert "max rel diff" in message
+    assert "worst at index (" in message
 
 
 def test_shape_and_count_mismatches_are_reported() -> None:

@@ -169,9 +169,11 @@ def test_handwritten_numerics_and_counts(case: str) -> None:
     size, calls = EXPECTED[case]
     assert len(replaced) == 1
     ((name, regions),) = replaced.items()
-    assert len(regions) == calls and all(len(r.ops) == size for r in regions)
+    assert len(regions) == calls
+    assert all(len(r.ops) == size for r in regions)
     (callee,) = outlined_functions(after)
-    assert callee.sym_name.data == name and len(body_ops(callee)) == size
+    assert callee.sym_name.data == name
+    assert len(body_ops(callee)) == size
     main = after.body.block.first_op
     assert isinstance(main, func.FuncOp)
     assert [c.callee.string_value() for c in calls_in(main)] == [name] * calls
@@ -193,7 +195,8 @@ def test_crossed_copy_stays_inline() -> None:
     assert isinstance(main, func.FuncOp)
     inline = [op.name for op in main.body.block.ops]
     # copy B (the second tanh/add pair) would close a cycle with A's call
-    assert inline.count("graph.tanh") == 1 and inline.count("graph.add") == 1
+    assert inline.count("graph.tanh") == 1
+    assert inline.count("graph.add") == 1
     assert [len(r.ops) for r in regions] == [2, 2]
 
 
@@ -275,7 +278,7 @@ def test_pipeline_and_options() -> None:
 
 
 @pytest.mark.parametrize(
-    "options, message",
+    ("options", "message"),
     [
         ({"min_ops": 0}, "min-ops must be >= 1, got 0"),
         ({"min_copies": 1}, "min-copies must be >= 2"),
