@@ -5,9 +5,9 @@ the largest groups it can grow such that collapsing every group into one node
 leaves the program acyclic; `fuse_partitions()` outlines each group into a
 function (`func.call @fused_<id>`) or a `graph.fusion_group`.
 
-Algorithm (near-linear on real programs): the ops of a block are visited in program order and
-added to a `DependencyGraph` (one node per op, an edge per def-use). A
-supported op is contracted with the partition of each supported producer,
+Algorithm (near-linear on real programs): the ops of a block are visited in
+program order and added to a `DependencyGraph` (one node per op, an edge per
+def-use). A supported op is contracted with the partition of each supported producer,
 retrying refused producers after each success (a merge can make an earlier
 one legal); `DependencyGraph.contract` refuses a merge that would put the
 merged node on a cycle, which is exactly the trap `a -> b(unsupported) -> c`
@@ -75,7 +75,7 @@ def _producers(op: Operation, index: dict[Operation, int]) -> list[int]:
 
 
 def _name(op: OpName) -> str:
-    return op if isinstance(op, str) else op.name  # type: ignore[attr-defined]
+    return op if isinstance(op, str) else op.name
 
 
 class CapabilityBasedPartitioner:

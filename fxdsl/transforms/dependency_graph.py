@@ -31,6 +31,8 @@ import itertools
 from collections.abc import Callable, Hashable, Iterable
 from typing import Generic, Literal, TypeVar
 
+from fxdsl.transforms.order_list import OrderList
+
 Node = TypeVar("Node", bound=Hashable)
 
 
@@ -49,9 +51,11 @@ class DependencyGraph(Generic[Node]):
         # dicts as ordered sets keep every traversal deterministic
         self._succ: dict[Node, dict[Node, None]] = {}
         self._pred: dict[Node, dict[Node, None]] = {}
-        self._ord: dict[Node, int] = {}
+        self._order = OrderList[Node]()
+        self._ord = self._order.label  # node -> position label (same dict)
         self._inserted: dict[Node, int] = {}
         self._next = 0
+        self._visits = 0
         for node in nodes:
             self.add_node(node)
 
@@ -73,6 +77,12 @@ class DependencyGraph(Generic[Node]):
     def predecessors(self, node: Node) -> list[Node]:
         return list(self._pred[node])
 
+    @property
+    def work(self) -> int:
+        """Nodes visited by cycle searches plus labels renumbered so far: a
+        deterministic measure of the work done (for scale tests)."""
+        return self._visits + self._order.renumbered
+
     # ---------------------------------------------------------------- changes
 
     def add_node(self, node: Node) -> None:
@@ -80,7 +90,8 @@ class DependencyGraph(Generic[Node]):
         if node in self._ord:
             return
         self._succ[node], self._pred[node] = {}, {}
-        self._ord[node] = self._inserted[node] = self._next
+        self._order.append(node)
+        self._inserted[node] = self._next
         self._next += 1
 
     def add_edge(self, src: Node, dst: Node) -> None:
@@ -107,14 +118,28 @@ class DependencyGraph(Generic[Node]):
         if self._ord[a] > self._ord[b]:
             a, b = b, a
         low, high = self._ord[a], self._ord[b]
-        forward, parent = self._search(a, self._succ, low, high, target=b, skip=b)
-        if b in parent:
+        # A path a -> x -> b lies in the window; searching from both ends in
+        # lockstep, the side that runs out first proves there is none, after
+        # visiting at most as many nodes as the other side would.
+        forward = _Walk(self._succ, self._ord, a, low, high, target=b)
+        backward = _Walk(self._pred, self._ord, b, low, high, target=a)
+        while forward.step() and backward.step():
+            pass
+        self._visits += len(forward.visited) + len(backward.visited)
+        if forward.found or backward.found:
             return None
-        backward, _ = self._search(b, self._pred, low, high, skip=a)
-        self._reorder(backward, forward)
-        # After the reorder both slots lie after everything the merged node
-        # must follow and before everything it must precede: either may stay.
         keep, gone = (a, b) if self._degree(a) >= self._degree(b) else (b, a)
+        by_order = self._ord.__getitem__
+        if backward.done:
+            # The merged node takes a's place, what leads to b moves before it.
+            behind = sorted(backward.visited[1:], key=by_order)
+            self._order.remove(b) if keep == a else self._order.replace(a, b)
+            self._order.move_before(keep, behind)
+        else:
+            # The merged node takes b's place, what a reaches moves after it.
+            ahead = sorted(forward.visited[1:], key=by_order)
+            self._order.remove(a) if keep == b else self._order.replace(b, a)
+            self._order.move_after(keep, ahead)
         for succ in self._succ.pop(gone):
             del self._pred[succ][gone]
             if succ != keep:
@@ -125,7 +150,7 @@ class DependencyGraph(Generic[Node]):
             if pred != keep:
                 self._pred[keep][pred] = None
                 self._succ[pred][keep] = None
-        del self._ord[gone], self._inserted[gone]
+        del self._inserted[gone]
         return keep
 
     # ----------------------------------------------------------------- orders
@@ -191,6 +216,7 @@ class DependencyGraph(Generic[Node]):
                 parent[nxt] = node
                 visited.append(nxt)
                 stack.append(nxt)
+        self._visits += len(visited)
         return visited, parent
 
     def _reorder(self, backward: list[Node], forward: list[Node]) -> None:
@@ -199,9 +225,7 @@ class DependencyGraph(Generic[Node]):
         order."""
         backward.sort(key=self._ord.__getitem__)
         forward.sort(key=self._ord.__getitem__)
-        slots = sorted(self._ord[n] for n in backward + forward)
-        for node, slot in zip(backward + forward, slots):
-            self._ord[node] = slot
+        self._order.permute(backward + forward)
 
     def _path(self, parent: dict[Node, Node], end: Node) -> list[Node]:
         path = [end]
@@ -215,3 +239,54 @@ class DependencyGraph(Generic[Node]):
         first = min(range(len(ring)), key=lambda i: self._inserted[ring[i]])
         ring = ring[first:] + ring[:first]
         return [*ring, ring[0]]
+
+
+class _Walk(Generic[Node]):
+    """A DFS from `start` along `edges` through the nodes whose order lies
+    strictly between `low` and `high`, one node expanded per `step()`. Stepping
+    from a node other than `start` onto `target` sets `found` (a path through a
+    third node); `done` when nothing is left to expand."""
+
+    def __init__(
+        self,
+        edges: dict[Node, dict[Node, None]],
+        order: dict[Node, int],
+        start: Node,
+        low: int,
+        high: int,
+        target: Node | None = None,
+    ) -> None:
+        self.edges, self.order = edges, order
+        self.start, self.low, self.high, self.target = start, low, high, target
+        self.visited = [start]
+        self.seen = {start}
+        self.stack = [start]
+        self.found = False
+
+    @property
+    def done(self) -> bool:
+        return not self.stack
+
+    def step(self) -> bool:
+        """Expand one node; False once the walk is over (done or found)."""
+        if not self.stack:
+            return False
+        node = self.stack.pop()
+        for nxt in self.edges[node]:
+            if nxt == self.target:
+                if node != self.start:
+                    self.found = True
+                    return False
+                continue
+            if nxt in self.seen or not self.low < self.order[nxt] < self.high:
+                continue
+            self.seen.add(nxt)
+            self.visited.append(nxt)
+            self.stack.append(nxt)
+        return bool(self.stack)
+
+    def run(self) -> list[Node]:
+        """Walk to the end; the visited nodes, `start` first."""
+        while self.step():
+            pass
+        return self.visited

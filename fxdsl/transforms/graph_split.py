@@ -125,9 +125,13 @@ def _drop_dead(
             block.erase_op(op)
         # constants that only the dropped partition used go with it
         for owner in used:
-            if isinstance(owner, Operation) and is_constant(owner):
-                if owner.parent is block and not any(r.uses for r in owner.results):
-                    block.erase_op(owner)
+            if (
+                isinstance(owner, Operation)
+                and is_constant(owner)
+                and owner.parent is block
+                and not any(r.uses for r in owner.results)
+            ):
+                block.erase_op(owner)
     return live[::-1]
 
 

@@ -140,9 +140,12 @@ class _Tracker:
         cover: dict[Operation, tuple[int, int]] = {}
         for index, ops in enumerate(seeds):
             spots = {cover.get(op) for op in ops}
-            if len(spots) == 1 and (spot := spots.pop()) is not None:
-                if len(groups[spot[0]].copies) == len(ops):
-                    continue
+            if (
+                len(spots) == 1
+                and (spot := spots.pop()) is not None
+                and len(groups[spot[0]].copies) == len(ops)
+            ):
+                continue
             if (group := self.grow(ops)) is None:
                 continue
             for copy in group.copies:

@@ -9,8 +9,8 @@ numerics.
 from __future__ import annotations
 
 import random
-import subprocess
-import sys
+from collections.abc import Callable, Hashable, Iterable, Mapping
+from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +23,7 @@ from xdsl.ir import Operation
 from xdsl.utils.exceptions import PassFailedException
 
 import fxdsl
+from fxdsl import ir_utils
 from fxdsl.testing import assert_same_numerics, clone_module, graphs
 from fxdsl.transforms.dependency_graph import CycleError, DependencyGraph
 from fxdsl.transforms.graph_split import PARTITION, split_module
@@ -44,8 +45,13 @@ func.func @doc(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>, %param: tensor<4x8xf32>
 """
 
 
+# the fixtures of tests/transforms/conftest.py
+Edges = set[tuple[Hashable, Hashable]]
+EdgeFinder = Callable[[Iterable[Operation], Mapping[Operation, Hashable]], Edges]
+
+
 def _functions(module: ModuleOp) -> dict[str, func.FuncOp]:
-    return {f.sym_name.data: f for f in module.ops if isinstance(f, func.FuncOp)}
+    return {f.sym_name.data: f for f in ir_utils.functions(module)}
 
 
 def _body(function: func.FuncOp) -> list[Operation]:
@@ -71,7 +77,8 @@ def test_split_module_round_robin_doc_example() -> None:
         "submod_2",
     ]
     # partition 0 = {add x, linear y}: five inputs, two outputs
-    assert len(calls[0].operands) == 5 and len(calls[0].results) == 2
+    assert len(calls[0].operands) == 5
+    assert len(calls[0].results) == 2
     assert all(f.sym_visibility is not None for n, f in functions.items() if n != "doc")
     assert_same_numerics(before, module)
 
@@ -93,7 +100,7 @@ def test_split_module_callback_sees_no_constants() -> None:
     assert seen == ["graph.mul", "graph.add"]
     functions = _functions(module)
     for name in ("submod_0", "submod_1"):
-        assert [op.name for op in _body(functions[name])][0] == "graph.constant"
+        assert _body(functions[name])[0].name == "graph.constant"
     assert [op.name for op in _body(functions["f"])] == ["func.call"] * 2
     assert_same_numerics(before, module)
 
@@ -138,17 +145,6 @@ def test_bad_callback_values_raise() -> None:
             split_module(module, lambda op, bad=bad: bad)  # type: ignore[misc]
 
 
-def _opt(tmp_path: Path, text: str, pipeline: str) -> subprocess.CompletedProcess[str]:
-    source = tmp_path / "in.mlir"
-    source.write_text(text)
-    return subprocess.run(
-        [sys.executable, "-m", "fxdsl.tools.fxdsl_opt", str(source), "-p", pipeline],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-
-
 @pytest.mark.parametrize(
     ("text", "pipeline", "message"),
     [
@@ -184,52 +180,19 @@ def _opt(tmp_path: Path, text: str, pipeline: str) -> subprocess.CompletedProces
         ),
     ],
 )
-def test_driver_errors(tmp_path: Path, text: str, pipeline: str, message: str) -> None:
-    result = _opt(tmp_path, text, pipeline)
-    assert result.returncode == 1, result.stdout
-    assert "Traceback" not in result.stderr
-    assert message.format(file=tmp_path / "in.mlir") in result.stderr
-    assert result.stdout == ""
+def test_driver_errors(
+    fxdsl_opt_error: Callable[[str, str], str],
+    tmp_path: Path,
+    text: str,
+    pipeline: str,
+    message: str,
+) -> None:
+    stderr = fxdsl_opt_error(text, pipeline)
+    assert message.format(file=tmp_path / "in.mlir") in stderr
 
 
 # ---------------------------------------------------------------------------
 # Differential: random programs, random partitions
-
-
-def _partition_edges(
-    ops: list[Operation], part: dict[Operation, int]
-) -> set[tuple[int, int]]:
-    """Edges p -> q when an op of q uses a value made by an op of p (p != q)."""
-    edges: set[tuple[int, int]] = set()
-    for op in ops:
-        for inner in op.walk():
-            for operand in inner.operands:
-                owner = operand.owner
-                if (
-                    isinstance(owner, Operation)
-                    and owner in part
-                    and part[owner] != part[op]
-                ):
-                    edges.add((part[owner], part[op]))
-    return edges
-
-
-def _has_cycle(edges: set[tuple[int, int]]) -> bool:
-    """Plain three-colour DFS."""
-    succ: dict[int, list[int]] = {}
-    for a, b in edges:
-        succ.setdefault(a, []).append(b)
-    colour: dict[int, int] = {}
-
-    def visit(node: int) -> bool:
-        colour[node] = 1
-        for nxt in succ.get(node, []):
-            if colour.get(nxt) == 1 or (nxt not in colour and visit(nxt)):
-                return True
-        colour[node] = 2
-        return False
-
-    return any(node not in colour and visit(node) for node in list(succ))
 
 
 @settings(
@@ -245,7 +208,13 @@ def _has_cycle(edges: set[tuple[int, int]]) -> bool:
     via_pass=st.booleans(),
 )
 def test_random_split_differential(
-    module: ModuleOp, data: st.DataObject, n_parts: int, keep: bool, via_pass: bool
+    contracted_edges: EdgeFinder,
+    is_acyclic: Callable[[Edges], bool],
+    module: ModuleOp,
+    data: st.DataObject,
+    n_parts: int,
+    keep: bool,
+    via_pass: bool,
 ) -> None:
     main = _functions(module)["main"]
     ops = [op for op in _body(main) if not is_constant(op)]
@@ -253,27 +222,32 @@ def test_random_split_differential(
         st.lists(st.integers(0, n_parts - 1), min_size=len(ops), max_size=len(ops))
     )
     part = dict(zip(ops, ids))
-    cyclic = _has_cycle(_partition_edges(ops, part))
+    cyclic = not is_acyclic(contracted_edges(ops, part))
     before = clone_module(module)
-    try:
-        if via_pass:
-            for op, pid in part.items():
-                op.attributes[PARTITION] = IntegerAttr(pid, i64)
-            for op in _body(main):  # ignored on constants
-                if is_constant(op):
-                    op.attributes[PARTITION] = IntegerAttr(n_parts + 7, i64)
-            opt = "graph-split{keep-original-order=true}" if keep else "graph-split"
-            fxdsl.apply(module, opt)
-        else:
+
+    def split() -> None:
+        if not via_pass:
             split_module(module, part.__getitem__, keep_original_order=keep)
-    except PassFailedException as error:
-        assert cyclic, f"split failed on an acyclic partition graph: {error}"
-        named = [int(p) for p in str(error).rsplit("partitions ", 1)[1].split(" -> ")]
-        edges = _partition_edges(ops, part)
-        assert named[0] == named[-1] and len(named) >= 3
-        assert all(edge in edges for edge in zip(named, named[1:])), named
+            return
+        for op, pid in part.items():
+            op.attributes[PARTITION] = IntegerAttr(pid, i64)
+        for op in _body(main):  # ignored on constants
+            if is_constant(op):
+                op.attributes[PARTITION] = IntegerAttr(n_parts + 7, i64)
+        opt = "graph-split{keep-original-order=true}" if keep else "graph-split"
+        fxdsl.apply(module, opt)
+
+    if cyclic:
+        with pytest.raises(PassFailedException, match="partitions ") as failure:
+            split()
+        message = str(failure.value)
+        named = [int(p) for p in message.rsplit("partitions ", 1)[1].split(" -> ")]
+        edges = contracted_edges(ops, part)
+        assert named[0] == named[-1], message
+        assert len(named) >= 3, message
+        assert all(edge in edges for edge in pairwise(named)), named
         return
-    assert not cyclic, "split succeeded although the partition graph is cyclic"
+    split()  # an acyclic partition graph must split
     module.verify()
     # a second run on a copy, by callback, prints the same text
     again = clone_module(before)
@@ -323,8 +297,8 @@ def test_dependency_graph_add_edge_against_brute_force(seed: int) -> None:
             except CycleError as error:
                 assert closes
                 cycle = error.cycle
-                assert cycle[0] == cycle[-1] and cycle[0] == min(cycle)
-                for x, y in zip(cycle, cycle[1:]):
+                assert cycle[0] == cycle[-1] == min(cycle)
+                for x, y in pairwise(cycle):
                     assert (x, y) == (a, b) or y in succ.get(x, ())
                 continue
             assert not closes
