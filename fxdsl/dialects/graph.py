@@ -154,8 +154,58 @@ class ScopeAttr(Data[tuple[ScopeFrame, ...]]):
         return tuple(frame[0] for frame in self.data)
 
 
+@irdl_attr_definition
+class SignatureAttr(Data[tuple[tuple[str, ...], tuple[str, ...]]]):
+    """A preserved module call signature: the names of its inputs and outputs
+    in order (values are named by `graph.name`), like torch.export's
+    `ModuleCallSignature`:
+
+        #graph.signature<("x", "mask") -> ("y", "aux")>
+    """
+
+    name = "graph.signature"
+
+    @classmethod
+    def parse_parameter(
+        cls, parser: AttrParser
+    ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        def parse_names() -> tuple[str, ...]:
+            paren = parser.Delimiter.PAREN
+            names = parser.parse_comma_separated_list(paren, parser.parse_str_literal)
+            return tuple(names)
+
+        with parser.in_angle_brackets():
+            inputs = parse_names()
+            parser.parse_punctuation("->")
+            outputs = parse_names()
+        return (inputs, outputs)
+
+    def print_parameter(self, printer: Printer) -> None:
+        def print_names(names: tuple[str, ...]) -> None:
+            with printer.in_parens():
+                printer.print_list(names, printer.print_string_literal)
+
+        with printer.in_angle_brackets():
+            print_names(self.data[0])
+            printer.print_string(" -> ")
+            print_names(self.data[1])
+
+    @property
+    def inputs(self) -> tuple[str, ...]:
+        return self.data[0]
+
+    @property
+    def outputs(self) -> tuple[str, ...]:
+        return self.data[1]
+
+
 SCOPE = "scope"
 PARAM = "graph.param"
+NAME = "graph.name"
+"""A value's stable name: on an op (its result; a list of names, "" for none,
+on a multi-result op) or as a function argument attribute."""
+CALL_SIGNATURES = "graph.call_signatures"
+"""On the `builtin.module`: call name (`fqn`, `fqn@1`, ...) -> SignatureAttr."""
 
 
 # --------------------------------------------------------------------------- #
@@ -1349,4 +1399,4 @@ GRAPH_OPS: tuple[type[IRDLOperation], ...] = (
 
 _ = (ArrayAttr, FunctionType)  # re-exported for users building attributes
 
-Graph = Dialect("graph", list(GRAPH_OPS), [ScopeAttr])
+Graph = Dialect("graph", list(GRAPH_OPS), [ScopeAttr, SignatureAttr])

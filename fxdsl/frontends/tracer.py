@@ -24,13 +24,18 @@ float is integral.
 `scope(fqn, type_name)` records the module call stack, like torch's
 `nn_module_stack`: ops created inside carry `scope = #graph.scope<...>` with
 every open frame outermost first, and entering the same fqn again within one
-trace gets the next call index (0, 1, 2, ...). Trace state lives in a
+trace gets the next call index (0, 1, 2, ...). `module_call(fqn, type_name,
+fn, *args, preserve_signature=True)` runs `fn` in such a scope and records
+its call signature (torch.export's `preserve_module_call_signature`): its
+tensor inputs and outputs get stable names (`graph.name`) and the module gets
+`graph.call_signatures`, which `graph-unflatten` follows. Trace state lives in a
 `ContextVar`, so nested or concurrent traces never see each other's tensors or
 scopes.
 """
 
 from __future__ import annotations
 
+import inspect
 import re
 from collections.abc import Callable, Generator, Sequence
 from contextlib import contextmanager
@@ -52,11 +57,14 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from fxdsl.dialects.graph import (
+    CALL_SIGNATURES,
     ELEMENT_TYPES,
+    NAME,
     PARAM,
     SCOPE,
     ScopeAttr,
     ScopeFrame,
+    SignatureAttr,
     dtype_of,
     shape_of,
 )
@@ -140,6 +148,13 @@ class _TraceState:
     block: OpSink
     frames: list[ScopeFrame] = field(default_factory=list)
     calls: dict[str, int] = field(default_factory=dict)
+    emitted: int = 0
+    """Ops emitted so far."""
+    arg_names: dict[SSAValue, str] = field(default_factory=dict)
+    """`graph.name`s of block arguments (op results carry theirs)."""
+    names: set[str] = field(default_factory=set)
+    signatures: dict[str, SignatureAttr] = field(default_factory=dict)
+    """Recorded call signatures, by call name."""
 
 
 _ACTIVE: ContextVar[_TraceState | None] = ContextVar("fxdsl_trace", default=None)
@@ -435,6 +450,7 @@ def emit(make: Callable[[], OpT], name: str, *inputs: Tensor) -> OpT:
     if state.frames:
         op.attributes[SCOPE] = ScopeAttr(tuple(state.frames))
     state.block.add_op(op)
+    state.emitted += 1
     return op
 
 
@@ -484,6 +500,127 @@ class scope:
         self._entered.pop().frames.pop()
 
 
+ResultT = TypeVar("ResultT")
+
+
+def module_call(
+    fqn: str,
+    type_name: str,
+    fn: Callable[..., ResultT],
+    *args: Any,
+    preserve_signature: bool = False,
+) -> ResultT:
+    """`fn(*args)` as a call of module `fqn` of type `type_name` (inside
+    `scope(fqn, type_name)`); returns what `fn` returns.
+
+    With `preserve_signature=True` the call's interface is recorded for
+    `graph-unflatten`: the tensor arguments are its inputs, named after
+    `fn`'s parameters (`xs0`, `xs1`... for a sequence or `*xs`), the returned
+    tensors its outputs, named `out0`, `out1`... (or by the keys of a
+    returned dict or the fields of a named tuple). A value that already has a
+    name keeps it; new names are made unique (`x_1`). The signature is stored
+    under the call name (`fqn`, `fqn@1`, ...) in the module attribute
+    `graph.call_signatures`. A call that emits no op records nothing (there is
+    no module function to make). An output that is neither an input nor
+    computed inside the call is a ValueError.
+    """
+    state = _active_state("fxdsl.module_call")
+    emitted = state.emitted
+    with scope(fqn, type_name):
+        frames = tuple(state.frames)
+        returned = fn(*args)
+    if not preserve_signature or state.emitted == emitted:
+        return returned
+    inputs = _tensors(_parameter_labels(fn, args), state, "input")
+    outputs = _tensors(_returned_labels(returned), state, "output")
+    passed = {tensor.value for _, tensor in inputs}
+    for label, tensor in outputs:
+        if tensor.value not in passed and not _made_inside(tensor.value, frames):
+            raise ValueError(
+                f"fxdsl.module_call({fqn!r}): output {label!r} is neither an input "
+                "nor computed inside the call"
+            )
+    signature = (
+        tuple(_value_name(state, t.value, label) for label, t in inputs),
+        tuple(_value_name(state, t.value, label) for label, t in outputs),
+    )
+    _, index, _ = frames[-1]
+    state.signatures[fqn if index == 0 else f"{fqn}@{index}"] = SignatureAttr(signature)
+    return returned
+
+
+def _made_inside(value: SSAValue, frames: tuple[ScopeFrame, ...]) -> bool:
+    owner = value.owner
+    scope_attr = owner.attributes.get(SCOPE) if isinstance(owner, Operation) else None
+    return isinstance(scope_attr, ScopeAttr) and scope_attr.data[: len(frames)] == frames
+
+
+def _parameter_labels(
+    fn: Callable[..., Any], args: tuple[Any, ...]
+) -> list[tuple[str, Any]]:
+    try:
+        bound: dict[str, Any] = dict(inspect.signature(fn).bind(*args).arguments)
+    except (TypeError, ValueError):  # no signature, or args that do not fit
+        bound = {f"in{i}": arg for i, arg in enumerate(args)}
+    labelled: list[tuple[str, Any]] = []
+    for label, value in bound.items():
+        if isinstance(value, (tuple, list)):
+            items = cast("Sequence[Any]", value)
+            labelled.extend((f"{label}{i}", item) for i, item in enumerate(items))
+        else:
+            labelled.append((label, value))
+    return labelled
+
+
+def _returned_labels(returned: Any) -> list[tuple[str, Any]]:
+    if isinstance(returned, dict):
+        mapping = cast("dict[Any, Any]", returned)
+        return [(str(key), value) for key, value in mapping.items()]
+    fields = getattr(returned, "_fields", None)
+    if isinstance(returned, tuple) and fields is not None:
+        values = cast("tuple[Any, ...]", returned)
+        return list(zip(cast("tuple[str, ...]", fields), values))
+    if isinstance(returned, (tuple, list)):
+        items = cast("Sequence[Any]", returned)
+        return [(f"out{i}", item) for i, item in enumerate(items)]
+    return [("out0", returned)]
+
+
+def _tensors(
+    pairs: list[tuple[str, Any]], state: _TraceState, what: str
+) -> list[tuple[str, Tensor]]:
+    # Other Python values (flags, sizes) are not part of a signature.
+    tensors = [(label, v) for label, v in pairs if isinstance(v, Tensor)]
+    for label, tensor in tensors:
+        if tensor._state is not state:  # pyright: ignore[reportPrivateUsage]
+            raise ValueError(
+                f"fxdsl.module_call: {what} {label!r} belongs to a different trace"
+            )
+    return tensors
+
+
+def _value_name(state: _TraceState, value: SSAValue, label: str) -> str:
+    """The value's name; a fresh one made from `label` if it has none."""
+    from fxdsl.transforms.call_signatures import result_names, set_value_name
+
+    if value in state.arg_names:
+        return state.arg_names[value]
+    if isinstance(value.owner, Operation):
+        existing = result_names(value.owner)[value.index]
+        if existing:
+            return existing
+    name, n = label, 0
+    while name in state.names:
+        n += 1
+        name = f"{label}_{n}"
+    state.names.add(name)
+    if isinstance(value.owner, Operation):
+        set_value_name(value, name)
+    else:
+        state.arg_names[value] = name
+    return name
+
+
 SpecLike = TensorSpec | np.ndarray[Any, Any]
 # What MLIR accepts as an SSA name hint or symbol name without quoting.
 _IDENTIFIER = re.compile(r"[A-Za-z_][\w$.]*")
@@ -508,14 +645,15 @@ def trace(
         returned = fn(*(Tensor(arg, state) for arg in block.args))
     results = _results(returned, state)
     block.add_op(func.ReturnOp(*results))
+    arg_dicts: list[dict[str, Attribute]] = [
+        {PARAM: StringAttr(s.param)} if s.param else {} for s in arg_specs
+    ]
+    for arg, attrs in zip(block.args, arg_dicts):
+        if arg in state.arg_names:
+            attrs[NAME] = StringAttr(state.arg_names[arg])
     arg_attrs = None
-    if any(s.param is not None for s in arg_specs):
-        arg_attrs = ArrayAttr(
-            [
-                DictionaryAttr({PARAM: StringAttr(s.param)} if s.param else {})
-                for s in arg_specs
-            ]
-        )
+    if any(arg_dicts):
+        arg_attrs = ArrayAttr(DictionaryAttr(attrs) for attrs in arg_dicts)
     func_name = name or fn.__name__
     if not _IDENTIFIER.fullmatch(func_name):
         func_name = "main"
@@ -526,6 +664,8 @@ def trace(
         arg_attrs=arg_attrs,
     )
     module = ModuleOp([func_op])
+    if state.signatures:
+        module.attributes[CALL_SIGNATURES] = DictionaryAttr(dict(state.signatures))
     module.verify()
     return module
 

@@ -6,6 +6,11 @@ replaced, recursively, by a copy of its callee's body; each copied op gets
 (`layers.0` + `attn` -> `layers.0.attn`) and call indices counted in call
 order per fqn (torch's numbering). Module functions nobody calls any more
 are erased. Other calls are left alone.
+
+Value names (`graph.name`) that `graph-unflatten` removed from module
+function bodies come back from the module's `graph.call_signatures`: the
+values passed to and returned by each call with a signature get its input
+and output names, so flatten(unflatten(g)) is g.
 """
 
 from __future__ import annotations
@@ -20,8 +25,14 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
-from fxdsl.dialects.graph import SCOPE, ScopeAttr, ScopeFrame
-from fxdsl.transforms.scope_tree import MODULE_ATTR, scope_frames
+from fxdsl.dialects.graph import SCOPE, ScopeAttr, ScopeFrame, SignatureAttr
+from fxdsl.transforms.call_signatures import (
+    SignatureError,
+    module_signatures,
+    set_value_name,
+    value_name,
+)
+from fxdsl.transforms.scope_tree import MODULE_ATTR, call_name, scope_frames
 
 
 def _module_frame(op: Operation) -> ScopeFrame | None:
@@ -36,6 +47,7 @@ def _module_frame(op: Operation) -> ScopeFrame | None:
 @dataclass
 class _Inliner:
     functions: dict[str, func.FuncOp]
+    signatures: dict[str, SignatureAttr]
     counters: dict[str, int] = field(default_factory=dict[str, int])
 
     def flatten_function(self, function: func.FuncOp) -> None:
@@ -77,7 +89,9 @@ class _Inliner:
         assert block is not None
         for op in callee.body.block.ops:
             if isinstance(op, func.ReturnOp):
-                return [mapping.get(v, v) for v in op.operands]
+                results = [mapping.get(v, v) for v in op.operands]
+                self.restore_names(call_name(fqn, index), operands, results)
+                return results
             if _module_frame(op) is not None:
                 inner = [mapping.get(v, v) for v in op.operands]
                 mapping.update(zip(op.results, self.expand(op, inner, frames, anchor)))
@@ -87,9 +101,30 @@ class _Inliner:
             block.insert_op_before(copy, anchor)
         raise AssertionError(f"{callee.sym_name.data} has no func.return")
 
+    def restore_names(
+        self, name: str, operands: Sequence[SSAValue], results: Sequence[SSAValue]
+    ) -> None:
+        signature = self.signatures.get(name)
+        if signature is None:
+            return
+        fits = len(operands) >= len(signature.inputs)
+        if not fits or len(results) != len(signature.outputs):
+            raise PassFailedException(
+                f"graph-flatten: module call '{name}' does not match its call "
+                f"signature {signature}"
+            )
+        named = [*zip(operands, signature.inputs), *zip(results, signature.outputs)]
+        for value, wanted in named:
+            if value_name(value) != wanted:
+                set_value_name(value, wanted)
+
 
 def flatten(module: ModuleOp) -> ModuleOp:
     """Inline all module calls of `module` in place; returns `module`."""
+    try:
+        signatures = module_signatures(module)
+    except SignatureError as error:
+        raise PassFailedException(f"graph-flatten: {error}") from error
     functions = {f.sym_name.data: f for f in module.ops if isinstance(f, func.FuncOp)}
     targets = {
         op.callee.string_value()
@@ -99,7 +134,7 @@ def flatten(module: ModuleOp) -> ModuleOp:
     }
     for name, function in functions.items():
         if name not in targets and len(function.body.blocks) == 1:
-            _Inliner(functions).flatten_function(function)
+            _Inliner(functions, signatures).flatten_function(function)
     # Module functions only called from (now dead) module functions go too.
     still_called = {
         op.callee.string_value()

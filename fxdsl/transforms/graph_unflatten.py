@@ -39,9 +39,26 @@ later `graph-dedup` only finds repeats inside or across module functions.
 Run `graph-dedup` first and each module call that was one deduplicated copy
 becomes a module function holding just the call to `@dedup_<n>`.
 
-Not yet: preserved call signatures (fqns whose argument/result order must
-follow a recorded signature) need the tracer to record module call signatures
-first. State mutation: the dialect has no op that writes module state; once
+Preserved call signatures (torch.export's `preserve_module_call_signature`):
+a call whose call name (`fqn`, `fqn@1`, ...) is a key of the module attribute
+`graph.call_signatures` gets exactly its recorded interface
+(`fxdsl.transforms.call_signatures`): the arguments are the signature's
+inputs in order (an input unused inside is an unused argument, a value listed
+twice is two arguments), each with the arg attribute `graph.name`, then its
+weights; the results are the signature's outputs in order (returned even when
+unused outside; an output may be an input). Values are named by `graph.name`.
+It is an error (naming the call and the value) when a name resolves to
+nothing, an input is defined inside the call, an output is defined outside
+and is not an input, a value crossing the call's boundary is not in the
+signature (weights excepted), or a signature names a call that occurs
+nowhere in the module (as in torch). Names the signatures mention are removed
+from the bodies of module functions (the module attribute stays, and
+`graph-flatten` restores them from it), so calls with identical bodies and
+signatures of the same shape still share a function; `graph.name` on
+arguments does not count for sharing, a shared function shows the names of
+its first call.
+
+State mutation: the dialect has no op that writes module state; once
 one exists (a buffer store naming `<fqn>.<buffer>`), it will be placed in the
 module owning the buffer by name, as weights are.
 
@@ -68,7 +85,16 @@ from xdsl.ir import Block, BlockArgument, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
-from fxdsl.dialects.graph import PARAM, SCOPE, ScopeAttr
+from fxdsl.dialects.graph import NAME, PARAM, SCOPE, ScopeAttr, SignatureAttr
+from fxdsl.transforms.call_signatures import (
+    SignatureError,
+    add_keepers,
+    apply_signature,
+    module_call_names,
+    module_signatures,
+    resolve_signatures,
+    strip_names,
+)
 from fxdsl.transforms.outlining import OutlineCycleError, Outlined, outline_groups
 from fxdsl.transforms.scope_tree import (
     MODULE_ATTR,
@@ -136,13 +162,23 @@ class _Unflattener:
     module: ModuleOp
     function: func.FuncOp
     share: bool
+    signatures: dict[str, SignatureAttr]
 
     def __post_init__(self) -> None:
+        """Read the call tree and check the signatures (changes nothing)."""
         self.weights = weight_names(self.function)
-        # Every symbol name, collected once: a lookup per new function would
-        # make the pass quadratic in the number of module calls.
-        self.taken = _symbol_names(self.module)
         self.shared: dict[Hashable, str] = {}
+        self.taken: set[str] = set()
+        signatures = self.signatures.values()
+        self.restorable = {n for s in signatures for n in (*s.inputs, *s.outputs)}
+        try:
+            self.nodes = call_tree(self.function.body.block)
+            resolved = resolve_signatures(
+                self.function, self.nodes, self.signatures, self.weights.__contains__
+            )
+        except (ScopeError, SignatureError) as error:
+            raise PassFailedException(f"graph-unflatten: {error}") from error
+        self.resolved = {entry.node: entry for entry in resolved}
 
     def fresh_name(self, base: str) -> str:
         """`base`, or `base_1`, `base_2`...: a name no symbol has yet."""
@@ -154,12 +190,12 @@ class _Unflattener:
         return name
 
     def run(self) -> None:
-        try:
-            nodes = call_tree(self.function.body.block)
-        except ScopeError as error:
-            raise PassFailedException(f"graph-unflatten: {error}") from error
+        # Every symbol name, collected once: a lookup per new function would
+        # make the pass quadratic in the number of module calls.
+        self.taken = _symbol_names(self.module)
+        add_keepers(self.function.body.block, self.resolved.values())
         levels: dict[int, list[CallNode]] = defaultdict(list)
-        for node in nodes:
+        for node in self.nodes:
             levels[node.depth].append(node)
         for depth in sorted(levels, reverse=True):
             self.outline_level(levels[depth])
@@ -178,10 +214,12 @@ class _Unflattener:
             self.finish(node, result)
 
     def finish(self, node: CallNode, outlined: Outlined) -> None:
-        callee, call = outlined.callee, outlined.op
+        callee = outlined.callee
         assert callee is not None
         for op in callee.body.block.ops:
             op.attributes.pop(SCOPE, None)
+        if self.restorable:
+            strip_names(callee.body.block, self.restorable)
         relative = [self.relative_weight(node, v) for v in outlined.inputs]
         order = sorted(
             range(len(relative)),
@@ -191,8 +229,13 @@ class _Unflattener:
                 i,
             ),
         )
-        _permute_inputs(outlined, order)
-        callee.arg_attrs = ArrayAttr(_param_attrs(relative[i]) for i in order)
+        entry = self.resolved.get(node)
+        if entry is not None:
+            apply_signature(outlined, entry, order, lambda i: _param_attrs(relative[i]))
+        else:
+            _permute_inputs(outlined, order)
+            callee.arg_attrs = ArrayAttr(_param_attrs(relative[i]) for i in order)
+        call = outlined.op
         _, _, type_name = node.frame
         frame = (node.relative_fqn, node.relative_index, type_name)
         call.attributes[MODULE_ATTR] = ScopeAttr((frame,))
@@ -201,7 +244,7 @@ class _Unflattener:
             node.parent.members.append(call)
         if not self.share:
             return
-        key = structural_key(callee)
+        key = structural_key(callee, frozenset({NAME}))
         existing = self.shared.setdefault(key, callee.sym_name.data)
         if existing != callee.sym_name.data:
             self.taken.discard(callee.sym_name.data)
@@ -221,10 +264,28 @@ class _Unflattener:
 def unflatten(module: ModuleOp, share: bool = True) -> ModuleOp:
     """Unflatten every function of `module` in place (see the module
     docstring); returns `module`."""
-    for function in [op for op in module.ops if isinstance(op, func.FuncOp)]:
-        single_block = len(function.body.blocks) == 1
-        if single_block and DEDUP_ATTR not in function.attributes:
-            _Unflattener(module, function, share).run()
+    try:
+        signatures = module_signatures(module)
+    except SignatureError as error:
+        raise PassFailedException(f"graph-unflatten: {error}") from error
+    workers = [
+        _Unflattener(module, function, share, signatures)
+        for function in module.ops
+        if isinstance(function, func.FuncOp)
+        and len(function.body.blocks) == 1
+        and DEDUP_ATTR not in function.attributes
+    ]
+    # Calls unflattened before count: running the pass twice is no error.
+    present = module_call_names(module)
+    present.update(node.call_name for worker in workers for node in worker.nodes)
+    missing = sorted(set(signatures) - present)
+    if missing:
+        raise PassFailedException(
+            f"graph-unflatten: call signature for '{missing[0]}': no module call "
+            "of that name in the module"
+        )
+    for worker in workers:
+        worker.run()
     return module
 
 

@@ -16,6 +16,7 @@ from collections.abc import Hashable
 from dataclasses import dataclass, field
 
 from xdsl.dialects import func
+from xdsl.dialects.builtin import DictionaryAttr
 from xdsl.ir import Block, Operation, SSAValue
 
 from fxdsl.dialects.graph import SCOPE, ScopeAttr, ScopeFrame
@@ -58,7 +59,7 @@ class CallNode:
     def call_name(self) -> str:
         """torch.export's name of the call: `fqn`, `fqn@1`, `fqn@2`..."""
         fqn, index, _ = self.frame
-        return fqn if index == 0 else f"{fqn}@{index}"
+        return call_name(fqn, index)
 
     @property
     def relative_fqn(self) -> str:
@@ -66,6 +67,11 @@ class CallNode:
         if self.parent is None:
             return self.fqn
         return self.fqn[len(self.parent.fqn) + 1 :]
+
+
+def call_name(fqn: str, index: int) -> str:
+    """torch.export's name of call `index` of module `fqn`."""
+    return fqn if index == 0 else f"{fqn}@{index}"
 
 
 def scope_frames(op: Operation) -> tuple[ScopeFrame, ...]:
@@ -101,12 +107,23 @@ def call_tree(block: Block) -> list[CallNode]:
     return list(nodes.values())
 
 
-def structural_key(function: func.FuncOp) -> Hashable:
+def structural_key(
+    function: func.FuncOp, ignored_arg_attrs: frozenset[str] = frozenset()
+) -> Hashable:
     """Equal for function bodies that are the same up to value names and
-    locations (argument and result attributes included)."""
+    locations (argument and result attributes included, except those named
+    in `ignored_arg_attrs`)."""
+    arg_attrs = function.arg_attrs
+    if arg_attrs is not None and ignored_arg_attrs:
+        arg_attrs = tuple(
+            tuple(
+                (k, v) for k, v in a.data.items() if k not in ignored_arg_attrs
+            ) if isinstance(a, DictionaryAttr) else a
+            for a in arg_attrs.data
+        )
     return (
         function.function_type,
-        function.arg_attrs,
+        arg_attrs,
         function.res_attrs,
         _block_key(function.body.block, {}),
     )
