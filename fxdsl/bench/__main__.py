@@ -1,0 +1,5 @@
+"""`python -m fxdsl.bench` is `fxdsl-bench`."""
+
+from fxdsl.bench.cli import main
+
+raise SystemExit(main())

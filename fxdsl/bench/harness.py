@@ -1,0 +1,301 @@
+"""Run every variant of every workload side by side in one process.
+
+For each workload the harness
+
+1. checks numerics at the check scale: each checked variant runs the
+   workload's seeded inputs and its outputs are compared with the numpy
+   reference interpreter on the unmodified module (max abs error, and
+   `numerics_ok` within `CHECK_RTOL`/`CHECK_ATOL`); a variant that is fast
+   and wrong is reported as `wrong`, never trusted;
+2. compiles each variant at the benchmark scale twice with the kernel caches
+   pointed at one fresh temporary folder: the first compile is cold, the
+   second warm; each time is the build plus the first call, synchronized
+   (torch.compile compiles on that call), without moving the inputs;
+3. times the warm build (median, p10, p90 of `runs` after `warmup`).
+
+A variant that cannot run here is `skipped` with its reason; one that raises
+is `failed` with the error's first line; neither stops the others.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from fxdsl.bench.timing import Device, summarize
+from fxdsl.bench.variants import TORCH_PREFIX, Compiled, Skipped, Variant
+from fxdsl.bench.workloads import Workload, bytes_moved
+from fxdsl.frontends.models import example_inputs
+from fxdsl.interpreters.run import run_reference
+
+CHECK_RTOL = 1e-3
+CHECK_ATOL = 1e-3
+CACHE_VARIABLES = (
+    "FXDSL_CACHE_DIR",
+    "CUPY_CACHE_DIR",
+    "TORCHINDUCTOR_CACHE_DIR",
+    "TRITON_CACHE_DIR",
+)
+"""Kernel caches pointed at a fresh folder for the cold/warm compile pair."""
+
+
+@dataclass
+class Row:
+    """One variant of one workload: status, timings, compile times, numerics."""
+
+    variant: str
+    status: str = "ok"
+    """ok | wrong (numerics check failed) | skipped | failed"""
+    reason: str | None = None
+    median_ms: float | None = None
+    p10_ms: float | None = None
+    p90_ms: float | None = None
+    runs: int = 0
+    gb_per_s: float | None = None
+    vs_copy: float | None = None
+    vs_best_torch: float | None = None
+    compile_cold_s: float | None = None
+    compile_warm_s: float | None = None
+    kernels: int | None = None
+    max_abs_err: float | None = None
+    numerics_ok: bool | None = None
+
+
+@dataclass
+class WorkloadResult:
+    """Every variant's row for one workload at one scale."""
+
+    name: str
+    description: str
+    dims: dict[str, int]
+    check_dims: dict[str, int]
+    bytes_moved: int
+    rows: list[Row] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Settings:
+    scale: str
+    check_scale: str
+    runs: int
+    warmup: int
+
+
+@contextmanager
+def fresh_caches() -> Iterator[None]:
+    """Point every kernel cache at one new temporary folder (then restore)."""
+    saved = {name: os.environ.get(name) for name in CACHE_VARIABLES}
+    with tempfile.TemporaryDirectory(prefix="fxdsl-bench-cache-") as root:
+        for name in CACHE_VARIABLES:
+            os.environ[name] = os.path.join(root, name.lower())
+        try:
+            yield
+        finally:
+            for name, value in saved.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    line = text.splitlines()[0] if text else ""
+    return f"{type(error).__name__}: {line}" if line else type(error).__name__
+
+
+def max_abs_error(outputs: Sequence[np.ndarray], expected: Sequence[Any]) -> float:
+    """Largest |output - expected| over all results (inf on a shape mismatch
+    or a missing result; NaN propagates as inf)."""
+    if len(outputs) != len(expected):
+        return float("inf")
+    worst = 0.0
+    for out, ref in zip(outputs, expected):
+        ref64 = np.asarray(ref, dtype=np.float64)
+        out64 = np.asarray(out, dtype=np.float64)
+        if out64.shape != ref64.shape:
+            return float("inf")
+        diff = np.abs(out64 - ref64)
+        if diff.size and not np.all(np.isfinite(diff)):
+            return float("inf")
+        worst = max(worst, float(diff.max()) if diff.size else 0.0)
+    return worst
+
+
+def within_tolerance(outputs: Sequence[np.ndarray], expected: Sequence[Any]) -> bool:
+    if len(outputs) != len(expected):
+        return False
+    return all(
+        np.shape(out) == np.shape(ref)
+        and bool(np.allclose(out, ref, rtol=CHECK_RTOL, atol=CHECK_ATOL))
+        for out, ref in zip(outputs, expected)
+    )
+
+
+def _timed_compile(
+    build: Callable[[], Compiled], inputs: Callable[[Compiled], list[Any]]
+) -> tuple[Compiled, list[Any], float]:
+    """Build, then make the first call (synchronized); the seconds of both,
+    not counting moving the inputs to the device."""
+    start = time.perf_counter()
+    compiled = build()
+    built = time.perf_counter()
+    args = inputs(compiled)
+    called = time.perf_counter()
+    compiled.fn(*args)
+    compiled.synchronize()
+    return compiled, args, (built - start) + (time.perf_counter() - called)
+
+
+def _kernel_count(pipeline: str, module: Any) -> int:
+    """Kernel launches + GEMMs of `module` lowered by `pipeline` (pure Python:
+    it needs no GPU, and the count does not depend on the sizes)."""
+    from fxdsl.api import apply
+    from fxdsl.runtime.launch_plan import build_launch_plan
+
+    spec = pipeline
+    if "convert-graph-to-gpu" not in spec.split(","):
+        spec += ",convert-graph-to-gpu"
+    return len(build_launch_plan(apply(module.clone(), spec), None).steps)
+
+
+class Harness:
+    """Runs `variants` of `workloads` on `device` (see the module docstring)."""
+
+    def __init__(
+        self, device: Device, variants: Sequence[Variant], settings: Settings
+    ) -> None:
+        self.device = device
+        self.variants = list(variants)
+        self.settings = settings
+
+    def run(
+        self,
+        workloads: Sequence[Workload],
+        progress: Callable[[str], None] = lambda _line: None,
+    ) -> list[WorkloadResult]:
+        return [self.run_workload(w, progress) for w in workloads]
+
+    def run_workload(
+        self, workload: Workload, progress: Callable[[str], None]
+    ) -> WorkloadResult:
+        scale, check_scale = self.settings.scale, self.settings.check_scale
+        module = workload.module(scale)
+        check_module = module if check_scale == scale else workload.module(check_scale)
+        check_inputs = example_inputs(check_module)
+        expected = run_reference(check_module, *check_inputs)
+        result = WorkloadResult(
+            workload.name,
+            workload.description,
+            dict(workload.dims[scale]),
+            dict(workload.dims[check_scale]),
+            bytes_moved(module),
+        )
+        arrays = example_inputs(module)
+        for variant in self.variants:
+            if not variant.applies(workload):
+                continue
+            row = Row(variant.name)
+            try:
+                self._run_variant(
+                    variant,
+                    workload,
+                    row,
+                    (module, arrays),
+                    (check_module, check_inputs, expected),
+                )
+            except Skipped as why:
+                row.status, row.reason = "skipped", str(why)
+            # one variant's failure must not stop the others
+            except Exception as error:  # noqa: BLE001
+                row.status, row.reason = "failed", _first_line(error)
+            result.rows.append(row)
+            progress(_progress_line(workload.name, row))
+        fill_ratios(result)
+        return result
+
+    def _run_variant(
+        self,
+        variant: Variant,
+        workload: Workload,
+        row: Row,
+        bench: tuple[Any, Sequence[np.ndarray]],
+        check: tuple[Any, Sequence[np.ndarray], Sequence[Any]],
+    ) -> None:
+        device, settings = self.device, self.settings
+        module, arrays = bench
+        check_module, check_inputs, expected = check
+        if variant.checked:
+            dims = workload.dims[settings.check_scale]
+            checker = variant.compile(device, workload, check_module, dims)
+            outputs = checker.outputs(checker.fn(*checker.inputs(check_inputs)))
+            row.max_abs_err = max_abs_error(outputs, expected)
+            row.numerics_ok = within_tolerance(outputs, expected)
+            if not row.numerics_ok:
+                row.status = "wrong"
+                row.reason = (
+                    f"numerics check failed at {settings.check_scale} scale: "
+                    f"max abs error {row.max_abs_err:.3g} "
+                    f"(rtol {CHECK_RTOL}, atol {CHECK_ATOL})"
+                )
+        if variant.kernel_pipeline is not None:
+            row.kernels = _kernel_count(variant.kernel_pipeline, check_module)
+
+        dims = workload.dims[settings.scale]
+        build = lambda: variant.compile(device, workload, module, dims)
+        converted: list[list[Any]] = []
+
+        def inputs(compiled: Compiled) -> list[Any]:
+            # moved to the device once; the warm build reuses them
+            if not converted:
+                converted.append(compiled.inputs(arrays))
+            return converted[0]
+
+        # the caches stay in place while the variant runs (lazy loaders)
+        with fresh_caches():
+            _, _, cold = _timed_compile(build, inputs)
+            compiled, args, warm = _timed_compile(build, inputs)
+            if variant.compiles:
+                row.compile_cold_s, row.compile_warm_s = cold, warm
+            times = compiled.timer(
+                lambda: compiled.fn(*args), settings.runs, settings.warmup
+            )
+        summary = summarize(times)
+        row.median_ms, row.p10_ms, row.p90_ms = (
+            summary.median_ms,
+            summary.p10_ms,
+            summary.p90_ms,
+        )
+        row.runs = summary.runs
+
+
+def fill_ratios(result: WorkloadResult) -> None:
+    """Bandwidth, and time relative to the copy and to the best torch variant
+    (only rows that ran and passed their numerics check count as a base)."""
+    timed = [r for r in result.rows if r.median_ms is not None]
+    good = [r for r in timed if r.status == "ok"]
+    copy = next((r for r in good if r.variant == "copy"), None)
+    torch_times = [r.median_ms for r in good if r.variant.startswith(TORCH_PREFIX)]
+    best_torch = min((t for t in torch_times if t is not None), default=None)
+    for row in timed:
+        assert row.median_ms is not None
+        row.gb_per_s = row.vs_copy = row.vs_best_torch = None
+        if row.median_ms > 0:
+            row.gb_per_s = result.bytes_moved / (row.median_ms * 1e-3) / 1e9
+        if copy is not None and copy.median_ms:
+            row.vs_copy = row.median_ms / copy.median_ms
+        if best_torch:
+            row.vs_best_torch = row.median_ms / best_torch
+
+
+def _progress_line(workload: str, row: Row) -> str:
+    if row.median_ms is None:
+        return f"{workload:22} {row.variant:30} {row.status}: {row.reason}"
+    return f"{workload:22} {row.variant:30} {row.median_ms:10.4f} ms  {row.status}"

@@ -1,0 +1,216 @@
+"""The variants timed side by side: what each compiles and how it runs.
+
+A `Variant` turns a workload's module into a `Compiled`: a function on
+device-resident inputs, the conversions to and from numpy, and the timer that
+fits the framework (CUDA events of CuPy or torch, or `perf_counter` on the
+CPU). A variant that cannot run here raises `Skipped` with the reason, which
+the report shows; the harness never drops a row silently.
+
+* `fxdsl`: `fxdsl.compile` with its default pipeline (fusion on).
+* `fxdsl-unfused`: the same pipeline without `graph-fuse`: `graph-wrap-kernels`
+  makes every op its own kernel (the "eager CuPy" baseline).
+* `fxdsl-cudagraph`: `fxdsl.compile(..., cuda_graph=True)`, skipped while
+  `fxdsl.compile` rejects the option.
+* `torch-eager`, `torch-compile`, `torch-compile-reduce-overhead` (only for
+  launch-bound workloads): the workload's torch implementation.
+* `copy`: a device-to-device copy moving as many bytes as the workload must
+  (read `bytes_moved / 2`, write as much): the bandwidth ceiling.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp
+
+from fxdsl.bench.timing import CudaDevice, Device, time_events, torch_events
+from fxdsl.bench.workloads import Dims, Workload, bytes_moved
+from fxdsl.lowering.pipeline import GPU_PIPELINE
+from fxdsl.runtime.compile import DEFAULT_PIPELINE
+
+Timer = Callable[[Callable[[], Any], int, int], list[float]]
+
+
+class Skipped(Exception):
+    """The variant does not run here; the message says why."""
+
+
+@dataclass
+class Compiled:
+    """A variant ready to run: `fn(*inputs(arrays))` computes the outputs."""
+
+    fn: Callable[..., Any]
+    inputs: Callable[[Sequence[np.ndarray]], list[Any]]
+    outputs: Callable[[Any], list[np.ndarray]]
+    timer: Timer
+    synchronize: Callable[[], None] = lambda: None
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One way of running a workload (see the module docstring)."""
+
+    name: str
+    compile: Callable[[Device, Workload, ModuleOp, Dims], Compiled]
+    compiles: bool = True
+    """Report compile time (cold and warm cache)."""
+    checked: bool = True
+    """Compare its outputs with the CPU reference."""
+    kernel_pipeline: str | None = None
+    """Pipeline whose lowering counts this variant's kernels (fxdsl only)."""
+    applies: Callable[[Workload], bool] = field(default=lambda _w: True)
+
+
+def without_fuse(pipeline: str) -> str:
+    """`pipeline` with its `graph-fuse` step removed."""
+    return ",".join(p for p in pipeline.split(",") if p.strip() != "graph-fuse")
+
+
+def _tuple(result: Any) -> tuple[Any, ...]:
+    return tuple(result) if isinstance(result, tuple | list) else (result,)
+
+
+# --------------------------------------------------------------------------- #
+# fxdsl
+# --------------------------------------------------------------------------- #
+
+
+def _fxdsl(
+    pipelines: dict[str, str | None], **options: Any
+) -> Callable[[Device, Workload, ModuleOp, Dims], Compiled]:
+    def compile(device: Device, _w: Workload, module: ModuleOp, _d: Dims) -> Compiled:
+        import fxdsl
+
+        try:
+            fn = fxdsl.compile(
+                module, backend=device.name, pipeline=pipelines[device.name], **options
+            )
+        except TypeError as error:
+            if options and "option" in str(error):
+                shown = ", ".join(f"{k}={v}" for k, v in options.items())
+                raise Skipped(f"fxdsl.compile rejects {shown}: {error}") from error
+            raise
+        if options.get("cuda_graph") and device.name != "cuda":
+            raise Skipped("CUDA graphs only apply to backend cuda")
+        sync = device.events.synchronize if isinstance(device, CudaDevice) else None
+        return Compiled(
+            fn,
+            inputs=lambda arrays: [device.to_device(a) for a in arrays],
+            outputs=lambda out: [device.to_host(o) for o in _tuple(out)],
+            timer=device.time,
+            synchronize=sync or (lambda: None),
+        )
+
+    return compile
+
+
+# --------------------------------------------------------------------------- #
+# torch
+# --------------------------------------------------------------------------- #
+
+
+def _import_torch() -> Any:
+    try:
+        import torch
+    except ImportError as error:
+        raise Skipped(f"torch is not importable ({error})") from error
+    return torch
+
+
+def _torch(
+    mode: str | None, *, compiled: bool
+) -> Callable[[Device, Workload, ModuleOp, Dims], Compiled]:
+    def compile(device: Device, w: Workload, _m: ModuleOp, dims: Dims) -> Compiled:
+        torch = _import_torch()
+        if compiled and not isinstance(device, CudaDevice):
+            raise Skipped("torch.compile is only timed on backend cuda")
+        fn = w.torch_fn(dims)
+        if compiled:
+            # a fresh dynamo state, so each compile really compiles
+            torch._dynamo.reset()
+            fn = torch.compile(fn, mode=mode)
+        if mode == "reduce-overhead":
+            # CUDA-graph outputs are reused by the next replay; say so.
+            graph_fn = fn
+
+            def fn(*args: Any) -> Any:
+                torch.compiler.cudagraph_mark_step_begin()
+                return graph_fn(*args)
+
+        target = "cuda" if isinstance(device, CudaDevice) else "cpu"
+        if isinstance(device, CudaDevice):
+            api = torch_events(device)
+            timer: Timer = lambda run, runs, warmup: time_events(run, api, runs, warmup)
+            sync = torch.cuda.synchronize
+        else:
+            timer, sync = device.time, (lambda: None)
+
+        def outputs(out: Any) -> list[np.ndarray]:
+            return [o.detach().cpu().numpy() for o in _tuple(out)]
+
+        return Compiled(
+            fn,
+            inputs=lambda arrays: [torch.from_numpy(a).to(target) for a in arrays],
+            outputs=outputs,
+            timer=timer,
+            synchronize=sync,
+        )
+
+    return compile
+
+
+# --------------------------------------------------------------------------- #
+# copy
+# --------------------------------------------------------------------------- #
+
+
+def copy_bytes(module: ModuleOp) -> int:
+    """Bytes the copy baseline copies: it reads and writes them, so it moves
+    `bytes_moved(module)` in all."""
+    return bytes_moved(module) // 2
+
+
+def _copy(device: Device, _w: Workload, module: ModuleOp, _d: Dims) -> Compiled:
+    copy = device.copy_fn(copy_bytes(module))
+    sync = device.events.synchronize if isinstance(device, CudaDevice) else None
+    return Compiled(
+        lambda: copy(),
+        inputs=lambda _arrays: [],
+        outputs=lambda _out: [],
+        timer=device.time,
+        synchronize=sync or (lambda: None),
+    )
+
+
+def default_variants() -> list[Variant]:
+    """Every variant, in report order."""
+    fused = {"cuda": None, "cpu": None}
+    unfused = {
+        "cuda": without_fuse(GPU_PIPELINE),
+        "cpu": without_fuse(DEFAULT_PIPELINE),
+    }
+    return [
+        Variant("fxdsl", _fxdsl(fused), kernel_pipeline=GPU_PIPELINE),
+        Variant(
+            "fxdsl-unfused", _fxdsl(unfused), kernel_pipeline=without_fuse(GPU_PIPELINE)
+        ),
+        Variant(
+            "fxdsl-cudagraph",
+            _fxdsl(fused, cuda_graph=True),
+            kernel_pipeline=GPU_PIPELINE,
+        ),
+        Variant("torch-eager", _torch(None, compiled=False), compiles=False),
+        Variant("torch-compile", _torch(None, compiled=True)),
+        Variant(
+            "torch-compile-reduce-overhead",
+            _torch("reduce-overhead", compiled=True),
+            applies=lambda w: w.reduce_overhead,
+        ),
+        Variant("copy", _copy, compiles=False, checked=False),
+    ]
+
+
+TORCH_PREFIX = "torch-"

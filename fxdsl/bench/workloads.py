@@ -1,0 +1,269 @@
+"""The benchmark workloads (issue 9), each traced with `fxdsl.trace`.
+
+A `Workload` has a name, the graph builder at each scale (`full` is the size
+the issue names; `small` is what numerics are checked at on the device;
+`tiny` is the CI size on the CPU reference), a torch implementation taking
+the same arguments in the same order (built lazily: torch is imported only
+when a torch variant runs) and the bytes it must move at least: every input
+read once plus every output written once (`bytes_moved`), which sizes the
+device-to-device copy baseline.
+
+All workloads are f32. Inputs come from `models.example_inputs` (activations
+N(0, 1), weights at GPT-2 initialisation scale), so softmax and layer norm see
+realistic values and the numerics check tests something.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp
+
+from fxdsl.dialects.graph import shape_of
+from fxdsl.frontends import ops
+from fxdsl.frontends.models import LN_EPS, gpt2_block, gpt2_stack, mlp
+from fxdsl.frontends.tracer import Tensor, TensorSpec, trace
+from fxdsl.interpreters.run import entry_function
+
+SCALES = ("full", "small", "tiny")
+Dims = dict[str, int]
+
+
+@dataclass(frozen=True)
+class Workload:
+    """One benchmark: `build(dims)` traces it at the dims of a scale."""
+
+    name: str
+    description: str
+    dims: dict[str, Dims]
+    """scale name -> dims passed to `build` (and shown in the report)."""
+    build: Callable[[Dims], ModuleOp]
+    torch_fn: Callable[[Dims], Callable[..., Any]]
+    """dims -> a function on torch tensors (same arguments as the module)."""
+    reduce_overhead: bool = False
+    """Also time `torch.compile(mode="reduce-overhead")` (launch-bound)."""
+
+    def module(self, scale: str) -> ModuleOp:
+        return self.build(self.dims[scale])
+
+
+def bytes_moved(module: ModuleOp) -> int:
+    """Bytes of every argument and every result of the entry function."""
+    function = entry_function(module)
+    types = [*function.function_type.inputs, *function.function_type.outputs]
+    return sum(4 * math.prod(shape_of(t)) for t in types)
+
+
+def describe_dims(dims: Dims) -> str:
+    return " ".join(f"{k}={v}" for k, v in dims.items())
+
+
+# --------------------------------------------------------------------------- #
+# graph builders
+# --------------------------------------------------------------------------- #
+
+
+def _elementwise(d: Dims) -> ModuleOp:
+    def elementwise(x: Tensor, a: Tensor, b: Tensor) -> Tensor:
+        return ops.gelu(x * a + b) * ops.sigmoid(x)
+
+    row = TensorSpec((d["N"],))
+    return trace(elementwise, TensorSpec((d["M"], d["N"])), row, row)
+
+
+def _softmax(d: Dims) -> ModuleOp:
+    def softmax(x: Tensor) -> Tensor:
+        return ops.softmax(x, dim=-1)
+
+    return trace(softmax, TensorSpec((d["M"], d["N"])))
+
+
+def _layer_norm(d: Dims) -> ModuleOp:
+    def layer_norm(x: Tensor, w: Tensor, b: Tensor) -> Tensor:
+        return ops.layer_norm(x, w, b, LN_EPS)
+
+    row = TensorSpec((d["N"],), param="norm.weight")
+    bias = TensorSpec((d["N"],), param="norm.bias")
+    return trace(layer_norm, TensorSpec((d["M"], d["N"])), row, bias)
+
+
+def _gelu_bias_residual(d: Dims) -> ModuleOp:
+    def gelu_bias_residual(x: Tensor, b: Tensor, r: Tensor) -> Tensor:
+        return ops.gelu(x + b) + r
+
+    full = TensorSpec((d["M"], d["N"]))
+    return trace(gelu_bias_residual, full, TensorSpec((d["N"],), param="b"), full)
+
+
+def _gpt2(d: Dims) -> ModuleOp:
+    if d["blocks"] == 1:
+        return gpt2_block(d["B"], d["T"], d["D"], d["heads"])
+    return gpt2_stack(d["blocks"], d["B"], d["T"], d["D"], d["heads"])
+
+
+# --------------------------------------------------------------------------- #
+# torch implementations (torch imported inside: it is optional)
+# --------------------------------------------------------------------------- #
+
+
+def _torch_elementwise(_d: Dims) -> Callable[..., Any]:
+    import torch
+    import torch.nn.functional as F
+
+    return lambda x, a, b: F.gelu(x * a + b) * torch.sigmoid(x)
+
+
+def _torch_softmax(_d: Dims) -> Callable[..., Any]:
+    import torch
+
+    return lambda x: torch.softmax(x, dim=-1)
+
+
+def _torch_layer_norm(d: Dims) -> Callable[..., Any]:
+    import torch.nn.functional as F
+
+    return lambda x, w, b: F.layer_norm(x, (d["N"],), w, b, LN_EPS)
+
+
+def _torch_gelu_bias_residual(_d: Dims) -> Callable[..., Any]:
+    import torch.nn.functional as F
+
+    return lambda x, b, r: F.gelu(x + b) + r
+
+
+def _torch_mlp(d: Dims) -> Callable[..., Any]:
+    import torch.nn.functional as F
+
+    def run(x: Any, w1: Any, b1: Any, w2: Any, b2: Any, g: Any, b: Any) -> Any:
+        h = F.linear(F.gelu(F.linear(x, w1, b1)), w2, b2)
+        return F.layer_norm(h + x, (d["D"],), g, b, LN_EPS)
+
+    return run
+
+
+def _torch_gpt2(d: Dims) -> Callable[..., Any]:
+    """HF GPT-2's block with SDPA attention (HF's default attention)."""
+    import torch.nn.functional as F
+
+    D, heads = d["D"], d["heads"]
+
+    def block(x: Any, p: tuple[Any, ...]) -> Any:
+        B, T, _ = x.shape
+        h = F.layer_norm(x, (D,), p[0], p[1], LN_EPS)
+        q, k, v = (
+            t.view(B, T, heads, D // heads).transpose(1, 2)
+            for t in F.linear(h, p[2], p[3]).split(D, dim=-1)
+        )
+        context = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        x = x + F.linear(context.transpose(1, 2).reshape(B, T, D), p[4], p[5])
+        h = F.layer_norm(x, (D,), p[6], p[7], LN_EPS)
+        h = F.gelu(F.linear(h, p[8], p[9]), approximate="tanh")
+        return x + F.linear(h, p[10], p[11])
+
+    def run(x: Any, *weights: Any) -> Any:
+        for i in range(d["blocks"]):
+            x = block(x, weights[12 * i : 12 * (i + 1)])
+        if d["blocks"] > 1:  # gpt2_stack ends with transformer.ln_f
+            x = F.layer_norm(x, (D,), weights[-2], weights[-1], LN_EPS)
+        return x
+
+    return run
+
+
+def _rows(full: tuple[int, int], small: tuple[int, int], tiny: tuple[int, int]):
+    return {
+        scale: {"M": m, "N": n}
+        for scale, (m, n) in zip(SCALES, (full, small, tiny), strict=True)
+    }
+
+
+def _gpt2_dims(blocks: int, full: tuple[int, int], small: tuple[int, int]):
+    tiny = (1, 8) if full[0] == 1 else (2, 8)
+    return {
+        scale: {"blocks": blocks, "B": b, "T": t, "D": dd, "heads": h}
+        for scale, (b, t), dd, h in zip(
+            SCALES, (full, small, tiny), (768, 768, 32), (12, 12, 4), strict=True
+        )
+    }
+
+
+WORKLOADS: tuple[Workload, ...] = (
+    Workload(
+        "elementwise",
+        "gelu(x*a+b)*sigmoid(x), x (M,N), a and b (N,)",
+        _rows((8192, 8192), (512, 1024), (32, 64)),
+        _elementwise,
+        _torch_elementwise,
+    ),
+    Workload(
+        "softmax",
+        "softmax over the last dim",
+        _rows((8192, 4096), (256, 1024), (16, 64)),
+        _softmax,
+        _torch_softmax,
+    ),
+    Workload(
+        "layer_norm",
+        "layer_norm over the last dim, weight and bias",
+        _rows((8192, 4096), (256, 1024), (16, 64)),
+        _layer_norm,
+        _torch_layer_norm,
+    ),
+    Workload(
+        "gelu_bias_residual",
+        "gelu(x+b)+r, x and r (M,N), b (N,)",
+        _rows((8192, 4096), (256, 1024), (16, 64)),
+        _gelu_bias_residual,
+        _torch_gelu_bias_residual,
+    ),
+    Workload(
+        "mlp",
+        "layer_norm(x + fc2(gelu(fc1(x)))), x (B,D), hidden H",
+        {
+            "full": {"B": 4096, "D": 1024, "H": 4096},
+            "small": {"B": 256, "D": 256, "H": 1024},
+            "tiny": {"B": 8, "D": 16, "H": 32},
+        },
+        lambda d: mlp(d["B"], d["D"], d["H"]),
+        _torch_mlp,
+    ),
+    Workload(
+        "gpt2_block_b8_t512",
+        "one GPT-2 block, causal mask, tanh gelu",
+        _gpt2_dims(1, (8, 512), (2, 128)),
+        _gpt2,
+        _torch_gpt2,
+    ),
+    Workload(
+        "gpt2_block_b1_t64",
+        "one GPT-2 block, causal mask, tanh gelu",
+        _gpt2_dims(1, (1, 64), (1, 64)),
+        _gpt2,
+        _torch_gpt2,
+    ),
+    Workload(
+        "gpt2_12blocks_b1_t64",
+        "12 stacked GPT-2 blocks and the final layer norm",
+        _gpt2_dims(12, (1, 64), (1, 64)),
+        _gpt2,
+        _torch_gpt2,
+        reduce_overhead=True,
+    ),
+)
+
+
+def workload_named(name: str) -> Workload:
+    """The workload called `name`; ValueError listing the known ones."""
+    for workload in WORKLOADS:
+        if workload.name == name:
+            return workload
+    known = ", ".join(w.name for w in WORKLOADS)
+    raise ValueError(f"unknown workload '{name}' (known: {known})")
+
+
+def as_float32(arrays: list[np.ndarray]) -> list[np.ndarray]:
+    return [np.ascontiguousarray(a, dtype=np.float32) for a in arrays]
