@@ -21,6 +21,7 @@ is one local variable (`v<n>`), so each op prints one statement.
 from __future__ import annotations
 
 import math as pymath
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from functools import singledispatchmethod
 from typing import IO
@@ -212,6 +213,8 @@ class CudaPrinter:
     names: dict[SSAValue, str] = field(default_factory=dict[SSAValue, str])
     helpers: dict[str, str] = field(default_factory=dict[str, str])
     indent: int = 0
+    only: Collection[str] | None = None
+    """Print only these kernels (with the prelude, helpers and globals)."""
 
     def render(self, module: ModuleOp) -> str:
         kernels = [op for op in module.walk() if isinstance(op, gpu.ModuleOp)]
@@ -225,6 +228,9 @@ class CudaPrinter:
         return PRELUDE + "".join(self.helpers.values()) + "\n" + body + "\n"
 
     # --- helpers ------------------------------------------------------------
+
+    def wanted(self, kernel: gpu.FuncOp) -> bool:
+        return self.only is None or kernel.sym_name.data in self.only
 
     def line(self, text: str) -> None:
         self.lines.append("  " * self.indent + text)
@@ -272,6 +278,8 @@ class CudaPrinter:
     @print.register
     def _(self, op: gpu.ModuleOp) -> None:
         for inner in op.body.block.ops:
+            if isinstance(inner, gpu.FuncOp) and not self.wanted(inner):
+                continue
             self.print(inner)
 
     @print.register
@@ -419,9 +427,11 @@ class CudaPrinter:
                 self.line(f"{target} = {value};")
 
 
-def kernel_source(module: ModuleOp) -> str:
-    """The CUDA C of every `gpu.module` in `module` (what `-t cuda` prints)."""
-    return CudaPrinter().render(module)
+def kernel_source(module: ModuleOp, kernels: Collection[str] | None = None) -> str:
+    """The CUDA C of every `gpu.module` in `module` (what `-t cuda` prints);
+    with `kernels`, only those `gpu.func`s (the runtime compiles a kernel
+    alone to find one that fails, then the others without it)."""
+    return CudaPrinter(only=kernels).render(module)
 
 
 @dataclass(frozen=True)

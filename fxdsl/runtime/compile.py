@@ -4,8 +4,9 @@
   it works everywhere and is what the CUDA backend is checked against.
 - `backend="cuda"` needs CuPy and an NVIDIA GPU; without them it fails with
   an error that says what is missing, rather than silently running on the
-  CPU. With them, `fxdsl.runtime.cuda_executor` lowers the module
-  (`convert-graph-to-gpu`) and runs its launch plan.
+  CPU (also when no CUDA compiler, NVRTC or nvcc, can run). With them,
+  `fxdsl.runtime.cuda_executor` lowers the module (`convert-graph-to-gpu`),
+  compiles its kernels once through the disk cache and runs its launch plan.
 
 The returned callable checks its inputs against the entry function's types
 (a clear ValueError naming the argument) before running.
@@ -56,9 +57,14 @@ def compile_module(
         reason = cuda_unavailable_reason()
         if reason is not None:
             raise BackendUnavailable(f"backend='cuda' is unavailable: {reason}")
-        from fxdsl.runtime.cuda_executor import compile_cuda  # noqa: PLC0415
+        from fxdsl.runtime.cuda_executor import compile_cuda
+        from fxdsl.runtime.nvrtc import CompilerUnavailable
 
-        return compile_cuda(module, pipeline=pipeline, entry=entry)
+        try:
+            return compile_cuda(module, pipeline=pipeline, entry=entry)
+        except CompilerUnavailable as error:
+            message = f"backend='cuda' is unavailable: {error}"
+            raise BackendUnavailable(message) from None
     if backend != "cpu":
         raise ValueError(f"unknown backend '{backend}' (expected 'cuda' or 'cpu')")
 

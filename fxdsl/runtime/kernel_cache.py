@@ -9,7 +9,9 @@
 * Each entry stores a header with the sha256 of its payload; an entry that is
   truncated, has a bad header or a wrong checksum is deleted and reported as
   a miss, so the caller recompiles: a corrupt cache never fails a run.
-* `stats` counts hits, misses, compiles and discarded corrupt entries.
+* `stats` counts hits, misses, compiles and discarded corrupt entries of this
+  cache object; every event is also added to the process-wide counters of
+  `fxdsl.runtime.stats()` (`fxdsl.runtime.counters`).
 """
 
 from __future__ import annotations
@@ -17,10 +19,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from fxdsl.runtime import counters
 from fxdsl.tools.atomic_write import write_atomic
 
 FORMAT_VERSION = 1
@@ -66,6 +70,10 @@ class KernelCache:
         )
         self.stats = CacheStats()
 
+    def _count(self, name: str) -> None:
+        setattr(self.stats, name, getattr(self.stats, name) + 1)
+        counters.count(name)
+
     def path(self, key: str) -> Path:
         return self.directory / f"{key}.bin"
 
@@ -74,16 +82,16 @@ class KernelCache:
         path = self.path(key)
         try:
             data = path.read_bytes()
-        except FileNotFoundError:
-            self.stats.misses += 1
+        except OSError:  # absent, or unreadable: compile instead
+            self._count("misses")
             return None
         payload = _unwrap(data)
         if payload is None:
-            self.stats.corrupt += 1
-            self.stats.misses += 1
+            self._count("corrupt")
+            self._count("misses")
             path.unlink(missing_ok=True)
             return None
-        self.stats.hits += 1
+        self._count("hits")
         return payload
 
     def put(self, key: str, payload: bytes) -> None:
@@ -102,9 +110,12 @@ class KernelCache:
         cached = self.get(key)
         if cached is not None:
             return cached
-        payload = compile()
-        self.stats.compiles += 1
-        self.put(key, payload)
+        payload = compile()  # a failure propagates and stores nothing
+        self._count("compiles")
+        try:
+            self.put(key, payload)
+        except OSError as error:  # a read-only or full disk slows, never fails
+            warnings.warn(f"kernel cache: cannot store {key}: {error}", stacklevel=2)
         return payload
 
 

@@ -6,9 +6,11 @@
 The file is parsed (ops located), verified, optionally transformed by a `-p`
 pipeline, and its entry function (default: the first public one) is run on
 random inputs (`--seed`) or on `.npy` files, on the numpy reference
-interpreter (`--backend cpu`) or the CUDA backend. Each result prints as one
-line: index, type, and checksums (sum, mean of |x|, and sum(x * w) with
-weights w linearly spaced in [1, 2], which also sees permutations).
+interpreter (`--backend cpu`) or the CUDA backend (`--backend cuda` without
+CuPy or a GPU: `error: backend 'cuda' is unavailable: <reason>`, exit 1;
+`--backend auto` then notes it and runs the reference). Each result prints
+as one line: index, type, and checksums (sum, mean of |x|, and sum(x * w)
+with weights w linearly spaced in [1, 2], which also sees permutations).
 
 `--check` runs the unmodified input module on the reference too and reports,
 per result, the max absolute and relative difference; results beyond
@@ -132,8 +134,7 @@ def run_backend(
         except BackendUnavailable as error:
             if backend == "cuda":
                 reason = str(error).removeprefix("backend='cuda' is unavailable: ")
-                message = f"the cuda backend is not available: {reason}"
-                raise UserError(message) from None
+                raise UserError(f"backend 'cuda' is unavailable: {reason}") from None
             print(f"note: running on the cpu reference ({error})")
     return run_reference(module, *inputs, entry=entry)
 

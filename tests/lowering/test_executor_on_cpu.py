@@ -1,59 +1,116 @@
 """The CuPy executor's host logic (argument checks, buffers, views, launch
-order, GEMMs, outputs) on the CPU: a stand-in `cupy` module backed by numpy
-runs each kernel with the IR emulator. What stays untested without a GPU is
-CuPy itself and the generated CUDA C (nvcc checks that it compiles)."""
+order, GEMMs, outputs, cubin loading, the kernel cache and the fallback for a
+kernel that does not compile) on the CPU: a stand-in `cupy` module backed by
+numpy loads the cubin by path (checking each kernel is in it) and runs each
+kernel with the IR emulator. What stays untested without a GPU is CuPy,
+NVRTC and the device itself (nvcc checks that the CUDA C compiles)."""
 
 from __future__ import annotations
 
-import importlib.util
+import re
+import shutil
 import sys
 import types
+import warnings
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from xdsl.dialects.builtin import ModuleOp
 
 import fxdsl
+from fxdsl.api import apply
 from fxdsl.frontends.models import gpt2_stack
 from fxdsl.interpreters.run import random_inputs, run_reference
+from fxdsl.lowering.cuda_printer import kernel_source
+from fxdsl.lowering.pipeline import GPU_PIPELINE
+from fxdsl.runtime import ir_emulator, reset_stats, stats
+from fxdsl.runtime.cuda_executor import HostKernel
+from fxdsl.runtime.kernel_build import KernelCompileWarning
+from fxdsl.runtime.kernel_cache import KernelCache
+from fxdsl.runtime.nvrtc import CompileError, NvccCompiler
+
+FAKE_MAGIC = b"FAKE-CUBIN\n"
+needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None, reason="no nvcc")
 
 
-def load(name: str) -> types.ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        name, Path(__file__).with_name(f"{name}.py")
-    )
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def kernel_names(source: str) -> list[str]:
+    return re.findall(r"__global__ void (\w+)\(", source)
 
 
-emulator = load("gpu_emulator")
+class FakeCompiler:
+    """A compiler without a toolkit: the "cubin" lists the kernel names of
+    its source; `fail_on` makes every source holding that kernel fail."""
+
+    identity = "fake-compiler 1"
+
+    def __init__(self, fail_on: str | None = None) -> None:
+        self.fail_on = fail_on
+        self.sources: list[str] = []
+
+    def __call__(self, source: str, arch: str, options: Sequence[str]) -> bytes:
+        self.sources.append(source)
+        assert arch == "sm_90"
+        if self.fail_on in kernel_names(source):
+            raise CompileError(
+                self.identity,
+                f'kernels.cu(42): error: identifier "oops" is undefined\n'
+                f"1 error detected in the compilation of {self.fail_on}.",
+            )
+        return FAKE_MAGIC + "\n".join(kernel_names(source)).encode()
+
+
+class BreakingNvcc:
+    """Real nvcc, with kernel `victim`'s signature made invalid C++: the
+    failure and its message come from the real compiler."""
+
+    def __init__(self, victim: str) -> None:
+        self.nvcc = NvccCompiler()
+        self.identity = self.nvcc.identity
+        self.victim = victim
+
+    def __call__(self, source: str, arch: str, options: Sequence[str]) -> bytes:
+        broken = source.replace(
+            f"void {self.victim}(", f"void {self.victim}(fx_no_such_type bad, "
+        )
+        return self.nvcc(broken, arch, options)
+
+
+class DeviceKernel(HostKernel):
+    """A kernel of the fake device: the device holds bf16 as raw bits, which
+    HostKernel widens and narrows around the emulator."""
 
 
 def fake_cupy(lowered_holder: list[Any]) -> types.ModuleType:
-    """numpy with CuPy's names; RawModule kernels run in the IR emulator."""
+    """numpy with CuPy's names; RawModule loads a cubin file by path and its
+    kernels run in the IR emulator (on bf16 bits, as the device stores them)."""
     cp = types.ModuleType("cupy")
     for name in ("zeros", "asarray", "ascontiguousarray", "matmul", "ndarray",
                  "uint32", "float32", "lib"):  # fmt: skip
         setattr(cp, name, getattr(np, name))
     cp.asnumpy = np.asarray
     cp.from_dlpack = np.from_dlpack
+    cp.cuda = types.SimpleNamespace(
+        Device=lambda: types.SimpleNamespace(compute_capability="90")
+    )
+    cp.loaded = []  # (path, kernel names asked for) per RawModule
 
     class RawModule:
-        def __init__(self, code: str, options: tuple[str, ...]) -> None:
-            assert 'extern "C" __global__' in code
-            self.machine = emulator.Emulator(lowered_holder[0])
+        def __init__(self, *, path: str) -> None:
+            self.data = Path(path).read_bytes()
+            assert self.data.startswith((FAKE_MAGIC, b"\x7fELF")), self.data[:16]
+            self.machine = ir_emulator.Emulator(lowered_holder[0])
+            self.names: list[str] = []
+            cp.loaded.append((path, self.names))
 
         def get_function(self, name: str) -> Any:
-            def launch(
-                grid: tuple[int, ...], block: tuple[int, ...], args: tuple[Any, ...]
-            ) -> None:
-                self.machine.launch(name, grid[0], block[0], list(args))
+            if name.encode() not in self.data:  # CuPy: CUDA_ERROR_NOT_FOUND
+                raise RuntimeError(f"named symbol not found: {name}")
+            self.names.append(name)
 
-            return launch
+            return DeviceKernel(cp, self.machine, name)
 
     cp.RawModule = RawModule
     return cp
@@ -72,22 +129,162 @@ def executor_module(monkeypatch: pytest.MonkeyPatch) -> Any:
         return original(module, entry)
 
     monkeypatch.setattr(cuda_executor, "build_launch_plan", remember)
+    reset_stats()
     return cuda_executor
 
 
-def test_gpt2_block_through_the_executor(executor_module: Any) -> None:
-    module = gpt2_stack(1, B=1, T=8, D=32, heads=2)
-    name = next(iter(f.sym_name.data for f in module.body.block.ops))
+def entry_name(module: ModuleOp) -> str:
+    return next(iter(f.sym_name.data for f in module.body.block.ops))
+
+
+def assert_matches_reference(run: Any, module: ModuleOp, name: str) -> None:
     inputs = random_inputs(module, entry=name)
-    run = executor_module.compile_cuda(module, entry=name)
+    expected = run_reference(module, *inputs, entry=name)
+    actual = run(*inputs)
+    assert len(actual) == len(expected)
+    for want, got in zip(expected, actual):
+        np.testing.assert_allclose(
+            np.asarray(got, np.float64), np.asarray(want, np.float64),
+            rtol=1e-4, atol=1e-4,
+        )  # fmt: skip
+
+
+def test_gpt2_block_through_the_executor(executor_module: Any, tmp_path: Path) -> None:
+    module = gpt2_stack(1, B=1, T=8, D=32, heads=2)
+    name = entry_name(module)
+    compiler = FakeCompiler()
+    run = executor_module.compile_cuda(
+        module, entry=name, compiler=compiler, cache=KernelCache(tmp_path)
+    )
+    inputs = random_inputs(module, entry=name)
     expected = run_reference(module, *inputs, entry=name)
     for _ in range(2):  # scratch buffers are reused: a second call is the same
         (actual,) = run(*inputs)
         np.testing.assert_allclose(actual, expected[0], rtol=1e-4, atol=1e-4)
-    assert executor_module.stats()["compiles"] >= 1
+    # one compile of the whole gpu.module, all kernels loaded from one cubin
+    assert len(compiler.sources) == 1
+    assert stats()["compiles"] == 1
+    assert stats()["modules_loaded"] == 1
+    ((_, loaded),) = sys.modules["cupy"].loaded
+    assert sorted(loaded) == sorted(run.plan.kernels)
 
 
-def test_f16_program_and_guards(executor_module: Any) -> None:
+def test_second_compile_hits_the_cache(executor_module: Any, tmp_path: Path) -> None:
+    module = gpt2_stack(2, B=1, T=8, D=16, heads=2)
+    compiler = FakeCompiler()
+    for _ in range(2):
+        executor_module.compile_cuda(
+            module, compiler=compiler, cache=KernelCache(tmp_path)
+        )
+    assert len(compiler.sources) == 1
+    assert (stats()["compiles"], stats()["hits"], stats()["misses"]) == (1, 1, 1)
+
+
+def test_corrupt_cache_entry_is_rebuilt(executor_module: Any, tmp_path: Path) -> None:
+    """(b): a truncated entry is discarded and recompiled; the run succeeds."""
+    module = gpt2_stack(1, B=1, T=8, D=16, heads=2)
+    name = entry_name(module)
+    compiler = FakeCompiler()
+    executor_module.compile_cuda(module, compiler=compiler, cache=KernelCache(tmp_path))
+    (entry,) = tmp_path.iterdir()
+    entry.write_bytes(entry.read_bytes()[:40])  # truncated mid-header
+    reset_stats()
+    run = executor_module.compile_cuda(
+        module, compiler=compiler, cache=KernelCache(tmp_path)
+    )
+    assert (stats()["corrupt"], stats()["compiles"], stats()["hits"]) == (1, 1, 0)
+    assert len(compiler.sources) == 2
+    assert_matches_reference(run, module, name)
+    assert len(entry.read_bytes()) > 40  # rebuilt whole
+
+
+def compile_with_failure(
+    executor_module: Any, module: ModuleOp, compiler: Any, tmp_path: Path
+) -> tuple[Any, list[warnings.WarningMessage]]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        run = executor_module.compile_cuda(
+            module, compiler=compiler, cache=KernelCache(tmp_path)
+        )
+    return run, [w for w in caught if issubclass(w.category, KernelCompileWarning)]
+
+
+def test_kernel_that_fails_to_compile_runs_on_the_host(
+    executor_module: Any, tmp_path: Path
+) -> None:
+    """(c): one warning naming the kernel and the compiler's message; the
+    other kernels come from one cubin without it; outputs equal the reference."""
+    module = gpt2_stack(1, B=1, T=8, D=16, heads=2)
+    name = entry_name(module)
+    victim = next(k for k in kernel_names(lowered_source(module)) if "softmax" in k)
+    compiler = FakeCompiler(fail_on=victim)
+    run, caught = compile_with_failure(executor_module, module, compiler, tmp_path)
+    assert len(caught) == 1, [str(w.message) for w in caught]
+    message = str(caught[0].message)
+    assert f"kernel '{victim}' failed to compile" in message
+    assert 'error: identifier "oops" is undefined' in message
+    assert stats()["host_fallbacks"] == 1
+    ((_, loaded),) = sys.modules["cupy"].loaded
+    assert victim not in loaded
+    assert sorted(loaded) == sorted(k for k in run.plan.kernels if k != victim)
+    assert type(run.kernels[victim]) is HostKernel  # not a DeviceKernel
+    assert stats()["modules_loaded"] == 1
+    assert_matches_reference(run, module, name)
+
+
+def lowered_source(module: ModuleOp) -> str:
+    return kernel_source(apply(module.clone(), GPU_PIPELINE))
+
+
+BF16 = """
+func.func @f(%x: tensor<4x40xbf16>, %b: tensor<40xbf16>, %w: tensor<40x8xbf16>) -> (tensor<4x8xbf16>, tensor<4x40xbf16>) {
+  %a = graph.add %x, %b : (tensor<4x40xbf16>, tensor<40xbf16>) -> tensor<4x40xbf16>
+  %m = graph.matmul %a, %w : (tensor<4x40xbf16>, tensor<40x8xbf16>) -> tensor<4x8xbf16>
+  %s = graph.softmax %m dim 1 : tensor<4x8xbf16>
+  func.return %s, %a : tensor<4x8xbf16>, tensor<4x40xbf16>
+}
+"""
+
+
+@needs_nvcc
+def test_real_nvcc_failure_falls_back_for_bf16(
+    executor_module: Any, tmp_path: Path
+) -> None:
+    """(c) with the real compiler: nvcc's own message, bf16 buffers through
+    the host fallback (bits widened and narrowed), the rest a real cubin."""
+    module = fxdsl.parse(BF16)
+    names = kernel_names(lowered_source(module))
+    assert len(names) == 2, names
+    victim = next(k for k in names if "softmax" in k)
+    run, caught = compile_with_failure(
+        executor_module, module, BreakingNvcc(victim), tmp_path
+    )
+    assert len(caught) == 1
+    message = str(caught[0].message)
+    assert f"kernel '{victim}' failed to compile (nvcc" in message
+    assert "fx_no_such_type" in message
+    inputs = random_inputs(module)
+    for want, got in zip(run_reference(module, *inputs), run(*inputs)):
+        np.testing.assert_allclose(
+            got.astype(np.float32), want.astype(np.float32), rtol=2e-2, atol=2e-2
+        )
+
+
+@needs_nvcc
+def test_real_nvcc_cubin_is_cached_and_loaded(
+    executor_module: Any, tmp_path: Path
+) -> None:
+    module = gpt2_stack(1, B=1, T=8, D=16, heads=2)
+    compiler = NvccCompiler()
+    for _ in range(2):
+        run = executor_module.compile_cuda(
+            module, compiler=compiler, cache=KernelCache(tmp_path)
+        )
+    assert (stats()["compiles"], stats()["hits"]) == (1, 1)
+    assert_matches_reference(run, module, entry_name(module))
+
+
+def test_f16_program_and_guards(executor_module: Any, tmp_path: Path) -> None:
     module = fxdsl.parse("""
 func.func @f(%x: tensor<4x8xf16>, %w: tensor<8x3xf16>) -> (tensor<4x3xf16>, tensor<4x8xf16>) {
   %s = graph.softmax %x dim 1 : tensor<4x8xf16>
@@ -96,7 +293,9 @@ func.func @f(%x: tensor<4x8xf16>, %w: tensor<8x3xf16>) -> (tensor<4x3xf16>, tens
 }
 """)
     inputs = random_inputs(module)
-    run = executor_module.compile_cuda(module)
+    run = executor_module.compile_cuda(
+        module, compiler=FakeCompiler(), cache=KernelCache(tmp_path)
+    )
     for want, got in zip(run_reference(module, *inputs), run(*inputs)):
         assert got.dtype == np.float16
         np.testing.assert_allclose(

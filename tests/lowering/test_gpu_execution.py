@@ -72,3 +72,110 @@ def test_wrong_input_shape_names_the_argument() -> None:
         ValueError, match=r"argument 0 of @exp_f32: expected \(4, 40\) f32"
     ):
         run(np.zeros((4, 41), np.float32))
+
+
+# --- kernel cache, compile counts and the compile-failure fallback -----------
+
+GPT2_SMALL = "gpt2_stack(12, B=1, T=8, D=16, heads=2)"
+
+CACHE_SCRIPT = f"""
+import numpy as np
+from fxdsl.frontends.models import gpt2_stack
+from fxdsl.interpreters.run import random_inputs, run_reference
+from fxdsl.runtime import stats
+from fxdsl.runtime.cuda_executor import compile_cuda
+
+module = {GPT2_SMALL}
+run = compile_cuda(module)
+inputs = random_inputs(module)
+(got,) = run(*inputs)
+(want,) = run_reference(module, *inputs)
+np.testing.assert_allclose(got.get(), want, rtol=1e-3, atol=1e-3)
+s = stats()
+print(f"compiles={{s['compiles']}} hits={{s['hits']}}")
+"""
+
+
+def test_second_process_compiles_nothing(tmp_path: Path) -> None:
+    """(a) on the device, default compiler (NVRTC): one compile for the whole
+    gpu.module in a cold process, zero in a second one."""
+    import os
+    import subprocess
+    import sys
+
+    env = os.environ | {"FXDSL_CACHE_DIR": str(tmp_path)}
+    env.pop("FXDSL_CUDA_COMPILER", None)
+    lines = []
+    for _ in range(2):
+        result = subprocess.run(
+            [sys.executable, "-c", CACHE_SCRIPT], capture_output=True, text=True,
+            env=env, timeout=600,
+        )  # fmt: skip
+        assert result.returncode == 0, result.stderr[-4000:]
+        lines.append(result.stdout.strip().splitlines()[-1])
+    assert lines == ["compiles=1 hits=0", "compiles=0 hits=1"]
+
+
+def test_default_compiler_is_nvrtc() -> None:
+    from fxdsl.runtime.nvrtc import default_compiler
+
+    assert default_compiler().identity.startswith("nvrtc-")
+
+
+def _gpt2_small():
+    return gpt2_stack(12, B=1, T=8, D=16, heads=2)
+
+
+def _check(run, module) -> None:
+    inputs = random_inputs(module)
+    expected = run_reference(module, *inputs)
+    for want, got in zip(expected, run(*inputs)):
+        np.testing.assert_allclose(got.get(), want, rtol=1e-3, atol=1e-3)
+
+
+def test_corrupt_cache_entry_is_rebuilt_on_gpu(tmp_path: Path) -> None:
+    """(b) on the device: a truncated entry is discarded and recompiled."""
+    from fxdsl.runtime import reset_stats, stats
+    from fxdsl.runtime.cuda_executor import compile_cuda
+    from fxdsl.runtime.kernel_cache import KernelCache
+
+    module = _gpt2_small()
+    compile_cuda(module, cache=KernelCache(tmp_path))
+    (entry,) = tmp_path.iterdir()
+    entry.write_bytes(entry.read_bytes()[:100])
+    reset_stats()
+    run = compile_cuda(module, cache=KernelCache(tmp_path))
+    assert (stats()["corrupt"], stats()["compiles"]) == (1, 1)
+    _check(run, module)
+
+
+def test_kernel_that_fails_to_compile_falls_back_on_gpu(tmp_path: Path) -> None:
+    """(c) on the device: NVRTC fails on one kernel (its signature broken);
+    one warning names it and quotes NVRTC; the outputs stay right."""
+    import re
+    import warnings
+
+    from fxdsl.runtime.cuda_executor import compile_cuda
+    from fxdsl.runtime.kernel_build import KernelCompileWarning
+    from fxdsl.runtime.kernel_cache import KernelCache
+    from fxdsl.runtime.nvrtc import default_compiler
+
+    module = _gpt2_small()
+    nvrtc = default_compiler()
+    victim: list[str] = []
+
+    def breaking(source: str, arch: str, options) -> bytes:
+        names = re.findall(r"__global__ void (\w+)\(", source)
+        victim[:] = victim or [n for n in names if "softmax" in n][:1]
+        broken = source.replace(f"void {victim[0]}(", f"void {victim[0]}(bad_t b, ")
+        return nvrtc(broken, arch, options)
+
+    breaking.identity = nvrtc.identity  # type: ignore[attr-defined]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        run = compile_cuda(module, compiler=breaking, cache=KernelCache(tmp_path))
+    messages = [str(w.message) for w in caught if w.category is KernelCompileWarning]
+    assert len(messages) == 1, messages
+    assert f"kernel '{victim[0]}' failed to compile (nvrtc-" in messages[0]
+    assert "bad_t" in messages[0]
+    _check(run, module)

@@ -1,7 +1,7 @@
 """Numerics of the lowered IR (no GPU needed): the CPU emulator of
-`gpu_emulator.py` runs host functions and kernels exactly as the IR says
-(every thread of every block, block reductions as barriers) and must equal
-the reference interpreter.
+`fxdsl.runtime.ir_emulator` runs host functions and kernels exactly as the
+IR says (every thread of every block, block reductions as barriers) and must
+equal the reference interpreter.
 
 Tolerances: f32 rtol 1e-5 / atol 1e-5 for elementwise ops, atol 1e-4 where
 hundreds of elements are summed (summation order differs: per-thread partial
@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
-from types import ModuleType
 
 import numpy as np
 import pytest
@@ -22,22 +21,16 @@ from xdsl.dialects.builtin import ModuleOp
 from fxdsl.api import apply, parse
 from fxdsl.frontends.models import gpt2_stack, mlp
 from fxdsl.interpreters.run import random_inputs, run_reference
+from fxdsl.runtime import ir_emulator as emulator
 
-
-def load(name: str) -> ModuleType:
-    """A helper module next to this file (pytest's importlib mode)."""
-    spec = importlib.util.spec_from_file_location(
-        name, Path(__file__).with_name(f"{name}.py")
-    )
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-emulator = load("gpu_emulator")
-cases = load("cases")
+# tests/lowering/cases.py (pytest's importlib mode: no test packages)
+_spec = importlib.util.spec_from_file_location(
+    "lowering_cases", Path(__file__).with_name("cases.py")
+)
+assert _spec is not None
+assert _spec.loader is not None
+cases = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(cases)
 
 THEMES = {
     "unary": cases.unary_cases,

@@ -48,3 +48,23 @@ def test_unknown_backend_and_option_are_errors() -> None:
 def test_cuda_backend_without_gpu_says_what_is_missing() -> None:
     with pytest.raises(BackendUnavailable, match="backend='cuda' is unavailable: "):
         fxdsl.compile(fxdsl.parse(IR), backend="cuda")
+
+
+def test_cuda_backend_without_a_compiler_says_so(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """CuPy and a GPU, but neither NVRTC nor nvcc: the same clear error."""
+    from fxdsl.runtime import compile as compile_module
+    from fxdsl.runtime import cuda_executor
+    from fxdsl.runtime.nvrtc import CompilerUnavailable
+
+    def no_compiler(*args: object, **kwargs: object) -> None:
+        raise CompilerUnavailable("no CUDA compiler: NVRTC is not available: x")
+
+    monkeypatch.setattr(compile_module, "cuda_unavailable_reason", lambda: None)
+    monkeypatch.setattr(cuda_executor, "compile_cuda", no_compiler)
+    with pytest.raises(
+        BackendUnavailable,
+        match="backend='cuda' is unavailable: no CUDA compiler: NVRTC is not",
+    ):
+        fxdsl.compile(fxdsl.parse(IR), backend="cuda")

@@ -1,11 +1,10 @@
 """The launch plan of lowered host functions, executed on the CPU: kernels by
-the IR emulator of tests/lowering, GEMMs by a numpy model of cuBLAS fed with
-the plan's cuBLAS parameters. Results must equal the reference interpreter."""
+the IR emulator (`fxdsl.runtime.ir_emulator`), GEMMs by a numpy model of
+cuBLAS fed with the plan's cuBLAS parameters. Results must equal the
+reference interpreter."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -15,6 +14,7 @@ from fxdsl.api import apply, parse
 from fxdsl.frontends.models import gpt2_stack
 from fxdsl.interpreters.dtypes import numpy_dtype
 from fxdsl.interpreters.run import random_inputs, run_reference
+from fxdsl.runtime import ir_emulator as emulator
 from fxdsl.runtime.launch_plan import (
     Gemm,
     Launch,
@@ -23,14 +23,6 @@ from fxdsl.runtime.launch_plan import (
     build_launch_plan,
     run_gemm_reference,
 )
-
-_spec = importlib.util.spec_from_file_location(
-    "gpu_emulator", Path(__file__).parents[1] / "lowering" / "gpu_emulator.py"
-)
-assert _spec is not None
-assert _spec.loader is not None
-emulator = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(emulator)
 
 MATMULS = """
 func.func @transposed_weight(%x: tensor<2x5x8xf32>, %w: tensor<3x8xf32>) -> tensor<2x5x3xf32> {
