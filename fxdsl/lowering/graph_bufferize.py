@@ -51,6 +51,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from fxdsl.dialects import graph
 from fxdsl.dialects.graph import FLOAT_TYPES, shape_of
+from fxdsl.ir_utils import single_block_bodies
 from fxdsl.lowering.layout import (
     HOST_VIEW_OPS,
     Layout,
@@ -253,6 +254,7 @@ class GraphBufferizePass(ModulePass):
     name = "graph-bufferize"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        single_block_bodies(op, self.name)  # fails on control flow
         for function in [f for f in op.walk() if isinstance(f, func.FuncOp)]:
             if not function.body.blocks:
                 function.function_type = FunctionType.from_lists(

@@ -22,7 +22,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
@@ -30,6 +29,7 @@ from xdsl.rewriter import Rewriter
 
 from fxdsl.dialects import graph
 from fxdsl.dialects.graph import shape_of
+from fxdsl.ir_utils import single_block_bodies
 from fxdsl.lowering.layout import HOST_VIEW_OPS, Layout, matmul_operand, view_layouts
 from fxdsl.transforms.graph_decompose import GraphDecomposePass
 
@@ -128,6 +128,5 @@ class GraphWrapKernelsPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         GraphDecomposePass().apply(ctx, op)
-        for function in op.walk():
-            if isinstance(function, func.FuncOp) and function.body.blocks:
-                wrap_block(function.body.block)
+        for _, block in single_block_bodies(op, self.name):
+            wrap_block(block)

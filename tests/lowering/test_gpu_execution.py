@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import fxdsl
-from fxdsl.frontends.models import gpt2_stack
+from fxdsl.frontends.models import example_inputs, gpt2_stack
 from fxdsl.interpreters.run import random_inputs, run_reference
 
 pytestmark = pytest.mark.gpu
@@ -28,10 +28,10 @@ cases = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(cases)
 
 
-def compare(module, name: str, tol: float) -> None:
+def compare(module, name: str, tol: float, inputs=None) -> None:
     from fxdsl.runtime.cuda_executor import compile_cuda
 
-    inputs = random_inputs(module, entry=name)
+    inputs = random_inputs(module, entry=name) if inputs is None else inputs
     expected = run_reference(module, *inputs, entry=name)
     run = compile_cuda(module, entry=name)
     actual = [np.asarray(a.get()) for a in run(*inputs)]
@@ -50,17 +50,22 @@ def test_cases_on_gpu(theme: str) -> None:
         compare(module, name, 2e-2 if "f16" in name else 1e-4)
 
 
+# GPT-2 runs on inputs at initialisation scale (models.example_inputs): with
+# N(0, 1) weights the activations reach 1e3 and softmax saturates, so f32
+# rounding of the 768-term dot products alone moves outputs by 1e-3 relative.
+
+
 def test_gpt2_block_on_gpu() -> None:
     module = fxdsl.parse(
         (Path(__file__).parents[2] / "examples/gpt2_block.mlir").read_text()
     )
-    compare(module, "gpt2_block", 1e-3)
+    compare(module, "gpt2_block", 1e-4, example_inputs(module))
 
 
 def test_gpt2_stack_on_gpu() -> None:
     module = gpt2_stack(12, B=1, T=64, D=768, heads=12)
     name = next(iter(f.sym_name.data for f in module.body.block.ops))
-    compare(module, name, 2e-3)
+    compare(module, name, 1e-4, example_inputs(module))
 
 
 def test_wrong_input_shape_names_the_argument() -> None:
@@ -80,7 +85,7 @@ GPT2_SMALL = "gpt2_stack(12, B=1, T=8, D=16, heads=2)"
 
 CACHE_SCRIPT = f"""
 import numpy as np
-from fxdsl.frontends.models import gpt2_stack
+from fxdsl.frontends.models import example_inputs, gpt2_stack
 from fxdsl.interpreters.run import random_inputs, run_reference
 from fxdsl.runtime import stats
 from fxdsl.runtime.cuda_executor import compile_cuda
@@ -90,7 +95,7 @@ run = compile_cuda(module)
 inputs = random_inputs(module)
 (got,) = run(*inputs)
 (want,) = run_reference(module, *inputs)
-np.testing.assert_allclose(got.get(), want, rtol=1e-3, atol=1e-3)
+np.testing.assert_allclose(got.get(), want, rtol=1e-4, atol=1e-4)
 s = stats()
 print(f"compiles={{s['compiles']}} hits={{s['hits']}}")
 """
@@ -127,10 +132,10 @@ def _gpt2_small():
 
 
 def _check(run, module) -> None:
-    inputs = random_inputs(module)
+    inputs = example_inputs(module)
     expected = run_reference(module, *inputs)
     for want, got in zip(expected, run(*inputs)):
-        np.testing.assert_allclose(got.get(), want, rtol=1e-3, atol=1e-3)
+        np.testing.assert_allclose(got.get(), want, rtol=1e-4, atol=1e-4)
 
 
 def test_corrupt_cache_entry_is_rebuilt_on_gpu(tmp_path: Path) -> None:
@@ -179,3 +184,106 @@ def test_kernel_that_fails_to_compile_falls_back_on_gpu(tmp_path: Path) -> None:
     assert f"kernel '{victim[0]}' failed to compile (nvrtc-" in messages[0]
     assert "bad_t" in messages[0]
     _check(run, module)
+
+
+# --- every fused pattern, random graphs, dedup compile counts -----------------
+
+FUSE_CASES = Path(__file__).parents[2] / "tests/filecheck/transforms/graph-fuse.mlir"
+# Not runnable by the reference interpreter (see tests/transforms/test_graph_fuse.py).
+NOT_RUNNABLE = {"callee", "opaque_group_and_call", "blocks"}
+
+
+def _fuse_cases():
+    """The graph-fuse FileCheck cases without the ones that cannot run (control
+    flow is not lowered to the GPU either: an error, see the lit tests)."""
+    from xdsl.dialects.func import FuncOp
+
+    module = fxdsl.parse(FUSE_CASES.read_text(), str(FUSE_CASES))
+    for op in list(module.body.block.ops):
+        if isinstance(op, FuncOp) and op.sym_name.data in NOT_RUNNABLE:
+            module.body.block.erase_op(op)
+    return module
+
+
+def _fuse_case_names() -> list[str]:
+    return [op.sym_name.data for op in _fuse_cases().body.block.ops]
+
+
+@pytest.mark.parametrize("name", _fuse_case_names())
+def test_fused_patterns_on_gpu(name: str) -> None:
+    """Every hand-written graph-fuse case, lowered with fusion, on the GPU."""
+    compare(_fuse_cases(), name, 1e-4)
+
+
+def test_random_graphs_on_gpu(tmp_path: Path) -> None:
+    """200 random programs of the shared strategy (f32, f16, bf16 storage)."""
+    from hypothesis import HealthCheck, given, settings
+    from xdsl.dialects.builtin import ModuleOp
+
+    from fxdsl.runtime.cuda_executor import compile_cuda
+    from fxdsl.runtime.kernel_cache import KernelCache
+    from fxdsl.testing import graphs
+
+    cache = KernelCache(tmp_path)
+    seen = [0]
+
+    @settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(graphs(max_ops=20, dtypes=("f32", "f16", "bf16")))
+    def run(module: ModuleOp) -> None:
+        seen[0] += 1
+        inputs = random_inputs(module, entry="main")
+        expected = run_reference(module, *inputs, entry="main")
+        actual = compile_cuda(module, entry="main", cache=cache)(*inputs)
+        low = any(a.dtype != np.float32 for a in [*inputs, *expected])
+        tol = 2e-2 if low else 1e-3
+        for want, got in zip(expected, actual):
+            np.testing.assert_allclose(
+                np.asarray(got.get()).astype(np.float64),
+                np.asarray(want).astype(np.float64), rtol=tol, atol=tol,
+            )  # fmt: skip
+
+    run()
+    assert seen[0] >= 200
+
+
+def test_dedup_stack_compiles_each_kernel_once(tmp_path: Path) -> None:
+    """After graph-dedup the 12 blocks are one function: its kernels are built
+    in one NVRTC run, the same kernel set as a single block."""
+    from fxdsl.lowering.pipeline import GPU_PIPELINE
+    from fxdsl.runtime import reset_stats, stats
+    from fxdsl.runtime.cuda_executor import compile_cuda
+    from fxdsl.runtime.kernel_cache import KernelCache
+
+    counts = {}
+    for blocks in (1, 12):
+        module = gpt2_stack(blocks, B=1, T=64, D=768, heads=12)
+        reset_stats()
+        run = compile_cuda(
+            module,
+            "graph-dedup," + GPU_PIPELINE,
+            cache=KernelCache(tmp_path / str(blocks)),
+        )
+        counts[blocks] = (len(set(run.plan.kernels)), stats()["compiles"])
+        print(
+            f"{blocks} blocks: {counts[blocks][0]} kernels, {counts[blocks][1]} compiles"
+        )
+        if blocks == 12:
+            _check(run, module)
+    assert counts[12][1] == 1
+    assert counts[12][0] <= counts[1][0] + 1
+
+
+def test_public_compile_takes_numpy_cupy_and_torch() -> None:
+    import cupy
+
+    module = gpt2_stack(1, B=1, T=8, D=16, heads=2)
+    run = fxdsl.compile(module, backend="cuda")
+    inputs = random_inputs(module)
+    (want,) = run_reference(module, *inputs)
+    for convert in (lambda a: a, cupy.asarray):
+        (got,) = run(*map(convert, inputs))
+        assert isinstance(got, cupy.ndarray)
+        np.testing.assert_allclose(got.get(), want, rtol=1e-4, atol=1e-4)
+    torch = pytest.importorskip("torch")
+    (got,) = run(*(torch.from_numpy(a).cuda() for a in inputs))
+    np.testing.assert_allclose(cupy.asnumpy(got), want, rtol=1e-3, atol=1e-3)
