@@ -27,10 +27,11 @@ from functools import singledispatchmethod
 from typing import IO
 
 from xdsl.context import Context
-from xdsl.dialects import arith, gpu, math, memref, scf
+from xdsl.dialects import arith, gpu, math, memref, scf, vector
 from xdsl.dialects.builtin import (
     AnyFloat,
     BFloat16Type,
+    DenseArrayBase,
     DenseIntOrFPElementsAttr,
     Float16Type,
     Float32Type,
@@ -39,6 +40,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     MemRefType,
     ModuleOp,
+    VectorType,
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
@@ -130,6 +132,10 @@ def c_type(typ: Attribute) -> str:
         return "double"
     if isinstance(typ, IndexType):
         return "long long"
+    if isinstance(typ, VectorType) and typ.get_shape() == (4,) and isinstance(
+        typ.element_type, Float32Type
+    ):
+        return "float4"
     if isinstance(typ, IntegerType):
         width = typ.width.data
         return {1: "bool", 8: "signed char", 16: "short", 32: "int", 64: "long long"}[
@@ -300,7 +306,10 @@ class CudaPrinter:
         params: list[str] = []
         for arg in op.body.block.args:
             assert isinstance(arg.type, MemRefType), "kernel arguments are buffers"
-            stored = any(isinstance(u.operation, memref.StoreOp) for u in arg.uses)
+            stored = any(
+                isinstance(u.operation, memref.StoreOp | vector.StoreOp)
+                for u in arg.uses
+            )
             const = "" if stored else "const "
             params.append(
                 f"{const}{c_type(arg.type.element_type)}* __restrict__ {self.name(arg)}"
@@ -359,6 +368,35 @@ class CudaPrinter:
         self.line(
             f"{self.address(op.memref, tuple(op.indices))} = {self.name(op.value)};"
         )
+
+    @print.register
+    def _(self, op: vector.LoadOp) -> None:
+        ctype = c_type(op.result.type)
+        address = self.address(op.base, tuple(op.indices))
+        self.define(op, f"*reinterpret_cast<const {ctype}*>(&{address})")
+
+    @print.register
+    def _(self, op: vector.StoreOp) -> None:
+        ctype = c_type(op.vector.type)
+        address = self.address(op.base, tuple(op.indices))
+        self.line(f"*reinterpret_cast<{ctype}*>(&{address}) = {self.name(op.vector)};")
+
+    @print.register
+    def _(self, op: vector.ExtractOp) -> None:
+        self.define(op, f"{self.name(op.vector)}.{_lane(op.static_position)}")
+
+    @print.register
+    def _(self, op: vector.InsertOp) -> None:
+        self.define(op, self.name(op.dest))
+        self.line(
+            f"{self.name(op.result)}.{_lane(op.static_position)} = "
+            f"{self.name(op.source)};"
+        )
+
+    @print.register
+    def _(self, op: vector.BroadcastOp) -> None:
+        source = self.name(op.source)
+        self.define(op, f"make_float4({source}, {source}, {source}, {source})")
 
     @print.register
     def _(self, op: memref.GetGlobalOp) -> None:
@@ -425,6 +463,12 @@ class CudaPrinter:
         for target, value in zip(targets, values):
             if target != value:
                 self.line(f"{target} = {value};")
+
+
+def _lane(position: DenseArrayBase) -> str:
+    """The float4 member of a static one-dimensional vector position."""
+    (k,) = position.get_values()
+    return "xyzw"[k]
 
 
 def kernel_source(module: ModuleOp, kernels: Collection[str] | None = None) -> str:

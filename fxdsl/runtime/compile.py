@@ -47,12 +47,16 @@ def compile_module(
     backend: str = "cuda",
     pipeline: str | None = None,
     entry: str | None = None,
+    cuda_graph: bool = False,
     **options: Any,
 ) -> Callable[..., tuple[Any, ...]]:
     """Compile a clone of `module` for `backend` with `pipeline` (default:
-    DEFAULT_PIPELINE); the input is not modified."""
+    DEFAULT_PIPELINE); the input is not modified. `cuda_graph=True` (CUDA
+    only) replays the kernels as CUDA graphs (`fxdsl.runtime.cuda_graph`)."""
     if options:
         raise TypeError(f"unknown compile options: {', '.join(sorted(options))}")
+    if cuda_graph and backend != "cuda":
+        raise ValueError(f"cuda_graph=True needs backend='cuda', not '{backend}'")
     if backend == "cuda":
         reason = cuda_unavailable_reason()
         if reason is not None:
@@ -61,7 +65,9 @@ def compile_module(
         from fxdsl.runtime.nvrtc import CompilerUnavailable
 
         try:
-            return compile_cuda(module, pipeline=pipeline, entry=entry)
+            return compile_cuda(
+                module, pipeline=pipeline, entry=entry, cuda_graph=cuda_graph
+            )
         except CompilerUnavailable as error:
             message = f"backend='cuda' is unavailable: {error}"
             raise BackendUnavailable(message) from None

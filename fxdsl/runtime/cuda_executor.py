@@ -15,15 +15,14 @@ IR emulator on copies of its buffers) after one warning naming it.
 bf16 buffers hold raw bf16 bits on the device (`uint16`); inputs and outputs
 are converted at the boundary (values as float32, rounded to bf16).
 
-Status: no GPU was available when this was written. Verified without one:
-the host logic (argument checks, buffers, views, launch order, GEMM views,
-outputs, cubin loading by path, the compile-failure fallback) with a
-numpy-backed stand-in for CuPy whose kernels run in the IR emulator
-(tests/lowering/test_executor_on_cpu.py), and the cubins with a real `nvcc`
-(compiled, cached, reloaded from the cache). Not verified: CuPy itself,
-NVRTC (`NvrtcCompiler`), loading and launching real cubins, and device
-numerics; the `gpu`-marked tests in tests/lowering/test_gpu_execution.py
-cover them and have not run yet.
+Verified on an H100 (CuPy 14.2, NVRTC): the `gpu`-marked tests in
+tests/lowering/test_gpu_execution.py (every op theme, every graph-fuse case,
+200 random graphs, GPT-2 block and 12-block stack, cache, guard, fallback).
+Without a GPU the host logic runs against a numpy-backed stand-in for CuPy
+whose kernels run in the IR emulator (tests/lowering/test_executor_on_cpu.py)
+and the generated CUDA C is compiled with `nvcc`.
+
+`cuda_graph=True` wraps the executor in `fxdsl.runtime.cuda_graph`.
 """
 
 from __future__ import annotations
@@ -55,6 +54,13 @@ from fxdsl.runtime.launch_plan import (
 from fxdsl.runtime.nvrtc import Compiler, device_arch
 
 __all__ = ["CudaExecutor", "HostKernel", "compile_cuda", "stats"]
+
+
+def device_address(array: Any) -> int:
+    """The address of a CuPy array's first element (numpy's, for the CPU
+    stand-in of CuPy in the tests)."""
+    data = array.data
+    return data.ptr if hasattr(data, "ptr") else array.ctypes.data
 
 
 def _device_dtype(spec: BufferSpec) -> str:
@@ -164,7 +170,10 @@ class CudaExecutor:
             )
         if spec.element == "bf16":
             return self.cp.asarray(_to_bf16_bits(self.cp.asnumpy(array))).reshape(-1)
-        return self.cp.ascontiguousarray(self.cp.asarray(array)).reshape(-1)
+        flat = self.cp.ascontiguousarray(self.cp.asarray(array)).reshape(-1)
+        if device_address(flat) % 16:  # kernels read f32 buffers as float4s
+            flat = flat.copy()
+        return flat
 
     def _view(self, buffers: list[Any], view: BufferView) -> Any:
         flat = buffers[view.slot]
@@ -178,6 +187,14 @@ class CudaExecutor:
         )
 
     def __call__(self, *inputs: Any) -> tuple[Any, ...]:
+        buffers = self.buffers(inputs)
+        for step in self.plan.steps:
+            self.run_step(step, buffers)
+        return self.outputs(buffers)
+
+    def buffers(self, inputs: tuple[Any, ...]) -> list[Any]:
+        """Every buffer of one call: uploaded inputs, the scratch buffers,
+        fresh outputs."""
         plan = self.plan
         if len(inputs) != plan.num_inputs:
             raise ValueError(
@@ -189,16 +206,20 @@ class CudaExecutor:
         for slot, spec in enumerate(plan.buffers):
             if buffers[slot] is None:
                 buffers[slot] = self.scratch.get(slot)
-            if buffers[slot] is None:
-                buffers[slot] = self._empty(spec)
-        for step in plan.steps:
-            if isinstance(step, Launch):
-                args = tuple(buffers[a] for a in step.args)
-                self.kernels[step.kernel](step.grid, step.block, args)
-            else:
-                self._gemm(step, buffers)
+            if buffers[slot] is None:  # an output: every element is written
+                buffers[slot] = self.cp.empty(spec.size, dtype=_device_dtype(spec))
+        return buffers
+
+    def run_step(self, step: Launch | Gemm, buffers: list[Any]) -> None:
+        if isinstance(step, Launch):
+            args = tuple(buffers[a] for a in step.args)
+            self.kernels[step.kernel](step.grid, step.block, args)
+        else:
+            self._gemm(step, buffers)
+
+    def outputs(self, buffers: list[Any]) -> tuple[Any, ...]:
         return tuple(
-            self.cp.ascontiguousarray(self._view(buffers, v)) for v in plan.outputs
+            self.cp.ascontiguousarray(self._view(buffers, v)) for v in self.plan.outputs
         )
 
     def _gemm(self, step: Gemm, buffers: list[Any]) -> None:
@@ -220,10 +241,12 @@ def compile_cuda(
     *,
     compiler: Compiler | None = None,
     cache: KernelCache | None = None,
+    cuda_graph: bool = False,
 ) -> Callable[..., tuple[Any, ...]]:
-    """Lower a clone of `module` and return its `CudaExecutor`. `compiler`
-    (default: NVRTC, else nvcc) and `cache` (default: the user cache
-    directory) are for tests and tools."""
+    """Lower a clone of `module` and return its `CudaExecutor` (wrapped in a
+    `GraphedExecutor` with `cuda_graph=True`). `compiler` (default: NVRTC,
+    else nvcc) and `cache` (default: the user cache directory) are for tests
+    and tools."""
     import cupy  # type: ignore[import-not-found]
 
     from fxdsl.api import apply
@@ -234,7 +257,7 @@ def compile_cuda(
     lowered = apply(module.clone(), spec)
     plan = build_launch_plan(lowered, entry)
     if not plan.kernels:
-        return CudaExecutor(plan, {})
+        return CudaExecutor(plan, {})  # nothing to launch, nothing to capture
     build = build_kernels(lowered, plan.kernels, device_arch(cupy), compiler, cache)
     kernels: dict[str, Any] = {}
     folder = None
@@ -243,4 +266,9 @@ def compile_cuda(
     if build.failed:
         emulator = Emulator(lowered)
         kernels |= {name: HostKernel(cupy, emulator, name) for name in build.failed}
-    return CudaExecutor(plan, kernels, keep_alive=folder)
+    executor = CudaExecutor(plan, kernels, keep_alive=folder)
+    if cuda_graph:
+        from fxdsl.runtime.cuda_graph import GraphedExecutor  # imports this module
+
+        return GraphedExecutor(executor)
+    return executor

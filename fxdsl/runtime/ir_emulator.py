@@ -27,7 +27,7 @@ from collections.abc import Callable, Generator
 from typing import Any
 
 import numpy as np
-from xdsl.dialects import arith, func, gpu, math, memref, scf
+from xdsl.dialects import arith, func, gpu, math, memref, scf, vector
 from xdsl.dialects.builtin import (
     BFloat16Type,
     DenseIntOrFPElementsAttr,
@@ -281,6 +281,27 @@ class Emulator:
         elif isinstance(op, memref.StoreOp):
             flat = env[op.memref]
             flat[address(op.memref, [env[i] for i in op.indices])] = env[op.value]
+        elif isinstance(op, vector.LoadOp):
+            start = address(op.base, [env[i] for i in op.indices])
+            width = op.result.type.get_shape()[0]  # type: ignore[attr-defined]
+            env[op.result] = env[op.base][start : start + width].copy()
+        elif isinstance(op, vector.StoreOp):
+            start = address(op.base, [env[i] for i in op.indices])
+            packed = env[op.vector]
+            env[op.base][start : start + len(packed)] = packed
+        elif isinstance(op, vector.ExtractOp):
+            (k,) = op.static_position.get_values()
+            env[op.result] = env[op.vector][k]
+        elif isinstance(op, vector.InsertOp):
+            (k,) = op.static_position.get_values()
+            packed = env[op.dest].copy()
+            packed[k] = env[op.source]
+            env[op.result] = packed
+        elif isinstance(op, vector.BroadcastOp):
+            typ = op.vector.type
+            width = typ.get_shape()[0]  # type: ignore[attr-defined]
+            dtype = numpy_dtype(typ.element_type)  # type: ignore[attr-defined]
+            env[op.vector] = np.full(width, env[op.source], dtype=dtype)
         elif isinstance(op, memref.GetGlobalOp):
             global_op = self.globals[op.name_.root_reference.data]
             typ = global_op.type

@@ -486,15 +486,18 @@ def test_cuda_path_with_a_stand_in_cupy(
 ) -> None:
     log = {"flushes": 0}
     pipelines: list[str | None] = []
+    graphed: list[bool] = []
     monkeypatch.setitem(sys.modules, "cupy", fake_cupy(log))
     monkeypatch.setattr(runtime_compile, "cuda_unavailable_reason", lambda: None)
     monkeypatch.setattr(cli, "cuda_unavailable_reason", lambda: None)
 
     def compile_cuda(
-        module: Any, pipeline: str | None = None, entry: Any = None
-    ) -> Any:
+        module: Any, pipeline: str | None = None, entry: Any = None,
+        cuda_graph: bool = False,
+    ) -> Any:  # fmt: skip
         # the CUDA executor's pipeline, run on the CPU reference instead
         pipelines.append(pipeline)
+        graphed.append(cuda_graph)
         spec = (pipeline or GPU_PIPELINE).replace(",convert-graph-to-gpu", "")
         return compile_module(module, "cpu", spec, entry)
 
@@ -512,14 +515,14 @@ def test_cuda_path_with_a_stand_in_cupy(
     }  # fmt: skip
     assert "L2" in document["timing"]
     rows = rows_of(document, "gelu_bias_residual")
-    assert [r["status"] for r in rows.values()] == ["ok", "ok", "skipped", "ok"]
-    assert rows["fxdsl-cudagraph"]["reason"].startswith(
-        "fxdsl.compile rejects cuda_graph=True"
-    )
+    assert [r["status"] for r in rows.values()] == ["ok", "ok", "ok", "ok"]
     timed = [r for r in rows.values() if r["status"] == "ok"]
     assert all(r["runs"] == 30 for r in timed)
-    # fused: the default pipeline (None); unfused: no graph-fuse; each compiled
-    # for the check, cold and warm
-    assert pipelines == [None] * 3 + ["graph-decompose,cse,convert-graph-to-gpu"] * 3
+    # fused: the default pipeline (None); unfused: no graph-fuse; cudagraph:
+    # the default pipeline with cuda_graph=True; each compiled for the check,
+    # cold and warm
+    unfused = "graph-decompose,cse,convert-graph-to-gpu"
+    assert pipelines == [None] * 3 + [unfused] * 3 + [None] * 3
+    assert graphed == [False] * 6 + [True] * 3
     # the L2 is flushed before every timed run of each variant
-    assert log["flushes"] == 3 * 30
+    assert log["flushes"] == 4 * 30

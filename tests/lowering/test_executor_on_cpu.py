@@ -87,7 +87,7 @@ def fake_cupy(lowered_holder: list[Any]) -> types.ModuleType:
     """numpy with CuPy's names; RawModule loads a cubin file by path and its
     kernels run in the IR emulator (on bf16 bits, as the device stores them)."""
     cp = types.ModuleType("cupy")
-    for name in ("zeros", "asarray", "ascontiguousarray", "matmul", "ndarray",
+    for name in ("zeros", "empty", "asarray", "ascontiguousarray", "matmul", "ndarray",
                  "uint32", "float32", "lib"):  # fmt: skip
         setattr(cp, name, getattr(np, name))
     cp.asnumpy = np.asarray

@@ -27,17 +27,28 @@
 
 // CHECK:       "gpu.module"() <{sym_name = "kernels"}> ({
 // CHECK:         "gpu.func"() {{.*}} ({
+// Four lanes per iteration (innermost dim 8 is a multiple of 4): one
+// vector.load per contiguous operand, the five ops once per lane, one
+// vector.store.
 // CHECK:           scf.for
+// CHECK-NEXT:        arith.muli
 // CHECK-NEXT:        arith.remui
 // CHECK-NEXT:        arith.divui
-// CHECK-NEXT:        memref.load
-// CHECK-NEXT:        memref.load
+// CHECK-COUNT-3:     arith.addi
+// CHECK-NEXT:        %[[X:.*]] = vector.load %{{.*}} : memref<4x8xf32>, vector<4xf32>
+// CHECK-NEXT:        vector.extract %[[X]][0]
+// CHECK-NEXT:        %[[B:.*]] = vector.load %{{.*}} : memref<8xf32>, vector<4xf32>
+// CHECK-NEXT:        vector.extract %[[B]][0]
 // CHECK-NEXT:        arith.addf
 // CHECK-NEXT:        arith.mulf
 // CHECK-NEXT:        math.tanh
 // CHECK-NEXT:        arith.subf
 // CHECK-NEXT:        arith.maximumf
-// CHECK-NEXT:        memref.store
+// CHECK-COUNT-3:     math.tanh
+// CHECK-NOT:         vector.load
+// CHECK:             vector.broadcast
+// CHECK-COUNT-3:     vector.insert
+// CHECK-NEXT:        vector.store
 // CHECK-NEXT:      }
 // CHECK:         }) {sym_name = "fused5_0_relu", gpu.kernel} : () -> ()
 // CHECK-NEXT:    "gpu.func"()
