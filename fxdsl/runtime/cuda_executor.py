@@ -143,6 +143,7 @@ class CudaExecutor:
         missing = [name for name in plan.kernels if name not in kernels]
         if missing:
             raise ValueError(f"no launcher for kernels {', '.join(missing)}")
+        self._scratch_views: dict[BufferView, Any] = {}
         returned = {view.slot for view in plan.outputs}
         # intermediates are allocated once; outputs fresh per call (no aliasing)
         self.scratch = {
@@ -176,6 +177,20 @@ class CudaExecutor:
         return flat
 
     def _view(self, buffers: list[Any], view: BufferView) -> Any:
+        """`view` of its buffer; views of scratch buffers (fixed for the
+        executor's life) are built once, not on every call."""
+        cacheable = view.slot in self.scratch and not self._is_bf16(view.slot)
+        if cacheable and view in self._scratch_views:
+            return self._scratch_views[view]
+        array = self._make_view(buffers, view)
+        if cacheable:
+            self._scratch_views[view] = array
+        return array
+
+    def _is_bf16(self, slot: int) -> bool:
+        return self.plan.buffers[slot].element == "bf16"
+
+    def _make_view(self, buffers: list[Any], view: BufferView) -> Any:
         flat = buffers[view.slot]
         if self.plan.buffers[view.slot].element == "bf16":
             flat = _from_bf16_bits(self.cp, flat)
@@ -225,13 +240,15 @@ class CudaExecutor:
     def _gemm(self, step: Gemm, buffers: list[Any]) -> None:
         lhs, rhs = self._view(buffers, step.lhs), self._view(buffers, step.rhs)
         out = self._view(buffers, step.out)
-        product = self.cp.matmul(lhs, rhs)
-        if self.plan.buffers[step.out.slot].element == "bf16":
+        if self._is_bf16(step.out.slot):
+            product = self.cp.matmul(lhs, rhs)
             bits = _to_bf16_bits(self.cp.asnumpy(product)).reshape(-1)
             flat = buffers[step.out.slot]
             flat[...] = self.cp.asarray(bits)
+        elif out.flags.c_contiguous:
+            self.cp.matmul(lhs, rhs, out=out)  # no temporary, no copy kernel
         else:
-            out[...] = product
+            out[...] = self.cp.matmul(lhs, rhs)
 
 
 def compile_cuda(
