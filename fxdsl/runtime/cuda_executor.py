@@ -40,6 +40,7 @@ from fxdsl.interpreters.dtypes import round_to_bf16
 from fxdsl.lowering.pipeline import GPU_PIPELINE
 from fxdsl.runtime import counters
 from fxdsl.runtime.counters import stats
+from fxdsl.runtime.cublas import Cublas
 from fxdsl.runtime.ir_emulator import Emulator
 from fxdsl.runtime.kernel_build import build_kernels
 from fxdsl.runtime.kernel_cache import KernelCache
@@ -144,6 +145,9 @@ class CudaExecutor:
         if missing:
             raise ValueError(f"no launcher for kernels {', '.join(missing)}")
         self._scratch_views: dict[BufferView, Any] = {}
+        gemms = [step for step in plan.steps if isinstance(step, Gemm)]
+        self.blas = Cublas.create(cupy) if any(map(self.direct_gemm, gemms)) else None
+        """Direct cuBLAS for f32 GEMMs (`fxdsl.runtime.cublas`); None: cupy.matmul"""
         returned = {view.slot for view in plan.outputs}
         # intermediates are allocated once; outputs fresh per call (no aliasing)
         self.scratch = {
@@ -237,7 +241,26 @@ class CudaExecutor:
             self.cp.ascontiguousarray(self._view(buffers, v)) for v in self.plan.outputs
         )
 
+    def direct_gemm(self, step: Gemm) -> bool:
+        """Can `step` go to cuBLAS directly (all three buffers f32)?"""
+        slots = (step.lhs.slot, step.rhs.slot, step.out.slot)
+        return all(self.plan.buffers[s].element == "f32" for s in slots)
+
+    def capturable(self, step: Launch | Gemm) -> bool:
+        """Can `step` be recorded in a CUDA graph (see `cuda_graph`)?"""
+        if isinstance(step, Launch):
+            return not isinstance(self.kernels[step.kernel], HostKernel)
+        return self.blas is not None and self.direct_gemm(step)
+
     def _gemm(self, step: Gemm, buffers: list[Any]) -> None:
+        if self.blas is not None and self.direct_gemm(step):
+            self.blas.sgemm(
+                step.cublas,
+                device_address(buffers[step.rhs.slot]),
+                device_address(buffers[step.lhs.slot]),
+                device_address(buffers[step.out.slot]),
+            )
+            return
         lhs, rhs = self._view(buffers, step.lhs), self._view(buffers, step.rhs)
         out = self._view(buffers, step.out)
         if self._is_bf16(step.out.slot):

@@ -1,14 +1,14 @@
 """`fxdsl.compile(..., backend="cuda", cuda_graph=True)`: replay the launch
 plan as CUDA graphs instead of launching kernel by kernel from Python.
 
-The plan's steps are cut into *pieces*: each maximal run of kernel launches
-is captured once into a `cupy.cuda.Graph` (stream capture), and each GEMM
-between two runs stays an eager `cupy.matmul` on the same stream, because
-CuPy refuses to call cuBLAS while a stream is being captured ("calling
-cuBLAS API during stream capture is currently unsupported", CuPy 14.2). A
-program without GEMMs is one graph; a GPT-2 block is 7 graphs around its 6
-GEMMs. Kernels that fell back to the host (`HostKernel`) are not captured
-either: they run eagerly like GEMMs.
+The plan's steps are captured once into `cupy.cuda.Graph`s (stream capture).
+Kernel launches and f32 GEMMs (cuBLAS called directly, `fxdsl.runtime.cublas`,
+with a fixed workspace so that it can be captured) are recorded; what cannot
+be is run eagerly between the graphs, cutting the plan into *pieces*: f16/bf16
+GEMMs (through `cupy.matmul`, which CuPy refuses to call during a capture:
+"calling cuBLAS API during stream capture is currently unsupported", CuPy
+14.2), all GEMMs where the direct binding is unavailable, and kernels that
+fell back to the host (`HostKernel`). An f32 program is one graph.
 
 A graph bakes in buffer addresses. Scratch buffers live as long as the
 executor; inputs and outputs do not, so captured graphs are cached by the
@@ -32,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from fxdsl.runtime.cuda_executor import HostKernel, device_address
+from fxdsl.runtime.cuda_executor import device_address
 from fxdsl.runtime.launch_plan import Gemm, Launch
 
 MAX_GRAPHS = 4
@@ -82,9 +82,9 @@ class GraphedExecutor:
         """Capture every run of launches of the plan on `self.stream` (the
         current stream); GEMMs and host kernels stay eager pieces."""
         entry = _Entry(buffers)
-        run: list[Launch] = []
+        run: list[Launch | Gemm] = []
         for step in self.plan.steps:
-            if isinstance(step, Launch) and self._capturable(step):
+            if self.executor.capturable(step):
                 run.append(step)
                 continue
             if run:
@@ -95,10 +95,9 @@ class GraphedExecutor:
             entry.pieces.append(self._graph(run, buffers))
         return entry
 
-    def _capturable(self, step: Launch) -> bool:
-        return not isinstance(self.executor.kernels[step.kernel], HostKernel)
-
-    def _graph(self, run: list[Launch], buffers: list[Any]) -> Callable[[], None]:
+    def _graph(
+        self, run: list[Launch | Gemm], buffers: list[Any]
+    ) -> Callable[[], None]:
         stream = self.stream
         stream.begin_capture()
         try:
