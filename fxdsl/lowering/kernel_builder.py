@@ -251,15 +251,16 @@ class KernelBuilder:
             value = self.emit(arith.TruncFOp(value, element))
         self.emit(memref.StoreOp.get(value, buffer, list(idx)))
 
-    def store_lanes(self, value: SSAValue, buffer: SSAValue, idx: Index) -> None:
-        """Store `value` at the lanes of domain index `idx` (its innermost
-        index is lane 0's): one `vector.store` where the buffer allows, one
-        scalar store where every lane maps to one element (a broadcast
-        output), else a scalar store per lane."""
-        domain_lanes = self.lane_indices(idx[-1])
+    def store_lanes(
+        self, value: SSAValue, buffer: SSAValue, idx: Index, width: int
+    ) -> None:
+        """Store `value` at the `width` lanes of domain index `idx` (its
+        innermost index is lane 0's): one `vector.store` where the buffer
+        allows, one scalar store where every lane maps to one element (a
+        broadcast output, or width 1), else a scalar store per lane."""
         positions = [
-            self.broadcast_index((*idx[:-1], lane), shape_of(value))
-            for lane in domain_lanes
+            self.broadcast_index(lane, shape_of(value))
+            for lane in self.lane_positions(idx, width)
         ]
         if all(p == positions[0] for p in positions):
             self.store(self.value_at(value, positions[0]), buffer, positions[0])
@@ -275,18 +276,22 @@ class KernelBuilder:
         for lane_value, position in zip(values, positions):
             self.store(lane_value, buffer, position)
 
-    def lane_indices(self, first: SSAValue) -> list[SSAValue]:
-        """The innermost indices of the `VECTOR_WIDTH` lanes starting at
-        `first` (a multiple of the width), registered in `lanes` so that
-        `load` and `store_lanes` recognise them."""
+    def lane_positions(self, idx: Index, width: int) -> list[Index]:
+        """The domain indices of the `width` lanes starting at `idx` (lane 0;
+        its innermost index a multiple of the width). The innermost index of
+        each lane of a vectorized step is registered in `lanes`, so that
+        `load` and `store_lanes` recognise it; width 1 is `[idx]` (a scalar
+        loop, also for rank-0 domains, whose index is empty)."""
+        if width == 1:
+            return [idx]
+        first = idx[-1]
         lanes = [first]
         lanes += [
-            self.emit(arith.AddiOp(first, self.index(k)))
-            for k in range(1, VECTOR_WIDTH)
+            self.emit(arith.AddiOp(first, self.index(k))) for k in range(1, width)
         ]
         for k, lane in enumerate(lanes):
             self.lanes[lane] = (first, k)
-        return lanes
+        return [(*idx[:-1], lane) for lane in lanes]
 
     def _compute(self, value: SSAValue, idx: Index) -> SSAValue:
         if value in self.inputs:
@@ -314,18 +319,22 @@ class KernelBuilder:
 
     def accumulate(
         self, kind: str, typ: Attribute, bounds: tuple[SSAValue, SSAValue, SSAValue],
-        position: Callable[[SSAValue], Index], element: Callable[[Index], SSAValue],
+        positions: Callable[[SSAValue], list[Index]],
+        element: Callable[[Index], SSAValue],
     ) -> SSAValue:  # fmt: skip
-        """`scf.for j in bounds` folding `element(position(j))` with the
-        combiner of `kind` into one accumulator (f32 for floats)."""
+        """`scf.for j in bounds` folding `element(p)` for each `p` in
+        `positions(j)` (in order) with the combiner of `kind` into one
+        accumulator (f32 for floats)."""
         float_op, int_op, float_id, _ = COMBINERS[kind]
         is_float = isinstance(typ, AnyFloat)
         combine = float_op if is_float else int_op
         identity = self.const(float_id if is_float else _int_identity(kind, typ), typ)
 
         def body(j: SSAValue, carried: list[SSAValue]) -> list[SSAValue]:
-            value = element(position(j))
-            return [self.emit(combine(carried[0], value))]  # type: ignore[call-arg]
+            acc = carried[0]
+            for position in positions(j):
+                acc = self.emit(combine(acc, element(position)))  # type: ignore[call-arg]
+            return [acc]
 
         (result,) = self.loop(*bounds, [identity], body)
         return result
@@ -337,15 +346,16 @@ class KernelBuilder:
         """Reduce `element(full index)` over one row: thread-strided partials,
         then a block-wide `gpu.all_reduce` (region form, upstream-valid for
         every combiner)."""
+        width = self.width(inner)
+
+        def positions(j: SSAValue) -> list[Index]:
+            idx = outer_idx + self.delinearize(self.lane_start(j, width), inner)
+            return self.lane_positions(idx, width)
+
+        units = self.index(prod(inner) // width)
+        bounds = (self.thread_id, units, self.block_dim)
+        partial = self.accumulate(kind, typ, bounds, positions, element)
         combine = COMBINERS[kind][0 if isinstance(typ, AnyFloat) else 1]
-        if self.vectorized(inner):
-            partial = self._accumulate_lanes(kind, typ, outer_idx, inner, element)
-        else:
-            bounds = (self.thread_id, self.index(prod(inner)), self.block_dim)
-            partial = self.accumulate(
-                kind, typ, bounds,
-                lambda j: outer_idx + self.delinearize(j, inner), element,
-            )  # fmt: skip
         reducer = Block(arg_types=[typ, typ])
         combined = combine(*reducer.args)  # type: ignore[call-arg]
         reducer.add_ops([combined, gpu.YieldOp([combined.results[0]])])
@@ -353,32 +363,16 @@ class KernelBuilder:
             gpu.AllReduceOp.from_body(Region(reducer), partial, UnitAttr())
         )
 
-    def vectorized(self, shape: Sequence[int]) -> bool:
-        """Loop over `shape` 4 lanes at a time (innermost dim a multiple of 4)."""
-        return bool(shape) and shape[-1] % VECTOR_WIDTH == 0
+    def width(self, shape: Sequence[int]) -> int:
+        """Lanes per loop step over `shape`: `VECTOR_WIDTH` when its innermost
+        dim is a multiple of it, else 1 (one element per step)."""
+        return VECTOR_WIDTH if shape and shape[-1] % VECTOR_WIDTH == 0 else 1
 
-    def _accumulate_lanes(
-        self, kind: str, typ: Attribute, outer_idx: Index, inner: Sequence[int],
-        element: Callable[[Index], SSAValue],
-    ) -> SSAValue:  # fmt: skip
-        """This thread's partial of one row, 4 consecutive elements per step."""
-        float_op, int_op, float_id, _ = COMBINERS[kind]
-        is_float = isinstance(typ, AnyFloat)
-        combine = float_op if is_float else int_op
-        identity = self.const(float_id if is_float else _int_identity(kind, typ), typ)
-        units = self.index(prod(inner) // VECTOR_WIDTH)
-
-        def body(j: SSAValue, carried: list[SSAValue]) -> list[SSAValue]:
-            first = self.emit(arith.MuliOp(j, self.index(VECTOR_WIDTH)))
-            idx = outer_idx + self.delinearize(first, inner)
-            acc = carried[0]
-            for lane in self.lane_indices(idx[-1]):
-                value = element((*idx[:-1], lane))
-                acc = self.emit(combine(acc, value))  # type: ignore[call-arg]
-            return [acc]
-
-        (result,) = self.loop(self.thread_id, units, self.block_dim, [identity], body)
-        return result
+    def lane_start(self, step: SSAValue, width: int) -> SSAValue:
+        """The linear element index of lane 0 of loop step `step`."""
+        if width == 1:
+            return step
+        return self.emit(arith.MuliOp(step, self.index(width)))
 
     def serial_reduce(
         self, kind: str, base: dict[int, SSAValue], dims: Sequence[int],
@@ -387,14 +381,14 @@ class KernelBuilder:
         """Reduce `element(full index)` over `dims` in one thread (a column
         reduction: consecutive threads read consecutive addresses)."""
 
-        def position(j: SSAValue) -> Index:
+        def positions(j: SSAValue) -> list[Index]:
             reduced = self.delinearize(j, [shape[d] for d in dims])
             where = dict(base) | dict(zip(dims, reduced))
-            return tuple(where[d] for d in range(len(shape)))
+            return [tuple(where[d] for d in range(len(shape)))]
 
         total = self.index(prod(shape[d] for d in dims))
         bounds = (self.index(0), total, self.index(1))
-        return self.accumulate(kind, typ, bounds, position, element)
+        return self.accumulate(kind, typ, bounds, positions, element)
 
     def _prepare_row_op(
         self, op: Operation, outer_idx: Index, inner: Sequence[int]
@@ -452,19 +446,12 @@ class KernelBuilder:
         ))  # fmt: skip
         stride = self.emit(arith.MuliOp(self.grid_dim, self.block_dim))
 
-        width = VECTOR_WIDTH if self.vectorized(domain) else 1
+        width = self.width(domain)
 
         def body(i: SSAValue, _carried: list[SSAValue]) -> list[SSAValue]:
-            if width > 1:
-                first = self.emit(arith.MuliOp(i, self.index(width)))
-                idx = self.delinearize(first, domain)
-                for value, buffer in yields:
-                    self.store_lanes(value, buffer, idx)
-                return []
-            idx = self.delinearize(i, domain)
+            idx = self.delinearize(self.lane_start(i, width), domain)
             for value, buffer in yields:
-                position = self.broadcast_index(idx, shape_of(value))
-                self.store(self.value_at(value, position), buffer, position)
+                self.store_lanes(value, buffer, idx, width)
             return []
 
         units = total // width
@@ -477,7 +464,7 @@ class KernelBuilder:
         reductions = [op for op in self.group.body.block.ops if reduction_space(op)]
         self._hardware()
         rank = len(outer) + len(inner)
-        width = VECTOR_WIDTH if self.vectorized(inner) else 1
+        width = self.width(inner)
 
         def row(r: SSAValue, _carried: list[SSAValue]) -> list[SSAValue]:
             outer_idx = self.delinearize(r, outer)
@@ -487,16 +474,10 @@ class KernelBuilder:
             per_row = [(v, b) for v, b in yields if (v, b) not in full_row]
 
             def store_full(j: SSAValue, _c: list[SSAValue]) -> list[SSAValue]:
-                if width > 1:
-                    first = self.emit(arith.MuliOp(j, self.index(width)))
-                    full = outer_idx + self.delinearize(first, inner)
-                    for value, buffer in full_row:
-                        self.store_lanes(value, buffer, full)
-                    return []
-                full = outer_idx + self.delinearize(j, inner)
+                start = self.lane_start(j, width)
+                full = outer_idx + self.delinearize(start, inner)
                 for value, buffer in full_row:
-                    position = self.broadcast_index(full, shape_of(value))
-                    self.store(self.value_at(value, position), buffer, position)
+                    self.store_lanes(value, buffer, full, width)
                 return []
 
             if full_row:
