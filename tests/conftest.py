@@ -1,8 +1,10 @@
-"""Shared pytest setup: the `gpu` marker skips cleanly without a usable GPU."""
+"""Shared pytest setup: the `gpu` marker skips cleanly without a usable GPU,
+the `nvcc` marker without an `nvcc` on PATH."""
 
 from __future__ import annotations
 
 import functools
+import shutil
 
 import pytest
 
@@ -23,6 +25,8 @@ def gpu_available() -> str | None:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     reason = None
     for item in items:
+        if item.get_closest_marker("nvcc") is not None and shutil.which("nvcc") is None:
+            item.add_marker(pytest.mark.skip(reason="nvcc is not installed"))
         if item.get_closest_marker("gpu") is None:
             continue
         reason = reason or gpu_available()

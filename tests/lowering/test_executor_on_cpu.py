@@ -8,7 +8,6 @@ NVRTC and the device itself (nvcc checks that the CUDA C compiles)."""
 from __future__ import annotations
 
 import re
-import shutil
 import sys
 import types
 import warnings
@@ -33,7 +32,6 @@ from fxdsl.runtime.kernel_cache import KernelCache
 from fxdsl.runtime.nvrtc import CompileError, NvccCompiler
 
 FAKE_MAGIC = b"FAKE-CUBIN\n"
-needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None, reason="no nvcc")
 
 
 def kernel_names(source: str) -> list[str]:
@@ -246,7 +244,7 @@ func.func @f(%x: tensor<4x40xbf16>, %b: tensor<40xbf16>, %w: tensor<40x8xbf16>) 
 """
 
 
-@needs_nvcc
+@pytest.mark.nvcc
 def test_real_nvcc_failure_falls_back_for_bf16(
     executor_module: Any, tmp_path: Path
 ) -> None:
@@ -270,7 +268,7 @@ def test_real_nvcc_failure_falls_back_for_bf16(
         )
 
 
-@needs_nvcc
+@pytest.mark.nvcc
 def test_real_nvcc_cubin_is_cached_and_loaded(
     executor_module: Any, tmp_path: Path
 ) -> None:

@@ -36,7 +36,6 @@ def load_cases() -> ModuleType:
 
 cases = load_cases()
 NVCC = shutil.which("nvcc")
-needs_nvcc = pytest.mark.skipif(NVCC is None, reason="nvcc is not installed")
 EXAMPLES = Path(__file__).parents[2] / "examples"
 
 
@@ -74,7 +73,7 @@ def launching_functions(module: ModuleOp) -> set[str]:
     }
 
 
-@needs_nvcc
+@pytest.mark.nvcc
 @pytest.mark.parametrize("theme", sorted(cases.THEMES))
 def test_theme_kernels_compile(theme: str, tmp_path: Path) -> None:
     programs = cases.THEMES[theme]()
@@ -91,7 +90,7 @@ def test_theme_kernels_compile(theme: str, tmp_path: Path) -> None:
     assert sorted(entries) == sorted(names)
 
 
-@needs_nvcc
+@pytest.mark.nvcc
 @pytest.mark.parametrize(
     "pipeline",
     ["convert-graph-to-gpu", "graph-decompose,graph-fuse,convert-graph-to-gpu"],
@@ -105,7 +104,7 @@ def test_gpt2_block_kernels_compile(pipeline: str, tmp_path: Path) -> None:
     assert re.search(r"\b(atom|red)\.", ptx) is None
 
 
-@needs_nvcc
+@pytest.mark.nvcc
 def test_random_graph_kernels_compile(tmp_path: Path) -> None:
     """Kernels of random graphs from the shared strategy (fused, all float
     dtypes) compile; all examples in one nvcc call."""

@@ -33,8 +33,6 @@ from fxdsl.runtime.nvrtc import (
     first_errors,
 )
 
-needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None, reason="no nvcc")
-
 GPT2_KERNELS = 7
 """Unique kernels of gpt2_stack(12, B=1, T=8, D=16, heads=2) after
 GPU_PIPELINE: the 12 blocks launch the same kernels (73 launches)."""
@@ -57,7 +55,7 @@ print(f"kernels={len(names)} compiles={s['compiles']} hits={s['hits']}")
 """
 
 
-@needs_nvcc
+@pytest.mark.nvcc
 def test_second_process_hits_the_disk_cache(tmp_path: Path) -> None:
     """(a): one nvcc run for the whole gpu.module, none in a second process."""
     env = os.environ | {"FXDSL_CACHE_DIR": str(tmp_path / "cache")}
@@ -76,7 +74,7 @@ def test_second_process_hits_the_disk_cache(tmp_path: Path) -> None:
     assert len(list((tmp_path / "cache").iterdir())) == 1
 
 
-@needs_nvcc
+@pytest.mark.nvcc
 def test_nvcc_compiler_makes_a_cubin_and_reports_errors() -> None:
     compiler = NvccCompiler()
     source = 'extern "C" __global__ void fx_k(float* x) { x[0] = 1.0f; }'
@@ -170,7 +168,7 @@ def _raise_import_error() -> Any:
     raise ImportError("No module named 'cupy'")
 
 
-@needs_nvcc
+@pytest.mark.nvcc
 def test_nvcc_when_nvrtc_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(nvrtc.COMPILER_ENV, raising=False)
     monkeypatch.setattr(nvrtc, "_nvrtc_module", _raise_import_error)
