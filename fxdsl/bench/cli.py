@@ -18,9 +18,9 @@ import importlib.metadata
 import platform
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 from fxdsl.bench.harness import (
     CHECK_ATOL,
@@ -34,7 +34,7 @@ from fxdsl.bench.timing import DEFAULT_RUNS, DEFAULT_WARMUP, CpuDevice, CudaDevi
 from fxdsl.bench.variants import Variant, default_variants
 from fxdsl.bench.workloads import SCALES, WORKLOADS, Workload, workload_named
 from fxdsl.runtime.compile import BackendUnavailable, cuda_unavailable_reason
-from fxdsl.tools.diagnostics import UserError, run_guarded
+from fxdsl.tools.diagnostics import DriverArgumentParser, UserError, run_guarded
 
 DESCRIPTION = "time fxdsl (fused, unfused), torch and a device copy side by side"
 DEFAULT_OUT = Path("benchmarks/results")
@@ -42,34 +42,27 @@ CHECK_SCALE = {"full": "small", "small": "small", "tiny": "tiny"}
 """Scale at which numerics are checked against the (slow) CPU reference."""
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        # argparse would exit 2 with a usage dump; drivers fail with exit 1.
-        raise UserError(f"{message} (see fxdsl-bench --help)")
+def _at_least(minimum: int) -> Callable[[str], int]:
+    """An argparse `type`: an integer no smaller than `minimum`."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        return value
+
+    return parse
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
-def _non_negative(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be at least 0, got {value}")
-    return value
+_positive = _at_least(1)
+_non_negative = _at_least(0)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="fxdsl-bench", description=DESCRIPTION)
+    parser = DriverArgumentParser(prog="fxdsl-bench", description=DESCRIPTION)
     parser.add_argument(
         "--backend",
         choices=("cuda", "cpu", "auto"),

@@ -7,10 +7,12 @@ code 1. Set FXDSL_TRACEBACK=1 to see the traceback of an unexpected one.
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import traceback
 from collections.abc import Callable
+from typing import NoReturn
 
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import (
@@ -33,6 +35,14 @@ class UserError(DiagnosticException):
     def __str__(self) -> str:
         prefix = f"{self.where}: " if self.where else ""
         return f"{prefix}error: {self.args[0]}"
+
+
+class DriverArgumentParser(argparse.ArgumentParser):
+    """An `ArgumentParser` whose bad-argument errors are `UserError`s (exit
+    1, one `error:` line) instead of argparse's exit 2 with a usage dump."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UserError(f"{message} (see {self.prog} --help)")
 
 
 def failing_op(root: Operation) -> Operation | None:

@@ -25,7 +25,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import numpy as np
 from xdsl.dialects.builtin import (
@@ -48,21 +48,20 @@ from fxdsl.interpreters.run import (
 )
 from fxdsl.parsing import parse_module
 from fxdsl.runtime.compile import BackendUnavailable
-from fxdsl.tools.diagnostics import UserError, run_guarded, verify_located
+from fxdsl.tools.diagnostics import (
+    DriverArgumentParser,
+    UserError,
+    run_guarded,
+    verify_located,
+)
 
 Array = np.ndarray[Any, Any]
 F32_TOLERANCE = (1e-5, 1e-6)
 DESCRIPTION = "run a function of an IR file and print checksums of its results"
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        # argparse would exit 2 with a usage dump; drivers fail with exit 1.
-        raise UserError(f"{message} (see fxdsl-run --help)")
-
-
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="fxdsl-run", description=DESCRIPTION)
+    parser = DriverArgumentParser(prog="fxdsl-run", description=DESCRIPTION)
     parser.add_argument("file", help="IR file to run ('-' for stdin)")
     parser.add_argument("-p", "--pipeline", default="", help="passes to apply first")
     parser.add_argument("--entry", help="function to run (default: first public)")
