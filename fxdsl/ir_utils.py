@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Block, Operation
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.utils.exceptions import PassFailedException
 
 
@@ -45,3 +45,26 @@ def single_block_bodies(
             )
         bodies.append((op, op.body.block))
     return bodies
+
+
+def reorder_arguments(
+    function: func.FuncOp, layout: list[int]
+) -> dict[SSAValue, SSAValue]:
+    """Give `function` a new entry block whose arguments are the old ones at
+    indices `layout` (names kept; an index given twice keeps its uses on the
+    first) and move the body into it. Returns old argument -> new argument;
+    the function type is the caller's to update (its results may change)."""
+    old = function.body.block
+    new = Block(arg_types=[old.args[i].type for i in layout])
+    moved: dict[SSAValue, SSAValue] = {}
+    for arg, index in zip(new.args, layout):
+        if old.args[index] not in moved:
+            moved[old.args[index]] = arg
+            arg.name_hint = old.args[index].name_hint
+            old.args[index].replace_all_uses_with(arg)
+    for op in list(old.ops):
+        old.detach_op(op)
+        new.add_op(op)
+    function.body.detach_block(old)
+    function.body.add_block(new)
+    return moved

@@ -35,6 +35,7 @@ from xdsl.dialects.test import TestOp
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 
 from fxdsl.dialects.graph import CALL_SIGNATURES, NAME, SCOPE, ScopeAttr, SignatureAttr
+from fxdsl.ir_utils import reorder_arguments
 from fxdsl.parsing import location_of
 from fxdsl.transforms.outlining import Outlined, used_values
 from fxdsl.transforms.scope_tree import MODULE_ATTR, CallNode, call_name, scope_frames
@@ -346,18 +347,8 @@ def apply_signature(
     old.erase_op(keeper)
     slots = [_arg_index(v, old) for v in kept[:n_inputs]]
     layout = slots + [i for i in order if i not in slots]
-    new = Block(arg_types=[old.args[i].type for i in layout])
-    moved: dict[SSAValue, SSAValue] = {}
-    for arg, index in zip(new.args, layout):
-        if old.args[index] not in moved:  # a repeated input: first one is used
-            moved[old.args[index]] = arg
-            arg.name_hint = old.args[index].name_hint
-            old.args[index].replace_all_uses_with(arg)
-    for op in list(old.ops):
-        old.detach_op(op)
-        new.add_op(op)
-    callee.body.detach_block(old)
-    callee.body.add_block(new)
+    moved = reorder_arguments(callee, layout)  # a repeated input: first is used
+    new = callee.body.block
     returned = new.last_op
     assert isinstance(returned, func.ReturnOp)
     natural = list(returned.operands)

@@ -81,11 +81,12 @@ from xdsl.dialects.builtin import (
     StringAttr,
     SymbolRefAttr,
 )
-from xdsl.ir import Block, BlockArgument, SSAValue
+from xdsl.ir import BlockArgument, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from fxdsl.dialects.graph import NAME, PARAM, SCOPE, ScopeAttr, SignatureAttr
+from fxdsl.ir_utils import reorder_arguments
 from fxdsl.transforms.call_signatures import (
     SignatureError,
     add_keepers,
@@ -103,7 +104,6 @@ from fxdsl.transforms.scope_tree import (
     call_tree,
     structural_key,
 )
-
 
 DEDUP_ATTR = "graph.dedup"
 """Marks the functions `graph-dedup` outlines."""
@@ -125,18 +125,10 @@ def _permute_inputs(outlined: Outlined, order: list[int]) -> None:
     """Reorder the callee's arguments (and the call's operands) to `order`."""
     callee = outlined.callee
     assert callee is not None
-    old = callee.body.block
-    new = Block(arg_types=[old.args[i].type for i in order])
-    for arg, index in zip(new.args, order):
-        arg.name_hint = old.args[index].name_hint
-        old.args[index].replace_all_uses_with(arg)
-    for op in list(old.ops):
-        old.detach_op(op)
-        new.add_op(op)
-    callee.body.detach_block(old)
-    callee.body.add_block(new)
+    reorder_arguments(callee, order)
     outputs = callee.function_type.outputs.data
-    callee.function_type = FunctionType.from_lists(new.arg_types, outputs)
+    arg_types = callee.body.block.arg_types
+    callee.function_type = FunctionType.from_lists(arg_types, outputs)
     call = outlined.op
     call.operands = tuple(call.operands[i] for i in order)
     outlined.inputs = [outlined.inputs[i] for i in order]
