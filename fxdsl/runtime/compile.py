@@ -21,8 +21,11 @@ from xdsl.dialects.builtin import ModuleOp
 
 from fxdsl.api import apply
 from fxdsl.interpreters.run import run_reference
+from fxdsl.lowering.pipeline import GRAPH_PIPELINE
 
-DEFAULT_PIPELINE = "graph-decompose,graph-fuse,cse,dce"
+DEFAULT_PIPELINE = f"{GRAPH_PIPELINE},dce"
+"""The CPU backend's pipeline: the GPU pipeline's graph passes, so the
+reference runs the same graph the kernels are built from."""
 
 
 class BackendUnavailable(RuntimeError):

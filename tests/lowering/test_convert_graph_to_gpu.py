@@ -247,3 +247,26 @@ def test_identical_kernels_are_emitted_once() -> None:
     # residual add + layer norm kernel serves ln_2 of every block and ln_1 of
     # blocks 2-4 (x7); the first ln_1 and the final layer norm run once
     assert sorted(counts.values()) == [1, 1, 4, 4, 4, 4, 7]
+
+
+def test_default_pipeline_lowers_a_repeated_block_once() -> None:
+    """GPU_PIPELINE starts with graph-dedup: the 12 blocks of a stack are one
+    function, so the stack builds as many fusion-group kernels as one block
+    plus the final layer norm (the compile-time goal: the 12-block compile
+    costs about a 1-block compile). In a single block, where nothing of at
+    least DEDUP_MIN_OPS ops repeats, graph-dedup changes nothing."""
+    from fxdsl.frontends.models import gpt2_stack
+    from fxdsl.lowering.pipeline import GPU_PIPELINE
+
+    def built(blocks: int, pipeline: str) -> int:
+        module = gpt2_stack(blocks, B=1, T=8, D=32, heads=2)
+        apply(module, pipeline.replace(",convert-graph-to-gpu", ""))
+        return count(module, graph.FusionGroupOp)
+
+    one, twelve = built(1, GPU_PIPELINE), built(12, GPU_PIPELINE)
+    assert twelve <= one + 2  # + ln_f, + the first block's ln_1 outside the call
+    without_dedup = GPU_PIPELINE.split(",", 1)[1]
+    assert built(12, without_dedup) > 6 * one
+    assert one == built(1, without_dedup)
+    module = apply(gpt2_stack(1, B=1, T=8, D=32, heads=2), GPU_PIPELINE)
+    assert len(kernels(module)) == 7
