@@ -9,8 +9,10 @@ group order). Kernels are named `<function>_<n>_<op>`: the host function, the
 group's position in it and its main op (the first reduction of a row kernel,
 else the op producing the first output), so names are deterministic. A kernel
 identical to an earlier one is emitted once and launched under the first
-name (the 12 blocks of a GPT-2 stack share their kernels). The
-top-level module gets `gpu.container_module`, as upstream requires.
+name (the 12 blocks of a GPT-2 stack share their kernels). A group whose
+structure and buffer types equal an earlier group's (`group_key`) is not
+even built again: building and printing kernels is most of the lowering's
+time. The top-level module gets `gpu.container_module`, as upstream requires.
 
 Launch configuration: pointwise kernels 256 threads per block, enough blocks
 to cover the domain (at most 65535, grid-stride beyond); row kernels one
@@ -20,6 +22,7 @@ multiple of 32 (the CUDA block reduction relies on whole warps).
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -101,9 +104,9 @@ def build_kernel(
 
 
 def _launch(
-    name: str, builder: KernelBuilder, buffers: list[SSAValue]
+    name: str, config: tuple[int, int], buffers: list[SSAValue]
 ) -> list[Operation]:
-    grid, block = builder.launch
+    grid, block = config
     consts = [
         arith.ConstantOp.from_int_and_width(n, IndexType()) for n in (grid, block, 1)
     ]
@@ -113,6 +116,32 @@ def _launch(
         kernelOperands=buffers,
     )  # fmt: skip
     return [*consts, launch]
+
+
+def group_key(group: graph.FusionGroupOp, buffers: list[SSAValue]) -> Hashable:
+    """Everything `build_kernel` reads, as a hashable value: per op its name,
+    operand wiring (block argument or earlier op result), result types and
+    properties; the group's argument types; the buffer types (layouts
+    included). Discardable attributes (`scope`, names) are metadata the
+    kernel builder never reads. Equal keys build the same kernel up to its
+    name."""
+    block = group.body.block
+    where: dict[SSAValue, tuple[int, int]] = {
+        arg: (-1, i) for i, arg in enumerate(block.args)
+    }
+    ops: list[Hashable] = []
+    for index, op in enumerate(block.ops):
+        if op.regions:  # not expected in a group; never share such kernels
+            return object()
+        where.update({r: (index, i) for i, r in enumerate(op.results)})
+        ops.append((
+            op.name,
+            tuple(where[v] for v in op.operands),
+            tuple(r.type for r in op.results),
+            tuple(sorted(op.properties.items())),
+        ))  # fmt: skip
+    arg_types = tuple(a.type for a in block.args)
+    return (tuple(ops), arg_types, tuple(b.type for b in buffers))
 
 
 def _body_key(name: str, ops: list[Operation]) -> str:
@@ -128,6 +157,8 @@ class KernelTable:
     def __init__(self) -> None:
         self.ops: list[Operation] = []
         self.names: dict[str, str] = {}
+        self.built: dict[Hashable, tuple[str, tuple[int, int]]] = {}
+        """group_key -> (kernel name, launch config) of groups built so far"""
 
     def add(self, name: str, ops: list[Operation]) -> str:
         """Add kernel `name` (its globals, then the func); the name to launch."""
@@ -147,12 +178,16 @@ def convert_function(function: func.FuncOp, kernels: KernelTable) -> None:
     for position, group in enumerate(groups):
         inputs = [_input_buffer(v) for v in group.inputs]
         outputs = [_output_buffer(r) for r in group.outputs]
-        name = kernel_name(function.sym_name.data, position, group)
-        globals_out: list[Operation] = []
-        builder = build_kernel(name, group, inputs + outputs, globals_out)
-        launched = kernels.add(name, [*globals_out, builder.func])
+        key = group_key(group, inputs + outputs)
+        if key not in kernels.built:
+            name = kernel_name(function.sym_name.data, position, group)
+            globals_out: list[Operation] = []
+            builder = build_kernel(name, group, inputs + outputs, globals_out)
+            launched = kernels.add(name, [*globals_out, builder.func])
+            kernels.built[key] = (launched, builder.launch)
+        launched, config = kernels.built[key]
         Rewriter.insert_op(
-            _launch(launched, builder, inputs + outputs), InsertPoint.before(group)
+            _launch(launched, config, inputs + outputs), InsertPoint.before(group)
         )
         bridges = [group.inputs[i].owner for i in range(len(group.inputs))]
         for result in group.outputs:

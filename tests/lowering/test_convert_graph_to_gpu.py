@@ -270,3 +270,28 @@ def test_default_pipeline_lowers_a_repeated_block_once() -> None:
     assert one == built(1, without_dedup)
     module = apply(gpt2_stack(1, B=1, T=8, D=32, heads=2), GPU_PIPELINE)
     assert len(kernels(module)) == 7
+
+
+def test_identical_groups_are_built_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without graph-dedup, a 4-block stack has 25 groups but 7 distinct
+    ones (group_key): only those are built, and the result is the IR that
+    building every group gives."""
+    from fxdsl.frontends.models import gpt2_stack
+    from fxdsl.lowering import convert_groups_to_gpu as convert
+
+    text = str(gpt2_stack(4, B=1, T=8, D=32, heads=2))
+    built: list[str] = []
+    real = convert.build_kernel
+
+    def counting(name: str, *args: object, **kwargs: object) -> object:
+        built.append(name)
+        return real(name, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(convert, "build_kernel", counting)
+    shared = lower(text, GPU)
+    assert len(built) == len(kernels(shared)) == 7
+    monkeypatch.setattr(convert, "group_key", lambda *_: object())  # never equal
+    built.clear()
+    every = lower(text, GPU)
+    assert len(built) == count(every, gpu.LaunchFuncOp) == 25
+    assert str(every) == str(shared)
