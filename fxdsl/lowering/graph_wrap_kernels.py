@@ -12,7 +12,10 @@ Every other graph op (elementwise, reductions, gather, embedding, concat, and
 constants read by the host) becomes a one-op group. A view becomes a one-op
 group (a copy kernel) when no strided layout expresses it, or when a consumer
 needs a dense buffer: `func.return`/`func.call` operands, and matmul operands
-that cuBLAS cannot read as (transposed) strided batches. `graph.linear` is
+that cuBLAS cannot read as (transposed) strided batches. A `split` that needs
+a copy first becomes one `slice` per used result (a kernel has one domain, so
+pieces of different shapes cannot share one): each is a view or a copy of
+its own. `graph.linear` is
 decomposed first (as `graph-decompose` does) so its bias add is a kernel.
 Constants read by a group are cloned into it, never passed as arguments.
 """
@@ -25,7 +28,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.rewriter import Rewriter
+from xdsl.rewriter import InsertPoint, Rewriter
 
 from fxdsl.dialects import graph
 from fxdsl.dialects.graph import shape_of
@@ -87,6 +90,41 @@ def _view_results(
     return results
 
 
+def _split_to_slices(op: graph.SplitOp) -> list[graph.SliceOp]:
+    """Replace `op` by one `graph.slice` per used result (same values)."""
+    dim, rank = op.dim.value.data, len(shape_of(op.input))
+    shape = shape_of(op.input)
+    slices: list[graph.SliceOp] = []
+    start = 0
+    for result, size in zip(op.results, op.sizes.get_values()):
+        if result.uses:
+            begin = [start if d == dim else 0 for d in range(rank)]
+            end = [start + size if d == dim else shape[d] for d in range(rank)]
+            piece = graph.SliceOp(op.input, begin, end)
+            piece.attributes |= dict(op.attributes)
+            Rewriter.insert_op(piece, InsertPoint.before(op))
+            result.replace_all_uses_with(piece.result)
+            slices.append(piece)
+        start += size
+    Rewriter.erase_op(op)
+    return slices
+
+
+def _place_view(op: Operation, layouts: dict[SSAValue, Layout]) -> None:
+    """Keep host view `op` as a strided view (recording its results'
+    layouts), or make it a copy kernel."""
+    results = _view_results(op, layouts)
+    if results is None and isinstance(op, graph.SplitOp) and len(op.results) > 1:
+        for piece in _split_to_slices(op):
+            _place_view(piece, layouts)
+        return
+    if results is None:
+        group = wrap_in_group(op)
+        results = [Layout.dense(shape_of(r)) for r in group.results]
+        op = group
+    layouts.update(zip(op.results, results))
+
+
 def wrap_block(block: Block) -> None:
     """Wrap the ops of one function body (see the module docstring)."""
     # Host buffers: arguments and kernel/library results are dense.
@@ -99,9 +137,8 @@ def wrap_block(block: Block) -> None:
         if isinstance(op, CONSTANT_OPS) or not isinstance(op, graph.GraphOp):
             results: list[Layout] | None = None
         elif isinstance(op, HOST_VIEW_OPS):
-            results = _view_results(op, layouts)
-            if results is None:
-                op = wrap_in_group(op)
+            _place_view(op, layouts)
+            continue
         elif not isinstance(op, graph.MatmulOp):
             op = wrap_in_group(op)
             results = None

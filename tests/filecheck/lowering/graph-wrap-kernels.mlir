@@ -92,3 +92,29 @@ func.func @grouped(%x: tensor<4xf32>) -> tensor<4xf32> {
   }
   func.return %g : tensor<4xf32>
 }
+
+// A returned split needs a copy; pieces of different shapes cannot share one
+// kernel domain, so each used piece becomes a slice of its own (the unused
+// first piece disappears).
+// CHECK-LABEL: func.func @uneven_split
+// CHECK-NOT:     graph.split
+// CHECK:         %[[B:.*]] = graph.fusion_group (%x) : (tensor<5x2xf32>) -> tensor<3x2xf32>
+// CHECK-NEXT:    ^bb0(%[[X:.*]]: tensor<5x2xf32>):
+// CHECK-NEXT:      %[[S:.*]] = graph.slice %[[X]] limit [5, 2] start [2, 0] step [1, 1]
+// CHECK-NEXT:      graph.yield %[[S]] : tensor<3x2xf32>
+// CHECK:         func.return %[[B]]
+func.func @uneven_split(%x: tensor<5x2xf32>) -> tensor<3x2xf32> {
+  %a, %b = graph.split %x dim 0 sizes [2, 3] : (tensor<5x2xf32>) -> (tensor<2x2xf32>, tensor<3x2xf32>)
+  func.return %b : tensor<3x2xf32>
+}
+
+// Both pieces returned: the first is a dense prefix of %x (a view, no copy),
+// the second is strided and gets a copy of its own shape.
+// CHECK-LABEL: func.func @uneven_split_both
+// CHECK-NEXT:    %a = graph.slice %x limit [1, 2] start [0, 0]
+// CHECK-NEXT:    %b = graph.fusion_group (%x) : (tensor<5x2xf32>) -> tensor<4x2xf32>
+// CHECK:           graph.slice {{.*}} limit [5, 2] start [1, 0]
+func.func @uneven_split_both(%x: tensor<5x2xf32>) -> (tensor<1x2xf32>, tensor<4x2xf32>) {
+  %a, %b = graph.split %x dim 0 sizes [1, 4] : (tensor<5x2xf32>) -> (tensor<1x2xf32>, tensor<4x2xf32>)
+  func.return %a, %b : tensor<1x2xf32>, tensor<4x2xf32>
+}
