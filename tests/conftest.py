@@ -1,12 +1,21 @@
 """Shared pytest setup: the `gpu` marker skips cleanly without a usable GPU,
-the `nvcc` marker without an `nvcc` on PATH."""
+the `nvcc` marker without an `nvcc` on PATH. Under `CI` (set by CI and by
+`CI=true bash .ci/run`) hypothesis draws the same examples on every run, so
+a red CI run is reproducible; locally each run draws new ones (that is how
+bugs are found) and a failure prints its `@reproduce_failure` blob."""
 
 from __future__ import annotations
 
 import functools
+import os
 import shutil
 
 import pytest
+from hypothesis import settings
+
+settings.register_profile("ci", derandomize=True, print_blob=True)
+settings.register_profile("dev", print_blob=True)
+settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 
 @functools.cache
