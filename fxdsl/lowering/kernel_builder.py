@@ -18,7 +18,12 @@ Two kernel shapes (see `fxdsl.transforms.fusibility`):
   `gpu.all_reduce` (region form: its combiner is the arith op in the body);
   then one thread-strided loop stores every full-row output, and thread 0
   stores the per-row outputs. Prologue and epilogue ops are recomputed inside
-  these loops: the group stays one kernel.
+  these loops: the group stays one kernel. When the row is short enough and
+  a block shape divides it (`resident_row`: 4096 floats are 256 threads x 4
+  float4s), the loops are unrolled instead: each thread loads its part of
+  the row once into registers and every statistic and the store reuse it
+  (`value_at`'s memo), so the row is read from memory once, not once per
+  statistic.
 
 Both shapes are *vectorized* when the innermost dim of their domain (the
 row for row kernels) is a multiple of `VECTOR_WIDTH`: each loop iteration
@@ -39,8 +44,9 @@ gathers read an element is in `value_rules.py`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from math import prod
+from typing import Any
 
 from xdsl.dialects import arith, gpu, memref, scf, vector
 from xdsl.dialects.builtin import (
@@ -69,12 +75,16 @@ POINTWISE_BLOCK = 256
 MAX_GRID = 65535
 VECTOR_WIDTH = 4
 """f32 lanes per 128-bit `vector.load`/`vector.store` (see `Lanes`)."""
+MAX_RESIDENT_STEPS = 8
+"""Most loop steps per thread of a register-resident row (`resident_row`):
+8 float4s, 32 registers per row input; a 4096-float row takes 4."""
 
-# combiner of a reduction kind: (float op, int op, float identity, int identity)
-COMBINERS: dict[str, tuple[type[Operation], type[Operation], float, int]] = {
-    "add": (arith.AddfOp, arith.AddiOp, 0.0, 0),
-    "max": (arith.MaximumfOp, arith.MaxSIOp, float("-inf"), -(2**63)),
-    "min": (arith.MinimumfOp, arith.MinSIOp, float("inf"), 2**63 - 1),
+# combiner of a reduction kind: (float op, int op, float identity); the
+# integer identity depends on the width (`_int_identity`)
+COMBINERS: dict[str, tuple[type[Operation], type[Operation], float]] = {
+    "add": (arith.AddfOp, arith.AddiOp, 0.0),
+    "max": (arith.MaximumfOp, arith.MaxSIOp, float("-inf")),
+    "min": (arith.MinimumfOp, arith.MinSIOp, float("inf")),
 }
 
 
@@ -102,7 +112,8 @@ class KernelBuilder:
         n_in = len(group.inputs)
         self.inputs = dict(zip(group.body.block.args, self.entry.args[:n_in]))
         self.outputs = list(self.entry.args[n_in:])
-        self.scopes: list[dict[tuple[SSAValue, Index], SSAValue]] = [{}]
+        self.scopes: list[dict[Hashable, Any]] = [{}]
+        """memo of emitted values per region (see `memo`), innermost last"""
         self.consts: dict[tuple[str, float | int], SSAValue] = {}
         self.const_ops: list[Operation] = []
         self.row_stats: dict[Operation, dict[str, SSAValue]] = {}
@@ -111,6 +122,9 @@ class KernelBuilder:
         self.launch: tuple[int, int] = (1, 1)
         self.lanes: dict[SSAValue, tuple[SSAValue, int]] = {}
         """innermost index of lane k -> (index of lane 0, k), see `lane_indices`"""
+        self.row_positions: list[Index] | None = None
+        """In a register-resident row kernel, the row elements this thread
+        owns (lane 0 of each step, see `build_row`); else None."""
 
     # --- emission primitives ------------------------------------------------
 
@@ -128,6 +142,17 @@ class KernelBuilder:
 
     def index(self, value: int) -> SSAValue:
         return self.const(value, IndexType())
+
+    def memo(self, key: Hashable, make: Callable[[], Any]) -> Any:
+        """`make()`'s result for `key`, emitted once per region scope: a value
+        emitted in an enclosing region is reused (it dominates), one emitted
+        in a sibling region (another loop body) is not."""
+        for scope in reversed(self.scopes):
+            if key in scope:
+                return scope[key]
+        result = make()
+        self.scopes[-1][key] = result
+        return result
 
     def _in_region(
         self, arg_types: Sequence[Attribute], body: Callable[[Block], None]
@@ -218,26 +243,17 @@ class KernelBuilder:
 
     def value_at(self, value: SSAValue, idx: Index) -> SSAValue:
         """Scalar element `idx` of group tensor `value`, in compute type."""
-        key = (value, idx)
-        for scope in reversed(self.scopes):
-            if key in scope:
-                return scope[key]
-        result = self._compute(value, idx)
-        self.scopes[-1][key] = result
-        return result
+        return self.memo((value, idx), lambda: self._compute(value, idx))
 
     def load(self, buffer: SSAValue, idx: Index) -> SSAValue:
         lane = self.lanes.get(idx[-1]) if idx else None
         if lane is not None and vectorizable(buffer):
             base, k = lane
-            key = (buffer, (*idx[:-1], base, "vector"))
-            packed = next((s[key] for s in reversed(self.scopes) if key in s), None)
-            if packed is None:
-                typ = VectorType(Float32Type(), [VECTOR_WIDTH])
-                packed = self.emit(
-                    vector.LoadOp(buffer, [*idx[:-1], base], typ)  # type: ignore[arg-type]
-                )
-                self.scopes[-1][key] = packed  # type: ignore[index]
+            typ = VectorType(Float32Type(), [VECTOR_WIDTH])
+            packed = self.memo(
+                ("vector", buffer, (*idx[:-1], base)),
+                lambda: self.emit(vector.LoadOp(buffer, [*idx[:-1], base], typ)),
+            )
             return self.emit(vector.ExtractOp(packed, [k], Float32Type()))
         loaded = self.emit(memref.LoadOp.get(buffer, list(idx)))
         if loaded.type != compute_type(loaded.type):
@@ -284,6 +300,9 @@ class KernelBuilder:
         loop, also for rank-0 domains, whose index is empty)."""
         if width == 1:
             return [idx]
+        return self.memo(("lanes", idx, width), lambda: self._lanes(idx, width))
+
+    def _lanes(self, idx: Index, width: int) -> list[Index]:
         first = idx[-1]
         lanes = [first]
         lanes += [
@@ -325,19 +344,29 @@ class KernelBuilder:
         """`scf.for j in bounds` folding `element(p)` for each `p` in
         `positions(j)` (in order) with the combiner of `kind` into one
         accumulator (f32 for floats)."""
-        float_op, int_op, float_id, _ = COMBINERS[kind]
-        is_float = isinstance(typ, AnyFloat)
-        combine = float_op if is_float else int_op
-        identity = self.const(float_id if is_float else _int_identity(kind, typ), typ)
 
         def body(j: SSAValue, carried: list[SSAValue]) -> list[SSAValue]:
-            acc = carried[0]
-            for position in positions(j):
-                acc = self.emit(combine(acc, element(position)))  # type: ignore[call-arg]
-            return [acc]
+            return [self.fold(kind, typ, carried[0], positions(j), element)]
 
+        identity = self._identity(kind, typ)
         (result,) = self.loop(*bounds, [identity], body)
         return result
+
+    def fold(
+        self, kind: str, typ: Attribute, acc: SSAValue, positions: list[Index],
+        element: Callable[[Index], SSAValue],
+    ) -> SSAValue:  # fmt: skip
+        """`acc` combined (by `kind`) with `element(p)` for each of `positions`
+        in order."""
+        combine = COMBINERS[kind][0 if isinstance(typ, AnyFloat) else 1]
+        for position in positions:
+            acc = self.emit(combine(acc, element(position)))  # type: ignore[call-arg]
+        return acc
+
+    def _identity(self, kind: str, typ: Attribute) -> SSAValue:
+        if isinstance(typ, AnyFloat):
+            return self.const(COMBINERS[kind][2], typ)
+        return self.const(_int_identity(kind, typ), typ)
 
     def block_reduce(
         self, kind: str, outer_idx: Index, inner: Sequence[int],
@@ -347,15 +376,21 @@ class KernelBuilder:
         then a block-wide `gpu.all_reduce` (region form, upstream-valid for
         every combiner)."""
         width = self.width(inner)
-
-        def positions(j: SSAValue) -> list[Index]:
-            idx = outer_idx + self.delinearize(self.lane_start(j, width), inner)
-            return self.lane_positions(idx, width)
-
-        units = self.index(prod(inner) // width)
-        bounds = (self.thread_id, units, self.block_dim)
-        partial = self.accumulate(kind, typ, bounds, positions, element)
         combine = COMBINERS[kind][0 if isinstance(typ, AnyFloat) else 1]
+        if self.row_positions is not None:  # the row is in registers: no loop
+            partial = self._identity(kind, typ)
+            for start in self.row_positions:
+                lanes = self.lane_positions(start, width)
+                partial = self.fold(kind, typ, partial, lanes, element)
+        else:
+
+            def positions(j: SSAValue) -> list[Index]:
+                idx = outer_idx + self.delinearize(self.lane_start(j, width), inner)
+                return self.lane_positions(idx, width)
+
+            units = self.index(prod(inner) // width)
+            bounds = (self.thread_id, units, self.block_dim)
+            partial = self.accumulate(kind, typ, bounds, positions, element)
         reducer = Block(arg_types=[typ, typ])
         combined = combine(*reducer.args)  # type: ignore[call-arg]
         reducer.add_ops([combined, gpu.YieldOp([combined.results[0]])])
@@ -412,17 +447,16 @@ class KernelBuilder:
             [idx[k] for k in range(len(kept))] if dropped else [idx[d] for d in kept]
         )
         base = dict(zip(kept, kept_idx))
-        key = (op.results[0], ("stats", *kept_idx))
-        stats = next((s[key] for s in reversed(self.scopes) if key in s), None)
-        if stats is None:
-            typ = compute_type(dtype_of(op.operands[0]))
+        typ = compute_type(dtype_of(op.operands[0]))
 
-            def reduce(kind: str, f: Callable[[Index], SSAValue]) -> SSAValue:
-                return self.serial_reduce(kind, base, dims, shape, f, typ)
+        def reduce(kind: str, f: Callable[[Index], SSAValue]) -> SSAValue:
+            return self.serial_reduce(kind, base, dims, shape, f, typ)
 
-            stats = reduction_stats(self, op, reduce, prod(shape[d] for d in dims))
-            self.scopes[-1][key] = stats  # type: ignore[assignment]
-        return finish(self, op, stats, idx)  # type: ignore[arg-type]
+        stats = self.memo(
+            (op.results[0], ("stats", *kept_idx)),
+            lambda: reduction_stats(self, op, reduce, prod(shape[d] for d in dims)),
+        )
+        return finish(self, op, stats, idx)
 
     # --- kernels ------------------------------------------------------------
 
@@ -465,24 +499,40 @@ class KernelBuilder:
         self._hardware()
         rank = len(outer) + len(inner)
         width = self.width(inner)
+        units = prod(inner) // width
+        resident = resident_row(units)
+        if resident is None:
+            threads = min(ROW_BLOCK, max(32, -(-units // 32) * 32))
+        else:
+            threads, steps = resident
 
         def row(r: SSAValue, _carried: list[SSAValue]) -> list[SSAValue]:
             outer_idx = self.delinearize(r, outer)
+            if resident is not None:  # steps known: unrolled, values reused
+                self.row_positions = [
+                    outer_idx + self.delinearize(self.lane_start(j, width), inner)
+                    for j in self._thread_steps(threads, steps)
+                ]
             for op in reductions:
                 self._prepare_row_op(op, outer_idx, inner)
             full_row = [(v, b) for v, b in yields if _spans_inner(v, inner, rank)]
             per_row = [(v, b) for v, b in yields if (v, b) not in full_row]
 
-            def store_full(j: SSAValue, _c: list[SSAValue]) -> list[SSAValue]:
-                start = self.lane_start(j, width)
-                full = outer_idx + self.delinearize(start, inner)
+            def store_at(full: Index) -> None:
                 for value, buffer in full_row:
                     self.store_lanes(value, buffer, full, width)
+
+            def store_full(j: SSAValue, _c: list[SSAValue]) -> list[SSAValue]:
+                start = self.lane_start(j, width)
+                store_at(outer_idx + self.delinearize(start, inner))
                 return []
 
-            if full_row:
-                units = self.index(prod(inner) // width)
-                self.loop(self.thread_id, units, self.block_dim, [], store_full)
+            if full_row and self.row_positions is not None:
+                for full in self.row_positions:
+                    store_at(full)
+            elif full_row:
+                bounds = (self.thread_id, self.index(units), self.block_dim)
+                self.loop(*bounds, [], store_full)
 
             def store_per_row() -> None:
                 full = outer_idx + tuple(self.index(0) for _ in inner)
@@ -497,12 +547,21 @@ class KernelBuilder:
             if per_row:
                 is_first = self.emit(arith.CmpiOp(self.thread_id, self.index(0), "eq"))
                 self.when(is_first, store_per_row)
+            self.row_positions = None
             return []
 
         rows = prod(outer)
         self.loop(self.block_id, self.index(rows), self.grid_dim, [], row)
-        threads = min(ROW_BLOCK, max(32, -(-prod(inner) // (32 * width)) * 32))
         self.launch = (min(max(rows, 1), MAX_GRID), threads)
+
+    def _thread_steps(self, threads: int, steps: int) -> list[SSAValue]:
+        """The loop steps `thread_id + k * threads` (k < steps) one thread of
+        a register-resident row owns, in the order the loop would visit them
+        (so partial sums round as in the loop form)."""
+        return [self.thread_id] + [
+            self.emit(arith.AddiOp(self.thread_id, self.index(k * threads)))
+            for k in range(1, steps)
+        ]
 
     def finish(self) -> gpu.FuncOp:
         self.emit(gpu.ReturnOp([]))
@@ -512,6 +571,21 @@ class KernelBuilder:
                 continue  # asked for, then not needed (e.g. a folded index)
             self.entry.insert_op_before(op, first)  # type: ignore[arg-type]
         return self.func
+
+
+def resident_row(units: int) -> tuple[int, int] | None:
+    """(threads, steps) when a row of `units` loop steps (float4s or
+    elements) can be held in registers: a block of `threads` (a multiple of
+    32, at most ROW_BLOCK, as many as divide the row) covers it in `steps`
+    <= MAX_RESIDENT_STEPS steps each, with no thread idle in any step. Then
+    the kernel is unrolled: each thread loads its elements once, and every
+    statistic and the store reuse them (one HBM read of the row instead of
+    one per statistic). None: the row is too long, or no such block exists
+    (e.g. 16 steps), and the kernel loops (reloading from L2/HBM)."""
+    for threads in range(ROW_BLOCK, 31, -32):
+        if units % threads == 0 and units // threads <= MAX_RESIDENT_STEPS:
+            return threads, units // threads
+    return None
 
 
 def vectorizable(buffer: SSAValue) -> bool:

@@ -71,12 +71,14 @@ def binary_cases() -> dict[str, str]:
     return cases
 
 
-def reduction_cases(rows: tuple[int, int] = (6, 7)) -> dict[str, str]:
-    """Reductions over `rows` x 300 (more elements than threads in a block)."""
+def reduction_cases(rows: tuple[int, int] = (6, 7), inner: int = 300) -> dict[str, str]:
+    """Reductions over `rows` x `inner`: 300 is more elements than threads in
+    a block (a looping row kernel); 1280 is 320 float4 steps, a register-
+    resident row (160 threads x 2 steps, see kernel_builder.resident_row)."""
     cases: dict[str, str] = {}
     r0, r1 = rows
     for dtype in FLOATS:
-        t = f"tensor<{r0}x{r1}x300x{dtype}>"
+        t = f"tensor<{r0}x{r1}x{inner}x{dtype}>"
         for op in REDUCE:
             k = f"tensor<{r0}x{r1}x1x{dtype}>"
             cases[f"{op}_keepdim_{dtype}"] = _func(
@@ -93,14 +95,14 @@ def reduction_cases(rows: tuple[int, int] = (6, 7)) -> dict[str, str]:
                 f"{op}_{dtype}", f"%x: {t}", t, f"%y = graph.{op} %x dim 2 : {t}",
                 f"%y : {t}",
             )  # fmt: skip
-        w = f"tensor<300x{dtype}>"
+        w = f"tensor<{inner}x{dtype}>"
         cases[f"layer_norm_{dtype}"] = _func(
             f"layer_norm_{dtype}", f"%x: {t}, %w: {w}, %b: {w}", t,
             f"%y = graph.layer_norm %x, %w, %b eps 1.0e-05 : ({t}, {w}, {w}) -> {t}",
             f"%y : {t}",
         )  # fmt: skip
     for dtype in ["i64", "i32"]:
-        t, k = f"tensor<{r0}x300x{dtype}>", f"tensor<{r0}x1x{dtype}>"
+        t, k = f"tensor<{r0}x{inner}x{dtype}>", f"tensor<{r0}x1x{dtype}>"
         for op in ["sum", "max", "min"]:
             cases[f"{op}_{dtype}"] = _func(
                 f"{op}_{dtype}", f"%x: {t}", k,

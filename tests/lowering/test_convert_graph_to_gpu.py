@@ -295,3 +295,42 @@ def test_identical_groups_are_built_once(monkeypatch: pytest.MonkeyPatch) -> Non
     every = lower(text, GPU)
     assert len(built) == count(every, gpu.LaunchFuncOp) == 25
     assert str(every) == str(shared)
+
+
+def test_resident_row_shapes() -> None:
+    from fxdsl.lowering.kernel_builder import resident_row
+
+    assert resident_row(1024) == (256, 4)  # softmax over 4096 floats
+    assert resident_row(192) == (192, 1)  # GPT-2 layer norm, D=768
+    assert resident_row(320) == (160, 2)
+    assert resident_row(16) is None  # fewer steps than a warp: loop
+    assert resident_row(75) is None  # no multiple of 32 divides it
+    assert resident_row(256 * 9) is None  # too long for registers
+
+
+@pytest.mark.parametrize(
+    ("inner", "loops", "loads", "threads"), [(1280, 1, 2, 160), (300, 4, 3, 96)]
+)
+def test_long_rows_are_read_once(
+    inner: int, loops: int, loads: int, threads: int
+) -> None:
+    """Softmax over 1280 floats: each of 160 threads loads its 2 float4s
+    once and max, sum and the store reuse them (the row loop is the only
+    scf.for). Over 300 floats (75 steps, no block shape divides them) the
+    kernel loops: max, sum and store each read the row (one float4 load in
+    each of the three loops)."""
+    t = f"tensor<2x{inner}xf32>"
+    text = f"""
+func.func @softmax(%x: {t}) -> {t} {{
+  %y = graph.softmax %x dim 1 : {t}
+  func.return %y : {t}
+}}"""
+    module = lower(text)
+    (kernel,) = kernels(module).values()
+    assert count(kernel, scf.ForOp) == loops
+    from xdsl.dialects import vector
+
+    assert count(kernel, vector.LoadOp) == loads
+    (launch,) = [op for op in module.walk() if isinstance(op, gpu.LaunchFuncOp)]
+    block = launch.blockSizeX.owner.value.value.data  # type: ignore[union-attr]
+    assert block == threads

@@ -37,6 +37,7 @@ THEMES = {
     "binary": cases.binary_cases,
     "movement": cases.movement_cases,
     "reduction": lambda: cases.reduction_cases(rows=(2, 1)),
+    "resident_rows": lambda: cases.reduction_cases(rows=(2, 1), inner=1280),
 }
 
 
