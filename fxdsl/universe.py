@@ -28,7 +28,9 @@ PASSES: dict[str, str] = {
     "graph-flatten": "fxdsl.transforms.graph_flatten:GraphFlattenPass",
     "graph-wrap-kernels": "fxdsl.lowering.graph_wrap_kernels:GraphWrapKernelsPass",
     "graph-bufferize": "fxdsl.lowering.graph_bufferize:GraphBufferizePass",
-    "convert-groups-to-gpu": "fxdsl.lowering.convert_groups_to_gpu:ConvertGroupsToGpuPass",
+    "convert-groups-to-gpu": (
+        "fxdsl.lowering.convert_groups_to_gpu:ConvertGroupsToGpuPass"
+    ),
     "convert-graph-to-gpu": "fxdsl.lowering.convert_graph_to_gpu:ConvertGraphToGpuPass",
 }
 

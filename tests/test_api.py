@@ -11,8 +11,14 @@ from fxdsl.pipeline_syntax import quote_dotted_values
 @pytest.mark.parametrize(
     ("spec", "expected"),
     [
-        ("graph-partition{ops=graph.add,graph.mul}", 'graph-partition{ops="graph.add","graph.mul"}'),
-        ("graph-partition{ops=graph.* outline=group}", 'graph-partition{ops="graph.*" outline=group}'),
+        (
+            "graph-partition{ops=graph.add,graph.mul}",
+            'graph-partition{ops="graph.add","graph.mul"}',
+        ),
+        (
+            "graph-partition{ops=graph.* outline=group}",
+            'graph-partition{ops="graph.*" outline=group}',
+        ),
         ('p{a=1.5 b="graph.add"},cse', 'p{a=1.5 b="graph.add"},cse'),
         ("p{eps=-1.0e-5 ops=add}", "p{eps=-1.0e-5 ops=add}"),
         ("cse,dce", "cse,dce"),

@@ -62,7 +62,6 @@ from xdsl.irdl import (
     var_result_def,
 )
 from xdsl.parser import AttrParser, Parser, UnresolvedOperand
-from xdsl.utils.mlir_lexer import MLIRTokenKind
 from xdsl.printer import Printer
 from xdsl.traits import (
     ConstantLike,
@@ -75,6 +74,7 @@ from xdsl.traits import (
     SingleBlockImplicitTerminator,
 )
 from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from fxdsl.dialects import shape_rules as rules
 from fxdsl.dialects.shape_rules import Shape, ShapeError
@@ -345,12 +345,16 @@ class GraphOp(IRDLOperation):
 
     @classmethod
     def create_inferred(
-        cls, operands: Sequence[SSAValue], properties: dict[str, Attribute] | None = None
+        cls,
+        operands: Sequence[SSAValue],
+        properties: dict[str, Attribute] | None = None,
     ) -> Self:
         """`cls.create(...)` with the inferred result types."""
         types = cls.inferred_types(operands, properties)
         return cls.create(
-            operands=list(operands), result_types=types, properties=dict(properties or {})
+            operands=list(operands),
+            result_types=types,
+            properties=dict(properties or {}),
         )
 
     def _build(
@@ -424,9 +428,13 @@ class GraphOp(IRDLOperation):
         attributes = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         if parser.parse_optional_punctuation("(") is not None:
-            operand_types = parser.parse_comma_separated_list(
-                parser.Delimiter.NONE, parser.parse_type
-            ) if parser.parse_optional_punctuation(")") is None else []
+            operand_types = (
+                parser.parse_comma_separated_list(
+                    parser.Delimiter.NONE, parser.parse_type
+                )
+                if parser.parse_optional_punctuation(")") is None
+                else []
+            )
             if operand_types:
                 parser.parse_punctuation(")")
             parser.parse_punctuation("->")
@@ -487,9 +495,7 @@ class UnaryOp(GraphOp):
     result = result_def(TensorType)
 
     def __init__(self, input: SSAValue, result_type: Attribute | None = None):
-        super().__init__(
-            operands=[input], result_types=[result_type or input.type]
-        )
+        super().__init__(operands=[input], result_types=[result_type or input.type])
 
     def verify_operands(self) -> None:
         super().verify_operands()
@@ -558,7 +564,7 @@ class ReluOp(UnaryOp):
 class GeluOp(UnaryOp):
     """GELU; `approximate "tanh"` selects the tanh form (default: erf form).
 
-        %y = graph.gelu %x approximate "tanh" : tensor<8xf32>
+    %y = graph.gelu %x approximate "tanh" : tensor<8xf32>
     """
 
     name = "graph.gelu"
@@ -608,7 +614,7 @@ class ReciprocalOp(UnaryOp):
 class CastOp(UnaryOp):
     """Element type conversion, same shape (numpy `astype` semantics).
 
-        %y = graph.cast %x : (tensor<8xf32>) -> tensor<8xf16>
+    %y = graph.cast %x : (tensor<8xf32>) -> tensor<8xf16>
     """
 
     name = "graph.cast"
@@ -724,8 +730,8 @@ class GeOp(CompareOp):
 class SelectOp(GraphOp):
     """`cond ? lhs : rhs` elementwise, all three broadcast together.
 
-        %r = graph.select %c, %a, %b : (tensor<4x1xi1>, tensor<4x8xf32>,
-                                        tensor<8xf32>) -> tensor<4x8xf32>
+    %r = graph.select %c, %a, %b : (tensor<4x1xi1>, tensor<4x8xf32>,
+                                    tensor<8xf32>) -> tensor<4x8xf32>
     """
 
     name = "graph.select"
@@ -769,14 +775,16 @@ class ReductionOp(GraphOp):
     result = result_def(TensorType)
 
     def __init__(
-        self, input: SSAValue, dims: Sequence[int], keepdim: bool = False, **props: Attribute
+        self,
+        input: SSAValue,
+        dims: Sequence[int],
+        keepdim: bool = False,
+        **props: Attribute,
     ):
         properties: dict[str, Attribute] = {"dims": ints(dims), **props}
         if keepdim:
             properties["keepdim"] = UnitAttr()
-        self._build(
-            operands=[input], result_types=[input.type], properties=properties
-        )
+        self._build(operands=[input], result_types=[input.type], properties=properties)
 
     @property
     def dim_list(self) -> tuple[int, ...]:
@@ -791,7 +799,9 @@ class ReductionOp(GraphOp):
 
     def infer_result_types(self) -> list[Attribute]:
         shape = rules.reduce_shape(
-            shape_of(self.input), tuple(self.dims.get_values()), self.keepdim is not None
+            shape_of(self.input),
+            tuple(self.dims.get_values()),
+            self.keepdim is not None,
         )
         return [tensor(shape, dtype_of(self.input))]
 
@@ -826,7 +836,11 @@ class VarOp(ReductionOp):
     correction = opt_prop_def(IntegerAttr)
 
     def __init__(
-        self, input: SSAValue, dims: Sequence[int], keepdim: bool = False, correction: int = 1
+        self,
+        input: SSAValue,
+        dims: Sequence[int],
+        keepdim: bool = False,
+        correction: int = 1,
     ):
         super().__init__(input, dims, keepdim, correction=IntegerAttr(correction, i64))
 
@@ -860,7 +874,7 @@ class SoftmaxLikeOp(GraphOp):
 class SoftmaxOp(SoftmaxLikeOp):
     """`exp(x - max) / sum(exp(x - max))` along `dim`.
 
-        %y = graph.softmax %x dim 1 : tensor<4x8xf32>
+    %y = graph.softmax %x dim 1 : tensor<4x8xf32>
     """
 
     name = "graph.softmax"
@@ -919,8 +933,8 @@ class LayerNormOp(GraphOp):
 class MatmulOp(GraphOp):
     """numpy.matmul, including batch broadcasting and 1-D operands.
 
-        %c = graph.matmul %a, %b : (tensor<2x4x8xf32>, tensor<8x3xf32>)
-               -> tensor<2x4x3xf32>
+    %c = graph.matmul %a, %b : (tensor<2x4x8xf32>, tensor<8x3xf32>)
+           -> tensor<2x4x3xf32>
     """
 
     name = "graph.matmul"
@@ -945,8 +959,8 @@ class MatmulOp(GraphOp):
 class LinearOp(GraphOp):
     """`x @ weight^T + bias` with weight (out, in) and optional bias (out,).
 
-        %y = graph.linear %x, %w, %b : (tensor<4x8xf32>, tensor<3x8xf32>,
-               tensor<3xf32>) -> tensor<4x3xf32>
+    %y = graph.linear %x, %w, %b : (tensor<4x8xf32>, tensor<3x8xf32>,
+           tensor<3xf32>) -> tensor<4x3xf32>
     """
 
     name = "graph.linear"
@@ -1001,7 +1015,7 @@ class ShapedResultOp(GraphOp):
 class ReshapeOp(ShapedResultOp):
     """Row-major reshape; the element count is kept.
 
-        %y = graph.reshape %x : (tensor<4x8xf32>) -> tensor<32xf32>
+    %y = graph.reshape %x : (tensor<4x8xf32>) -> tensor<32xf32>
     """
 
     name = "graph.reshape"
@@ -1014,7 +1028,7 @@ class ReshapeOp(ShapedResultOp):
 class BroadcastToOp(ShapedResultOp):
     """numpy.broadcast_to.
 
-        %y = graph.broadcast_to %x : (tensor<8xf32>) -> tensor<4x8xf32>
+    %y = graph.broadcast_to %x : (tensor<8xf32>) -> tensor<4x8xf32>
     """
 
     name = "graph.broadcast_to"
@@ -1028,7 +1042,7 @@ class BroadcastToOp(ShapedResultOp):
 class TransposeOp(GraphOp):
     """Permute dims: result dim i is input dim perm[i].
 
-        %y = graph.transpose %x perm [1, 0] : (tensor<4x8xf32>) -> tensor<8x4xf32>
+    %y = graph.transpose %x perm [1, 0] : (tensor<4x8xf32>) -> tensor<8x4xf32>
     """
 
     name = "graph.transpose"
@@ -1050,8 +1064,8 @@ class TransposeOp(GraphOp):
 class SliceOp(GraphOp):
     """Basic slicing `x[start:limit:step]` per dim.
 
-        %y = graph.slice %x start [0, 2] limit [4, 8] step [1, 2]
-               : (tensor<4x8xf32>) -> tensor<4x3xf32>
+    %y = graph.slice %x start [0, 2] limit [4, 8] step [1, 2]
+           : (tensor<4x8xf32>) -> tensor<4x3xf32>
     """
 
     name = "graph.slice"
@@ -1089,8 +1103,8 @@ class SliceOp(GraphOp):
 class ConcatOp(GraphOp):
     """Concatenate along `dim`.
 
-        %y = graph.concat %a, %b dim 0 : (tensor<2x8xf32>, tensor<3x8xf32>)
-               -> tensor<5x8xf32>
+    %y = graph.concat %a, %b dim 0 : (tensor<2x8xf32>, tensor<3x8xf32>)
+           -> tensor<5x8xf32>
     """
 
     name = "graph.concat"
@@ -1117,8 +1131,8 @@ class ConcatOp(GraphOp):
 class SplitOp(GraphOp):
     """Split along `dim` into pieces of the given `sizes`.
 
-        %a, %b = graph.split %x dim 0 sizes [2, 3] : (tensor<5x8xf32>)
-                   -> (tensor<2x8xf32>, tensor<3x8xf32>)
+    %a, %b = graph.split %x dim 0 sizes [2, 3] : (tensor<5x8xf32>)
+               -> (tensor<2x8xf32>, tensor<3x8xf32>)
     """
 
     name = "graph.split"
@@ -1146,8 +1160,8 @@ class SplitOp(GraphOp):
 class GatherOp(GraphOp):
     """torch.gather: `out[i][j] = input[index[i][j]][j]` for `dim 0`.
 
-        %y = graph.gather %x, %idx dim 1 : (tensor<4x8xf32>, tensor<4x2xi64>)
-               -> tensor<4x2xf32>
+    %y = graph.gather %x, %idx dim 1 : (tensor<4x8xf32>, tensor<4x2xi64>)
+           -> tensor<4x2xf32>
     """
 
     name = "graph.gather"
@@ -1176,8 +1190,8 @@ class GatherOp(GraphOp):
 class EmbeddingOp(GraphOp):
     """Row lookup `weight[indices]` (torch.nn.functional.embedding).
 
-        %y = graph.embedding %ids, %w : (tensor<1x64xi64>, tensor<50257x768xf32>)
-               -> tensor<1x64x768xf32>
+    %y = graph.embedding %ids, %w : (tensor<1x64xi64>, tensor<50257x768xf32>)
+           -> tensor<1x64x768xf32>
     """
 
     name = "graph.embedding"
@@ -1244,7 +1258,7 @@ class ConstantOp(GraphOp):
 class FullOp(GraphOp):
     """A tensor filled with one scalar `value` (converted to the dtype).
 
-        %z = graph.full value -inf : tensor<64x64xf32>
+    %z = graph.full value -inf : tensor<64x64xf32>
     """
 
     name = "graph.full"
@@ -1274,7 +1288,7 @@ class FullOp(GraphOp):
 class YieldOp(IRDLOperation):
     """Terminator of a `graph.fusion_group`: its operands are the results.
 
-        graph.yield %a, %b : tensor<4xf32>, tensor<4xf32>
+    graph.yield %a, %b : tensor<4xf32>, tensor<4xf32>
     """
 
     name = "graph.yield"

@@ -552,7 +552,9 @@ def module_call(
 def _made_inside(value: SSAValue, frames: tuple[ScopeFrame, ...]) -> bool:
     owner = value.owner
     scope_attr = owner.attributes.get(SCOPE) if isinstance(owner, Operation) else None
-    return isinstance(scope_attr, ScopeAttr) and scope_attr.data[: len(frames)] == frames
+    return (
+        isinstance(scope_attr, ScopeAttr) and scope_attr.data[: len(frames)] == frames
+    )
 
 
 def _parameter_labels(

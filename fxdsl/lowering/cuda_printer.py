@@ -132,8 +132,10 @@ def c_type(typ: Attribute) -> str:
         return "double"
     if isinstance(typ, IndexType):
         return "long long"
-    if isinstance(typ, VectorType) and typ.get_shape() == (4,) and isinstance(
-        typ.element_type, Float32Type
+    if (
+        isinstance(typ, VectorType)
+        and typ.get_shape() == (4,)
+        and isinstance(typ.element_type, Float32Type)
     ):
         return "float4"
     if isinstance(typ, IntegerType):

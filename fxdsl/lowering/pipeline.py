@@ -31,7 +31,9 @@ no compile time for that price (in one GPT-2 block, `graph-dedup` with its
 default `min-ops=2` outlines two-op pairs and the block needs 10 kernels
 instead of 7), so only regions of at least this many ops are outlined."""
 
-GRAPH_PIPELINE = f"graph-dedup{{min-ops={DEDUP_MIN_OPS}}},graph-decompose,graph-fuse,cse"
+GRAPH_PIPELINE = (
+    f"graph-dedup{{min-ops={DEDUP_MIN_OPS}}},graph-decompose,graph-fuse,cse"
+)
 """The graph-level passes both backends run first (see DEDUP_MIN_OPS)."""
 
 GPU_PIPELINE = f"{GRAPH_PIPELINE},convert-graph-to-gpu"

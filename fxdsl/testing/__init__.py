@@ -1,12 +1,12 @@
 """Testing helpers: random graph programs and numerics comparison.
 
-    from fxdsl.testing import graphs, random_graph, assert_same_numerics
+from fxdsl.testing import graphs, random_graph, assert_same_numerics
 
-    @given(graphs(scoped=True))
-    def test_my_pass(module):
-        after = clone_module(module)
-        fxdsl.apply(after, "my-pass")
-        assert_same_numerics(module, after)
+@given(graphs(scoped=True))
+def test_my_pass(module):
+    after = clone_module(module)
+    fxdsl.apply(after, "my-pass")
+    assert_same_numerics(module, after)
 """
 
 from fxdsl.testing.numerics import assert_same_numerics, clone_module

@@ -644,7 +644,6 @@ _SLACK = 12
 to single fill ops below it."""
 
 
-
 def _transpose(x: SSAValue, perm: Sequence[int]) -> g.TransposeOp:
     return _create(g.TransposeOp, [x], perm=g.ints(perm))
 

@@ -154,7 +154,9 @@ def module_signatures(module: ModuleOp) -> dict[str, SignatureAttr]:
     if attr is None:
         return {}
     if isinstance(attr, DictionaryAttr):
-        signatures = {k: v for k, v in attr.data.items() if isinstance(v, SignatureAttr)}
+        signatures = {
+            k: v for k, v in attr.data.items() if isinstance(v, SignatureAttr)
+        }
         if len(signatures) == len(attr.data):
             return signatures
     raise SignatureError(
@@ -253,7 +255,9 @@ def resolve_signatures(
         ops = inside[node]
         for name, value in zip(signature.inputs, inputs):
             if _producer(block, value) in ops:
-                raise SignatureError(f"{where}: input '{name}' is defined inside the call")
+                raise SignatureError(
+                    f"{where}: input '{name}' is defined inside the call"
+                )
         for name, value in zip(signature.outputs, outputs):
             if _producer(block, value) not in ops and value not in inputs:
                 raise SignatureError(
@@ -271,7 +275,9 @@ def _producer(block: Block, value: SSAValue) -> Operation | None:
     return None
 
 
-def _ops_inside(block: Block, nodes: Iterable[CallNode]) -> dict[CallNode, list[Operation]]:
+def _ops_inside(
+    block: Block, nodes: Iterable[CallNode]
+) -> dict[CallNode, list[Operation]]:
     """The ops of each call, its submodules' included, in block order."""
     by_path = {node.path: node for node in nodes}
     inside: dict[CallNode, list[Operation]] = {node: [] for node in by_path.values()}
@@ -340,7 +346,8 @@ def apply_signature(
     other arguments (weights) in `order` with `weight_attrs(index)`; its
     outputs in order. Replaces the call op (updating `outlined`)."""
     callee, old_call, keeper = outlined.callee, outlined.op, entry.keeper
-    assert callee is not None and keeper is not None
+    assert callee is not None
+    assert keeper is not None
     old = callee.body.block
     n_inputs = len(entry.inputs)
     kept = list(keeper.operands)
@@ -377,5 +384,6 @@ def apply_signature(
 def _arg_index(value: SSAValue, block: Block) -> int:
     # Every signature input is used (by the keeper) and defined outside the
     # call, so the outliner made it an argument.
-    assert isinstance(value, BlockArgument) and value.block is block
+    assert isinstance(value, BlockArgument)
+    assert value.block is block
     return value.index

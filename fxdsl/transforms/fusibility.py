@@ -122,9 +122,9 @@ def classify(op: Operation) -> Fusibility:
 
 def drops_dims(op: Operation) -> bool:
     """True for a reduction whose result has fewer dims than its input."""
-    return classify(op) is Fusibility.REDUCTION and len(
-        shape_of(op.results[0])
-    ) < len(shape_of(op.operands[0]))
+    return classify(op) is Fusibility.REDUCTION and len(shape_of(op.results[0])) < len(
+        shape_of(op.operands[0])
+    )
 
 
 def is_scalar(value: SSAValue) -> bool:

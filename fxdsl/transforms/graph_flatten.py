@@ -70,7 +70,8 @@ class _Inliner:
         """Copy the body of module call `call` (with these operands, inside
         the frames `outer`) before `anchor`; returns what it returns."""
         frame = _module_frame(call)
-        assert isinstance(call, func.CallOp) and frame is not None
+        assert isinstance(call, func.CallOp)
+        assert frame is not None
         relative, _, type_name = frame
         fqn = f"{outer[-1][0]}.{relative}" if outer else relative
         index = self.counters.get(fqn, 0)
@@ -82,9 +83,7 @@ class _Inliner:
                 f"graph-flatten: module call to @{call.callee.string_value()} "
                 "has no function body to inline"
             )
-        mapping: dict[SSAValue, SSAValue] = dict(
-            zip(callee.body.block.args, operands)
-        )
+        mapping: dict[SSAValue, SSAValue] = dict(zip(callee.body.block.args, operands))
         block = anchor.parent
         assert block is not None
         for op in callee.body.block.ops:

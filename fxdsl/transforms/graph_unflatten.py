@@ -300,4 +300,3 @@ class GraphUnflattenPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         unflatten(op, self.share)
-

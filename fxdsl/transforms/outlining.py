@@ -116,7 +116,8 @@ def outline_groups(
         name = names[index] if names is not None else None
         outlined.append(_outline_one(block, ops, kind, name, clone_constants))
     terminator = block.last_op
-    assert terminator is not None and terminator.has_trait(IsTerminator)
+    assert terminator is not None
+    assert terminator.has_trait(IsTerminator)
     for unit in units:
         op = outlined[unit].op if isinstance(unit, int) else unit
         if op.parent is not block:
@@ -234,7 +235,8 @@ def _outline_one(
 def _insert_callees(block: Block, callees: list[func.FuncOp]) -> None:
     anchor = block.parent_op()
     module_block = anchor.parent if anchor is not None else None
-    assert anchor is not None and module_block is not None
+    assert anchor is not None
+    assert module_block is not None
     for callee in callees:
         module_block.insert_op_after(callee, anchor)
         anchor = callee

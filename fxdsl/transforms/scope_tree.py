@@ -116,9 +116,9 @@ def structural_key(
     arg_attrs = function.arg_attrs
     if arg_attrs is not None and ignored_arg_attrs:
         arg_attrs = tuple(
-            tuple(
-                (k, v) for k, v in a.data.items() if k not in ignored_arg_attrs
-            ) if isinstance(a, DictionaryAttr) else a
+            tuple((k, v) for k, v in a.data.items() if k not in ignored_arg_attrs)
+            if isinstance(a, DictionaryAttr)
+            else a
             for a in arg_attrs.data
         )
     return (

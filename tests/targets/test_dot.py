@@ -213,23 +213,27 @@ def test_random_graphs_one_node_per_op_one_edge_per_operand(seed: int) -> None:
 
 
 # A two-level model: root -> encoder -> three identical layers.
-ENCODER = """
+ENCODER = (
+    """
 func.func @main(%x: tensor<4xf32>,
                 %w0: tensor<4xf32> {graph.param = "encoder.layers.0.w"},
                 %w1: tensor<4xf32> {graph.param = "encoder.layers.1.w"},
                 %w2: tensor<4xf32> {graph.param = "encoder.layers.2.w"})
     -> tensor<4xf32> {
   %a = graph.neg %x {scope = #graph.scope<("encoder", 0, "Encoder")>} : tensor<4xf32>
-""" + "".join(
-    f"""  %l{i} = graph.mul %{"a" if i == 0 else f"l{i - 1}"}, %w{i} {{scope =
+"""
+    + "".join(
+        f"""  %l{i} = graph.mul %{"a" if i == 0 else f"l{i - 1}"}, %w{i} {{scope =
       #graph.scope<("encoder", 0, "Encoder"), ("encoder.layers.{i}", 0, "Layer")>}}
       : tensor<4xf32>
 """
-    for i in range(3)
-) + """  %e = graph.tanh %l2 : tensor<4xf32>
+        for i in range(3)
+    )
+    + """  %e = graph.tanh %l2 : tensor<4xf32>
   func.return %e : tensor<4xf32>
 }
 """
+)
 
 CALL_EDGE = re.compile(r"^\s*(n\d+) -> (n\d+) \[lhead=(cluster_\w+), ([^\]]*)\];", re.M)
 

@@ -160,7 +160,8 @@ def test_gpt2_block_groups() -> None:
     assert [len(g.outputs) for g in groups(after)] == [1, 2, 1, 1]
     lone = Counter(op.name for op in after.walk() if op.parent_op() is not None
                    and isinstance(op.parent_op(), FuncOp))  # fmt: skip
-    assert lone["graph.matmul"] == 6 and lone["graph.layer_norm"] == 1
+    assert lone["graph.matmul"] == 6
+    assert lone["graph.layer_norm"] == 1
     check_invariants(after)
     assert_same_numerics(before, after, seeds=(0,), rtol=1e-4, atol=1e-5)
     unfused = fxdsl.apply(after, "graph-unfuse")

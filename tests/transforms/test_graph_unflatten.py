@@ -139,7 +139,8 @@ def check_opt_error(text: str, pipeline: str, message: str, tmp_path: Path) -> N
         text=True,
     )
     assert result.returncode == 1
-    assert "error:" in result.stderr and message in result.stderr
+    assert "error:" in result.stderr
+    assert message in result.stderr
     assert "Traceback" not in result.stderr
 
 
