@@ -34,6 +34,7 @@ from fxdsl.bench.variants import TORCH_PREFIX, Compiled, Skipped, Variant
 from fxdsl.bench.workloads import Workload, bytes_moved
 from fxdsl.frontends.models import example_inputs
 from fxdsl.interpreters.run import run_reference
+from fxdsl.runtime.counters import timings
 
 CHECK_RTOL = 1e-3
 CHECK_ATOL = 1e-3
@@ -63,6 +64,10 @@ class Row:
     vs_best_torch: float | None = None
     compile_cold_s: float | None = None
     compile_warm_s: float | None = None
+    warm_phases_s: dict[str, float] | None = None
+    """fxdsl variants: the warm compile's seconds per phase (lower, build,
+    load; `fxdsl.runtime.timings`); the rest of `compile_warm_s` is the
+    first call."""
     kernels: int | None = None
     max_abs_err: float | None = None
     numerics_ok: bool | None = None
@@ -261,9 +266,12 @@ class Harness:
         # the caches stay in place while the variant runs (lazy loaders)
         with fresh_caches():
             _, _, cold = _timed_compile(build, inputs)
+            before = timings()
             compiled, args, warm = _timed_compile(build, inputs)
+            phases = {k: v - before[k] for k, v in timings().items()}
             if variant.compiles:
                 row.compile_cold_s, row.compile_warm_s = cold, warm
+                row.warm_phases_s = phases if any(phases.values()) else None
             times = compiled.timer(
                 lambda: compiled.fn(*args), settings.runs, settings.warmup
             )

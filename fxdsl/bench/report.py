@@ -97,8 +97,16 @@ def _note(row: Row) -> str:
 
 COLUMNS = (
     "variant", "median ms", "p10", "p90", "GB/s", "× copy", "× best torch",
-    "compile cold s", "warm s", "kernels", "max abs err", "note",
+    "compile cold s", "warm s", "warm lower/build/load s", "kernels",
+    "max abs err", "note",
 )  # fmt: skip
+
+
+def _phases(row: Row) -> str:
+    phases = row.warm_phases_s
+    if not phases:
+        return "–"
+    return "/".join(_number(phases.get(p, 0.0), 2) for p in ("lower", "build", "load"))
 
 
 def _cells(row: Row) -> list[str]:
@@ -112,6 +120,7 @@ def _cells(row: Row) -> list[str]:
         _number(row.vs_best_torch, 2),
         _number(row.compile_cold_s),
         _number(row.compile_warm_s),
+        _phases(row),
         "–" if row.kernels is None else str(row.kernels),
         "–" if row.max_abs_err is None else f"{row.max_abs_err:.2g}",
         _note(row).replace("|", "\\|"),

@@ -22,6 +22,7 @@ from xdsl.dialects.builtin import ModuleOp
 from fxdsl.api import apply
 from fxdsl.interpreters.run import run_reference
 from fxdsl.lowering.pipeline import GRAPH_PIPELINE
+from fxdsl.runtime.counters import timed
 
 DEFAULT_PIPELINE = f"{GRAPH_PIPELINE},dce"
 """The CPU backend's pipeline: the GPU pipeline's graph passes, so the
@@ -80,7 +81,8 @@ def compile_module(
     compiled = module.clone()
     spec = DEFAULT_PIPELINE if pipeline is None else pipeline
     if spec:
-        apply(compiled, spec)
+        with timed("lower"):
+            apply(compiled, spec)
 
     def run(*inputs: Any) -> tuple[Any, ...]:
         return run_reference(compiled, *inputs, entry=entry)

@@ -294,19 +294,24 @@ def compile_cuda(
     spec = pipeline or GPU_PIPELINE
     if "convert-graph-to-gpu" not in spec.split(","):
         spec += ",convert-graph-to-gpu"  # a user pipeline of graph passes
-    lowered = apply(module.clone(), spec)
-    plan = build_launch_plan(lowered, entry)
+    with counters.timed("lower"):
+        lowered = apply(module.clone(), spec)
+        plan = build_launch_plan(lowered, entry)
     if not plan.kernels:
         return CudaExecutor(plan, {})  # nothing to launch, nothing to capture
-    build = build_kernels(lowered, plan.kernels, device_arch(cupy), compiler, cache)
-    kernels: dict[str, Any] = {}
-    folder = None
-    if build.cubin is not None:
-        kernels, folder = _load_cubin(cupy, build.cubin, build.compiled)
-    if build.failed:
-        emulator = Emulator(lowered)
-        kernels |= {name: HostKernel(cupy, emulator, name) for name in build.failed}
-    executor = CudaExecutor(plan, kernels, keep_alive=folder)
+    with counters.timed("build"):
+        arch = device_arch(cupy)
+        build = build_kernels(lowered, plan.kernels, arch, compiler, cache)
+    with counters.timed("load"):
+        kernels: dict[str, Any] = {}
+        folder = None
+        if build.cubin is not None:
+            kernels, folder = _load_cubin(cupy, build.cubin, build.compiled)
+        if build.failed:
+            emulator = Emulator(lowered)
+            failed = build.failed
+            kernels |= {name: HostKernel(cupy, emulator, name) for name in failed}
+        executor = CudaExecutor(plan, kernels, keep_alive=folder)
     if cuda_graph:
         from fxdsl.runtime.cuda_graph import GraphedExecutor  # imports this module
 

@@ -124,6 +124,10 @@ def test_fxdsl_rows_are_timed_checked_and_counted(full_run: tuple[Path, str]) ->
             assert row["max_abs_err"] <= 1e-5
             assert row["compile_cold_s"] > 0
             assert row["compile_warm_s"] > 0
+            # the cpu backend lowers (the pipeline) and builds nothing
+            phases = row["warm_phases_s"]
+            assert 0 < phases["lower"] <= row["compile_warm_s"], row
+            assert phases["build"] == phases["load"] == 0, row
             assert row["vs_copy"] == pytest.approx(
                 row["median_ms"] / rows["copy"]["median_ms"]
             )
@@ -133,6 +137,7 @@ def test_fxdsl_rows_are_timed_checked_and_counted(full_run: tuple[Path, str]) ->
         assert copy["vs_copy"] == pytest.approx(1.0)
         assert copy["max_abs_err"] is None
         assert copy["compile_cold_s"] is None
+        assert copy["warm_phases_s"] is None
     elementwise = rows_of(document, "elementwise")
     # gelu(x*a+b)*sigmoid(x): one fused kernel, one per op (mul add gelu sigmoid mul)
     assert (

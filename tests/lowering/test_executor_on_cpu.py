@@ -25,7 +25,7 @@ from fxdsl.frontends.models import gpt2_stack
 from fxdsl.interpreters.run import random_inputs, run_reference
 from fxdsl.lowering.cuda_printer import kernel_source
 from fxdsl.lowering.pipeline import GPU_PIPELINE
-from fxdsl.runtime import ir_emulator, reset_stats, stats
+from fxdsl.runtime import ir_emulator, reset_stats, stats, timings
 from fxdsl.runtime.cuda_executor import HostKernel
 from fxdsl.runtime.kernel_build import KernelCompileWarning
 from fxdsl.runtime.kernel_cache import KernelCache
@@ -163,6 +163,8 @@ def test_gpt2_block_through_the_executor(executor_module: Any, tmp_path: Path) -
     assert len(compiler.sources) == 1
     assert stats()["compiles"] == 1
     assert stats()["modules_loaded"] == 1
+    # every phase of the compile was timed
+    assert all(seconds > 0 for seconds in timings().values()), timings()
     ((_, loaded),) = sys.modules["cupy"].loaded
     assert sorted(loaded) == sorted(run.plan.kernels)
 

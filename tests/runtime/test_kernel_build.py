@@ -22,7 +22,7 @@ from fxdsl.api import apply
 from fxdsl.frontends.models import gpt2_stack
 from fxdsl.lowering.cuda_printer import PRELUDE, kernel_source
 from fxdsl.lowering.pipeline import GPU_PIPELINE
-from fxdsl.runtime import nvrtc, reset_stats, stats
+from fxdsl.runtime import counters, nvrtc, reset_stats, stats
 from fxdsl.runtime.kernel_build import KernelCompileWarning, build_kernels
 from fxdsl.runtime.kernel_cache import KernelCache
 from fxdsl.runtime.nvrtc import (
@@ -236,5 +236,11 @@ def test_stats_are_process_wide_and_resettable(tmp_path: Path) -> None:
     KernelCache(tmp_path).get_or_compile("s", "sm_90", [], lambda: b"x")
     assert fxdsl.runtime.stats() == stats()
     assert (stats()["compiles"], stats()["hits"], stats()["misses"]) == (1, 1, 1)
+    with counters.timed("lower"):
+        pass
+    assert fxdsl.runtime.timings()["lower"] > 0
+    with pytest.raises(KeyError, match="unknown compile phase 'parse'"):
+        counters.timed("parse").__enter__()
     reset_stats()
     assert set(stats().values()) == {0}
+    assert set(fxdsl.runtime.timings().values()) == {0.0}
