@@ -30,6 +30,7 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Callable
 from math import prod
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -103,14 +104,15 @@ class HostKernel:
         # one host copy per device buffer: aliased arguments stay aliased
         copies: dict[int, tuple[Any, np.ndarray, bool]] = {}
         for device, bf16 in zip(args, self.bf16):
-            if id(device) not in copies:
-                host = np.array(self.cp.asnumpy(device))
+            if id(device) not in copies:  # flat, as the kernel indexes it
+                host = np.array(self.cp.asnumpy(device)).reshape(-1)
                 host = _bits_to_f32(host) if bf16 else host
                 copies[id(device)] = (device, host, bf16)
         buffers = [copies[id(device)][1] for device in args]
         self.emulator.launch(self.name, prod(grid), prod(block), buffers)
         for device, host, bf16 in copies.values():
-            device[...] = self.cp.asarray(_to_bf16_bits(host) if bf16 else host)
+            back = self.cp.asarray(_to_bf16_bits(host) if bf16 else host)
+            device[...] = back.reshape(device.shape)
 
 
 def _load_cubin(
@@ -130,7 +132,14 @@ def _load_cubin(
 class CudaExecutor:
     """A compiled host function: `executor(*inputs) -> tuple of CuPy arrays`.
     `kernels` maps each kernel name of the plan to a launcher
-    `(grid, block, args) -> None` (a CuPy kernel or a `HostKernel`)."""
+    `(grid, block, args) -> None` (a CuPy kernel or a `HostKernel`).
+
+    Per-call host work is kept to the guard and the launches (measured on a
+    12-block GPT-2 plan, 157 steps, 147 inputs, with no-op launchers:
+    `benchmarks/README.md`): a device array that already has the compiled
+    shape, dtype, contiguity and 16-byte alignment is used as is; the buffer
+    list starts from a template holding the scratch buffers; each step is a
+    closure with its argument picker built once."""
 
     def __init__(
         self, plan: LaunchPlan, kernels: dict[str, Any], keep_alive: Any = None
@@ -155,11 +164,47 @@ class CudaExecutor:
             for slot, spec in enumerate(plan.buffers)
             if slot >= plan.num_inputs and slot not in returned
         }
+        slots = range(len(plan.buffers))
+        self._template: list[Any] = [self.scratch.get(s) for s in slots]
+        self._fresh = [
+            (slot, spec.size, _device_dtype(spec))
+            for slot, spec in enumerate(plan.buffers)
+            if slot >= plan.num_inputs and slot not in self.scratch
+        ]
+        """(slot, size, dtype) of the buffers allocated on every call"""
+        self._as_is = [
+            (spec.shape, np.dtype(spec.dtype)) if spec.element != "bf16" else None
+            for spec in plan.buffers[: plan.num_inputs]
+        ]
+        """per input: the (shape, dtype) a device array can be used as is"""
+        self._program = [self._runner(step) for step in plan.steps]
+
+    def _runner(self, step: Launch | Gemm) -> Callable[[list[Any]], None]:
+        """`step` as a closure over the buffer list of one call."""
+        if isinstance(step, Gemm):
+            return lambda buffers: self._gemm(step, buffers)
+        kernel, grid, block = self.kernels[step.kernel], step.grid, step.block
+        slots = step.args
+        if len(slots) == 1:
+            (slot,) = slots
+            return lambda buffers: kernel(grid, block, (buffers[slot],))
+        pick = itemgetter(*slots)
+        return lambda buffers: kernel(grid, block, pick(buffers))
 
     def _empty(self, spec: BufferSpec) -> Any:
         return self.cp.zeros(spec.size, dtype=_device_dtype(spec))
 
     def _upload(self, index: int, value: Any) -> Any:
+        as_is = self._as_is[index]
+        if (
+            as_is is not None
+            and type(value) is self.cp.ndarray
+            and value.shape == as_is[0]
+            and value.dtype == as_is[1]
+            and value.flags.c_contiguous
+            and device_address(value) % 16 == 0
+        ):
+            return value  # the fast path: nothing to check further or copy
         spec = self.plan.buffers[index]
         array = value
         if not isinstance(value, np.ndarray | self.cp.ndarray) and hasattr(
@@ -195,7 +240,7 @@ class CudaExecutor:
         return self.plan.buffers[slot].element == "bf16"
 
     def _make_view(self, buffers: list[Any], view: BufferView) -> Any:
-        flat = buffers[view.slot]
+        flat = buffers[view.slot].reshape(-1)  # inputs keep their shape
         if self.plan.buffers[view.slot].element == "bf16":
             flat = _from_bf16_bits(self.cp, flat)
         item = flat.itemsize
@@ -206,27 +251,33 @@ class CudaExecutor:
         )
 
     def __call__(self, *inputs: Any) -> tuple[Any, ...]:
-        buffers = self.buffers(inputs)
-        for step in self.plan.steps:
-            self.run_step(step, buffers)
+        buffers = self.bind(self.upload(inputs))
+        self.run(buffers)
         return self.outputs(buffers)
 
-    def buffers(self, inputs: tuple[Any, ...]) -> list[Any]:
-        """Every buffer of one call: uploaded inputs, the scratch buffers,
-        fresh outputs."""
+    def run(self, buffers: list[Any]) -> None:
+        """Every step of the plan on the buffers of one call (`bind`)."""
+        for step in self._program:
+            step(buffers)
+
+    def upload(self, inputs: tuple[Any, ...]) -> list[Any]:
+        """The call's inputs checked against the plan (a `ValueError` naming
+        the argument) and on the device, in the form the kernels read."""
         plan = self.plan
         if len(inputs) != plan.num_inputs:
             raise ValueError(
                 f"@{plan.function} takes {plan.num_inputs} arguments, got {len(inputs)}"
             )
-        buffers: list[Any] = [None] * len(plan.buffers)
-        for index, value in enumerate(inputs):
-            buffers[index] = self._upload(index, value)
-        for slot, spec in enumerate(plan.buffers):
-            if buffers[slot] is None:
-                buffers[slot] = self.scratch.get(slot)
-            if buffers[slot] is None:  # an output: every element is written
-                buffers[slot] = self.cp.empty(spec.size, dtype=_device_dtype(spec))
+        return [self._upload(index, value) for index, value in enumerate(inputs)]
+
+    def bind(self, uploaded: list[Any]) -> list[Any]:
+        """Every buffer of one call: the uploaded inputs, the scratch
+        buffers, fresh outputs (every element of an output is written)."""
+        buffers = self._template.copy()
+        buffers[: len(uploaded)] = uploaded
+        empty = self.cp.empty
+        for slot, size, dtype in self._fresh:
+            buffers[slot] = empty(size, dtype=dtype)
         return buffers
 
     def run_step(self, step: Launch | Gemm, buffers: list[Any]) -> None:

@@ -19,7 +19,8 @@ input sets the call runs eagerly (correct, without the launch savings).
 Numpy inputs are uploaded to fresh device arrays on every call, so they
 always take that path after the first few calls: pass CuPy arrays (or torch
 tensors, zero-copy) to benefit. Outputs are copied out of the entry's own
-output buffers, so a later call never overwrites an array already returned.
+output buffers, so a later call never overwrites an array already returned;
+a replay allocates nothing but those copies.
 
 The work runs on a private stream ordered after the caller's current stream
 (inputs written there are visible) and before it (the caller may use the
@@ -59,18 +60,18 @@ class GraphedExecutor:
 
     def __call__(self, *inputs: Any) -> tuple[Any, ...]:
         executor = self.executor
-        buffers = executor.buffers(inputs)
-        key = tuple(device_address(b) for b in buffers[: self.plan.num_inputs])
+        uploaded = executor.upload(inputs)
+        key = tuple(device_address(b) for b in uploaded)
         entry = self.entries.get(key)
         if entry is None and len(self.entries) >= MAX_GRAPHS:
-            for step in self.plan.steps:  # eager: too many distinct inputs
-                executor.run_step(step, buffers)
+            buffers = executor.bind(uploaded)  # eager: too many distinct inputs
+            executor.run(buffers)
             return executor.outputs(buffers)
         caller = self.cp.cuda.get_current_stream()
         self.stream.wait_event(caller.record())
         with self.stream:
-            if entry is None:
-                entry = self._capture(buffers)
+            if entry is None:  # a replay needs no buffers but the entry's
+                entry = self._capture(executor.bind(uploaded))
                 self.entries[key] = entry
             for piece in entry.pieces:
                 piece()

@@ -3,7 +3,9 @@ order, GEMMs, outputs, cubin loading, the kernel cache and the fallback for a
 kernel that does not compile) on the CPU: a stand-in `cupy` module backed by
 numpy loads the cubin by path (checking each kernel is in it) and runs each
 kernel with the IR emulator. What stays untested without a GPU is CuPy,
-NVRTC and the device itself (nvcc checks that the CUDA C compiles)."""
+NVRTC and the device itself (nvcc checks that the CUDA C compiles). CUDA
+graphs (`cuda_graph=True`) run on stand-in streams that record launches
+while capturing."""
 
 from __future__ import annotations
 
@@ -313,3 +315,121 @@ func.func @f(%x: tensor<4x8xf16>, %w: tensor<8x3xf16>) -> (tensor<4x3xf16>, tens
         run(inputs[0].astype(np.float32), inputs[1])
     with pytest.raises(ValueError, match="@f takes 2 arguments, got 1"):
         run(inputs[0])
+
+
+class FakeStreams:
+    """`cupy.cuda` streams and graphs for the stand-in: while a stream
+    captures, kernel launches are recorded (not run); `Graph.launch` runs
+    them. Counts captures, replays and allocations."""
+
+    def __init__(self, cp: types.ModuleType) -> None:
+        self.recording: list[Any] | None = None
+        self.captures = self.replays = self.allocations = 0
+        streams = self
+
+        class Graph:
+            def __init__(self, work: list[Any]) -> None:
+                self.work = work
+
+            def launch(self, _stream: Any) -> None:
+                streams.replays += 1
+                for run in self.work:
+                    run()
+
+        class Stream:
+            def __init__(self, non_blocking: bool = False) -> None:
+                pass
+
+            def __enter__(self) -> object:
+                return self
+
+            def __exit__(self, *_: object) -> None:
+                pass
+
+            def record(self) -> object:
+                return object()
+
+            def wait_event(self, _event: object) -> None:
+                pass
+
+            def begin_capture(self) -> None:
+                streams.recording = []
+
+            def end_capture(self) -> Graph:
+                assert streams.recording is not None
+                work, streams.recording = streams.recording, None
+                streams.captures += 1
+                return Graph(work)
+
+        def empty(*args: Any, **kwargs: Any) -> np.ndarray:
+            streams.allocations += 1
+            return np.empty(*args, **kwargs)
+
+        cp.cuda.Stream = Stream
+        cp.cuda.get_current_stream = lambda: Stream()
+        cp.empty = empty
+
+
+class CapturableKernel:
+    """A device kernel as CUDA graphs see it (not a HostKernel): recorded
+    while a stream captures, else run at once."""
+
+    def __init__(self, kernel: Any, streams: FakeStreams) -> None:
+        self.kernel, self.streams = kernel, streams
+
+    def __call__(self, grid: Any, block: Any, args: tuple[Any, ...]) -> None:
+        run = lambda: self.kernel(grid, block, args)
+        if self.streams.recording is not None:
+            self.streams.recording.append(run)
+        else:
+            run()
+
+
+def test_cuda_graph_replays_without_allocating(executor_module: Any) -> None:
+    """GraphedExecutor on the stand-in: the first call captures one graph
+    per run of launches (GEMMs through cupy.matmul stay eager between them),
+    a call with the same input arrays replays them and allocates nothing but
+    the output copies, earlier results survive later calls, and beyond
+    MAX_GRAPHS input sets the plan runs eagerly, still correct."""
+    from fxdsl.runtime import cuda_graph
+    from fxdsl.runtime.launch_plan import Gemm, build_launch_plan
+
+    cp = sys.modules["cupy"]
+    streams = FakeStreams(cp)
+    module = gpt2_stack(1, B=1, T=8, D=32, heads=2)
+    lowered = apply(module.clone(), GPU_PIPELINE)
+    plan = build_launch_plan(lowered)
+    machine = ir_emulator.Emulator(lowered)
+    kernels = {
+        name: CapturableKernel(HostKernel(cp, machine, name), streams)
+        for name in plan.kernels
+    }
+    executor = executor_module.CudaExecutor(plan, kernels)
+    assert executor.blas is None  # no cuBLAS here: GEMMs are eager pieces
+    graphed = cuda_graph.GraphedExecutor(executor)
+    name = entry_name(module)
+
+    inputs = random_inputs(module, entry=name, seed=1)
+    (want,) = run_reference(module, *inputs, entry=name)
+    (first,) = graphed(*inputs)
+    np.testing.assert_allclose(first, want, rtol=1e-4, atol=1e-4)
+    gemms = sum(isinstance(step, Gemm) for step in plan.steps)
+    assert streams.captures == streams.replays == gemms + 1  # launch runs
+    kept = first.copy()
+
+    allocations = streams.allocations
+    inputs[0][...] = random_inputs(module, entry=name, seed=2)[0]  # same arrays
+    (second,) = graphed(*inputs)
+    (want2,) = run_reference(module, *inputs, entry=name)
+    np.testing.assert_allclose(second, want2, rtol=1e-4, atol=1e-4)
+    assert streams.captures == gemms + 1  # nothing captured again
+    assert streams.replays == 2 * (gemms + 1)
+    assert streams.allocations == allocations  # the replay allocated nothing
+    np.testing.assert_array_equal(first, kept)  # not overwritten
+
+    for seed in range(3, 3 + cuda_graph.MAX_GRAPHS):  # new arrays each time
+        fresh = random_inputs(module, entry=name, seed=seed)
+        (got,) = graphed(*fresh)
+        (expected,) = run_reference(module, *fresh, entry=name)
+        np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4)
+    assert len(graphed.entries) == cuda_graph.MAX_GRAPHS  # the last ran eagerly
