@@ -134,9 +134,8 @@ class CudaExecutor:
     `kernels` maps each kernel name of the plan to a launcher
     `(grid, block, args) -> None` (a CuPy kernel or a `HostKernel`).
 
-    Per-call host work is kept to the guard and the launches (measured on a
-    12-block GPT-2 plan, 157 steps, 147 inputs, with no-op launchers:
-    `benchmarks/README.md`): a device array that already has the compiled
+    Per-call host work is kept to the guard and the launches (measured by
+    `benchmarks/bench_host.py` with no-op launchers): a device array that already has the compiled
     shape, dtype, contiguity and 16-byte alignment is used as is; the buffer
     list starts from a template holding the scratch buffers; each step is a
     closure with its argument picker built once."""
