@@ -71,7 +71,7 @@ def reduction_stats(
         peak = reduce("max", x)
 
         def shifted_exp(full: Index) -> SSAValue:
-            return b.emit(math.ExpOp(b.emit(arith.SubfOp(x(full), peak))))
+            return _shifted_exp(b, op, full, peak)
 
         stats |= {"max": peak, "sum": reduce("add", shifted_exp)}
         if isinstance(op, graph.LogSoftmaxOp):
@@ -93,7 +93,21 @@ def finish(
         weight = b.value_at(op.weight, b.broadcast_index(idx, shape_of(op.weight)))
         bias = b.value_at(op.bias, b.broadcast_index(idx, shape_of(op.bias)))
         return b.emit(arith.AddfOp(b.emit(arith.MulfOp(norm, weight)), bias))
-    shifted = b.emit(arith.SubfOp(x, stats["max"]))
     if isinstance(op, graph.LogSoftmaxOp):
+        shifted = b.emit(arith.SubfOp(x, stats["max"]))
         return b.emit(arith.SubfOp(shifted, stats["log_sum"]))
-    return b.emit(arith.DivfOp(b.emit(math.ExpOp(shifted)), stats["sum"]))
+    exp = _shifted_exp(b, op, idx, stats["max"])
+    return b.emit(arith.DivfOp(exp, stats["sum"]))
+
+
+def _shifted_exp(
+    b: KernelBuilder, op: Operation, idx: Index, peak: SSAValue
+) -> SSAValue:
+    """`exp(x[idx] - max)` of softmax-like `op`, emitted once per region
+    scope: in a register-resident row the sum and the store share it."""
+
+    def emit() -> SSAValue:
+        shifted = b.emit(arith.SubfOp(b.value_at(op.operands[0], idx), peak))
+        return b.emit(math.ExpOp(shifted))
+
+    return b.memo((op.results[0], "exp", idx), emit)

@@ -135,10 +135,10 @@ class CudaExecutor:
     `(grid, block, args) -> None` (a CuPy kernel or a `HostKernel`).
 
     Per-call host work is kept to the guard and the launches (measured by
-    `benchmarks/bench_host.py` with no-op launchers): a device array that already has the compiled
-    shape, dtype, contiguity and 16-byte alignment is used as is; the buffer
-    list starts from a template holding the scratch buffers; each step is a
-    closure with its argument picker built once."""
+    `benchmarks/bench_host.py` with no-op launchers): a device array that
+    already has the compiled shape, dtype, contiguity and 16-byte alignment
+    is used as is; the buffer list starts from a template holding the
+    scratch buffers; each step is a closure with its argument picker built once."""
 
     def __init__(
         self, plan: LaunchPlan, kernels: dict[str, Any], keep_alive: Any = None
