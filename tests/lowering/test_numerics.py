@@ -102,6 +102,20 @@ def test_small_gpt2_block_matches_the_reference(pipeline: str) -> None:
     assert launches >= 4
 
 
+def test_default_pipeline_on_a_resident_row_stack() -> None:
+    """Two GPT-2 blocks at D=512 through GPU_PIPELINE: graph-dedup outlines
+    the block (the calls run the same kernels), and the layer norms (fused
+    with the residual add) are register-resident rows of 128 float4 steps."""
+    from fxdsl.lowering.kernel_builder import resident_row
+    from fxdsl.lowering.pipeline import GPU_PIPELINE
+
+    assert resident_row(512 // 4) == (128, 1)
+    reference = gpt2_stack(2, B=1, T=4, D=512, heads=4)
+    lowered = apply(reference.clone(), GPU_PIPELINE)
+    name = next(iter(f.sym_name.data for f in reference.body.block.ops))
+    assert check(reference, lowered, name) == 2 * 7 + 1  # 2 calls, then ln_f
+
+
 @pytest.mark.parametrize("fuse", [False, True])
 def test_random_graphs_match_the_reference(fuse: bool) -> None:
     """Differential test on the shared random-graph strategy (unfused: every
