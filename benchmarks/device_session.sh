@@ -13,10 +13,17 @@
 # there, to be copied into the repository and committed.
 set -euo pipefail
 stage="${1:?usage: device_session.sh tests|bench|host}"
-case "$stage" in tests | bench | host) ;; esac
+case "$stage" in
+tests | bench | host) ;;
+*)
+    echo "error: unknown stage '$stage' (tests, bench or host)" >&2
+    exit 1
+    ;;
+esac
 out="${OUT:-/tmp/fxdsl-out}"
 mkdir -p "$out"
-python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl
+python3 -m pip install -q --no-index --no-deps --no-compile --upgrade \
+    --target /tmp/site .whl/*.whl
 export PYTHONPATH="/tmp/site:$PWD" PYTHONUNBUFFERED=1 FXDSL_CACHE_DIR=/tmp/fxc
 
 case "$stage" in
