@@ -64,19 +64,21 @@ def is_bf16(element_type: Attribute) -> bool:
     return isinstance(element_type, BFloat16Type)
 
 
-def round_to_bf16(array: np.ndarray) -> np.ndarray:
+def round_to_bf16(array: Any, xp: Any = np) -> Any:
     """float32 array rounded to bf16 precision (nearest, ties to even).
 
     NaN stays NaN (the rounding carry must not turn it into an infinity);
     overflow past the largest bf16 gives inf, as the hardware conversion does.
+    `xp` is the array module: numpy, or CuPy for a device array (the CUDA
+    executor rounds on the device, without a trip through the host).
     """
-    values = np.ascontiguousarray(array, dtype=np.float32)
-    bits = values.view(np.uint32)
+    values = xp.ascontiguousarray(array, dtype=xp.float32)
+    bits = values.view(xp.uint32)
     lsb = (bits >> 16) & 1
     rounded = ((bits + np.uint32(0x7FFF) + lsb) & np.uint32(0xFFFF0000)).view(
-        np.float32
+        xp.float32
     )
-    return np.where(np.isnan(values), values, rounded).astype(np.float32)
+    return xp.where(xp.isnan(values), values, rounded).astype(xp.float32)
 
 
 def to_element_type(array: Any, element_type: Attribute) -> np.ndarray:

@@ -13,7 +13,8 @@ arrays. A kernel that does not compile runs on the host (`HostKernel`: the
 IR emulator on copies of its buffers) after one warning naming it.
 
 bf16 buffers hold raw bf16 bits on the device (`uint16`); inputs and outputs
-are converted at the boundary (values as float32, rounded to bf16).
+are converted at the boundary (values as float32, rounded to bf16), on the
+device.
 
 Verified on an H100 (CuPy 14.2, NVRTC): the `gpu`-marked tests in
 tests/lowering/test_gpu_execution.py (every op theme, every graph-fuse case,
@@ -69,9 +70,14 @@ def _device_dtype(spec: BufferSpec) -> str:
     return "uint16" if spec.element == "bf16" else spec.dtype
 
 
-def _to_bf16_bits(array: Any) -> Any:
-    host = round_to_bf16(np.asarray(array, dtype=np.float32))
-    return (host.view(np.uint32) >> 16).astype(np.uint16)
+def _to_bf16_bits(xp: Any, array: Any) -> Any:
+    """float32 values -> the `uint16` bits of their bf16 rounding, computed by
+    array module `xp` (CuPy on the device, numpy on the host)."""
+    rounded = round_to_bf16(array, xp)
+    bits = (rounded.view(xp.uint32) >> 16).astype(xp.uint16)
+    # a NaN whose payload is only in the low half would truncate to inf:
+    # set the quiet bit, so NaN stays NaN
+    return xp.where(xp.isnan(rounded), bits | np.uint16(0x0040), bits)
 
 
 def _from_bf16_bits(cp: Any, bits: Any) -> Any:
@@ -111,7 +117,7 @@ class HostKernel:
         buffers = [copies[id(device)][1] for device in args]
         self.emulator.launch(self.name, prod(grid), prod(block), buffers)
         for device, host, bf16 in copies.values():
-            back = self.cp.asarray(_to_bf16_bits(host) if bf16 else host)
+            back = self.cp.asarray(_to_bf16_bits(np, host) if bf16 else host)
             device[...] = back.reshape(device.shape)
 
 
@@ -218,7 +224,7 @@ class CudaExecutor:
                 f"{spec.shape} {spec.element}, got {shape} {dtype}"
             )
         if spec.element == "bf16":
-            return self.cp.asarray(_to_bf16_bits(self.cp.asnumpy(array))).reshape(-1)
+            return _to_bf16_bits(self.cp, self.cp.asarray(array)).reshape(-1)
         flat = self.cp.ascontiguousarray(self.cp.asarray(array)).reshape(-1)
         if device_address(flat) % 16:  # kernels read f32 buffers as float4s
             flat = flat.copy()
@@ -315,9 +321,8 @@ class CudaExecutor:
         out = self._view(buffers, step.out)
         if self._is_bf16(step.out.slot):
             product = self.cp.matmul(lhs, rhs)
-            bits = _to_bf16_bits(self.cp.asnumpy(product)).reshape(-1)
             flat = buffers[step.out.slot]
-            flat[...] = self.cp.asarray(bits)
+            flat[...] = _to_bf16_bits(self.cp, product).reshape(flat.shape)
         elif out.flags.c_contiguous:
             self.cp.matmul(lhs, rhs, out=out)  # no temporary, no copy kernel
         else:

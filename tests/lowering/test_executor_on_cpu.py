@@ -88,7 +88,7 @@ def fake_cupy(lowered_holder: list[Any]) -> types.ModuleType:
     kernels run in the IR emulator (on bf16 bits, as the device stores them)."""
     cp = types.ModuleType("cupy")
     for name in ("zeros", "empty", "asarray", "ascontiguousarray", "matmul", "ndarray",
-                 "uint32", "float32", "lib"):  # fmt: skip
+                 "uint16", "uint32", "float32", "where", "isnan", "lib"):  # fmt: skip
         setattr(cp, name, getattr(np, name))
     cp.asnumpy = np.asarray
     cp.from_dlpack = np.from_dlpack
@@ -433,3 +433,33 @@ def test_cuda_graph_replays_without_allocating(executor_module: Any) -> None:
         (expected,) = run_reference(module, *fresh, entry=name)
         np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4)
     assert len(graphed.entries) == cuda_graph.MAX_GRAPHS  # the last ran eagerly
+
+
+def test_bf16_bits_round_to_nearest_even_with_any_array_module() -> None:
+    """The executor converts bf16 on the device with the array module it is
+    given (CuPy there, numpy here): same rounding as the reference."""
+    from fxdsl.runtime.cuda_executor import _from_bf16_bits, _to_bf16_bits
+
+    bits = np.array(
+        [
+            0x3F800000,
+            0x3F808000,
+            0x3F818000,
+            0x7FC00001,
+            0x7F800001,
+            0x7F7FFFFF,
+            0xBF800001,
+        ],
+        dtype=np.uint32,
+    )
+    values = bits.view(np.float32)
+    got = _to_bf16_bits(np, values)
+    # 1.0; a tie rounds to even (down); a tie rounds to even (up); NaN stays
+    # NaN, also one whose payload is in the low half only (truncation alone
+    # would make it inf); the largest f32 overflows to inf; -1.0 - ulp
+    assert got.dtype == np.uint16
+    assert [hex(b) for b in got] == [
+        "0x3f80", "0x3f80", "0x3f82", "0x7fc0", "0x7fc0", "0x7f80", "0xbf80",
+    ]  # fmt: skip
+    back = _from_bf16_bits(np, got)
+    np.testing.assert_array_equal(back[~np.isnan(back)], [1, 1, 1.015625, np.inf, -1])
