@@ -141,7 +141,12 @@ def group_key(group: graph.FusionGroupOp, buffers: list[SSAValue]) -> Hashable:
             tuple(sorted(op.properties.items())),
         ))  # fmt: skip
     arg_types = tuple(a.type for a in block.args)
-    return (tuple(ops), arg_types, tuple(b.type for b in buffers))
+    key = (tuple(ops), arg_types, tuple(b.type for b in buffers))
+    try:
+        hash(key)
+    except TypeError:  # an attribute that is not hashable: never share
+        return object()
+    return key
 
 
 def _body_key(name: str, ops: list[Operation]) -> str:
