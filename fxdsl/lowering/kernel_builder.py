@@ -501,10 +501,8 @@ class KernelBuilder:
         width = self.width(inner)
         units = prod(inner) // width
         resident = resident_row(units)
-        if resident is None:
-            threads = min(ROW_BLOCK, max(32, -(-units // 32) * 32))
-        else:
-            threads, steps = resident
+        # a looping row: as many whole warps as steps, up to ROW_BLOCK
+        threads, steps = resident or (min(ROW_BLOCK, max(32, -(-units // 32) * 32)), 0)
 
         def row(r: SSAValue, _carried: list[SSAValue]) -> list[SSAValue]:
             outer_idx = self.delinearize(r, outer)
