@@ -6,6 +6,8 @@ interpreter need not import the rewrite API to find a module's functions.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, SSAValue
@@ -68,3 +70,34 @@ def reorder_arguments(
     function.body.detach_block(old)
     function.body.add_block(new)
     return moved
+
+
+def block_key(block: Block) -> Hashable | None:
+    """The structure of a straight-line block as a hashable value: its
+    argument types and, per op, its name, operand wiring (block argument or
+    earlier result, by position), result types and properties. Discardable
+    attributes (provenance `scope`, names) do not take part. Equal keys mean
+    the blocks compute the same thing from their arguments. None when an op
+    has regions of its own or a property does not hash."""
+    where: dict[SSAValue, tuple[int, int]] = {
+        arg: (-1, i) for i, arg in enumerate(block.args)
+    }
+    ops: list[Hashable] = []
+    for index, op in enumerate(block.ops):
+        if op.regions:
+            return None
+        if any(v not in where for v in op.operands):
+            return None  # reads a value from outside the block
+        where.update({r: (index, i) for i, r in enumerate(op.results)})
+        ops.append((
+            op.name,
+            tuple(where[v] for v in op.operands),
+            tuple(r.type for r in op.results),
+            tuple(sorted(op.properties.items())),
+        ))  # fmt: skip
+    key = (tuple(a.type for a in block.args), tuple(ops))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key

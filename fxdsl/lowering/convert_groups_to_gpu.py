@@ -41,6 +41,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from fxdsl.dialects import graph
+from fxdsl.ir_utils import block_key
 from fxdsl.lowering.kernel_builder import REDUCTION_OPS, KernelBuilder
 from fxdsl.transforms.fusibility import reduction_space
 
@@ -119,34 +120,15 @@ def _launch(
 
 
 def group_key(group: graph.FusionGroupOp, buffers: list[SSAValue]) -> Hashable:
-    """Everything `build_kernel` reads, as a hashable value: per op its name,
-    operand wiring (block argument or earlier op result), result types and
-    properties; the group's argument types; the buffer types (layouts
-    included). Discardable attributes (`scope`, names) are metadata the
-    kernel builder never reads. Equal keys build the same kernel up to its
-    name."""
-    block = group.body.block
-    where: dict[SSAValue, tuple[int, int]] = {
-        arg: (-1, i) for i, arg in enumerate(block.args)
-    }
-    ops: list[Hashable] = []
-    for index, op in enumerate(block.ops):
-        if op.regions:  # not expected in a group; never share such kernels
-            return object()
-        where.update({r: (index, i) for i, r in enumerate(op.results)})
-        ops.append((
-            op.name,
-            tuple(where[v] for v in op.operands),
-            tuple(r.type for r in op.results),
-            tuple(sorted(op.properties.items())),
-        ))  # fmt: skip
-    arg_types = tuple(a.type for a in block.args)
-    key = (tuple(ops), arg_types, tuple(b.type for b in buffers))
-    try:
-        hash(key)
-    except TypeError:  # an attribute that is not hashable: never share
+    """Everything `build_kernel` reads, as a hashable value: the structure of
+    the group's body (`ir_utils.block_key`: discardable attributes such as
+    `scope` are metadata the kernel builder never reads) and the buffer types
+    (layouts included). Equal keys build the same kernel up to its name; a
+    group without a key gets a unique one (built on its own)."""
+    body = block_key(group.body.block)
+    if body is None:
         return object()
-    return key
+    return (body, tuple(b.type for b in buffers))
 
 
 def _body_key(name: str, ops: list[Operation]) -> str:

@@ -8,9 +8,11 @@ order being the first copy's block order.
 How regions are found (the idea of TorchDynamo's graph region tracker, made
 bidirectional and independent of source lines):
 
-1. Every eligible op (pure, no regions, not a terminator) gets a structural
-   key: name, properties, attributes except the provenance `scope`, operand
-   and result types. Locations are not attributes and never take part.
+1. Every eligible op (pure, not a terminator, no regions but one straight-
+   line block) gets a structural key: name, properties, attributes except
+   the provenance `scope`, operand and result types, and the structure of
+   its block (a fusion group is one unit). Locations are not attributes and
+   never take part.
 2. Seed sets: the ops sharing a key, and the same ops split by the keys of
    their producers (to get past stray look-alikes of a layer's ops).
 3. Growth, in lockstep: one candidate *tuple* (an op for each copy) at a time,
@@ -44,6 +46,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.traits import IsTerminator, is_side_effect_free
 
 from fxdsl.dialects.graph import SCOPE
+from fxdsl.ir_utils import block_key
 from fxdsl.transforms.dependency_graph import DependencyGraph
 
 Candidate = tuple[Operation | None, ...]
@@ -69,9 +72,18 @@ class RegionGroup:
 
 def structural_key(op: Operation) -> Hashable | None:
     """What makes two ops interchangeable, or None when `op` may not join a
-    region (side effects, nested regions, terminators)."""
-    if op.regions or op.has_trait(IsTerminator) or not is_side_effect_free(op):
+    region (side effects, terminators, regions other than one straight-line
+    block). An op with one such block (a `graph.fusion_group`) is one unit
+    whose body takes part in its key (`ir_utils.block_key`)."""
+    if op.has_trait(IsTerminator) or not is_side_effect_free(op):
         return None
+    body: Hashable = ()
+    if op.regions:
+        if len(op.regions) != 1 or len(op.regions[0].blocks) != 1:
+            return None
+        body = block_key(op.regions[0].block)
+        if body is None:
+            return None
     attributes = sorted((k, v) for k, v in op.attributes.items() if k != SCOPE)
     return (
         op.name,
@@ -79,6 +91,7 @@ def structural_key(op: Operation) -> Hashable | None:
         tuple(attributes),
         tuple(o.type for o in op.operands),
         tuple(r.type for r in op.results),
+        body,
     )
 
 

@@ -116,6 +116,29 @@ def test_default_pipeline_on_a_resident_row_stack() -> None:
     assert check(reference, lowered, name) == 2 * 7 + 1  # 2 calls, then ln_f
 
 
+def test_dedup_after_fusion_keeps_fusion_across_blocks() -> None:
+    """graph-dedup after graph-fuse outlines fused blocks (fusion groups are
+    units of a region): a block's residual add stays fused with the next
+    block's layer norm, so the stack launches as many kernels as without
+    dedup, fewer than with dedup first (a call is a fusion boundary)."""
+    from xdsl.dialects import func
+
+    reference = gpt2_stack(4, B=1, T=8, D=32, heads=2)
+    name = next(iter(f.sym_name.data for f in reference.body.block.ops))
+    fused = "graph-decompose,graph-fuse,cse,"
+
+    def lowered(pipeline: str) -> ModuleOp:
+        return apply(reference.clone(), pipeline + "convert-graph-to-gpu")
+
+    after = lowered(fused + "graph-dedup{min-ops=8},")
+    calls = [op for op in after.walk() if isinstance(op, func.CallOp)]
+    assert len(calls) == 3  # blocks 0-2; the last yields no residual stream
+    launches = check(reference, after, name)
+    assert launches == check(reference, lowered(fused), name)
+    first = lowered("graph-dedup{min-ops=8}," + fused)
+    assert check(reference, first, name) == launches + 4  # an add per block
+
+
 @pytest.mark.parametrize("fuse", [False, True])
 def test_random_graphs_match_the_reference(fuse: bool) -> None:
     """Differential test on the shared random-graph strategy (unfused: every
