@@ -29,7 +29,14 @@ it (in the stack, a block's residual add no longer fuses into the next
 block's layer norm: 85 launches instead of 73). Small repeated regions buy
 no compile time for that price (in one GPT-2 block, `graph-dedup` with its
 default `min-ops=2` outlines two-op pairs and the block needs 10 kernels
-instead of 7), so only regions of at least this many ops are outlined."""
+instead of 7), so only regions of at least this many ops are outlined.
+
+The other order, `graph-decompose,graph-fuse,cse,graph-dedup{min-ops=8}`,
+outlines fused blocks (a fusion group is one unit of a region) and keeps
+the 73 launches, but decomposes and fuses the whole flat graph first and
+leaves the last block inline (its group yields no residual stream, so it
+differs): 0.37 s to lower 12 blocks against 0.17 s (benchmarks/README.md).
+The default favours the compile-time goal; pass `pipeline=` for the other."""
 
 GRAPH_PIPELINE = (
     f"graph-dedup{{min-ops={DEDUP_MIN_OPS}}},graph-decompose,graph-fuse,cse"
