@@ -269,6 +269,46 @@ def test_random_graphs(module: ModuleOp) -> None:
     assert str(again) == str(after)
 
 
+def test_fused_gpt2_blocks_are_outlined_whole() -> None:
+    """Dedup after graph-fuse on 6 GPT-2 blocks: each block but the last
+    (whose final group yields no residual stream) becomes one call of a
+    function holding its fusion groups; numerics unchanged."""
+    from fxdsl.dialects.graph import FusionGroupOp
+
+    before = gpt2_stack(6, B=1, T=8, D=32, heads=2)
+    fused = clone_module(before)
+    fxdsl.apply(fused, "graph-decompose,graph-fuse,cse")
+    replaced = deduplicate(fused, min_ops=8)
+    ((name, regions),) = replaced.items()
+    assert len(regions) == 5
+    (callee,) = outlined_functions(fused)
+    assert callee.sym_name.data == name
+    groups = [op for op in callee.body.block.ops if isinstance(op, FusionGroupOp)]
+    assert len(groups) == 4  # attention prologue, softmax, gelu, add + layer norm
+    assert_same_numerics(before, fused, rtol=1e-4, atol=1e-5)
+    text = str(fused)
+    assert deduplicate(fused, min_ops=8) == {}  # idempotent
+    assert str(fused) == text
+
+
+@settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(graphs(scoped=True, max_ops=50) | graphs(max_ops=50))
+def test_random_fused_graphs(module: ModuleOp) -> None:
+    """After graph-fuse, fusion groups are units of regions: outlining fused
+    graphs keeps their numerics and is idempotent."""
+    fused = clone_module(module)
+    fxdsl.apply(fused, "graph-fuse")
+    after = clone_module(fused)
+    deduplicate(after, min_ops=1)
+    after.verify()
+    assert_same_numerics(module, after, seeds=(0,))
+    check_idempotent(after)
+
+
 def test_pipeline_and_options() -> None:
     module = fxdsl.parse(HANDWRITTEN["layers"])
     fxdsl.apply(module, "graph-dedup{min-copies=4}")
