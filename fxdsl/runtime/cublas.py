@@ -9,8 +9,8 @@ Two measured reasons (H100, CuPy 14.2, see benchmarks/README.md):
 
 cuBLAS itself supports stream capture when it does not allocate, so this
 binding gives its handle a fixed workspace, sets the caller's current stream
-before each call, and passes the parameters the launch plan already derived
-(`Gemm.cublas`: the row-major product as a column-major
+(when it changed since the last call), and passes the parameters the launch
+plan already derived (`Gemm.cublas`: the row-major product as a column-major
 `cublasSgemmStridedBatched`, transposed operands as transpose flags). The
 library is the `libcublas` CuPy has already loaded (found in
 `/proc/self/maps`), so there is no second copy and no version mismatch.
@@ -77,6 +77,8 @@ class Cublas:
             ctypes.c_void_p(self.workspace.data.ptr),
             ctypes.c_size_t(WORKSPACE_BYTES),
         )
+        self.stream: int | None = None
+        """The stream last given to the handle (set again only on a change)"""
         self.one = ctypes.c_float(1.0)
         self.zero = ctypes.c_float(0.0)
         gemm = library.cublasSgemmStridedBatched
@@ -124,7 +126,9 @@ class Cublas:
         the current stream; arguments are the base device addresses of the
         three buffers (the plan's offsets are added here)."""
         stream = self.cp.cuda.get_current_stream().ptr
-        self._check("cublasSetStream_v2", self.handle, ctypes.c_void_p(stream))
+        if stream != self.stream:  # the handle is ours alone: no one else sets it
+            self._check("cublasSetStream_v2", self.handle, ctypes.c_void_p(stream))
+            self.stream = stream
         status = self._gemm(
             self.handle, _OP[p.trans_first], _OP[p.trans_second], p.m, p.n, p.k,
             ctypes.byref(self.one),

@@ -186,6 +186,15 @@ class CudaExecutor:
 
     def _runner(self, step: Launch | Gemm) -> Callable[[list[Any]], None]:
         """`step` as a closure over the buffer list of one call."""
+        if isinstance(step, Gemm) and self.blas is not None and self.direct_gemm(step):
+            sgemm, params = self.blas.sgemm, step.cublas
+            first, second, out = step.rhs.slot, step.lhs.slot, step.out.slot
+            return lambda buffers: sgemm(
+                params,
+                device_address(buffers[first]),
+                device_address(buffers[second]),
+                device_address(buffers[out]),
+            )
         if isinstance(step, Gemm):
             return lambda buffers: self._gemm(step, buffers)
         kernel, grid, block = self.kernels[step.kernel], step.grid, step.block

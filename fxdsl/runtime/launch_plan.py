@@ -20,6 +20,7 @@ derivation, against numpy) on the CPU.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from math import prod
 from typing import Any
 
@@ -99,9 +100,11 @@ class Gemm:
     rhs: BufferView
     out: BufferView
 
-    @property
+    @cached_property
     def cublas(self) -> CublasGemm:
-        """cuBLAS parameters; a transposed operand is a transpose flag."""
+        """cuBLAS parameters; a transposed operand is a transpose flag.
+        Derived once per step (a few microseconds of Python each time, on
+        every GEMM of every call otherwise)."""
         batch, m, k = self.lhs.layout.shape
         n = self.rhs.layout.shape[2]
         first_t, first_ld = _column_major(self.rhs.layout)
