@@ -22,6 +22,11 @@ Conventions (what the runtime's launch plan relies on):
   form of upstream `linalg.batch_matmul`, which xDSL 0.74 lacks). Transposed
   operands are strided views that cuBLAS reads with a transpose flag; batch
   broadcasting is a zero batch stride.
+* A matmul whose only use is a chain of transposes and reshapes ending in a
+  copy kernel (a group of views only, e.g. attention heads merged back into
+  `(T, D)`) writes its product straight into the copy's buffer through the
+  inverse of the chain, when that is a strided batch cuBLAS can write: the
+  copy kernel and its round trip disappear (`write_through`).
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from xdsl.context import Context
 from xdsl.dialects import arith, bufferization, func, memref
 from xdsl.dialects.builtin import (
     AffineMapAttr,
+    BFloat16Type,
     FloatAttr,
     FunctionType,
     MemRefType,
@@ -50,13 +56,15 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from fxdsl.dialects import graph
-from fxdsl.dialects.graph import FLOAT_TYPES, shape_of
+from fxdsl.dialects.graph import FLOAT_TYPES, dtype_of, shape_of
 from fxdsl.ir_utils import single_block_bodies
 from fxdsl.lowering.layout import (
     HOST_VIEW_OPS,
     Layout,
+    collapse,
     layout_of_type,
     matmul_operand,
+    reshaped,
     view_layouts,
 )
 from fxdsl.parsing import location_of
@@ -125,12 +133,86 @@ def _gemm(lhs: SSAValue, rhs: SSAValue, out: SSAValue) -> list[Operation]:
     return [zero_op, fill, generic]
 
 
+COPY_VIEWS = (graph.TransposeOp, graph.ReshapeOp)
+"""Views that move every element exactly once (a bijection): a chain of them
+can be inverted into a layout of its source within its result's buffer."""
+
+
+def _copy_chain(group: graph.FusionGroupOp) -> list[Operation] | None:
+    """The views of a copy group (one input, one output, only `COPY_VIEWS`
+    in a line from the argument to the yield), or None."""
+    if len(group.inputs) != 1 or len(group.outputs) != 1:
+        return None
+    value: SSAValue = group.body.block.args[0]
+    chain: list[Operation] = []
+    for op in group.body.block.ops:
+        if op is group.yield_op:
+            return chain if chain and op.operands[0] is value else None
+        if not isinstance(op, COPY_VIEWS) or op.operands[0] is not value:
+            return None
+        chain.append(op)
+        value = op.results[0]
+    return None
+
+
+def _inverse(op: Operation, result: Layout) -> Layout | None:
+    """The layout of view `op`'s source, given the layout of its result."""
+    if isinstance(op, graph.TransposeOp):
+        perm = op.perm.get_values()
+        shape, strides = [0] * len(perm), [0] * len(perm)
+        for i, p in enumerate(perm):
+            shape[p], strides[p] = result.shape[i], result.strides[i]
+        return Layout(tuple(shape), tuple(strides), result.offset)
+    assert isinstance(op, graph.ReshapeOp)
+    return reshaped(result, shape_of(op.operands[0]))
+
+
+def write_through(
+    op: graph.MatmulOp,
+) -> tuple[graph.FusionGroupOp, list[Operation], Layout] | None:
+    """(copy group, host views before it, 3-D output layout) when `op` can
+    write its product straight into the buffer of the copy group its result
+    flows into (module docstring), else None."""
+    if dtype_of(op.result) == BFloat16Type():
+        return None  # bf16 GEMM outputs are converted whole, not through a view
+    value: SSAValue = op.result
+    views: list[Operation] = []
+    while len(uses := list(value.uses)) == 1:
+        user = uses[0].operation
+        if isinstance(user, COPY_VIEWS) and user.parent is op.parent:
+            views.append(user)
+            value = user.results[0]
+            continue
+        if not isinstance(user, graph.FusionGroupOp) or user.parent is not op.parent:
+            return None
+        inside = _copy_chain(user)
+        if inside is None:
+            return None
+        layout: Layout | None = Layout.dense(shape_of(user.outputs[0]))
+        for view in reversed(views + inside):
+            layout = None if layout is None else _inverse(view, layout)
+        if layout is None:
+            return None
+        batch = shape_of(op.result)[:-2]
+        padded = Layout((1, *layout.shape), (0, *layout.strides), layout.offset)
+        out = collapse(padded, 0, len(batch) + 1)
+        if out is None:
+            return None
+        (_, m, n), (_, row, col) = out.shape, out.strides
+        if (col != 1 and n > 1) or (row < n and m > 1):
+            return None  # not a row-major matrix per batch
+        return user, views, out
+    return None
+
+
 class _Bufferizer:
     """Rewrites one function body; `buffers` maps tensor values to memrefs."""
 
     def __init__(self, block: Block):
         self.block = block
         self.buffers: dict[SSAValue, SSAValue] = {}
+        self.elided: set[Operation] = set()
+        """views and copy groups a matmul writes through (`write_through`)"""
 
     def buffer(self, value: SSAValue) -> SSAValue:
         return self.buffers.get(value, value)
@@ -175,7 +257,14 @@ class _Bufferizer:
             self.buffers[result] = cast.result
 
     def matmul(self, op: graph.MatmulOp) -> None:
-        out = self.alloc(op.result.type, op)
+        target = write_through(op)
+        if target is not None:
+            group, views, out_layout = target
+            out = self.alloc(group.outputs[0].type, op)
+            self.buffers[group.outputs[0]] = out
+            self.elided.update([*views, group])
+        else:
+            out = self.alloc(op.result.type, op)
         batch = shape_of(op.result)[:-2]
         views: list[SSAValue] = []
         for index, operand in enumerate(op.operands):
@@ -192,11 +281,12 @@ class _Bufferizer:
             self.insert([cast], op)
             views[-1] = cast.result
         lhs3, rhs3 = views
-        m, n = lhs3.type.get_shape()[1], rhs3.type.get_shape()[2]  # type: ignore[union-attr]
-        out_layout = Layout((lhs3.type.get_shape()[0], m, n), (m * n, n, 1))  # type: ignore[union-attr]
+        if target is None:
+            m, n = lhs3.type.get_shape()[1], rhs3.type.get_shape()[2]  # type: ignore[union-attr]
+            out_layout = Layout((lhs3.type.get_shape()[0], m, n), (m * n, n, 1))  # type: ignore[union-attr]
+            self.buffers[op.result] = out
         out3 = _cast(out, out_layout)
         self.insert([out3, *_gemm(lhs3, rhs3, out3.result)], op)
-        self.buffers[op.result] = out
 
     def terminator(self, op: Operation) -> None:
         for index, operand in enumerate(op.operands):
@@ -218,7 +308,9 @@ class _Bufferizer:
                 Rewriter.replace_value_with_new_type(arg, memref_of(arg.type))
         erased: list[Operation] = []
         for op in list(self.block.ops):
-            if isinstance(op, graph.FusionGroupOp):
+            if op in self.elided:
+                erased.append(op)
+            elif isinstance(op, graph.FusionGroupOp):
                 self.group(op)
             elif isinstance(op, HOST_VIEW_OPS):
                 self.view(op)

@@ -74,7 +74,7 @@ def layout_of_type(typ: MemRefType[Attribute]) -> Layout:
     return Layout.dense(shape)
 
 
-def _reshape(src: Layout, target: Shape) -> Layout | None:
+def reshaped(src: Layout, target: Shape) -> Layout | None:
     """numpy's no-copy reshape rule: each run of source dims that is merged or
     split must be one contiguous block of strides."""
     src_dims = [(n, s) for n, s in zip(src.shape, src.strides) if n != 1]
@@ -126,7 +126,7 @@ def view_layouts(op: Operation, src: Layout) -> list[Layout] | None:
     """Layouts of the results of view op `op` over a source with layout `src`,
     or None when `op` is not a view or the result needs a copy."""
     if isinstance(op, graph.ReshapeOp):
-        result = _reshape(src, shape_of(op.result))
+        result = reshaped(src, shape_of(op.result))
         return None if result is None else [result]
     if isinstance(op, graph.TransposeOp):
         perm = op.perm.get_values()

@@ -51,6 +51,18 @@ func.func @sliced_heads(%qkv: tensor<4x12xf32>) -> tensor<4x4xf32> {
   %y = graph.matmul %e, %v : tensor<4x4xf32>
   func.return %y : tensor<4x4xf32>
 }
+func.func @merged_heads(%p: tensor<1x2x3x3xf32>, %v: tensor<1x2x3x4xf32>) -> tensor<1x3x8xf32> {
+  %y = graph.matmul %p, %v : (tensor<1x2x3x3xf32>, tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xf32>
+  %t = graph.transpose %y perm [0, 2, 1, 3] : (tensor<1x2x3x4xf32>) -> tensor<1x3x2x4xf32>
+  %m = graph.reshape %t : (tensor<1x3x2x4xf32>) -> tensor<1x3x8xf32>
+  func.return %m : tensor<1x3x8xf32>
+}
+func.func @merged_heads_batched(%p: tensor<2x2x3x3xf32>, %v: tensor<2x2x3x4xf32>) -> tensor<2x3x8xf32> {
+  %y = graph.matmul %p, %v : (tensor<2x2x3x3xf32>, tensor<2x2x3x4xf32>) -> tensor<2x2x3x4xf32>
+  %t = graph.transpose %y perm [0, 2, 1, 3] : (tensor<2x2x3x4xf32>) -> tensor<2x3x2x4xf32>
+  %m = graph.reshape %t : (tensor<2x3x2x4xf32>) -> tensor<2x3x8xf32>
+  func.return %m : tensor<2x3x8xf32>
+}
 """
 
 
@@ -108,6 +120,8 @@ def check_plan(reference, lowered, name: str) -> LaunchPlan:
         "batch_broadcast_lhs",
         "vector",
         "sliced_heads",
+        "merged_heads",
+        "merged_heads_batched",
     ],
 )
 def test_gemm_plans_match_the_reference(name: str) -> None:
@@ -166,3 +180,19 @@ def test_deduplicated_functions_are_inlined_and_share_kernels() -> None:
     plan = check_plan(reference, lowered, name)
     launches = [s.kernel for s in plan.steps if isinstance(s, Launch)]
     assert len(launches) > len(plan.kernels)  # some kernels run several times
+
+
+def test_merged_heads_are_written_in_place() -> None:
+    """P @ V for heads (1, 2, 3, 4) merged into (1, 3, 8): cuBLAS writes head h
+    at column 4h of each row (ldc 8, batch stride 4), no copy kernel. With
+    two sequences the batch dims (sequence, head) have no single stride, so
+    the product is copied into place by a kernel."""
+    lowered = apply(parse(MATMULS), "convert-graph-to-gpu")
+    plan = build_launch_plan(lowered, "merged_heads")
+    (gemm,) = plan.steps
+    assert isinstance(gemm, Gemm)
+    params = gemm.cublas
+    assert (params.batch, params.ldc, params.stride_c) == (2, 8, 4)
+    assert gemm.out.slot == plan.outputs[0].slot
+    batched = build_launch_plan(lowered, "merged_heads_batched")
+    assert [type(s).__name__ for s in batched.steps] == ["Gemm", "Launch"]

@@ -86,3 +86,62 @@ func.func @caller(%x: tensor<2x2xf32>) -> tensor<4xf32> {
   %y = func.call @callee(%r) : (tensor<4xf32>) -> tensor<4xf32>
   func.return %y : tensor<4xf32>
 }
+
+// Attention heads merged back: the product is written straight into the
+// merged buffer (head h at column 4h of each row: batch stride 4, row
+// stride 8); the transpose and the copy group are gone.
+// CHECK-LABEL: func.func @merged_heads(
+// CHECK-NEXT:    %[[D:.*]] = memref.alloc() : memref<1x3x8xf32>
+// CHECK:         %[[C:.*]] = memref.reinterpret_cast %[[D]] to offset: [0], sizes: [2, 3, 4], strides: [4, 8, 1]
+// CHECK:         linalg.generic {{.*}} library_call = "cublas_gemm_strided_batched"} ins({{.*}}) outs(%[[C]] :
+// CHECK-NOT:     graph.fusion_group
+// CHECK:         func.return %[[D]] : memref<1x3x8xf32>
+func.func @merged_heads(%p: tensor<1x2x3x3xf32>, %v: tensor<1x2x3x4xf32>) -> tensor<1x3x8xf32> {
+  %y = graph.matmul %p, %v : (tensor<1x2x3x3xf32>, tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xf32>
+  %t = graph.transpose %y perm [0, 2, 1, 3] : (tensor<1x2x3x4xf32>) -> tensor<1x3x2x4xf32>
+  %m = graph.fusion_group (%t) : (tensor<1x3x2x4xf32>) -> tensor<1x3x8xf32> {
+  ^bb0(%a: tensor<1x3x2x4xf32>):
+    %r = graph.reshape %a : (tensor<1x3x2x4xf32>) -> tensor<1x3x8xf32>
+    graph.yield %r : tensor<1x3x8xf32>
+  }
+  func.return %m : tensor<1x3x8xf32>
+}
+
+// Not written through: bf16 products (converted whole), a product with a
+// second use, two batch dims without one stride (sequences x heads).
+// CHECK-LABEL: func.func @merged_heads_bf16(
+// CHECK:         graph.fusion_group
+// CHECK-LABEL: func.func @product_used_twice(
+// CHECK:         graph.fusion_group
+// CHECK-LABEL: func.func @two_sequences(
+// CHECK:         graph.fusion_group
+func.func @merged_heads_bf16(%p: tensor<1x2x3x3xbf16>, %v: tensor<1x2x3x4xbf16>) -> tensor<1x3x8xbf16> {
+  %y = graph.matmul %p, %v : (tensor<1x2x3x3xbf16>, tensor<1x2x3x4xbf16>) -> tensor<1x2x3x4xbf16>
+  %t = graph.transpose %y perm [0, 2, 1, 3] : (tensor<1x2x3x4xbf16>) -> tensor<1x3x2x4xbf16>
+  %m = graph.fusion_group (%t) : (tensor<1x3x2x4xbf16>) -> tensor<1x3x8xbf16> {
+  ^bb0(%a: tensor<1x3x2x4xbf16>):
+    %r = graph.reshape %a : (tensor<1x3x2x4xbf16>) -> tensor<1x3x8xbf16>
+    graph.yield %r : tensor<1x3x8xbf16>
+  }
+  func.return %m : tensor<1x3x8xbf16>
+}
+func.func @product_used_twice(%p: tensor<1x2x3x3xf32>, %v: tensor<1x2x3x4xf32>) -> (tensor<1x3x8xf32>, tensor<1x2x3x4xf32>) {
+  %y = graph.matmul %p, %v : (tensor<1x2x3x3xf32>, tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xf32>
+  %t = graph.transpose %y perm [0, 2, 1, 3] : (tensor<1x2x3x4xf32>) -> tensor<1x3x2x4xf32>
+  %m = graph.fusion_group (%t) : (tensor<1x3x2x4xf32>) -> tensor<1x3x8xf32> {
+  ^bb0(%a: tensor<1x3x2x4xf32>):
+    %r = graph.reshape %a : (tensor<1x3x2x4xf32>) -> tensor<1x3x8xf32>
+    graph.yield %r : tensor<1x3x8xf32>
+  }
+  func.return %m, %y : tensor<1x3x8xf32>, tensor<1x2x3x4xf32>
+}
+func.func @two_sequences(%p: tensor<2x2x3x3xf32>, %v: tensor<2x2x3x4xf32>) -> tensor<2x3x8xf32> {
+  %y = graph.matmul %p, %v : (tensor<2x2x3x3xf32>, tensor<2x2x3x4xf32>) -> tensor<2x2x3x4xf32>
+  %t = graph.transpose %y perm [0, 2, 1, 3] : (tensor<2x2x3x4xf32>) -> tensor<2x3x2x4xf32>
+  %m = graph.fusion_group (%t) : (tensor<2x3x2x4xf32>) -> tensor<2x3x8xf32> {
+  ^bb0(%a: tensor<2x3x2x4xf32>):
+    %r = graph.reshape %a : (tensor<2x3x2x4xf32>) -> tensor<2x3x8xf32>
+    graph.yield %r : tensor<2x3x8xf32>
+  }
+  func.return %m : tensor<2x3x8xf32>
+}
