@@ -23,17 +23,17 @@ DEDUP_MIN_OPS = 8
 
 Outlining is for compile time: the 12 blocks of a GPT-2 stack become one
 function (30 graph ops) that is decomposed, fused and lowered once, so the
-12-block stack lowers in about the time of one block instead of 6x longer.
+12-block stack lowers in about the time of one block instead of 4-6x longer.
 The price is a fusion boundary at every call: a group cannot reach across
 it (in the stack, a block's residual add no longer fuses into the next
-block's layer norm: 85 launches instead of 73). Small repeated regions buy
+block's layer norm: 73 launches instead of 61). Small repeated regions buy
 no compile time for that price (in one GPT-2 block, `graph-dedup` with its
-default `min-ops=2` outlines two-op pairs and the block needs 10 kernels
-instead of 7), so only regions of at least this many ops are outlined.
+default `min-ops=2` outlines two-op pairs and the block needs 15 launches
+instead of 6), so only regions of at least this many ops are outlined.
 
 The other order, `graph-decompose,graph-fuse,cse,graph-dedup{min-ops=8}`,
 outlines fused blocks (a fusion group is one unit of a region) and keeps
-the 73 launches, but decomposes and fuses the whole flat graph first and
+the 61 launches, but decomposes and fuses the whole flat graph first and
 leaves the last block inline (its group yields no residual stream, so it
 differs): 0.37 s to lower 12 blocks against 0.17 s (benchmarks/README.md).
 The default favours the compile-time goal; pass `pipeline=` for the other."""
