@@ -175,6 +175,8 @@ def write_through(
     flows into (module docstring), else None."""
     if dtype_of(op.result) == BFloat16Type():
         return None  # bf16 GEMM outputs are converted whole, not through a view
+    if len(shape_of(op.result)) < 2:
+        return None  # a vector product: nothing to merge
     value: SSAValue = op.result
     views: list[Operation] = []
     while len(uses := list(value.uses)) == 1:
