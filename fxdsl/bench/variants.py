@@ -12,7 +12,10 @@ the report shows; the harness never drops a row silently.
 * `fxdsl-cudagraph`: `fxdsl.compile(..., cuda_graph=True)` (CUDA graphs
   around the GEMMs, see `fxdsl.runtime.cuda_graph`).
 * `torch-eager`, `torch-compile`, `torch-compile-reduce-overhead` (only for
-  launch-bound workloads): the workload's torch implementation.
+  launch-bound workloads), `torch-compile-max-autotune` (only for the GEMM
+  workloads: Inductor's Triton GEMMs with the epilogue fused, against
+  fxdsl's cuBLAS GEMM + fused epilogue kernel): the workload's torch
+  implementation.
 * `copy`: a device-to-device copy moving as many bytes as the workload must
   (read `bytes_moved / 2`, write as much): the bandwidth ceiling.
 """
@@ -208,6 +211,11 @@ def default_variants() -> list[Variant]:
             "torch-compile-reduce-overhead",
             _torch("reduce-overhead", compiled=True),
             applies=lambda w: w.reduce_overhead,
+        ),
+        Variant(
+            "torch-compile-max-autotune",
+            _torch("max-autotune-no-cudagraphs", compiled=True),
+            applies=lambda w: w.max_autotune,
         ),
         Variant("copy", _copy, compiles=False, checked=False),
     ]

@@ -46,6 +46,11 @@ class Workload:
     """dims -> a function on torch tensors (same arguments as the module)."""
     reduce_overhead: bool = False
     """Also time `torch.compile(mode="reduce-overhead")` (launch-bound)."""
+    max_autotune: bool = False
+    """Also time `torch.compile(mode="max-autotune-no-cudagraphs")`: Triton
+    GEMM templates with the epilogue fused into the GEMM (the GEMM-epilogue
+    study: cuBLAS + a fused epilogue kernel, fxdsl's choice, against a GEMM
+    that fuses it)."""
 
     def module(self, scale: str) -> ModuleOp:
         return self.build(self.dims[scale])
@@ -99,6 +104,20 @@ def _gelu_bias_residual(d: Dims) -> ModuleOp:
     return trace(gelu_bias_residual, full, TensorSpec((d["N"],), param="b"), full)
 
 
+def _gemm(d: Dims, epilogue: bool) -> ModuleOp:
+    def gemm(x: Tensor, w: Tensor) -> Tensor:
+        return x @ w
+
+    def gemm_bias_gelu(x: Tensor, w: Tensor, b: Tensor) -> Tensor:
+        return ops.gelu(x @ w + b, approximate="tanh")
+
+    x = TensorSpec((d["M"], d["K"]))
+    w = TensorSpec((d["K"], d["N"]), param="c_fc.weight")
+    if not epilogue:
+        return trace(gemm, x, w)
+    return trace(gemm_bias_gelu, x, w, TensorSpec((d["N"],), param="c_fc.bias"))
+
+
 def _gpt2(d: Dims) -> ModuleOp:
     if d["blocks"] == 1:
         return gpt2_block(d["B"], d["T"], d["D"], d["heads"])
@@ -133,6 +152,16 @@ def _torch_gelu_bias_residual(_d: Dims) -> Callable[..., Any]:
     import torch.nn.functional as F
 
     return lambda x, b, r: F.gelu(x + b) + r
+
+
+def _torch_gemm(_d: Dims) -> Callable[..., Any]:
+    return lambda x, w: x @ w
+
+
+def _torch_gemm_bias_gelu(_d: Dims) -> Callable[..., Any]:
+    import torch.nn.functional as F
+
+    return lambda x, w, b: F.gelu(x @ w + b, approximate="tanh")
 
 
 def _torch_mlp(d: Dims) -> Callable[..., Any]:
@@ -191,6 +220,12 @@ def _gpt2_dims(blocks: int, full: tuple[int, int], small: tuple[int, int]):
     }
 
 
+_GEMM_DIMS = {
+    "full": {"M": 4096, "K": 768, "N": 3072},
+    "small": {"M": 256, "K": 256, "N": 1024},
+    "tiny": {"M": 8, "K": 16, "N": 32},
+}
+
 WORKLOADS: tuple[Workload, ...] = (
     Workload(
         "elementwise",
@@ -230,6 +265,22 @@ WORKLOADS: tuple[Workload, ...] = (
         },
         lambda d: mlp(d["B"], d["D"], d["H"]),
         _torch_mlp,
+    ),
+    Workload(
+        "gemm",
+        "x @ w at the GPT-2 c_fc shape (B*T=4096, 768 -> 3072): the GEMM alone",
+        _GEMM_DIMS,
+        lambda d: _gemm(d, epilogue=False),
+        _torch_gemm,
+        max_autotune=True,
+    ),
+    Workload(
+        "gemm_bias_gelu",
+        "gelu_tanh(x @ w + b) at the same shape: GEMM plus epilogue",
+        _GEMM_DIMS,
+        lambda d: _gemm(d, epilogue=True),
+        _torch_gemm_bias_gelu,
+        max_autotune=True,
     ),
     Workload(
         "gpt2_block_b8_t512",

@@ -99,6 +99,8 @@ def test_every_workload_and_variant_is_reported(full_run: tuple[Path, str]) -> N
         expected = list(BASE_VARIANTS)
         if workload.reduce_overhead:
             expected.insert(5, "torch-compile-reduce-overhead")
+        if workload.max_autotune:
+            expected.insert(5, "torch-compile-max-autotune")
         assert list(rows) == expected, workload.name
         entry = next(w for w in document["workloads"] if w["name"] == workload.name)
         assert entry["bytes_moved"] == bytes_moved(workload.module("tiny"))
