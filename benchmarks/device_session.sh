@@ -5,18 +5,19 @@
 # (../shared/tools/device-wheels):
 #
 #   bash benchmarks/device_session.sh tests     # pytest -m gpu, about 4 min
-#   bash benchmarks/device_session.sh bench     # fxdsl-bench, every workload
+#   bash benchmarks/device_session.sh bench     # fxdsl-bench, the issue's workloads
+#   bash benchmarks/device_session.sh gemm      # the GEMM-epilogue study (max-autotune)
 #   bash benchmarks/device_session.sh host      # bench_host.py + ncu on the rows
 #
 # Logs and reports go to $OUT (the device tool brings that folder back);
-# the bench stage also writes benchmarks/results/<date>-h100.{json,md,png}
-# there, to be copied into the repository and committed.
+# the bench and gemm stages write <date>-h100.{json,md,png} and
+# <date>-h100-gemm.* there, to be copied to benchmarks/results and committed.
 set -euo pipefail
-stage="${1:?usage: device_session.sh tests|bench|host}"
+stage="${1:?usage: device_session.sh tests|bench|gemm|host}"
 case "$stage" in
-tests | bench | host) ;;
+tests | bench | gemm | host) ;;
 *)
-    echo "error: unknown stage '$stage' (tests, bench or host)" >&2
+    echo "error: unknown stage '$stage' (tests, bench, gemm or host)" >&2
     exit 1
     ;;
 esac
@@ -31,8 +32,14 @@ tests)
     python3 -m pytest -m gpu -q -s tests 2>&1 | tee "$out/gpu-tests.log"
     ;;
 bench)
+    workloads=$(python3 -c 'from fxdsl.bench.workloads import WORKLOADS as W
+print(",".join(w.name for w in W if not w.name.startswith("gemm")))')
     python3 -m fxdsl.bench --backend cuda --tag h100 --out "$out" \
-        2>&1 | tee "$out/bench.log"
+        --workloads "$workloads" 2>&1 | tee "$out/bench.log"
+    ;;
+gemm)
+    python3 -m fxdsl.bench --backend cuda --tag h100-gemm --out "$out" \
+        --workloads gemm,gemm_bias_gelu 2>&1 | tee "$out/gemm.log"
     ;;
 host)
     python3 benchmarks/bench_host.py 2>&1 | tee "$out/host.log"
