@@ -260,15 +260,16 @@ class _Bufferizer:
 
     def matmul(self, op: graph.MatmulOp) -> None:
         target = write_through(op)
-        if target is not None:
-            group, views, out_layout = target
+        if target is None:
+            out = self.alloc(op.result.type, op)
+            self.buffers[op.result] = out
+        else:
+            group, chain, _ = target
             out = self.alloc(group.outputs[0].type, op)
             self.buffers[group.outputs[0]] = out
-            self.elided.update([*views, group])
-        else:
-            out = self.alloc(op.result.type, op)
+            self.elided.update([*chain, group])
         batch = shape_of(op.result)[:-2]
-        views: list[SSAValue] = []
+        operands: list[SSAValue] = []
         for index, operand in enumerate(op.operands):
             source = self.buffer(operand)
             assert isinstance(source.type, MemRefType)
@@ -278,15 +279,15 @@ class _Bufferizer:
                     f"graph-bufferize: matmul operand {index} needs a copy; "
                     "run graph-wrap-kernels first"
                 )
-            views.append(source)
             cast = _cast(source, layout)
             self.insert([cast], op)
-            views[-1] = cast.result
-        lhs3, rhs3 = views
+            operands.append(cast.result)
+        lhs3, rhs3 = operands
         if target is None:
             m, n = lhs3.type.get_shape()[1], rhs3.type.get_shape()[2]  # type: ignore[union-attr]
             out_layout = Layout((lhs3.type.get_shape()[0], m, n), (m * n, n, 1))  # type: ignore[union-attr]
-            self.buffers[op.result] = out
+        else:
+            out_layout = target[2]
         out3 = _cast(out, out_layout)
         self.insert([out3, *_gemm(lhs3, rhs3, out3.result)], op)
 
