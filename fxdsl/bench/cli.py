@@ -143,7 +143,7 @@ def make_device(backend: str) -> CpuDevice | CudaDevice:
         return CudaDevice()
     if backend == "auto":
         return CpuDevice()
-    raise BackendUnavailable(f"backend='cuda' is unavailable: {reason}")
+    raise BackendUnavailable(reason)
 
 
 def _date(text: str | None) -> str:

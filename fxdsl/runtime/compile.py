@@ -30,7 +30,12 @@ reference runs the same graph the kernels are built from."""
 
 
 class BackendUnavailable(RuntimeError):
-    """The requested backend cannot run on this machine or in this build."""
+    """The CUDA backend cannot run on this machine or in this build; `reason`
+    says what is missing."""
+
+    def __init__(self, reason: str):
+        super().__init__(f"backend='cuda' is unavailable: {reason}")
+        self.reason = reason
 
 
 def cuda_unavailable_reason() -> str | None:
@@ -64,7 +69,7 @@ def compile_module(
     if backend == "cuda":
         reason = cuda_unavailable_reason()
         if reason is not None:
-            raise BackendUnavailable(f"backend='cuda' is unavailable: {reason}")
+            raise BackendUnavailable(reason)
         from fxdsl.runtime.cuda_executor import compile_cuda
         from fxdsl.runtime.nvrtc import CompilerUnavailable
 
@@ -73,8 +78,7 @@ def compile_module(
                 module, pipeline=pipeline, entry=entry, cuda_graph=cuda_graph
             )
         except CompilerUnavailable as error:
-            message = f"backend='cuda' is unavailable: {error}"
-            raise BackendUnavailable(message) from None
+            raise BackendUnavailable(str(error)) from None
     if backend != "cpu":
         raise ValueError(f"unknown backend '{backend}' (expected 'cuda' or 'cpu')")
 

@@ -132,8 +132,8 @@ def run_backend(
             return run(module, *inputs, entry=entry, backend="cuda")
         except BackendUnavailable as error:
             if backend == "cuda":
-                reason = str(error).removeprefix("backend='cuda' is unavailable: ")
-                raise UserError(f"backend 'cuda' is unavailable: {reason}") from None
+                message = f"backend 'cuda' is unavailable: {error.reason}"
+                raise UserError(message) from None
             print(f"note: running on the cpu reference ({error})")
     return run_reference(module, *inputs, entry=entry)
 
