@@ -26,6 +26,7 @@ from typing import Any
 from _timing import WALL_CLOCK, best_time
 
 from fxdsl.api import apply
+from fxdsl.bench.variants import without_pass
 from fxdsl.frontends.models import gpt2_stack
 from fxdsl.interpreters.run import random_inputs
 from fxdsl.lowering.pipeline import GPU_PIPELINE
@@ -65,10 +66,10 @@ def call_seconds(blocks: int, calls: int) -> tuple[float, int, str]:
     except Exception:  # noqa: BLE001 - no GPU: the stand-in
         cupy = sys.modules["cupy"] = _numpy_cupy()
         where = "numpy stand-in for CuPy"
-    from fxdsl.runtime.cuda_executor import CudaExecutor
+    from fxdsl.runtime.cuda_executor import CudaExecutor, lower_for_cuda
 
     module = gpt2_stack(blocks, B=1, T=8, D=16, heads=2)
-    plan = build_launch_plan(apply(module.clone(), GPU_PIPELINE))
+    _, plan = lower_for_cuda(module)
     executor = CudaExecutor(plan, {k: lambda *_: None for k in plan.kernels})
     executor._gemm = lambda *_: None  # type: ignore[method-assign]
     inputs = [cupy.asarray(a) for a in random_inputs(module)]
@@ -87,7 +88,7 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=300)
     args = parser.parse_args()
     sizes = [int(n) for n in args.blocks.split(",")]
-    without_dedup = GPU_PIPELINE.split(",", 1)[1]
+    without_dedup = without_pass(GPU_PIPELINE, "graph-dedup")
     print("lowering (pipeline + launch plan), best of", args.repeat)
     for label, pipeline in (("default", GPU_PIPELINE), ("no dedup", without_dedup)):
         times = {n: lowering_seconds(n, pipeline, args.repeat) for n in sizes}

@@ -162,13 +162,9 @@ def _timed_compile(
 def _kernel_count(pipeline: str, module: Any) -> int:
     """Kernel launches + GEMMs of `module` lowered by `pipeline` (pure Python:
     it needs no GPU, and the count does not depend on the sizes)."""
-    from fxdsl.api import apply
-    from fxdsl.runtime.launch_plan import build_launch_plan
+    from fxdsl.runtime.cuda_executor import lower_for_cuda
 
-    spec = pipeline
-    if "convert-graph-to-gpu" not in spec.split(","):
-        spec += ",convert-graph-to-gpu"
-    return len(build_launch_plan(apply(module.clone(), spec), None).steps)
+    return len(lower_for_cuda(module, pipeline)[1].steps)
 
 
 class Harness:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from fxdsl.bench.harness import Row, WorkloadResult, fill_ratios
+from fxdsl.bench.workloads import describe_dims
 from fxdsl.tools.atomic_write import write_atomic
 
 SCHEMA_VERSION = 1
@@ -145,7 +146,7 @@ def to_markdown(meta: dict[str, Any], results: list[WorkloadResult]) -> str:
         "",
     ]
     for result in results:
-        dims = " ".join(f"{k}={v}" for k, v in result.dims.items())
+        dims = describe_dims(result.dims)
         lines += [
             f"## {result.name}",
             "",

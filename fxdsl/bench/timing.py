@@ -107,6 +107,9 @@ class CpuDevice:
     def time(self, fn: Callable[[], Any], runs: int, warmup: int) -> list[float]:
         return time_host(fn, runs, warmup)
 
+    def synchronize(self) -> None:
+        """Nothing is asynchronous on the host."""
+
     def copy_fn(self, nbytes: int) -> Callable[[], Any]:
         src = np.ones(max(nbytes, 1), dtype=np.uint8)
         dst = np.empty_like(src)
@@ -156,6 +159,9 @@ class CudaDevice:
 
     def time(self, fn: Callable[[], Any], runs: int, warmup: int) -> list[float]:
         return time_events(fn, self.events, runs, warmup)
+
+    def synchronize(self) -> None:
+        self.events.synchronize()
 
     def copy_fn(self, nbytes: int) -> Callable[[], Any]:
         src = self.cp.ones(max(nbytes, 1), dtype=self.cp.uint8)

@@ -67,9 +67,15 @@ class Variant:
     applies: Callable[[Workload], bool] = field(default=lambda _w: True)
 
 
+def without_pass(pipeline: str, name: str) -> str:
+    """`pipeline` with its `name` steps removed (with their options)."""
+    steps = pipeline.split(",")
+    return ",".join(p for p in steps if p.split("{", 1)[0].strip() != name)
+
+
 def without_fuse(pipeline: str) -> str:
     """`pipeline` with its `graph-fuse` step removed."""
-    return ",".join(p for p in pipeline.split(",") if p.strip() != "graph-fuse")
+    return without_pass(pipeline, "graph-fuse")
 
 
 def _tuple(result: Any) -> tuple[Any, ...]:
@@ -89,22 +95,15 @@ def _fxdsl(
 
         if options.get("cuda_graph") and device.name != "cuda":
             raise Skipped("CUDA graphs only apply to backend cuda")
-        try:
-            fn = fxdsl.compile(
-                module, backend=device.name, pipeline=pipelines[device.name], **options
-            )
-        except TypeError as error:
-            if options and "option" in str(error):
-                shown = ", ".join(f"{k}={v}" for k, v in options.items())
-                raise Skipped(f"fxdsl.compile rejects {shown}: {error}") from error
-            raise
-        sync = device.events.synchronize if isinstance(device, CudaDevice) else None
+        fn = fxdsl.compile(
+            module, backend=device.name, pipeline=pipelines[device.name], **options
+        )
         return Compiled(
             fn,
             inputs=lambda arrays: [device.to_device(a) for a in arrays],
             outputs=lambda out: [device.to_host(o) for o in _tuple(out)],
             timer=device.time,
-            synchronize=sync or (lambda: None),
+            synchronize=device.synchronize,
         )
 
     return compile
@@ -143,7 +142,7 @@ def _torch(
                 torch.compiler.cudagraph_mark_step_begin()
                 return graph_fn(*args)
 
-        target = "cuda" if isinstance(device, CudaDevice) else "cpu"
+        target = device.name
         if isinstance(device, CudaDevice):
             api = torch_events(device)
             timer: Timer = lambda run, runs, warmup: time_events(run, api, runs, warmup)
@@ -178,13 +177,12 @@ def copy_bytes(module: ModuleOp) -> int:
 
 def _copy(device: Device, _w: Workload, module: ModuleOp, _d: Dims) -> Compiled:
     copy = device.copy_fn(copy_bytes(module))
-    sync = device.events.synchronize if isinstance(device, CudaDevice) else None
     return Compiled(
         lambda: copy(),
         inputs=lambda _arrays: [],
         outputs=lambda _out: [],
         timer=device.time,
-        synchronize=sync or (lambda: None),
+        synchronize=device.synchronize,
     )
 
 

@@ -20,7 +20,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
 from fxdsl.dialects.graph import shape_of
@@ -314,7 +313,3 @@ def workload_named(name: str) -> Workload:
             return workload
     known = ", ".join(w.name for w in WORKLOADS)
     raise ValueError(f"unknown workload '{name}' (known: {known})")
-
-
-def as_float32(arrays: list[np.ndarray]) -> list[np.ndarray]:
-    return [np.ascontiguousarray(a, dtype=np.float32) for a in arrays]

@@ -338,6 +338,21 @@ class CudaExecutor:
             out[...] = self.cp.matmul(lhs, rhs)
 
 
+def lower_for_cuda(
+    module: ModuleOp, pipeline: str | None = None, entry: str | None = None
+) -> tuple[ModuleOp, LaunchPlan]:
+    """A clone of `module` lowered by `pipeline` (default `GPU_PIPELINE`; a
+    pipeline of graph passes gets `convert-graph-to-gpu` appended) and its
+    launch plan. Pure Python: it needs no GPU."""
+    from fxdsl.api import apply
+
+    spec = pipeline or GPU_PIPELINE
+    if "convert-graph-to-gpu" not in spec.split(","):
+        spec += ",convert-graph-to-gpu"  # a user pipeline of graph passes
+    lowered = apply(module.clone(), spec)
+    return lowered, build_launch_plan(lowered, entry)
+
+
 def compile_cuda(
     module: ModuleOp,
     pipeline: str | None = None,
@@ -353,14 +368,8 @@ def compile_cuda(
     and tools."""
     import cupy  # type: ignore[import-not-found]
 
-    from fxdsl.api import apply
-
-    spec = pipeline or GPU_PIPELINE
-    if "convert-graph-to-gpu" not in spec.split(","):
-        spec += ",convert-graph-to-gpu"  # a user pipeline of graph passes
     with counters.timed("lower"):
-        lowered = apply(module.clone(), spec)
-        plan = build_launch_plan(lowered, entry)
+        lowered, plan = lower_for_cuda(module, pipeline, entry)
     if not plan.kernels:
         return CudaExecutor(plan, {})  # nothing to launch, nothing to capture
     with counters.timed("build"):
