@@ -7,10 +7,11 @@ through the on-disk kernel cache, so a second process compiles nothing),
 loads it (`cupy.RawModule(path=...)`), and returns a `CudaExecutor`: calling
 it checks the inputs against the plan (a `ValueError` naming the argument,
 the expected and the actual shape/dtype), uploads them, replays the plan's
-steps (kernel launches with the base pointers of their buffers; GEMMs as
-`cupy.matmul` on the plan's strided views) and returns the outputs as CuPy
-arrays. A kernel that does not compile runs on the host (`HostKernel`: the
-IR emulator on copies of its buffers) after one warning naming it.
+steps (kernel launches with the base pointers of their buffers; f32 GEMMs
+through cuBLAS directly, `fxdsl.runtime.cublas`, others as `cupy.matmul` on
+the plan's strided views) and returns the outputs as CuPy arrays. A kernel
+that does not compile runs on the host (`HostKernel`: the IR emulator on
+copies of its buffers) after one warning naming it.
 
 bf16 buffers hold raw bf16 bits on the device (`uint16`); inputs and outputs
 are converted at the boundary (values as float32, rounded to bf16), on the
@@ -84,10 +85,6 @@ def _from_bf16_bits(cp: Any, bits: Any) -> Any:
     return (bits.astype(cp.uint32) << 16).view(cp.float32)
 
 
-def _bits_to_f32(bits: np.ndarray) -> np.ndarray:
-    return (bits.astype(np.uint32) << 16).view(np.float32)
-
-
 class HostKernel:
     """A kernel that failed to compile, launched on the host: its buffers are
     copied to numpy (bf16 bits widened to float32), the `gpu.func` runs in the
@@ -112,7 +109,7 @@ class HostKernel:
         for device, bf16 in zip(args, self.bf16):
             if id(device) not in copies:  # flat, as the kernel indexes it
                 host = np.array(self.cp.asnumpy(device)).reshape(-1)
-                host = _bits_to_f32(host) if bf16 else host
+                host = _from_bf16_bits(np, host) if bf16 else host
                 copies[id(device)] = (device, host, bf16)
         buffers = [copies[id(device)][1] for device in args]
         self.emulator.launch(self.name, prod(grid), prod(block), buffers)
@@ -182,10 +179,11 @@ class CudaExecutor:
             for spec in plan.buffers[: plan.num_inputs]
         ]
         """per input: the (shape, dtype) a device array can be used as is"""
-        self._program = [self._runner(step) for step in plan.steps]
+        self._program = [self.runner(step) for step in plan.steps]
 
-    def _runner(self, step: Launch | Gemm) -> Callable[[list[Any]], None]:
-        """`step` as a closure over the buffer list of one call."""
+    def runner(self, step: Launch | Gemm) -> Callable[[list[Any]], None]:
+        """`step` as a function of the buffer list of one call (`bind`):
+        the launch with its argument picker, or the GEMM."""
         if isinstance(step, Gemm) and self.blas is not None and self.direct_gemm(step):
             sgemm, params = self.blas.sgemm, step.cublas
             first, second, out = step.rhs.slot, step.lhs.slot, step.out.slot
@@ -255,7 +253,7 @@ class CudaExecutor:
 
     def _make_view(self, buffers: list[Any], view: BufferView) -> Any:
         flat = buffers[view.slot].reshape(-1)  # inputs keep their shape
-        if self.plan.buffers[view.slot].element == "bf16":
+        if self._is_bf16(view.slot):
             flat = _from_bf16_bits(self.cp, flat)
         item = flat.itemsize
         return self.cp.lib.stride_tricks.as_strided(
@@ -294,13 +292,6 @@ class CudaExecutor:
             buffers[slot] = empty(size, dtype=dtype)
         return buffers
 
-    def run_step(self, step: Launch | Gemm, buffers: list[Any]) -> None:
-        if isinstance(step, Launch):
-            args = tuple(buffers[a] for a in step.args)
-            self.kernels[step.kernel](step.grid, step.block, args)
-        else:
-            self._gemm(step, buffers)
-
     def outputs(self, buffers: list[Any]) -> tuple[Any, ...]:
         return tuple(
             self.cp.ascontiguousarray(self._view(buffers, v)) for v in self.plan.outputs
@@ -318,14 +309,7 @@ class CudaExecutor:
         return self.blas is not None and self.direct_gemm(step)
 
     def _gemm(self, step: Gemm, buffers: list[Any]) -> None:
-        if self.blas is not None and self.direct_gemm(step):
-            self.blas.sgemm(
-                step.cublas,
-                device_address(buffers[step.rhs.slot]),
-                device_address(buffers[step.lhs.slot]),
-                device_address(buffers[step.out.slot]),
-            )
-            return
+        """A GEMM through `cupy.matmul` (f16/bf16, or no direct cuBLAS)."""
         lhs, rhs = self._view(buffers, step.lhs), self._view(buffers, step.rhs)
         out = self._view(buffers, step.out)
         if self._is_bf16(step.out.slot):

@@ -103,10 +103,11 @@ class GraphedExecutor:
         stream.begin_capture()
         try:
             for step in run:
-                self.executor.run_step(step, buffers)
+                self.executor.runner(step)(buffers)
         finally:
             graph = stream.end_capture()
         return lambda: graph.launch(stream)
 
     def _eager(self, step: Launch | Gemm, buffers: list[Any]) -> Callable[[], None]:
-        return lambda: self.executor.run_step(step, buffers)
+        run = self.executor.runner(step)
+        return lambda: run(buffers)

@@ -176,14 +176,3 @@ def default_compiler() -> Compiler:
 def device_arch(cupy: Any) -> str:
     """`sm_XY` of the current device (`compute_capability` is e.g. "90")."""
     return f"sm_{cupy.cuda.Device().compute_capability}"
-
-
-def compile_cubin(
-    source: str,
-    arch: str,
-    options: Sequence[str] = (),
-    compiler: Compiler | None = None,
-) -> bytes:
-    """Compile `source` to a cubin for `arch` (`sm_90`), uncached; NVRTC
-    unless `compiler` is given. Raises `CompileError` with the log."""
-    return (compiler or NvrtcCompiler())(source, arch, options)
