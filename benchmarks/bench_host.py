@@ -18,6 +18,7 @@ Not a timed test: it prints numbers for benchmarks/README.md.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 import types
@@ -68,6 +69,9 @@ def call_seconds(blocks: int, calls: int) -> tuple[float, int, str]:
         where = "numpy stand-in for CuPy"
     from fxdsl.runtime.cuda_executor import CudaExecutor, lower_for_cuda
 
+    # no-op GEMMs: `_gemm` is patched below, so no f32 GEMM may be bound to
+    # cuBLAS when the executor is built (it would be on a GPU)
+    os.environ["FXDSL_CUBLAS"] = "0"
     module = gpt2_stack(blocks, B=1, T=8, D=16, heads=2)
     _, plan = lower_for_cuda(module)
     executor = CudaExecutor(plan, {k: lambda *_: None for k in plan.kernels})

@@ -22,6 +22,7 @@ microseconds per scalar op per thread (pure Python), i.e. about a second per
 
 from __future__ import annotations
 
+import functools
 import math as pymath
 from collections.abc import Callable, Generator
 from typing import Any
@@ -40,6 +41,7 @@ from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from fxdsl.interpreters.dtypes import numpy_dtype, round_to_bf16
+from fxdsl.ir_utils import functions
 from fxdsl.lowering.layout import layout_of_type
 
 Env = dict[SSAValue, Any]
@@ -105,8 +107,19 @@ CASTS = (
 )  # fmt: skip
 
 
+_layout = functools.cache(layout_of_type)
+"""Layouts by memref type: `address` runs for every access of every thread."""
+
+
+HARDWARE_IDS: dict[type[Operation], str] = {
+    gpu.ThreadIdOp: "thread_id", gpu.BlockIdOp: "block_id",
+    gpu.BlockDimOp: "block_dim", gpu.GridDimOp: "grid_dim",
+}  # fmt: skip
+"""The launch context entry each hardware id op reads."""
+
+
 def address(value: SSAValue, indices: list[int]) -> int:
-    layout = layout_of_type(value.type)  # type: ignore[arg-type]
+    layout = _layout(value.type)  # type: ignore[arg-type]
     return layout.offset + sum(i * s for i, s in zip(indices, layout.strides))
 
 
@@ -123,11 +136,7 @@ class Emulator:
 
     def __init__(self, module: ModuleOp):
         self.module = module
-        self.functions = {
-            f.sym_name.data: f
-            for f in module.body.block.ops
-            if isinstance(f, func.FuncOp)
-        }
+        self.functions = {f.sym_name.data: f for f in functions(module)}
         self.kernels = {
             k.sym_name.data: k for k in module.walk() if isinstance(k, gpu.FuncOp)
         }
@@ -266,12 +275,8 @@ class Emulator:
             env[result] = value
 
     def _scalar(self, op: Operation, env: Env, ctx: dict[str, int]) -> None:
-        names = {
-            gpu.ThreadIdOp: "thread_id", gpu.BlockIdOp: "block_id",
-            gpu.BlockDimOp: "block_dim", gpu.GridDimOp: "grid_dim",
-        }  # fmt: skip
-        if type(op) in names:
-            env[op.results[0]] = ctx[names[type(op)]]  # type: ignore[index]
+        if type(op) in HARDWARE_IDS:
+            env[op.results[0]] = ctx[HARDWARE_IDS[type(op)]]  # type: ignore[index]
         elif isinstance(op, arith.ConstantOp):
             env[op.result] = scalar(op.value.value.data, op.result.type)  # type: ignore[union-attr]
         elif isinstance(op, memref.LoadOp):
