@@ -354,21 +354,20 @@ def compile_cuda(
 
     with counters.timed("lower"):
         lowered, plan = lower_for_cuda(module, pipeline, entry)
-    if not plan.kernels:
-        return CudaExecutor(plan, {})  # nothing to launch, nothing to capture
-    with counters.timed("build"):
-        arch = device_arch(cupy)
-        build = build_kernels(lowered, plan.kernels, arch, compiler, cache)
-    with counters.timed("load"):
-        kernels: dict[str, Any] = {}
-        folder = None
-        if build.cubin is not None:
-            kernels, folder = _load_cubin(cupy, build.cubin, build.compiled)
-        if build.failed:
-            emulator = Emulator(lowered)
-            failed = build.failed
-            kernels |= {name: HostKernel(cupy, emulator, name) for name in failed}
-        executor = CudaExecutor(plan, kernels, keep_alive=folder)
+    kernels: dict[str, Any] = {}
+    folder = None
+    if plan.kernels:  # a plan of GEMMs only compiles nothing
+        with counters.timed("build"):
+            arch = device_arch(cupy)
+            build = build_kernels(lowered, plan.kernels, arch, compiler, cache)
+        with counters.timed("load"):
+            if build.cubin is not None:
+                kernels, folder = _load_cubin(cupy, build.cubin, build.compiled)
+            if build.failed:
+                emulator = Emulator(lowered)
+                failed = build.failed
+                kernels |= {n: HostKernel(cupy, emulator, n) for n in failed}
+    executor = CudaExecutor(plan, kernels, keep_alive=folder)
     if cuda_graph:
         from fxdsl.runtime.cuda_graph import GraphedExecutor  # imports this module
 

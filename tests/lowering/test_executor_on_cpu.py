@@ -466,3 +466,26 @@ def test_bf16_bits_round_to_nearest_even_with_any_array_module() -> None:
     ]  # fmt: skip
     back = _from_bf16_bits(np, got)
     np.testing.assert_array_equal(back[~np.isnan(back)], [1, 1, 1.015625, np.inf, -1])
+
+
+def test_gemm_only_program_is_graphed_too(executor_module: Any, tmp_path: Path) -> None:
+    """A plan without kernels (one GEMM) compiles nothing, and cuda_graph=True
+    still wraps it (its GEMMs are what a graph records)."""
+    from fxdsl.runtime import cuda_graph
+
+    FakeStreams(sys.modules["cupy"])
+    module = fxdsl.parse(
+        "func.func @mm(%a: tensor<4x8xf32>, %b: tensor<8x3xf32>) -> tensor<4x3xf32> {\n"
+        "  %y = graph.matmul %a, %b : (tensor<4x8xf32>, tensor<8x3xf32>) -> tensor<4x3xf32>\n"
+        "  func.return %y : tensor<4x3xf32>\n}"
+    )
+    compiler = FakeCompiler()
+    run = executor_module.compile_cuda(
+        module, compiler=compiler, cache=KernelCache(tmp_path), cuda_graph=True
+    )
+    assert isinstance(run, cuda_graph.GraphedExecutor)
+    assert compiler.sources == []
+    inputs = random_inputs(module)
+    (want,) = run_reference(module, *inputs)
+    (got,) = run(*inputs)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
