@@ -41,7 +41,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from fxdsl.dialects import graph
-from fxdsl.ir_utils import block_key
+from fxdsl.ir_utils import block_key, functions
 from fxdsl.lowering.kernel_builder import REDUCTION_OPS, KernelBuilder
 from fxdsl.transforms.fusibility import reduction_space
 
@@ -194,8 +194,7 @@ class ConvertGroupsToGpuPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         kernels = KernelTable()
-        functions = [f for f in op.body.block.ops if isinstance(f, func.FuncOp)]
-        for function in functions:
+        for function in functions(op):
             if function.body.blocks:
                 convert_function(function, kernels)
         if not kernels.ops:

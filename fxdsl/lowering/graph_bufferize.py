@@ -61,10 +61,11 @@ from fxdsl.ir_utils import single_block_bodies
 from fxdsl.lowering.layout import (
     HOST_VIEW_OPS,
     Layout,
-    collapse,
+    batched,
     layout_of_type,
     matmul_operand,
     reshaped,
+    row_major,
     view_layouts,
 )
 from fxdsl.parsing import location_of
@@ -195,13 +196,8 @@ def write_through(
             layout = None if layout is None else _inverse(view, layout)
         if layout is None:
             return None
-        batch = shape_of(op.result)[:-2]
-        padded = Layout((1, *layout.shape), (0, *layout.strides), layout.offset)
-        out = collapse(padded, 0, len(batch) + 1)
-        if out is None:
-            return None
-        (_, m, n), (_, row, col) = out.shape, out.strides
-        if (col != 1 and n > 1) or (row < n and m > 1):
+        out = batched(layout, shape_of(op.result)[:-2])
+        if out is None or not row_major(out):
             return None  # not a row-major matrix per batch
         return user, views, out
     return None
@@ -284,8 +280,11 @@ class _Bufferizer:
             operands.append(cast.result)
         lhs3, rhs3 = operands
         if target is None:
-            m, n = lhs3.type.get_shape()[1], rhs3.type.get_shape()[2]  # type: ignore[union-attr]
-            out_layout = Layout((lhs3.type.get_shape()[0], m, n), (m * n, n, 1))  # type: ignore[union-attr]
+            (batch3, m, _), (_, _, n) = (
+                v.type.get_shape()  # type: ignore[union-attr]
+                for v in (lhs3, rhs3)
+            )
+            out_layout = Layout.dense((batch3, m, n))
         else:
             out_layout = target[2]
         out3 = _cast(out, out_layout)

@@ -134,20 +134,15 @@ def wrap_block(block: Block) -> None:
         if isinstance(a.type, TensorType)
     }
     for op in list(block.ops):
-        if isinstance(op, CONSTANT_OPS) or not isinstance(op, graph.GraphOp):
-            results: list[Layout] | None = None
-        elif isinstance(op, HOST_VIEW_OPS):
+        if isinstance(op, HOST_VIEW_OPS):
             _place_view(op, layouts)
             continue
-        elif not isinstance(op, graph.MatmulOp):
+        if isinstance(op, graph.GraphOp) and not isinstance(
+            op, CONSTANT_OPS + (graph.MatmulOp,)
+        ):
             op = wrap_in_group(op)
-            results = None
-        else:
-            results = None
         if isinstance(op, graph.FusionGroupOp | graph.MatmulOp):
-            results = [Layout.dense(shape_of(r)) for r in op.results]
-        for result, layout in zip(op.results, results or []):
-            layouts[result] = layout
+            layouts.update((r, Layout.dense(shape_of(r))) for r in op.results)
     # Constants the host still reads (matmul operands, returns) get a kernel.
     for op in list(block.ops):
         if isinstance(op, CONSTANT_OPS):

@@ -183,13 +183,25 @@ def collapse(layout: Layout, start: int, stop: int) -> Layout | None:
     )
 
 
+def row_major(layout: Layout) -> bool:
+    """Is the innermost 2-D matrix row-major with a leading dimension (unit
+    column stride, rows at least a row apart)?"""
+    (rows, cols), (rs, cs) = layout.shape[-2:], layout.strides[-2:]
+    return (cs == 1 or cols == 1) and (rs >= cols or rows == 1)
+
+
 def gemm_operand(layout: Layout) -> bool:
     """Can cuBLAS read this 2-D matrix (row- or column-major with a leading
     dimension) without a copy?"""
     (rows, cols), (rs, cs) = layout.shape[-2:], layout.strides[-2:]
-    row_major = (cs == 1 or cols == 1) and (rs >= cols or rows == 1)
     col_major = (rs == 1 or rows == 1) and (cs >= rows or cols == 1)
-    return row_major or col_major
+    return row_major(layout) or col_major
+
+
+def batched(layout: Layout, batch: Shape) -> Layout | None:
+    """(batch..., rows, cols) merged into a 3-D (batch, rows, cols) view."""
+    padded = Layout((1, *layout.shape), (0, *layout.strides), layout.offset)
+    return collapse(padded, 0, len(batch) + 1)
 
 
 def matmul_operand(layout: Layout, batch: Shape, lhs: bool) -> Layout | None:
@@ -204,9 +216,7 @@ def matmul_operand(layout: Layout, batch: Shape, lhs: bool) -> Layout | None:
             else Layout((n, 1), (s, 1), layout.offset)
         )
     full = _broadcast(layout, tuple(batch) + layout.shape[-2:])
-    merged = collapse(
-        Layout((1, *full.shape), (0, *full.strides), full.offset), 0, len(batch) + 1
-    )
+    merged = batched(full, batch)
     if merged is None or not gemm_operand(merged):
         return None
     return merged
