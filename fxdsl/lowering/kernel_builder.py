@@ -74,7 +74,7 @@ ROW_BLOCK = 256
 POINTWISE_BLOCK = 256
 MAX_GRID = 65535
 VECTOR_WIDTH = 4
-"""f32 lanes per 128-bit `vector.load`/`vector.store` (see `Lanes`)."""
+"""f32 lanes per 128-bit `vector.load`/`vector.store` (see `lane_positions`)."""
 MAX_RESIDENT_STEPS = 8
 """Most loop steps per thread of a register-resident row (`resident_row`):
 8 float4s, 32 registers per row input; a 4096-float row takes 4."""
@@ -121,10 +121,7 @@ class KernelBuilder:
         self.global_refs: dict[Operation, SSAValue] = {}
         self.launch: tuple[int, int] = (1, 1)
         self.lanes: dict[SSAValue, tuple[SSAValue, int]] = {}
-        """innermost index of lane k -> (index of lane 0, k), see `lane_indices`"""
-        self.row_positions: list[Index] | None = None
-        """In a register-resident row kernel, the row elements this thread
-        owns (lane 0 of each step, see `build_row`); else None."""
+        """innermost index of lane k -> (index of lane 0, k), see `lane_positions`"""
 
     # --- emission primitives ------------------------------------------------
 
@@ -371,22 +368,24 @@ class KernelBuilder:
     def block_reduce(
         self, kind: str, outer_idx: Index, inner: Sequence[int],
         element: Callable[[Index], SSAValue], typ: Attribute,
+        owned: list[Index] | None,
     ) -> SSAValue:  # fmt: skip
         """Reduce `element(full index)` over one row: thread-strided partials,
         then a block-wide `gpu.all_reduce` (region form, upstream-valid for
         every combiner)."""
         width = self.width(inner)
         combine = COMBINERS[kind][0 if isinstance(typ, AnyFloat) else 1]
-        if self.row_positions is not None:  # the row is in registers: no loop
+        if owned is not None:  # the row is in registers: no loop
             partial = self._identity(kind, typ)
-            for start in self.row_positions:
+            for start in owned:
                 lanes = self.lane_positions(start, width)
                 partial = self.fold(kind, typ, partial, lanes, element)
         else:
 
             def positions(j: SSAValue) -> list[Index]:
-                idx = outer_idx + self.delinearize(self.lane_start(j, width), inner)
-                return self.lane_positions(idx, width)
+                return self.lane_positions(
+                    self.row_step(outer_idx, j, inner, width), width
+                )
 
             units = self.index(prod(inner) // width)
             bounds = (self.thread_id, units, self.block_dim)
@@ -425,14 +424,24 @@ class KernelBuilder:
         bounds = (self.index(0), total, self.index(1))
         return self.accumulate(kind, typ, bounds, positions, element)
 
+    def row_step(
+        self, outer_idx: Index, j: SSAValue, inner: Sequence[int], width: int
+    ) -> Index:
+        """The full index of lane 0 of loop step `j` along the row `outer_idx`."""
+        return outer_idx + self.delinearize(self.lane_start(j, width), inner)
+
     def _prepare_row_op(
-        self, op: Operation, outer_idx: Index, inner: Sequence[int]
+        self,
+        op: Operation,
+        outer_idx: Index,
+        inner: Sequence[int],
+        owned: list[Index] | None,
     ) -> None:
         """Per-row statistics of `op` with block-wide reductions."""
         typ = compute_type(dtype_of(op.operands[0]))
 
         def reduce(kind: str, f: Callable[[Index], SSAValue]) -> SSAValue:
-            return self.block_reduce(kind, outer_idx, inner, f, typ)
+            return self.block_reduce(kind, outer_idx, inner, f, typ, owned)
 
         self.row_stats[op] = reduction_stats(self, op, reduce, prod(inner))
 
@@ -506,13 +515,14 @@ class KernelBuilder:
 
         def row(r: SSAValue, _carried: list[SSAValue]) -> list[SSAValue]:
             outer_idx = self.delinearize(r, outer)
+            owned = None
             if resident is not None:  # steps known: unrolled, values reused
-                self.row_positions = [
-                    outer_idx + self.delinearize(self.lane_start(j, width), inner)
+                owned = [
+                    self.row_step(outer_idx, j, inner, width)
                     for j in self._thread_steps(threads, steps)
                 ]
             for op in reductions:
-                self._prepare_row_op(op, outer_idx, inner)
+                self._prepare_row_op(op, outer_idx, inner, owned)
             full_row = [(v, b) for v, b in yields if _spans_inner(v, inner, rank)]
             per_row = [(v, b) for v, b in yields if (v, b) not in full_row]
 
@@ -521,12 +531,11 @@ class KernelBuilder:
                     self.store_lanes(value, buffer, full, width)
 
             def store_full(j: SSAValue, _c: list[SSAValue]) -> list[SSAValue]:
-                start = self.lane_start(j, width)
-                store_at(outer_idx + self.delinearize(start, inner))
+                store_at(self.row_step(outer_idx, j, inner, width))
                 return []
 
-            if full_row and self.row_positions is not None:
-                for full in self.row_positions:
+            if full_row and owned is not None:
+                for full in owned:
                     store_at(full)
             elif full_row:
                 bounds = (self.thread_id, self.index(units), self.block_dim)
@@ -545,7 +554,6 @@ class KernelBuilder:
             if per_row:
                 is_first = self.emit(arith.CmpiOp(self.thread_id, self.index(0), "eq"))
                 self.when(is_first, store_per_row)
-            self.row_positions = None
             return []
 
         rows = prod(outer)

@@ -94,7 +94,7 @@ def finish(
         bias = b.value_at(op.bias, b.broadcast_index(idx, shape_of(op.bias)))
         return b.emit(arith.AddfOp(b.emit(arith.MulfOp(norm, weight)), bias))
     if isinstance(op, graph.LogSoftmaxOp):
-        shifted = b.emit(arith.SubfOp(x, stats["max"]))
+        shifted = _shifted(b, op, idx, stats["max"])
         return b.emit(arith.SubfOp(shifted, stats["log_sum"]))
     exp = _shifted_exp(b, op, idx, stats["max"])
     return b.emit(arith.DivfOp(exp, stats["sum"]))
@@ -106,8 +106,15 @@ def _shifted_exp(
     """`exp(x[idx] - max)` of softmax-like `op`, emitted once per region
     scope: in a register-resident row the sum and the store share it."""
 
-    def emit() -> SSAValue:
-        shifted = b.emit(arith.SubfOp(b.value_at(op.operands[0], idx), peak))
-        return b.emit(math.ExpOp(shifted))
+    return b.memo(
+        (op.results[0], "exp", idx),
+        lambda: b.emit(math.ExpOp(_shifted(b, op, idx, peak))),
+    )
 
-    return b.memo((op.results[0], "exp", idx), emit)
+
+def _shifted(b: KernelBuilder, op: Operation, idx: Index, peak: SSAValue) -> SSAValue:
+    """`x[idx] - max`, once per region scope (log_softmax's finish shares it)."""
+    return b.memo(
+        (op.results[0], "shifted", idx),
+        lambda: b.emit(arith.SubfOp(b.value_at(op.operands[0], idx), peak)),
+    )
