@@ -72,32 +72,46 @@ def reorder_arguments(
     return moved
 
 
-def block_key(block: Block) -> Hashable | None:
-    """The structure of a straight-line block as a hashable value: its
-    argument types and, per op, its name, operand wiring (block argument or
-    earlier result, by position), result types and properties. Discardable
-    attributes (provenance `scope`, names) do not take part. Equal keys mean
-    the blocks compute the same thing from their arguments. None when an op
-    has regions of its own or a property does not hash."""
-    where: dict[SSAValue, tuple[int, int]] = {
-        arg: (-1, i) for i, arg in enumerate(block.args)
-    }
-    ops: list[Hashable] = []
-    for index, op in enumerate(block.ops):
-        if op.regions:
-            return None
-        if any(v not in where for v in op.operands):
-            return None  # reads a value from outside the block
-        where.update({r: (index, i) for i, r in enumerate(op.results)})
-        ops.append((
+def block_structure(
+    block: Block,
+    *,
+    attributes: bool = True,
+    number: dict[SSAValue, int] | None = None,
+) -> tuple[Hashable, ...]:
+    """The structure of `block` as nested tuples: its argument types and, per
+    op, its name, operand wiring (values numbered in definition order),
+    result types, properties, attributes (left out with `attributes=False`)
+    and nested regions. Equal structures compute the same thing from equal
+    arguments. Raises KeyError when an op reads a value defined outside."""
+    number = {} if number is None else number
+    for arg in block.args:
+        number[arg] = len(number)
+    rows: list[Hashable] = [tuple(arg.type for arg in block.args)]
+    for op in block.ops:
+        rows.append((
             op.name,
-            tuple(where[v] for v in op.operands),
+            tuple(number[v] for v in op.operands),
             tuple(r.type for r in op.results),
             tuple(sorted(op.properties.items())),
+            tuple(sorted(op.attributes.items())) if attributes else (),
+            tuple(
+                tuple(block_structure(b, attributes=attributes, number=number)
+                      for b in region.blocks)
+                for region in op.regions
+            ),
         ))  # fmt: skip
-    key = (tuple(a.type for a in block.args), tuple(ops))
+        for result in op.results:
+            number[result] = len(number)
+    return tuple(rows)
+
+
+def block_key(block: Block) -> Hashable | None:
+    """`block_structure` without discardable attributes (provenance `scope`,
+    names), as a dict key; None when the block reads a value from outside or
+    a property does not hash."""
     try:
+        key = block_structure(block, attributes=False)
         hash(key)
-    except TypeError:
+    except (KeyError, TypeError):
         return None
     return key

@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import DictionaryAttr
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Block, Operation
 
 from fxdsl.dialects.graph import SCOPE, ScopeAttr, ScopeFrame
+from fxdsl.ir_utils import block_structure
 from fxdsl.parsing import location_of
 
 MODULE_ATTR = "graph.module"
@@ -125,28 +126,5 @@ def structural_key(
         function.function_type,
         arg_attrs,
         function.res_attrs,
-        _block_key(function.body.block, {}),
+        block_structure(function.body.block),
     )
-
-
-def _block_key(block: Block, number: dict[SSAValue, int]) -> Hashable:
-    for arg in block.args:
-        number[arg] = len(number)
-    rows: list[Hashable] = [tuple(arg.type for arg in block.args)]
-    for op in block.ops:
-        rows.append(
-            (
-                op.name,
-                tuple(number[v] for v in op.operands),
-                tuple(r.type for r in op.results),
-                tuple(sorted(op.properties.items())),
-                tuple(sorted(op.attributes.items())),
-                tuple(
-                    tuple(_block_key(b, number) for b in region.blocks)
-                    for region in op.regions
-                ),
-            )
-        )
-        for result in op.results:
-            number[result] = len(number)
-    return tuple(rows)
