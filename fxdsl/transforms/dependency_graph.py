@@ -10,13 +10,14 @@ is caught at the moment it is made, with the cycle spelled out:
 * `contract(a, b)` merges two nodes into one and refuses (returns None) when
   the merged node would lie on a cycle (used by `graph-partition`).
 
-Cost: an edge or contraction that agrees with the current order is O(1) (plus
-O(degree) to move adjacency for a contraction). One that disagrees searches
-only the *affected window*, the nodes whose order lies between the two ends,
-and renumbers the ones it visits. Building a graph in program order, as all
-passes do, makes nearly every edge agree; contracting a node with a newer one
-moves it to the newer one's place, so a partition that keeps growing along a
-chain is re-searched only over the nodes added since its last merge.
+Cost: an edge that agrees with the current order is O(1). One that disagrees
+searches only the *affected window*, the nodes whose order lies between the
+two ends, and reorders the ones it visits. Building a graph in program order,
+as all passes do, makes nearly every edge agree. A contraction searches the
+window from both ends in lockstep and stops when one side runs out, so it
+costs at most twice the smaller side (plus O(degree) to move adjacency); the
+merged node keeps that side's place and only the nodes that side visited
+move.
 
 `topological_order` then lists the nodes by Kahn's algorithm with a chosen
 tie-break: FIFO from the roots ("fifo", torch.fx split_module's order) or the
@@ -55,7 +56,6 @@ class DependencyGraph(Generic[Node]):
         self._ord = self._order.label  # node -> position label (same dict)
         self._inserted: dict[Node, int] = {}
         self._next = 0
-        self._visits = 0
         for node in nodes:
             self.add_node(node)
 
@@ -76,12 +76,6 @@ class DependencyGraph(Generic[Node]):
 
     def predecessors(self, node: Node) -> list[Node]:
         return list(self._pred[node])
-
-    @property
-    def work(self) -> int:
-        """Nodes visited by cycle searches plus labels renumbered so far: a
-        deterministic measure of the work done (for scale tests)."""
-        return self._visits + self._order.renumbered
 
     # ---------------------------------------------------------------- changes
 
@@ -125,7 +119,6 @@ class DependencyGraph(Generic[Node]):
         backward = _Walk(self._pred, self._ord, b, low, high, target=a)
         while forward.step() and backward.step():
             pass
-        self._visits += len(forward.visited) + len(backward.visited)
         if forward.found or backward.found:
             return None
         keep, gone = (a, b) if self._degree(a) >= self._degree(b) else (b, a)
@@ -192,12 +185,10 @@ class DependencyGraph(Generic[Node]):
         low: int,
         high: int,
         target: Node | None = None,
-        skip: Node | None = None,
     ) -> tuple[list[Node], dict[Node, Node]]:
         """DFS from `start` along `edges` through nodes whose order lies
         strictly between `low` and `high` (the affected window). Stops at
-        `target`; never steps from `start` straight to `skip`. Returns the
-        visited nodes and their DFS parents."""
+        `target`. Returns the visited nodes and their DFS parents."""
         parent: dict[Node, Node] = {}
         visited = [start]
         seen = {start}
@@ -205,7 +196,7 @@ class DependencyGraph(Generic[Node]):
         while stack:
             node = stack.pop()
             for nxt in edges[node]:
-                if nxt in seen or (node == start and nxt == skip):
+                if nxt in seen:
                     continue
                 if nxt == target:
                     parent[nxt] = node
@@ -216,7 +207,6 @@ class DependencyGraph(Generic[Node]):
                 parent[nxt] = node
                 visited.append(nxt)
                 stack.append(nxt)
-        self._visits += len(visited)
         return visited, parent
 
     def _reorder(self, backward: list[Node], forward: list[Node]) -> None:
@@ -254,7 +244,7 @@ class _Walk(Generic[Node]):
         start: Node,
         low: int,
         high: int,
-        target: Node | None = None,
+        target: Node,
     ) -> None:
         self.edges, self.order = edges, order
         self.start, self.low, self.high, self.target = start, low, high, target
@@ -284,9 +274,3 @@ class _Walk(Generic[Node]):
             self.visited.append(nxt)
             self.stack.append(nxt)
         return bool(self.stack)
-
-    def run(self) -> list[Node]:
-        """Walk to the end; the visited nodes, `start` first."""
-        while self.step():
-            pass
-        return self.visited

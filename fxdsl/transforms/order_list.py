@@ -6,8 +6,7 @@ a doubly linked list, so a move puts nodes between a node and its neighbour by
 splitting the gap between their labels, without renumbering anything else. A
 gap too small for the nodes moved in makes the list renumber every label
 (`SPACING` apart again): each split shares the gap evenly, so that needs about
-`log2(SPACING)` nested moves into one gap; `renumbered` counts the labels it
-rewrote (the cost, for work counters).
+`log2(SPACING)` nested moves into one gap.
 
 `DependencyGraph` keeps its online topological order in one of these: a
 contraction moves only the nodes on the cheaper side of the merged node
@@ -36,7 +35,6 @@ class OrderList(Generic[Node]):
         self.spacing = spacing
         self.label: dict[Node, int] = {}
         """Node -> label; compare labels to compare positions."""
-        self.renumbered = 0
         self._at: dict[int, Node] = {}
         self._above: dict[int, int] = {}  # label -> next label (absent at the end)
         self._below: dict[int, int] = {}  # label -> previous label (_HEAD first)
@@ -130,4 +128,3 @@ class OrderList(Generic[Node]):
         self._below.clear()
         self._last = _HEAD
         self._link(_HEAD, order, _HEAD + self.spacing * (len(order) + 1))
-        self.renumbered += len(order)
