@@ -544,17 +544,18 @@ def module_call(
         tuple(_value_name(state, t.value, label) for label, t in inputs),
         tuple(_value_name(state, t.value, label) for label, t in outputs),
     )
+    from fxdsl.transforms.scope_tree import call_name
+
     _, index, _ = frames[-1]
-    state.signatures[fqn if index == 0 else f"{fqn}@{index}"] = SignatureAttr(signature)
+    state.signatures[call_name(fqn, index)] = SignatureAttr(signature)
     return returned
 
 
 def _made_inside(value: SSAValue, frames: tuple[ScopeFrame, ...]) -> bool:
+    from fxdsl.transforms.scope_tree import scope_frames
+
     owner = value.owner
-    scope_attr = owner.attributes.get(SCOPE) if isinstance(owner, Operation) else None
-    return (
-        isinstance(scope_attr, ScopeAttr) and scope_attr.data[: len(frames)] == frames
-    )
+    return isinstance(owner, Operation) and scope_frames(owner)[: len(frames)] == frames
 
 
 def _parameter_labels(
@@ -603,14 +604,12 @@ def _tensors(
 
 def _value_name(state: _TraceState, value: SSAValue, label: str) -> str:
     """The value's name; a fresh one made from `label` if it has none."""
-    from fxdsl.transforms.call_signatures import result_names, set_value_name
+    from fxdsl.transforms.call_signatures import set_value_name, value_name
 
     if value in state.arg_names:
         return state.arg_names[value]
-    if isinstance(value.owner, Operation):
-        existing = result_names(value.owner)[value.index]
-        if existing:
-            return existing
+    if isinstance(value.owner, Operation) and (existing := value_name(value)):
+        return existing
     name, n = label, 0
     while name in state.names:
         n += 1
