@@ -52,7 +52,7 @@ from fxdsl.dialects.graph import (
     ScopeFrame,
     YieldOp,
 )
-from fxdsl.transforms.scope_tree import MODULE_ATTR
+from fxdsl.transforms.scope_tree import module_frame
 
 _ID = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -106,14 +106,6 @@ class Cluster:
             else:
                 yield f"{indent}  {item}"
         yield f"{indent}}}"
-
-
-def module_frame(op: Operation) -> ScopeFrame | None:
-    """The `graph.module` frame of a module call made by `graph-unflatten`."""
-    attr = op.attributes.get(MODULE_ATTR)
-    if not isinstance(op, func.CallOp) or not isinstance(attr, ScopeAttr):
-        return None
-    return attr.data[-1] if attr.data else None
 
 
 def _call_name(prefix: str, frame: ScopeFrame) -> str:

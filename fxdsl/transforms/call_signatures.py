@@ -38,7 +38,12 @@ from fxdsl.dialects.graph import CALL_SIGNATURES, NAME, SCOPE, ScopeAttr, Signat
 from fxdsl.ir_utils import reorder_arguments
 from fxdsl.parsing import location_of
 from fxdsl.transforms.outlining import Outlined, used_values
-from fxdsl.transforms.scope_tree import MODULE_ATTR, CallNode, call_name, scope_frames
+from fxdsl.transforms.scope_tree import (
+    CallNode,
+    call_name,
+    module_frame,
+    scope_frames,
+)
 
 
 class SignatureError(Exception):
@@ -169,19 +174,15 @@ def module_call_names(module: ModuleOp) -> set[str]:
     `graph.module`), numbered as `graph-flatten` numbers them."""
     functions = {f.sym_name.data: f for f in module.ops if isinstance(f, func.FuncOp)}
     calls = {
-        name: [op for op in f.walk() if isinstance(op, func.CallOp)
-               and MODULE_ATTR in op.attributes]
+        name: [op for op in f.walk() if module_frame(op) is not None]
         for name, f in functions.items()
-    }  # fmt: skip
+    }
     targets = {c.callee.string_value() for ops in calls.values() for c in ops}
     found: set[str] = set()
 
     def visit(name: str, outer: str, counters: dict[str, int], path: set[str]) -> None:
         for call in calls.get(name, ()):
-            attr = call.attributes[MODULE_ATTR]
-            if not isinstance(attr, ScopeAttr) or len(attr.data) != 1:
-                continue
-            relative = attr.data[0][0]
+            relative = module_frame(call)[0]  # type: ignore[index]
             fqn = f"{outer}.{relative}" if outer else relative
             index = counters.get(fqn, 0)
             counters[fqn] = index + 1

@@ -32,16 +32,7 @@ from fxdsl.transforms.call_signatures import (
     set_value_name,
     value_name,
 )
-from fxdsl.transforms.scope_tree import MODULE_ATTR, call_name, scope_frames
-
-
-def _module_frame(op: Operation) -> ScopeFrame | None:
-    if not isinstance(op, func.CallOp):
-        return None
-    attr = op.attributes.get(MODULE_ATTR)
-    if not isinstance(attr, ScopeAttr) or len(attr.data) != 1:
-        return None
-    return attr.data[0]
+from fxdsl.transforms.scope_tree import call_name, module_frame, scope_frames
 
 
 @dataclass
@@ -53,7 +44,7 @@ class _Inliner:
     def flatten_function(self, function: func.FuncOp) -> None:
         block = function.body.block
         for op in list(block.ops):
-            if _module_frame(op) is None:
+            if module_frame(op) is None:
                 continue
             results = self.expand(op, list(op.operands), scope_frames(op), op)
             for old, new in zip(op.results, results):
@@ -69,7 +60,7 @@ class _Inliner:
     ) -> list[SSAValue]:
         """Copy the body of module call `call` (with these operands, inside
         the frames `outer`) before `anchor`; returns what it returns."""
-        frame = _module_frame(call)
+        frame = module_frame(call)
         assert isinstance(call, func.CallOp)
         assert frame is not None
         relative, _, type_name = frame
@@ -91,7 +82,7 @@ class _Inliner:
                 results = [mapping.get(v, v) for v in op.operands]
                 self.restore_names(call_name(fqn, index), operands, results)
                 return results
-            if _module_frame(op) is not None:
+            if module_frame(op) is not None:
                 inner = [mapping.get(v, v) for v in op.operands]
                 mapping.update(zip(op.results, self.expand(op, inner, frames, anchor)))
                 continue
@@ -129,7 +120,7 @@ def flatten(module: ModuleOp) -> ModuleOp:
         op.callee.string_value()
         for f in functions.values()
         for op in f.walk()
-        if _module_frame(op) is not None
+        if module_frame(op) is not None
     }
     for name, function in functions.items():
         if name not in targets and len(function.body.blocks) == 1:

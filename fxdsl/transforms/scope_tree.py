@@ -75,6 +75,17 @@ def call_name(fqn: str, index: int) -> str:
     return fqn if index == 0 else f"{fqn}@{index}"
 
 
+def module_frame(op: Operation) -> ScopeFrame | None:
+    """The `graph.module` frame of a module call made by `graph-unflatten`
+    (a `func.call` carrying exactly one), else None."""
+    if not isinstance(op, func.CallOp):
+        return None
+    attr = op.attributes.get(MODULE_ATTR)
+    if not isinstance(attr, ScopeAttr) or len(attr.data) != 1:
+        return None
+    return attr.data[0]
+
+
 def scope_frames(op: Operation) -> tuple[ScopeFrame, ...]:
     scope = op.attributes.get(SCOPE)
     return scope.data if isinstance(scope, ScopeAttr) else ()
