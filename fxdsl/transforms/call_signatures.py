@@ -254,18 +254,21 @@ def resolve_signatures(
         inputs = [lookup(n) for n in signature.inputs]
         outputs = [lookup(n) for n in signature.outputs]
         ops = inside[node]
+        members = set(ops)
         for name, value in zip(signature.inputs, inputs):
-            if _producer(block, value) in ops:
+            if _producer(block, value) in members:
                 raise SignatureError(
                     f"{where}: input '{name}' is defined inside the call"
                 )
         for name, value in zip(signature.outputs, outputs):
-            if _producer(block, value) not in ops and value not in inputs:
+            if _producer(block, value) not in members and value not in inputs:
                 raise SignatureError(
                     f"{where}: output '{name}' is defined outside the call and is "
                     "not an input"
                 )
-        _check_boundary(block, ops, set(inputs), set(outputs), is_weight, where)
+        _check_boundary(
+            block, ops, members, set(inputs), set(outputs), is_weight, where
+        )
         resolved.append(Resolved(node, signature, inputs, outputs))
     return resolved
 
@@ -294,12 +297,12 @@ def _ops_inside(
 def _check_boundary(
     block: Block,
     ops: list[Operation],
+    members: set[Operation],
     inputs: set[SSAValue],
     outputs: set[SSAValue],
     is_weight: Callable[[SSAValue], bool],
     where: str,
 ) -> None:
-    members = set(ops)
     for op in ops:
         for value in used_values(op):
             if _producer(block, value) in members or value in inputs:
