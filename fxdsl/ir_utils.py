@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.utils.exceptions import PassFailedException
 
@@ -23,6 +23,15 @@ def functions(module_or_func: Operation) -> list[func.FuncOp]:
     raise TypeError(
         f"expected a builtin.module or func.func, got {module_or_func.name}"
     )
+
+
+def arg_attr(function: func.FuncOp, index: int, key: str) -> str | None:
+    """The string attribute `key` of argument `index` of `function`, if set."""
+    attrs = function.arg_attrs
+    if attrs is None or index >= len(attrs.data):
+        return None
+    value = attrs.data[index].data.get(key)
+    return value.data if isinstance(value, StringAttr) else None
 
 
 def single_block_bodies(

@@ -21,12 +21,13 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.dialects.builtin import ModuleOp
 
 from fxdsl.dialects.graph import PARAM, shape_of
 from fxdsl.frontends import ops
 from fxdsl.frontends.tracer import Tensor, TensorSpec, scope, trace
 from fxdsl.interpreters.run import entry_function
+from fxdsl.ir_utils import arg_attr
 
 # Per-block weights in argument order: (name under `transformer.h.N.`, shape).
 _BLOCK_PARAMS: tuple[tuple[str, str], ...] = (
@@ -268,12 +269,10 @@ def example_inputs(
     softmax unsaturated, so numerics comparisons test something."""
     rng = np.random.default_rng(seed)
     entry = entry_function(module)
-    arg_attrs = entry.arg_attrs.data if entry.arg_attrs is not None else ()
     arrays: list[np.ndarray] = []
     for i, arg in enumerate(entry.args):
         shape = shape_of(arg)
-        param = arg_attrs[i].data.get(PARAM) if arg_attrs else None
-        fqn = param.data if isinstance(param, StringAttr) else ""
+        fqn = arg_attr(entry, i, PARAM) or ""
         if not fqn:
             array = rng.standard_normal(shape)
         elif fqn.endswith(".weight") and len(shape) == 1:  # a norm's scale

@@ -40,7 +40,7 @@ from typing import IO
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
+from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.target import Target
 
@@ -52,6 +52,7 @@ from fxdsl.dialects.graph import (
     ScopeFrame,
     YieldOp,
 )
+from fxdsl.ir_utils import arg_attr
 from fxdsl.transforms.scope_tree import module_frame
 
 _ID = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -419,7 +420,7 @@ class DotPrinter:
         else:
             block = op.body.block
             for i, arg in enumerate(block.args):
-                param = _arg_attr(op, i, PARAM)
+                param = arg_attr(op, i, PARAM)
                 label = _arg_label(arg)
                 if param is not None:
                     label = f"{label}\n{param}"
@@ -479,13 +480,6 @@ class DotPrinter:
 def _arg_label(arg: SSAValue) -> str:
     name = arg.name_hint or f"arg{getattr(arg, 'index', 0)}"
     return f"%{name}\n{short_type(arg.type)}"
-
-
-def _arg_attr(op: func.FuncOp, index: int, name: str) -> str | None:
-    if op.arg_attrs is None or index >= len(op.arg_attrs.data):
-        return None
-    value = op.arg_attrs.data[index].data.get(name)
-    return value.data if isinstance(value, StringAttr) else None
 
 
 @dataclass(frozen=True)

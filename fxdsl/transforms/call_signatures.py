@@ -35,7 +35,7 @@ from xdsl.dialects.test import TestOp
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 
 from fxdsl.dialects.graph import CALL_SIGNATURES, NAME, SCOPE, ScopeAttr, SignatureAttr
-from fxdsl.ir_utils import reorder_arguments
+from fxdsl.ir_utils import arg_attr, reorder_arguments
 from fxdsl.parsing import location_of
 from fxdsl.transforms.outlining import Outlined, used_values
 from fxdsl.transforms.scope_tree import (
@@ -89,8 +89,7 @@ def value_name(value: SSAValue) -> str | None:
         function = _owning_function(value)
         if function is None:
             return None
-        name = _arg_attrs(function)[value.index].get(NAME)
-        return name.data if isinstance(name, StringAttr) else None
+        return arg_attr(function, value.index, NAME)
     assert isinstance(value.owner, Operation)
     return result_names(value.owner)[value.index] or None
 

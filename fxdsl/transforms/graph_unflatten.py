@@ -86,7 +86,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from fxdsl.dialects.graph import NAME, PARAM, SCOPE, ScopeAttr, SignatureAttr
-from fxdsl.ir_utils import reorder_arguments
+from fxdsl.ir_utils import arg_attr, reorder_arguments
 from fxdsl.transforms.call_signatures import (
     SignatureError,
     add_keepers,
@@ -112,12 +112,9 @@ DEDUP_ATTR = "graph.dedup"
 def weight_names(function: func.FuncOp) -> dict[SSAValue, str]:
     """Arguments marked `graph.param`, with their names."""
     names: dict[SSAValue, str] = {}
-    attrs = function.arg_attrs.data if function.arg_attrs is not None else ()
-    for arg, attr in zip(function.body.block.args, attrs):
-        if isinstance(attr, DictionaryAttr):
-            name = attr.data.get(PARAM)
-            if isinstance(name, StringAttr):
-                names[arg] = name.data
+    for arg in function.body.block.args:
+        if (name := arg_attr(function, arg.index, PARAM)) is not None:
+            names[arg] = name
     return names
 
 
