@@ -118,7 +118,8 @@ def _first_line(error: BaseException) -> str:
 
 def max_abs_error(outputs: Sequence[np.ndarray], expected: Sequence[Any]) -> float:
     """Largest |output - expected| over all results (inf on a shape mismatch
-    or a missing result; NaN propagates as inf)."""
+    or a missing result; NaN propagates as inf; equal values, infinities
+    included, differ by 0, as `within_tolerance` sees them)."""
     if len(outputs) != len(expected):
         return float("inf")
     worst = 0.0
@@ -127,7 +128,8 @@ def max_abs_error(outputs: Sequence[np.ndarray], expected: Sequence[Any]) -> flo
         out64 = np.asarray(out, dtype=np.float64)
         if out64.shape != ref64.shape:
             return float("inf")
-        diff = np.abs(out64 - ref64)
+        with np.errstate(invalid="ignore"):  # inf - inf
+            diff = np.where(out64 == ref64, 0.0, np.abs(out64 - ref64))
         if diff.size and not np.all(np.isfinite(diff)):
             return float("inf")
         worst = max(worst, float(diff.max()) if diff.size else 0.0)

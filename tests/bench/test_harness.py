@@ -244,6 +244,9 @@ def test_error_measures() -> None:
     assert max_abs_error([np.ones((3, 2))], ref) == float("inf")
     assert max_abs_error([], ref) == float("inf")
     assert max_abs_error([np.full((2, 3), np.nan)], ref) == float("inf")
+    inf = [np.full((2, 3), np.inf, np.float32)]
+    assert max_abs_error(inf, inf) == 0.0  # agrees with within_tolerance
+    assert within_tolerance(inf, inf)
     assert within_tolerance([ref[0] + 1e-5], ref)
     assert not within_tolerance([ref[0] + 1e-1], ref)
     assert not within_tolerance([np.ones((3, 2))], ref)
