@@ -22,6 +22,9 @@ PASSES: dict[str, str] = {
     "graph-partition": "fxdsl.transforms.graph_partition:GraphPartitionPass",
     "graph-fuse": "fxdsl.transforms.graph_fuse:GraphFusePass",
     "graph-decompose": "fxdsl.transforms.graph_decompose:GraphDecomposePass",
+    "graph-fuse-attention": (
+        "fxdsl.transforms.graph_fuse_attention:GraphFuseAttentionPass"
+    ),
     "graph-unfuse": "fxdsl.transforms.graph_unfuse:GraphUnfusePass",
     "graph-dedup": "fxdsl.transforms.graph_dedup:GraphDedupPass",
     "graph-unflatten": "fxdsl.transforms.graph_unflatten:GraphUnflattenPass",

@@ -74,8 +74,9 @@ def without_pass(pipeline: str, name: str) -> str:
 
 
 def without_fuse(pipeline: str) -> str:
-    """`pipeline` with its `graph-fuse` step removed."""
-    return without_pass(pipeline, "graph-fuse")
+    """`pipeline` without fusion: its `graph-fuse` and `graph-fuse-attention`
+    steps removed (one kernel or library call per op)."""
+    return without_pass(without_pass(pipeline, "graph-fuse"), "graph-fuse-attention")
 
 
 def _tuple(result: Any) -> tuple[Any, ...]:
@@ -193,10 +194,20 @@ def default_variants() -> list[Variant]:
         "cuda": without_fuse(GPU_PIPELINE),
         "cpu": without_fuse(DEFAULT_PIPELINE),
     }
+    unfused_attention: dict[str, str | None] = {
+        "cuda": without_pass(GPU_PIPELINE, "graph-fuse-attention"),
+        "cpu": without_pass(DEFAULT_PIPELINE, "graph-fuse-attention"),
+    }
     return [
         Variant("fxdsl", _fxdsl(fused), kernel_pipeline=GPU_PIPELINE),
         Variant(
             "fxdsl-unfused", _fxdsl(unfused), kernel_pipeline=without_fuse(GPU_PIPELINE)
+        ),
+        Variant(
+            "fxdsl-unfused-attention",
+            _fxdsl(unfused_attention),
+            kernel_pipeline=unfused_attention["cuda"],
+            applies=lambda w: w.attention,
         ),
         Variant(
             "fxdsl-cudagraph",

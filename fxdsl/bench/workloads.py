@@ -50,6 +50,9 @@ class Workload:
     GEMM templates with the epilogue fused into the GEMM (the GEMM-epilogue
     study: cuBLAS + a fused epilogue kernel, fxdsl's choice, against a GEMM
     that fuses it)."""
+    attention: bool = False
+    """Also time fxdsl without `graph-fuse-attention` (scores through
+    cuBLAS, a softmax kernel and cuBLAS again), beside the fused kernel."""
 
     def module(self, scale: str) -> ModuleOp:
         return self.build(self.dims[scale])
@@ -287,6 +290,7 @@ WORKLOADS: tuple[Workload, ...] = (
         _gpt2_dims(1, (8, 512), (2, 128)),
         _gpt2,
         _torch_gpt2,
+        attention=True,
     ),
     Workload(
         "gpt2_block_b1_t64",

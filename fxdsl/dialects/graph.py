@@ -98,6 +98,8 @@ PROPERTY_KINDS: dict[str, str] = {
     "dim": _INT,
     "correction": _INT,
     "eps": _FLOAT,
+    "scale": _FLOAT,
+    "causal": _UNIT,
     "approximate": _STR,
     "value": _ATTR,
 }
@@ -983,6 +985,70 @@ class LinearOp(GraphOp):
         return [tensor(shape, dtype_of(self.input))]
 
 
+@irdl_op_definition
+class AttentionOp(GraphOp):
+    """Scaled dot-product attention, `softmax(q @ k^T * scale) @ v` over the
+    last two dims, as `torch.nn.functional.scaled_dot_product_attention`.
+
+    q is (..., T, d), k is (..., S, d), v is (..., S, dv), the batch dims
+    equal; the result is (..., T, dv). With `causal`, query t attends to keys
+    s <= t only (top-left aligned, as torch's `is_causal`), so every row has
+    at least one key. `graph-fuse-attention` forms it from the unfused graph.
+
+        %o = graph.attention %q, %k, %v scale 1.250000e-01 causal
+               : (tensor<2x8x16xf32>, tensor<2x8x16xf32>, tensor<2x8x16xf32>)
+               -> tensor<2x8x16xf32>
+    """
+
+    name = "graph.attention"
+    query = operand_def(TensorType)
+    key = operand_def(TensorType)
+    value = operand_def(TensorType)
+    scale = prop_def(FloatAttr)
+    causal = opt_prop_def(UnitAttr)
+    result = result_def(TensorType)
+
+    def __init__(
+        self,
+        query: SSAValue,
+        key: SSAValue,
+        value: SSAValue,
+        scale: float,
+        causal: bool = False,
+    ):
+        properties: dict[str, Attribute] = {"scale": FloatAttr(scale, Float64Type())}
+        if causal:
+            properties["causal"] = UnitAttr()
+        self._build(
+            operands=[query, key, value],
+            result_types=[query.type],
+            properties=properties,
+        )
+
+    @property
+    def scale_value(self) -> float:
+        return self.scale.value.data
+
+    @property
+    def is_causal(self) -> bool:
+        return self.causal is not None
+
+    def infer_result_types(self) -> list[Attribute]:
+        dtypes = {dtype_of(o) for o in self.operands}
+        if len(dtypes) != 1 or dtype_of(self.query) not in FLOAT_TYPES:
+            raise ShapeError("query, key and value must share one float type")
+        q, k, v = (shape_of(o) for o in self.operands)
+        if min(len(q), len(k), len(v)) < 2:
+            raise ShapeError("query, key and value must have rank >= 2")
+        if not q[:-2] == k[:-2] == v[:-2]:
+            raise ShapeError("query, key and value must have equal batch dims")
+        if q[-1] != k[-1]:
+            raise ShapeError(f"query and key head dims differ: {q[-1]} and {k[-1]}")
+        if k[-2] != v[-2]:
+            raise ShapeError(f"key and value lengths differ: {k[-2]} and {v[-2]}")
+        return [tensor((*q[:-1], v[-1]), dtype_of(self.query))]
+
+
 # --------------------------------------------------------------------------- #
 # Data movement
 # --------------------------------------------------------------------------- #
@@ -1404,7 +1470,7 @@ GRAPH_OPS: tuple[type[IRDLOperation], ...] = (
     AddOp, SubOp, MulOp, DivOp, PowOp, MaximumOp, MinimumOp,
     EqOp, NeOp, LtOp, LeOp, GtOp, GeOp, SelectOp,
     SumOp, MeanOp, MaxOp, MinOp, VarOp, SoftmaxOp, LogSoftmaxOp, LayerNormOp,
-    MatmulOp, LinearOp,
+    MatmulOp, LinearOp, AttentionOp,
     ReshapeOp, TransposeOp, BroadcastToOp, SliceOp, ConcatOp, SplitOp, GatherOp,
     EmbeddingOp,
     ConstantOp, FullOp,

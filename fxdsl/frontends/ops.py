@@ -362,6 +362,22 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     return wrap(emit(make, name, *operands).result)
 
 
+def scaled_dot_product_attention(
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    is_causal: bool = False,
+    scale: float | None = None,
+) -> Tensor:
+    """`softmax(q @ k^T * scale) @ v` as one `graph.attention` op (torch's
+    signature; `scale` defaults to 1/sqrt(head dim))."""
+    name = graph.AttentionOp.name
+    q, k, v = (_tensor(name, t) for t in (query, key, value))
+    factor = scale if scale is not None else 1.0 / math.sqrt(q.shape[-1])
+    make = lambda: graph.AttentionOp(q.value, k.value, v.value, factor, is_causal)
+    return wrap(emit(make, name, q, k, v).result)
+
+
 # --------------------------------------------------------------------------- #
 # Data movement
 # --------------------------------------------------------------------------- #
@@ -564,6 +580,7 @@ __all__ = [
     "reciprocal",
     "relu",
     "reshape",
+    "scaled_dot_product_attention",
     "rsqrt",
     "select",
     "sigmoid",

@@ -288,6 +288,19 @@ class GraphFunctions(InterpreterFunctions):
         lhs, rhs = args
         return _finish(op, np.matmul(_widen(lhs), _widen(rhs)))
 
+    @impl(graph.AttentionOp)
+    def run_attention(
+        self, interpreter: Interpreter, op: graph.AttentionOp, args: PythonValues
+    ) -> PythonValues:
+        q, k, v = (_widen(a) for a in args)
+        scores = np.matmul(q, np.swapaxes(k, -1, -2)) * op.scale_value
+        if op.is_causal:
+            t, s = scores.shape[-2:]
+            scores = np.where(np.tri(t, s, dtype=bool), scores, -np.inf)
+        e = np.exp(scores - np.max(scores, axis=-1, keepdims=True))
+        probs = e / np.sum(e, axis=-1, keepdims=True)
+        return _finish(op, np.matmul(probs, v))
+
     @impl(graph.LinearOp)
     def run_linear(
         self, interpreter: Interpreter, op: graph.LinearOp, args: PythonValues

@@ -42,6 +42,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from fxdsl.dialects import graph
 from fxdsl.ir_utils import block_key, functions
+from fxdsl.lowering.attention_kernel import attention_op, build_attention
 from fxdsl.lowering.kernel_builder import REDUCTION_OPS, KernelBuilder
 from fxdsl.transforms.fusibility import reduction_space
 
@@ -62,6 +63,9 @@ def _input_buffer(value: SSAValue) -> SSAValue:
 
 def _output_buffer(value: SSAValue) -> SSAValue:
     users = [u.operation for u in value.uses]
+    if len(users) == 1 and isinstance(users[0], UnrealizedConversionCastOp):
+        if not users[0].results and len(users[0].operands) == 2:
+            return users[0].operands[1]  # a strided destination (graph-bufferize)
     if len(users) != 1 or not isinstance(
         users[0], bufferization.MaterializeInDestinationOp
     ):
@@ -89,8 +93,14 @@ def build_kernel(
     buffers: list[SSAValue],
     globals_out: list[Operation],
 ) -> KernelBuilder:
-    """The kernel computing `group` (pointwise or row, see kernel_builder)."""
+    """The kernel computing `group` (pointwise or row, see kernel_builder;
+    an attention group is its own kernel shape, see attention_kernel)."""
     builder = KernelBuilder(name, group, [b.type for b in buffers], globals_out)
+    attention = attention_op(builder)
+    if attention is not None:
+        build_attention(builder, attention)
+        builder.finish()
+        return builder
     reductions = [op for op in group.body.block.ops if isinstance(op, REDUCTION_OPS)]
     spaces = {reduction_space(op) for op in reductions}
     if len(spaces) == 1 and None not in spaces:

@@ -26,7 +26,9 @@ Conventions (what the runtime's launch plan relies on):
   copy kernel (a group of views only, e.g. attention heads merged back into
   `(T, D)`) writes its product straight into the copy's buffer through the
   inverse of the chain, when that is a strided batch cuBLAS can write: the
-  copy kernel and its round trip disappear (`write_through`).
+  copy kernel and its round trip disappear (`write_through`). An attention
+  group writes its output the same way (`copy_target`): its kernel stores
+  through a strided view, and the heads need no merge kernel.
 """
 
 from __future__ import annotations
@@ -100,6 +102,21 @@ def _to_tensor(buffer: SSAValue, tensor_type: Attribute) -> Operation:
     return UnrealizedConversionCastOp.get([buffer], [tensor_type])
 
 
+def _materialize(result: SSAValue, dest: SSAValue) -> Operation:
+    """`bufferization.materialize_in_destination` of a group output into its
+    buffer. xDSL 0.74 requires the identity layout there too (upstream takes
+    any memref of the shape), so a strided destination (`copy_target`) is
+    bridged by a result-less `builtin.unrealized_conversion_cast(result,
+    dest)` instead; convert-groups-to-gpu reads both forms."""
+    assert isinstance(dest.type, MemRefType)
+    if layout_of_type(dest.type).is_identity:  # type: ignore[arg-type]
+        return bufferization.MaterializeInDestinationOp.create(
+            operands=[result, dest],
+            properties={"restrict": UnitAttr(), "writable": UnitAttr()},
+        )
+    return UnrealizedConversionCastOp.create(operands=[result, dest], result_types=[])
+
+
 def dtype_of_memref(value: SSAValue) -> Attribute:
     assert isinstance(value.type, MemRefType)
     return value.type.element_type
@@ -168,6 +185,33 @@ def _inverse(op: Operation, result: Layout) -> Layout | None:
     return reshaped(result, shape_of(op.operands[0]))
 
 
+def copy_target(
+    value: SSAValue,
+) -> tuple[graph.FusionGroupOp, list[Operation], Layout] | None:
+    """(copy group, host views before it, layout of `value` in the copy's
+    output buffer) when `value` flows only through views into a copy group
+    (a group of `COPY_VIEWS` only), so its producer can write it straight
+    into the copy's buffer; else None."""
+    producer = value.owner
+    views: list[Operation] = []
+    while len(uses := list(value.uses)) == 1:
+        user = uses[0].operation
+        if isinstance(user, COPY_VIEWS) and user.parent is producer.parent:
+            views.append(user)
+            value = user.results[0]
+            continue
+        if not isinstance(user, graph.FusionGroupOp) or user.parent is not producer.parent:
+            return None
+        inside = _copy_chain(user)
+        if inside is None:
+            return None
+        layout: Layout | None = Layout.dense(shape_of(user.outputs[0]))
+        for view in reversed(views + inside):
+            layout = None if layout is None else _inverse(view, layout)
+        return None if layout is None else (user, views, layout)
+    return None
+
+
 def write_through(
     op: graph.MatmulOp,
 ) -> tuple[graph.FusionGroupOp, list[Operation], Layout] | None:
@@ -178,29 +222,25 @@ def write_through(
         return None  # bf16 GEMM outputs are converted whole, not through a view
     if len(shape_of(op.result)) < 2:
         return None  # a vector product: nothing to merge
-    value: SSAValue = op.result
-    views: list[Operation] = []
-    while len(uses := list(value.uses)) == 1:
-        user = uses[0].operation
-        if isinstance(user, COPY_VIEWS) and user.parent is op.parent:
-            views.append(user)
-            value = user.results[0]
-            continue
-        if not isinstance(user, graph.FusionGroupOp) or user.parent is not op.parent:
-            return None
-        inside = _copy_chain(user)
-        if inside is None:
-            return None
-        layout: Layout | None = Layout.dense(shape_of(user.outputs[0]))
-        for view in reversed(views + inside):
-            layout = None if layout is None else _inverse(view, layout)
-        if layout is None:
-            return None
-        out = batched(layout, shape_of(op.result)[:-2])
-        if out is None or not row_major(out):
-            return None  # not a row-major matrix per batch
-        return user, views, out
-    return None
+    target = copy_target(op.result)
+    if target is None:
+        return None
+    out = batched(target[2], shape_of(op.result)[:-2])
+    if out is None or not row_major(out):
+        return None  # not a row-major matrix per batch
+    return target[0], target[1], out
+
+
+def _writes_through(group: graph.FusionGroupOp) -> bool:
+    """Kernels that store their output through a strided view of a copy's
+    buffer (`copy_target`): attention, whose threads each write one
+    contiguous output row, so the view costs nothing."""
+    ops = list(group.body.block.ops)
+    return (
+        len(group.outputs) == 1
+        and len(ops) == 2
+        and isinstance(ops[0], graph.AttentionOp)
+    )
 
 
 class _Bufferizer:
@@ -230,14 +270,20 @@ class _Bufferizer:
             op.operands[index] = bridge.results[0]
         after = op.next_op
         assert after is not None
+        target = copy_target(op.outputs[0]) if _writes_through(op) else None
         for result in op.outputs:
             # allocated before the group: the kernel launch that replaces it writes it
-            dest = self.alloc(result.type, op)
-            store = bufferization.MaterializeInDestinationOp.create(
-                operands=[result, dest],
-                properties={"restrict": UnitAttr(), "writable": UnitAttr()},
-            )
-            self.insert([store], after)
+            if target is None:
+                dest = self.alloc(result.type, op)
+            else:
+                copy, views, layout = target
+                buffer = self.alloc(copy.outputs[0].type, op)
+                self.buffers[copy.outputs[0]] = buffer
+                self.elided.update([*views, copy])
+                cast = _cast(buffer, layout)
+                self.insert([cast], op)
+                dest = cast.result
+            self.insert([_materialize(result, dest)], after)
             self.buffers[result] = dest
 
     def view(self, op: Operation) -> None:

@@ -39,9 +39,13 @@ differs): 0.37 s to lower 12 blocks against 0.17 s (benchmarks/README.md).
 The default favours the compile-time goal; pass `pipeline=` for the other."""
 
 GRAPH_PIPELINE = (
-    f"graph-dedup{{min-ops={DEDUP_MIN_OPS}}},graph-decompose,graph-fuse,cse"
+    f"graph-dedup{{min-ops={DEDUP_MIN_OPS}}},graph-decompose,"
+    "graph-fuse-attention,graph-fuse,cse"
 )
-"""The graph-level passes both backends run first (see DEDUP_MIN_OPS)."""
+"""The graph-level passes both backends run first (see DEDUP_MIN_OPS).
+`graph-fuse-attention` runs before `graph-fuse` (which would fuse the
+softmax with its producers and break the chain); with its default
+`min-rows` it fuses large attentions only (see that pass)."""
 
 GPU_PIPELINE = f"{GRAPH_PIPELINE},convert-graph-to-gpu"
 """The full pipeline from graph IR to kernels (`-t cuda` prints the result)."""

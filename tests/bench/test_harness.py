@@ -101,6 +101,8 @@ def test_every_workload_and_variant_is_reported(full_run: tuple[Path, str]) -> N
             expected.insert(5, "torch-compile-reduce-overhead")
         if workload.max_autotune:
             expected.insert(5, "torch-compile-max-autotune")
+        if workload.attention:
+            expected.insert(2, "fxdsl-unfused-attention")
         assert list(rows) == expected, workload.name
         entry = next(w for w in document["workloads"] if w["name"] == workload.name)
         assert entry["bytes_moved"] == bytes_moved(workload.module("tiny"))
@@ -534,10 +536,11 @@ def test_cuda_path_with_a_stand_in_cupy(
     assert [r["status"] for r in rows.values()] == ["ok", "ok", "ok", "ok"]
     timed = [r for r in rows.values() if r["status"] == "ok"]
     assert all(r["runs"] == 30 for r in timed)
-    # fused: the default pipeline (None); unfused: no graph-fuse; cudagraph:
-    # the default pipeline with cuda_graph=True; each compiled for the check,
-    # cold and warm
-    unfused = GPU_PIPELINE.replace("graph-fuse,", "")
+    # fused: the default pipeline (None); unfused: no graph-fuse or
+    # graph-fuse-attention; cudagraph: the default pipeline with
+    # cuda_graph=True; each compiled for the check, cold and warm
+    unfused = GPU_PIPELINE.replace("graph-fuse-attention,", "")
+    unfused = unfused.replace("graph-fuse,", "")
     assert pipelines == [None] * 3 + [unfused] * 3 + [None] * 3
     assert graphed == [False] * 6 + [True] * 3
     # the L2 is flushed before every timed run of each variant

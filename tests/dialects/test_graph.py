@@ -91,6 +91,13 @@ BUILDERS: list[tuple[str, Callable[[], Operation], list[str]]] = [
         lambda: g.LinearOp(x48(), value([3, 8]), value([3])),
         ["tensor<4x3xf32>"],
     ),
+    (
+        "graph.attention",
+        lambda: g.AttentionOp(
+            value([2, 4, 8]), value([2, 6, 8]), value([2, 6, 3]), 0.125, causal=True
+        ),
+        ["tensor<2x4x3xf32>"],
+    ),
     ("graph.reshape", lambda: g.ReshapeOp(x48(), [2, 16]), ["tensor<2x16xf32>"]),
     ("graph.broadcast_to", lambda: g.BroadcastToOp(x8(), [3, 8]), ["tensor<3x8xf32>"]),
     ("graph.transpose", lambda: g.TransposeOp(value([2, 3, 4]), [2, 0, 1]), ["tensor<4x2x3xf32>"]),
@@ -175,6 +182,13 @@ BAD_BUILDS: list[tuple[Callable[[], Operation], str]] = [
     (lambda: g.EmbeddingOp(value([2], g.i64), value([10])), r"weight must be 2-D"),
     (lambda: g.SumOp(value([4]), [1]), r"dim 1 out of range for rank 1"),
     (lambda: g.LinearOp(value([4, 8]), value([3, 5])), r"input features 8 != weight in-features 5"),
+    (lambda: g.AttentionOp(value([2, 4, 8]), value([2, 6, 7]), value([2, 6, 3]), 1.0),
+     r"query and key head dims differ: 8 and 7"),
+    (lambda: g.AttentionOp(value([2, 4, 8]), value([2, 6, 8]), value([2, 5, 3]), 1.0),
+     r"key and value lengths differ: 6 and 5"),
+    (lambda: g.AttentionOp(value([2, 4, 8]), value([1, 6, 8]), value([1, 6, 3]), 1.0),
+     r"equal batch dims"),
+    (lambda: g.AttentionOp(value([8]), value([8]), value([8]), 1.0), r"rank >= 2"),
 ]  # fmt: skip
 
 
@@ -233,6 +247,9 @@ VERIFY_ERRORS: list[tuple[Callable[[], Operation], str]] = [
     (lambda: _create(g.GeluOp, [value([4])], [T([4], g.f32)],
                      approximate=g.StringAttr("fast")),
      'graph.gelu: approximate must be "none" or "tanh", got "fast"'),
+    (lambda: _create(g.AttentionOp, [value([4, 8], g.i32)] * 3, [T([4, 8], g.i32)],
+                     scale=g.FloatAttr(1.0, f64)),
+     "graph.attention: query, key and value must share one float type"),
     (lambda: _create(g.FullOp, [], [T([2], f64)], value=g.FloatAttr(1.0, f64)),
      "graph.full: unsupported element type tensor<2xf64>"),
 ]  # fmt: skip

@@ -67,6 +67,18 @@ def var_ref(x: Array, axis: tuple[int, ...], correction: int, keepdims: bool) ->
     return ((x - mean) ** 2).sum(axis=axis, keepdims=keepdims) / (n - correction)
 
 
+def attention_ref(q: Array, k: Array, v: Array, scale: float, causal: bool) -> Array:
+    """Row by row in float64: query t sees keys s <= t when causal."""
+    out = np.zeros((*q.shape[:-1], v.shape[-1]))
+    for b in range(q.shape[0]):
+        for t in range(q.shape[1]):
+            keys = range(min(t + 1, k.shape[1]) if causal else k.shape[1])
+            scores = np.array([f64(q[b, t]) @ f64(k[b, s]) * scale for s in keys])
+            weights = np.exp(scores - scores.max())
+            out[b, t] = weights @ f64(v[b, : len(weights)]) / weights.sum()
+    return out
+
+
 def layer_norm_ref(x: Array, w: Array, b: Array, eps: float) -> Array:
     axes = tuple(range(x.ndim - w.ndim, x.ndim))
     x = f64(x)
@@ -397,6 +409,24 @@ CASES: list[Case] = [
         ["tensor<2x3x4xf32>"],
         [f32(2, 3, 4), f32(3, 4), f32(3, 4)],
         lambda x, w, b: layer_norm_ref(x, w, b, 0.5),
+    ),
+    Case(
+        "attention",
+        "graph.attention %a0, %a1, %a2 scale 0.5 : (tensor<2x3x4xf32>, "
+        "tensor<2x5x4xf32>, tensor<2x5x2xf32>) -> tensor<2x3x2xf32>",
+        ["tensor<2x3x4xf32>", "tensor<2x5x4xf32>", "tensor<2x5x2xf32>"],
+        ["tensor<2x3x2xf32>"],
+        [f32(2, 3, 4), f32(2, 5, 4), f32(2, 5, 2)],
+        lambda q, k, v: attention_ref(q, k, v, 0.5, causal=False),
+    ),
+    Case(
+        "attention-causal",
+        "graph.attention %a0, %a1, %a2 scale 0.5 causal : (tensor<2x3x4xf32>, "
+        "tensor<2x5x4xf32>, tensor<2x5x2xf32>) -> tensor<2x3x2xf32>",
+        ["tensor<2x3x4xf32>", "tensor<2x5x4xf32>", "tensor<2x5x2xf32>"],
+        ["tensor<2x3x2xf32>"],
+        [f32(2, 3, 4), f32(2, 5, 4), f32(2, 5, 2)],
+        lambda q, k, v: attention_ref(q, k, v, 0.5, causal=True),
     ),
     binary(
         "matmul",

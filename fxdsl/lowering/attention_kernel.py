@@ -1,0 +1,190 @@
+"""The kernel of a `graph.attention` group: fused attention with an online
+softmax (the flash-attention recurrence), so the (T, S) scores never reach
+memory.
+
+One thread per query row; a block is a tile of `BLOCK` consecutive rows of
+one sequence (grid-stride over tiles, the latest rows, which a causal mask
+makes the most expensive, first). The thread loads its query row once, pre-scaled, into
+registers, then walks the keys `KEYS_PER_STEP` at a time in one `scf.for`
+whose iteration arguments are the running max `m`, the running sum `l` and
+the output row `o` (dv floats):
+
+    s_c   = q . k[j + c]                   (masked to -inf past the last key)
+    m'    = max(m, s_0 .. s_3)
+    o     = o * exp(m - m') + sum_c exp(s_c - m') * v[j + c]
+    l     = l * exp(m - m') + sum_c exp(s_c - m')
+
+and stores `o / l`. A causal row t stops after key t, so causal attention
+does about half the work of the unfused product. The threads of a warp
+read the same key and value rows in the same step (a broadcast load, from
+L1 after the first warp), so q, k and v are each read from memory about
+once; each dot product is split into `PARTIAL_SUMS` interleaved partial
+sums so consecutive FMAs do not wait on each other. Inputs are strided
+views (the heads of a fused qkv projection read in place); float4 loads
+where a row is contiguous and aligned (`vectorizable`). Compute is f32 for
+every float type.
+
+Registers: d + dv + a few dozen floats per thread (about 160 at d = dv =
+64), so this suits head dims up to about 128; beyond that the row spills
+to local memory but stays correct.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from math import prod
+
+from xdsl.dialects import arith, math, vector
+from xdsl.dialects.builtin import Float32Type, VectorType
+from xdsl.ir import SSAValue
+
+from fxdsl.dialects import graph
+from fxdsl.dialects.graph import shape_of
+from fxdsl.lowering.kernel_builder import (
+    MAX_GRID,
+    VECTOR_WIDTH,
+    KernelBuilder,
+    vectorizable,
+)
+from fxdsl.lowering.value_rules import Index
+
+BLOCK = 64
+"""Threads per block: one query row each, a tile of consecutive rows of one
+sequence (so a warp reads the same key rows). Small blocks let the block
+scheduler balance causal rows, whose cost grows with t; tiles are issued
+heaviest first."""
+KEYS_PER_STEP = 4
+"""Keys per loop step: the rescale of `o` is paid once per step, not per key."""
+PARTIAL_SUMS = 4
+"""Independent partial sums per dot product."""
+
+
+def attention_op(builder: KernelBuilder) -> graph.AttentionOp | None:
+    """The group's attention op when the group is one (what `build` lowers)."""
+    ops = [op for op in builder.group.body.block.ops if not isinstance(op, graph.YieldOp)]
+    if len(ops) == 1 and isinstance(ops[0], graph.AttentionOp):
+        return ops[0]
+    return None
+
+
+def _row(builder: KernelBuilder, buffer: SSAValue, prefix: Index, size: int) -> list[SSAValue]:
+    """Elements `buffer[*prefix, 0:size]` as f32 scalars (float4 loads when
+    the buffer allows)."""
+    if size % VECTOR_WIDTH == 0 and vectorizable(buffer):
+        typ = VectorType(Float32Type(), [VECTOR_WIDTH])
+        values: list[SSAValue] = []
+        for start in range(0, size, VECTOR_WIDTH):
+            packed = builder.emit(
+                vector.LoadOp(buffer, [*prefix, builder.index(start)], typ)
+            )
+            values += [
+                builder.emit(vector.ExtractOp(packed, [k], Float32Type()))
+                for k in range(VECTOR_WIDTH)
+            ]
+        return values
+    return [builder.load(buffer, (*prefix, builder.index(d))) for d in range(size)]
+
+
+def _store_row(
+    builder: KernelBuilder, values: list[SSAValue], buffer: SSAValue, prefix: Index
+) -> None:
+    """`buffer[*prefix, :] = values` (float4 stores when the buffer allows)."""
+    if len(values) % VECTOR_WIDTH or not vectorizable(buffer):
+        for d, value in enumerate(values):
+            builder.store(value, buffer, (*prefix, builder.index(d)))
+        return
+    typ = VectorType(Float32Type(), [VECTOR_WIDTH])
+    for start in range(0, len(values), VECTOR_WIDTH):
+        packed = builder.emit(vector.BroadcastOp(values[start], typ))
+        for k in range(1, VECTOR_WIDTH):
+            packed = builder.emit(vector.InsertOp(values[start + k], packed, [k]))
+        index = [*prefix, builder.index(start)]
+        builder.emit(vector.StoreOp(packed, buffer, index))
+
+
+def _dot(builder: KernelBuilder, a: Sequence[SSAValue], b: Sequence[SSAValue]) -> SSAValue:
+    """sum(a * b) in `PARTIAL_SUMS` interleaved partial sums, then added."""
+    partial: list[SSAValue | None] = [None] * PARTIAL_SUMS
+    for d, (x, y) in enumerate(zip(a, b)):
+        product = builder.emit(arith.MulfOp(x, y))
+        lane = d % PARTIAL_SUMS
+        acc = partial[lane]
+        partial[lane] = product if acc is None else builder.emit(arith.AddfOp(acc, product))
+    sums = [p for p in partial if p is not None]
+    total = sums[0]
+    for p in sums[1:]:
+        total = builder.emit(arith.AddfOp(total, p))
+    return total
+
+
+def build_attention(builder: KernelBuilder, op: graph.AttentionOp) -> None:
+    """Emit the kernel of the one-op group computing `op` (module docstring)."""
+    q_buf, k_buf, v_buf = (builder.inputs[v] for v in op.operands)
+    (out_buf,) = builder.outputs
+    q_shape, v_shape = shape_of(op.query), shape_of(op.value)
+    batch, rows_per_batch, head = q_shape[:-2], q_shape[-2], q_shape[-1]
+    keys, dv = v_shape[-2], v_shape[-1]
+    f32 = Float32Type()
+    b = builder
+    b._hardware()  # pyright: ignore[reportPrivateUsage]
+    sequences = prod(batch)
+    tiles_per_sequence = -(-rows_per_batch // BLOCK)
+    tiles = sequences * tiles_per_sequence
+    scale = b.const(op.scale_value, f32)
+    neg_inf = b.const(float("-inf"), f32)
+    last_key = b.index(keys - 1)
+
+    def tile(n: SSAValue, _carried: list[SSAValue]) -> list[SSAValue]:
+        # heaviest tiles first: tile n covers rows of tile index (last - n // sequences)
+        order = b.emit(arith.DivUIOp(n, b.index(sequences)))
+        sequence = b.emit(arith.RemUIOp(n, b.index(sequences)))
+        first_row = b.emit(arith.MuliOp(
+            b.emit(arith.SubiOp(b.index(tiles_per_sequence - 1), order)), b.index(BLOCK)
+        ))  # fmt: skip
+        t = b.emit(arith.AddiOp(first_row, b.thread_id))
+        inside = b.emit(arith.CmpiOp(t, b.index(rows_per_batch), "slt"))
+        outer = b.delinearize(sequence, batch) if batch else ()
+        b.when(inside, lambda: row(outer, t))
+        return []
+
+    def row(outer: Index, t: SSAValue) -> None:
+        query = [b.emit(arith.MulfOp(x, scale)) for x in _row(b, q_buf, (*outer, t), head)]
+        count = b.index(keys)
+        if op.is_causal:
+            count = b.emit(arith.MinSIOp(b.emit(arith.AddiOp(t, b.index(1))), count))
+        inits = [neg_inf, b.const(0.0, f32), *[b.const(0.0, f32)] * dv]
+
+        def step(j: SSAValue, carried: list[SSAValue]) -> list[SSAValue]:
+            m, l, o = carried[0], carried[1], carried[2:]
+            scores, positions = [], []
+            for c in range(KEYS_PER_STEP):
+                key = j if c == 0 else b.emit(arith.AddiOp(j, b.index(c)))
+                valid = b.emit(arith.CmpiOp(key, count, "slt"))
+                key = b.emit(arith.MinSIOp(key, last_key)) if c else key
+                score = _dot(b, query, _row(b, k_buf, (*outer, key), head))
+                scores.append(b.emit(arith.SelectOp(valid, score, neg_inf)))
+                positions.append(key)
+            m_new = m
+            for score in scores:
+                m_new = b.emit(arith.MaximumfOp(m_new, score))
+            rescale = b.emit(math.ExpOp(b.emit(arith.SubfOp(m, m_new))))
+            probs = [b.emit(math.ExpOp(b.emit(arith.SubfOp(s, m_new)))) for s in scores]
+            l_new = b.emit(arith.MulfOp(l, rescale))
+            for p in probs:
+                l_new = b.emit(arith.AddfOp(l_new, p))
+            o_new = [b.emit(arith.MulfOp(x, rescale)) for x in o]
+            for p, key in zip(probs, positions):
+                values = _row(b, v_buf, (*outer, key), dv)
+                o_new = [
+                    b.emit(arith.AddfOp(acc, b.emit(arith.MulfOp(p, x))))
+                    for acc, x in zip(o_new, values)
+                ]
+            return [m_new, l_new, *o_new]
+
+        final = b.loop(b.index(0), count, b.index(KEYS_PER_STEP), inits, step)
+        inverse = b.emit(arith.DivfOp(b.const(1.0, f32), final[1]))
+        result = [b.emit(arith.MulfOp(acc, inverse)) for acc in final[2:]]
+        _store_row(b, result, out_buf, (*outer, t))
+
+    b.loop(b.block_id, b.index(tiles), b.grid_dim, [], tile)
+    b.launch = (min(max(1, tiles), MAX_GRID), BLOCK)

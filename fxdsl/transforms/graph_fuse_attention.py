@@ -1,0 +1,304 @@
+"""`graph-fuse-attention`: the unfused attention graph becomes one
+`graph.attention` op (the pattern Inductor's `fuse_attention` replaces
+with `scaled_dot_product_attention`).
+
+Matched, from the second matmul backwards, each value used once:
+
+    scores = matmul(q, kt)                  kt = k^T (any value of shape (..., d, S))
+    scores = mul(scores, c) | div(scores, c)          optional, c a scalar constant
+    scores = select(mask, scores, fill)               optional, or add(scores, bias)
+    probs  = softmax(scores, dim = last)
+    out    = matmul(probs, v)
+
+The scale and the mask may come in either order. A mask is accepted when it
+is a constant (its whole backward slice is graph ops without arguments: an
+`arange` compared with itself, a `tril` constant, ...) that equals the
+causal mask `key <= query` broadcast over the batch, and the masked scores
+are at most `MASKED_LIMIT` (a `select` fill such as GPT-2's -1e9 or
+-inf, or an additive bias of 0 and such values). Masked scores then have
+probability exactly 0 (exp underflows) unless a row's real scores are
+themselves below about `MASKED_LIMIT`, which is the one semantic liberty
+the rewrite takes. q, k and v must have equal batch dims (no broadcasting).
+
+Option `min-rows` (default `MIN_ROWS`): chains with fewer query rows (batch
+x T) stay unfused. The fused kernel runs one thread per query row, so a
+small attention (GPT-2 at B=1, T=64: 768 rows) would occupy a few SMs for
+a long serial loop, where cuBLAS and a softmax kernel spread the work over
+the whole GPU; `min-rows=1` fuses every chain.
+
+`kt` is usually `transpose(k)` of the last two dims; then `k` is its input
+(a view), else a transpose of `kt` is inserted. The constants the chain
+read and nothing else does are erased. Runs before `graph-fuse`: once the
+softmax is fused with its producers the chain is gone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import prod
+from typing import Any
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.interpreter import Interpreter
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint
+from xdsl.utils.exceptions import PassFailedException
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+
+from fxdsl.dialects import graph
+from fxdsl.dialects.graph import shape_of
+from fxdsl.interpreters.run import make_interpreter
+
+MASKED_LIMIT = -1e4
+"""Masked scores must be at most this: exp(-1e4 - max) is 0 in f32 and f64."""
+
+MIN_ROWS = 16384
+"""Default `min-rows`: about one thread per row for every SM (132 SMs x 128)."""
+
+MAX_MASK_OPS = 32
+"""Largest constant slice evaluated to read a mask (a few ops in practice)."""
+
+
+def _single_use(value: SSAValue) -> bool:
+    return value.has_one_use()
+
+
+class ConstantFolder:
+    """Values of constant graph slices, evaluated on the reference
+    interpreter (memoised; None for anything that reads an argument)."""
+
+    def __init__(self) -> None:
+        self.interpreter: Interpreter = make_interpreter(ModuleOp([]))
+        self.values: dict[SSAValue, Any] = {}
+
+    def value(self, value: SSAValue) -> np.ndarray | None:
+        if value in self.values:
+            return self.values[value]
+        slice_ops = self._slice(value)
+        if slice_ops is None:
+            return None
+        for op in slice_ops:
+            args = tuple(self.values[o] for o in op.operands)
+            results = self.interpreter.run_op(op, args)
+            self.values.update(zip(op.results, results))
+        return self.values[value]
+
+    def _slice(self, value: SSAValue) -> list[Operation] | None:
+        """The ops computing `value` in dependency order, or None."""
+        order: list[Operation] = []
+        seen: set[Operation] = set()
+        stack: list[tuple[SSAValue, bool]] = [(value, False)]
+        while stack:
+            current, expanded = stack.pop()
+            op = current.owner
+            if not isinstance(op, graph.GraphOp) or len(seen) > MAX_MASK_OPS:
+                return None
+            if expanded:
+                if op not in seen:
+                    seen.add(op)
+                    order.append(op)
+                continue
+            if op in seen or current in self.values:
+                continue
+            stack.append((current, True))
+            stack.extend((o, False) for o in op.operands if o not in self.values)
+        return order
+
+
+@dataclass
+class AttentionMatch:
+    """What `match_attention` found; `chain` is the ops it replaces."""
+
+    query: SSAValue
+    key_t: SSAValue
+    value: SSAValue
+    scale: float
+    causal: bool
+    chain: list[Operation]
+
+
+def _scalar(folder: ConstantFolder, value: SSAValue) -> float | None:
+    array = folder.value(value)
+    if array is None or array.size == 0 or np.any(array != array.flat[0]):
+        return None
+    return float(array.flat[0])
+
+
+def _causal_mask(folder: ConstantFolder, value: SSAValue, rows: int, cols: int) -> bool:
+    """Is `value` a constant boolean `key <= query` mask of (rows, cols)
+    (with leading dims of size 1)?"""
+    array = folder.value(value)
+    if array is None or array.dtype != np.bool_ or array.ndim < 2:
+        return False
+    if any(d != 1 for d in array.shape[:-2]):
+        return False
+    causal = np.tri(rows, cols, dtype=bool)
+    return array[(0,) * (array.ndim - 2)].shape == causal.shape and bool(
+        np.array_equal(array[(0,) * (array.ndim - 2)], causal)
+    )
+
+
+def _causal_bias(
+    folder: ConstantFolder, value: SSAValue, rows: int, cols: int
+) -> float | None:
+    """The masked value of a constant additive causal bias (0 where
+    `key <= query`, a constant elsewhere), or None."""
+    array = folder.value(value)
+    if array is None or array.ndim < 2 or any(d != 1 for d in array.shape[:-2]):
+        return None
+    try:
+        bias = np.broadcast_to(array[(0,) * (array.ndim - 2)], (rows, cols))
+    except ValueError:
+        return None
+    causal = np.tri(rows, cols, dtype=bool)
+    if np.any(bias[causal] != 0) or causal.all():
+        return None
+    masked = bias[~causal]
+    return float(masked[0]) if np.all(masked == masked[0]) else None
+
+
+def match_attention(
+    folder: ConstantFolder, output: graph.MatmulOp
+) -> AttentionMatch | None:
+    """The attention chain ending in matmul `output`, or None."""
+    probs = output.lhs.owner
+    if not isinstance(probs, graph.SoftmaxOp) or not _single_use(output.lhs):
+        return None
+    rank = len(shape_of(probs.input))
+    if rank < 2 or probs.dim.value.data % rank != rank - 1:
+        return None
+    rows, cols = shape_of(probs.input)[-2:]
+    chain: list[Operation] = [output, probs]
+    scores, scale, masked = probs.input, 1.0, None
+    while _single_use(scores):
+        op = scores.owner
+        if isinstance(op, graph.MulOp | graph.DivOp) and scale == 1.0:
+            operands = list(op.operands)
+            if isinstance(op, graph.MulOp) and _scalar(folder, operands[0]) is not None:
+                operands.reverse()
+            factor = _scalar(folder, operands[1])
+            if factor is None or factor == 0:
+                return None
+            scale = 1.0 / factor if isinstance(op, graph.DivOp) else factor
+            scores = operands[0]
+        elif isinstance(op, graph.SelectOp | graph.AddOp) and masked is None:
+            found = _mask(folder, op, rows, cols)
+            if found is None:
+                return None
+            scores, fill = found
+            masked = fill * scale  # a scale found so far is applied after the mask
+        elif isinstance(op, graph.MatmulOp):
+            chain.append(op)
+            return _finish(op, output, scale, masked, chain)
+        else:
+            return None
+        chain.append(op)
+    return None
+
+
+def _mask(
+    folder: ConstantFolder, op: Operation, rows: int, cols: int
+) -> tuple[SSAValue, float] | None:
+    """(the scores, the masked value) of a causal `select` or additive mask."""
+    if isinstance(op, graph.SelectOp):
+        fill = _scalar(folder, op.rhs)
+        if fill is None or not _causal_mask(folder, op.cond, rows, cols):
+            return None
+        if shape_of(op.lhs) != shape_of(op.result):
+            return None
+        return op.lhs, fill
+    for scores, bias in (op.operands, reversed(op.operands)):
+        fill = _causal_bias(folder, bias, rows, cols)
+        if fill is not None and shape_of(scores) == shape_of(op.results[0]):
+            return scores, fill
+    return None
+
+
+def _finish(
+    scores: graph.MatmulOp,
+    output: graph.MatmulOp,
+    scale: float,
+    masked: float | None,
+    chain: list[Operation],
+) -> AttentionMatch | None:
+    if masked is not None and not masked <= MASKED_LIMIT:
+        return None
+    query, key_t, value = scores.lhs, scores.rhs, output.rhs
+    shapes = [shape_of(v) for v in (query, key_t, value)]
+    if any(len(s) < 2 for s in shapes):
+        return None
+    batch = shapes[0][:-2]
+    if shapes[1][:-2] != batch or shapes[2][:-2] != batch:
+        return None
+    return AttentionMatch(query, key_t, value, scale, masked is not None, chain)
+
+
+def _key(key_t: SSAValue, rewriter: PatternRewriter, before: Operation) -> SSAValue:
+    """k from k^T: the input of a last-two-dims transpose, else a new one."""
+    rank = len(shape_of(key_t))
+    swap = [*range(rank - 2), rank - 1, rank - 2]
+    owner = key_t.owner
+    if isinstance(owner, graph.TransposeOp) and list(owner.perm.get_values()) == swap:
+        return owner.input
+    transpose = graph.TransposeOp(key_t, swap)
+    transpose.attributes |= dict(before.attributes)
+    rewriter.insert_op(transpose, InsertPoint.before(before))
+    return transpose.result
+
+
+def _erase_dead(rewriter: PatternRewriter, ops: list[Operation]) -> None:
+    """Erase `ops` and then every pure graph op left without uses above them."""
+    pending = list(ops)
+    while pending:
+        op = pending.pop(0)
+        if op.parent is None or any(r.uses for r in op.results):
+            continue
+        producers = [o.owner for o in op.operands]
+        rewriter.erase_op(op)
+        pending.extend(p for p in producers if isinstance(p, graph.GraphOp))
+
+
+class FuseAttention(RewritePattern):
+    def __init__(self, min_rows: int) -> None:
+        self.folder = ConstantFolder()
+        self.min_rows = min_rows
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: graph.MatmulOp, rewriter: PatternRewriter) -> None:
+        if prod(shape_of(op.result)[:-1]) < self.min_rows:
+            return
+        found = match_attention(self.folder, op)
+        if found is None:
+            return
+        key = _key(found.key_t, rewriter, found.chain[-1])
+        attention = graph.AttentionOp(
+            found.query, key, found.value, found.scale, found.causal
+        )
+        attention.attributes |= dict(op.attributes)
+        rewriter.replace_op(op, attention)
+        _erase_dead(rewriter, found.chain[1:])
+
+
+@dataclass(frozen=True)
+class GraphFuseAttentionPass(ModulePass):
+    """Attention chains -> `graph.attention` (see the module docstring)."""
+
+    name = "graph-fuse-attention"
+
+    min_rows: int = MIN_ROWS
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.min_rows < 1:
+            raise PassFailedException(
+                f"graph-fuse-attention: min-rows must be >= 1, got {self.min_rows}"
+            )
+        pattern = FuseAttention(self.min_rows)
+        PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)
