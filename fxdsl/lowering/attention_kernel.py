@@ -158,9 +158,13 @@ def build_attention(builder: KernelBuilder, op: graph.AttentionOp) -> None:
             m, l, o = carried[0], carried[1], carried[2:]
             scores, positions = [], []
             for c in range(KEYS_PER_STEP):
-                key = j if c == 0 else b.emit(arith.AddiOp(j, b.index(c)))
+                if c == 0:  # the loop bound keeps the first key valid
+                    positions.append(j)
+                    scores.append(_dot(b, query, _row(b, k_buf, (*outer, j), head)))
+                    continue
+                key = b.emit(arith.AddiOp(j, b.index(c)))
                 valid = b.emit(arith.CmpiOp(key, count, "slt"))
-                key = b.emit(arith.MinSIOp(key, last_key)) if c else key
+                key = b.emit(arith.MinSIOp(key, last_key))  # stay inside k and v
                 score = _dot(b, query, _row(b, k_buf, (*outer, key), head))
                 scores.append(b.emit(arith.SelectOp(valid, score, neg_inf)))
                 positions.append(key)

@@ -262,7 +262,7 @@ def _erase_dead(rewriter: PatternRewriter, ops: list[Operation]) -> None:
         if op.parent is None or any(r.uses for r in op.results):
             continue
         producers = [o.owner for o in op.operands]
-        rewriter.erase_op(op)
+        rewriter.erase(op)
         pending.extend(p for p in producers if isinstance(p, graph.GraphOp))
 
 
@@ -283,7 +283,7 @@ class FuseAttention(RewritePattern):
             found.query, key, found.value, found.scale, found.causal
         )
         attention.attributes |= dict(op.attributes)
-        rewriter.replace_op(op, attention)
+        rewriter.replace(op, attention)
         _erase_dead(rewriter, found.chain[1:])
 
 

@@ -163,6 +163,35 @@ def movement_cases() -> dict[str, str]:
     return cases
 
 
+def attention_cases() -> dict[str, str]:
+    """graph.attention kernels: causal or not, float4 or scalar rows (head
+    dim 8 or 6), a partial tile (70 query rows: 64 + 6), fewer or more
+    queries than keys, no batch dims, f16 and bf16."""
+    cases: dict[str, str] = {}
+    shapes = {
+        # name: (q, k, v) shapes
+        "attention": ((2, 5, 8), (2, 5, 8), (2, 5, 8)),
+        "attention_d6": ((2, 5, 6), (2, 7, 6), (2, 7, 3)),
+        "attention_tile": ((1, 70, 4), (1, 70, 4), (1, 70, 4)),
+        "attention_short": ((1, 3, 4), (1, 9, 4), (1, 9, 4)),
+        "attention_long": ((1, 9, 4), (1, 3, 4), (1, 3, 4)),
+        "attention_2d": ((6, 8), (6, 8), (6, 8)),
+    }
+    for base, (q, k, v) in shapes.items():
+        out = (*q[:-1], v[-1])
+        for dtype in (["f32", "f16", "bf16"] if base == "attention" else ["f32"]):
+            types = [f"tensor<{'x'.join(map(str, s))}x{dtype}>" for s in (q, k, v, out)]
+            for causal in ("", " causal"):
+                name = f"{base}{'_causal' if causal else ''}_{dtype}"
+                signature = f"({types[0]}, {types[1]}, {types[2]}) -> {types[3]}"
+                cases[name] = _func(
+                    name, f"%q: {types[0]}, %k: {types[1]}, %v: {types[2]}", types[3],
+                    f"%y = graph.attention %q, %k, %v scale 0.4{causal} : {signature}",
+                    f"%y : {types[3]}",
+                )  # fmt: skip
+    return cases
+
+
 def module(cases: dict[str, str]) -> str:
     return "builtin.module {\n" + "".join(cases.values()) + "}\n"
 
@@ -172,4 +201,5 @@ THEMES = {
     "binary": binary_cases,
     "reduction": reduction_cases,
     "movement": movement_cases,
+    "attention": attention_cases,
 }

@@ -68,6 +68,18 @@ def test_gpt2_stack_on_gpu() -> None:
     compare(module, name, 1e-4, example_inputs(module))
 
 
+def test_fused_attention_block_on_gpu() -> None:
+    """A block large enough for the default graph-fuse-attention (4 x 12
+    heads x 512 rows): the attention kernel, not cuBLAS + softmax."""
+    from fxdsl.runtime.cuda_executor import lower_for_cuda
+
+    module = gpt2_stack(1, B=4, T=512, D=768, heads=12)
+    name = next(iter(f.sym_name.data for f in module.body.block.ops))
+    _, plan = lower_for_cuda(module)
+    assert any(k.endswith("_attention") for k in plan.kernels), plan.kernels
+    compare(module, name, 1e-4, example_inputs(module))
+
+
 def test_wrong_input_shape_names_the_argument() -> None:
     from fxdsl.runtime.cuda_executor import compile_cuda
 

@@ -38,6 +38,7 @@ THEMES = {
     "movement": cases.movement_cases,
     "reduction": lambda: cases.reduction_cases(rows=(2, 1)),
     "resident_rows": lambda: cases.reduction_cases(rows=(2, 1), inner=1280),
+    "attention": cases.attention_cases,
 }
 
 
@@ -46,7 +47,7 @@ def tolerance(name: str) -> float:
         return 1e-2
     return (
         1e-4
-        if any(k in name for k in ("sum", "mean", "var", "softmax", "norm"))
+        if any(k in name for k in ("sum", "mean", "var", "softmax", "norm", "attention"))
         else 1e-5
     )
 
