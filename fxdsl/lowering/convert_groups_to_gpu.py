@@ -63,9 +63,9 @@ def _input_buffer(value: SSAValue) -> SSAValue:
 
 def _output_buffer(value: SSAValue) -> SSAValue:
     users = [u.operation for u in value.uses]
-    if len(users) == 1 and isinstance(users[0], UnrealizedConversionCastOp):
-        if not users[0].results and len(users[0].operands) == 2:
-            return users[0].operands[1]  # a strided destination (graph-bufferize)
+    bridge = users[0] if len(users) == 1 else None
+    if isinstance(bridge, UnrealizedConversionCastOp) and not bridge.results:
+        return bridge.operands[1]  # a strided destination (graph-bufferize)
     if len(users) != 1 or not isinstance(
         users[0], bufferization.MaterializeInDestinationOp
     ):

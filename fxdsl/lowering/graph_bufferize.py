@@ -200,7 +200,10 @@ def copy_target(
             views.append(user)
             value = user.results[0]
             continue
-        if not isinstance(user, graph.FusionGroupOp) or user.parent is not producer.parent:
+        if (
+            not isinstance(user, graph.FusionGroupOp)
+            or user.parent is not producer.parent
+        ):
             return None
         inside = _copy_chain(user)
         if inside is None:

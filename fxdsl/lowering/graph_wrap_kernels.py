@@ -45,10 +45,12 @@ def _is_constant(value: SSAValue) -> bool:
 
 def wrap_in_group(op: Operation) -> graph.FusionGroupOp:
     """Replace `op` by a one-op `graph.fusion_group` computing it; constant
-    operands are cloned into the group instead of becoming inputs."""
+    operands are cloned into the group instead of becoming inputs, except
+    for attention, whose kernel reads buffers only."""
+    inline = not isinstance(op, graph.AttentionOp)
     inputs: list[SSAValue] = []
     for operand in op.operands:
-        if operand not in inputs and not _is_constant(operand):
+        if operand not in inputs and not (inline and _is_constant(operand)):
             inputs.append(operand)
     block = Block(arg_types=[v.type for v in inputs])
     mapping: dict[SSAValue, SSAValue] = dict(zip(inputs, block.args))

@@ -44,14 +44,14 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.interpreter import Interpreter
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.rewriter import InsertPoint
-from xdsl.utils.exceptions import PassFailedException
 from xdsl.pattern_rewriter import (
     PatternRewriter,
     PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
+from xdsl.rewriter import InsertPoint
+from xdsl.utils.exceptions import PassFailedException
 
 from fxdsl.dialects import graph
 from fxdsl.dialects.graph import shape_of
@@ -250,7 +250,7 @@ def _key(key_t: SSAValue, rewriter: PatternRewriter, before: Operation) -> SSAVa
         return owner.input
     transpose = graph.TransposeOp(key_t, swap)
     transpose.attributes |= dict(before.attributes)
-    rewriter.insert_op(transpose, InsertPoint.before(before))
+    rewriter.insert(transpose, InsertPoint.before(before))
     return transpose.result
 
 

@@ -179,7 +179,7 @@ def attention_cases() -> dict[str, str]:
     }
     for base, (q, k, v) in shapes.items():
         out = (*q[:-1], v[-1])
-        for dtype in (["f32", "f16", "bf16"] if base == "attention" else ["f32"]):
+        for dtype in ["f32", "f16", "bf16"] if base == "attention" else ["f32"]:
             types = [f"tensor<{'x'.join(map(str, s))}x{dtype}>" for s in (q, k, v, out)]
             for causal in ("", " causal"):
                 name = f"{base}{'_causal' if causal else ''}_{dtype}"
@@ -189,6 +189,13 @@ def attention_cases() -> dict[str, str]:
                     f"%y = graph.attention %q, %k, %v scale 0.4{causal} : {signature}",
                     f"%y : {types[3]}",
                 )  # fmt: skip
+    t = "tensor<2x5x8xf32>"
+    cases["attention_constant_key"] = _func(
+        "attention_constant_key", f"%q: {t}, %v: {t}", t,
+        f"%k = graph.full value 0.5 : {t}\n"
+        f"    %y = graph.attention %q, %k, %v scale 0.4 causal : {t}",
+        f"%y : {t}",
+    )  # fmt: skip
     return cases
 
 

@@ -47,7 +47,9 @@ def tolerance(name: str) -> float:
         return 1e-2
     return (
         1e-4
-        if any(k in name for k in ("sum", "mean", "var", "softmax", "norm", "attention"))
+        if any(
+            k in name for k in ("sum", "mean", "var", "softmax", "norm", "attention")
+        )
         else 1e-5
     )
 
