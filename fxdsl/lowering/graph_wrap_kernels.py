@@ -17,7 +17,8 @@ a copy first becomes one `slice` per used result (a kernel has one domain, so
 pieces of different shapes cannot share one): each is a view or a copy of
 its own. `graph.linear` is
 decomposed first (as `graph-decompose` does) so its bias add is a kernel.
-Constants read by a group are cloned into it, never passed as arguments.
+Constants read by a group are cloned into it, never passed as arguments
+(except to an attention group, whose kernel reads buffers only).
 """
 
 from __future__ import annotations
