@@ -995,9 +995,8 @@ class AttentionOp(GraphOp):
     s <= t only (top-left aligned, as torch's `is_causal`), so every row has
     at least one key. `graph-fuse-attention` forms it from the unfused graph.
 
-        %o = graph.attention %q, %k, %v scale 1.250000e-01 causal
-               : (tensor<2x8x16xf32>, tensor<2x8x16xf32>, tensor<2x8x16xf32>)
-               -> tensor<2x8x16xf32>
+        %o = graph.attention %q, %k, %v causal scale 1.250000e-01
+               : tensor<2x8x16xf32>
     """
 
     name = "graph.attention"
