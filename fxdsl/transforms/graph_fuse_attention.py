@@ -187,6 +187,8 @@ def match_attention(
             factor = _scalar(folder, operands[1])
             if factor is None or factor == 0:
                 return None
+            if shape_of(operands[0]) != shape_of(op.results[0]):
+                return None  # the constant broadcasts the scores to more dims
             scale = 1.0 / factor if isinstance(op, graph.DivOp) else factor
             scores = operands[0]
         elif isinstance(op, graph.SelectOp | graph.AddOp) and masked is None:
@@ -238,6 +240,8 @@ def _finish(
     batch = shapes[0][:-2]
     if shapes[1][:-2] != batch or shapes[2][:-2] != batch:
         return None
+    if (*shapes[0][:-1], shapes[2][-1]) != shape_of(output.result):
+        return None  # e.g. a mask that broadcast the scores to more dims
     return AttentionMatch(query, key_t, value, scale, masked is not None, chain)
 
 

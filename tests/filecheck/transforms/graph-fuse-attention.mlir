@@ -66,11 +66,12 @@ func.func @additive(%q: tensor<4x8xf32>, %k: tensor<4x8xf32>, %v: tensor<4x8xf32
 
 // Not attention, left alone: a mask that is not causal (key < query: row 0
 // has no key), a fill that does not zero the masked scores, probabilities
-// used twice, softmax over another dim.
+// used twice, softmax over another dim, a scale that broadcasts the scores
+// to a batch.
 // CHECK-LABEL: func.func @kept
 // CHECK-NOT:     graph.attention
 // CHECK:         func.return
-func.func @kept(%q: tensor<4x8xf32>, %k: tensor<8x4xf32>, %v: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x4xf32>) {
+func.func @kept(%q: tensor<4x8xf32>, %k: tensor<8x4xf32>, %v: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x4xf32>, tensor<2x4x8xf32>) {
   %pos = graph.constant dense<[0, 1, 2, 3]> : tensor<4xi64>
   %row = graph.reshape %pos : (tensor<4xi64>) -> tensor<1x4xi64>
   %col = graph.reshape %pos : (tensor<4xi64>) -> tensor<4x1xi64>
@@ -92,5 +93,10 @@ func.func @kept(%q: tensor<4x8xf32>, %k: tensor<8x4xf32>, %v: tensor<4x8xf32>) -
   %s4 = graph.matmul %q, %k : (tensor<4x8xf32>, tensor<8x4xf32>) -> tensor<4x4xf32>
   %p4 = graph.softmax %s4 dim 0 : tensor<4x4xf32>
   %o4 = graph.matmul %p4, %v : (tensor<4x4xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
-  func.return %o1, %o2, %o3, %o4, %p3 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x4xf32>
+  %s5 = graph.matmul %q, %k : (tensor<4x8xf32>, tensor<8x4xf32>) -> tensor<4x4xf32>
+  %c5 = graph.full value 0.5 : tensor<2x1x1xf32>
+  %m5 = graph.mul %s5, %c5 : (tensor<4x4xf32>, tensor<2x1x1xf32>) -> tensor<2x4x4xf32>
+  %p5 = graph.softmax %m5 dim 2 : tensor<2x4x4xf32>
+  %o5 = graph.matmul %p5, %v : (tensor<2x4x4xf32>, tensor<4x8xf32>) -> tensor<2x4x8xf32>
+  func.return %o1, %o2, %o3, %o4, %p3, %o5 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x4xf32>, tensor<2x4x8xf32>
 }
