@@ -119,6 +119,22 @@ def test_default_pipeline_on_a_resident_row_stack() -> None:
     assert check(reference, lowered, name) == 2 * 6 + 1  # 2 calls, then ln_f
 
 
+def test_fused_attention_stack_matches_the_reference() -> None:
+    """The default pipeline with every attention fused (min-rows=1): the
+    kernel reads q, k and v from the qkv buffer and writes the merged heads
+    (T=13: a partial row tile; two deduplicated blocks)."""
+    from fxdsl.lowering.pipeline import GPU_PIPELINE
+
+    pipeline = GPU_PIPELINE.replace(
+        "graph-fuse-attention", "graph-fuse-attention{min-rows=1}"
+    )
+    reference = gpt2_stack(2, B=2, T=13, D=24, heads=2)
+    lowered = apply(reference.clone(), pipeline)
+    name = next(iter(f.sym_name.data for f in reference.body.block.ops))
+    assert check(reference, lowered, name) == 2 * 6 + 1  # 2 calls, then ln_f
+    assert "_attention" in str(lowered)
+
+
 def test_dedup_after_fusion_keeps_fusion_across_blocks() -> None:
     """graph-dedup after graph-fuse outlines fused blocks (fusion groups are
     units of a region): a block's residual add stays fused with the next
