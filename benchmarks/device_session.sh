@@ -6,6 +6,7 @@
 #
 #   bash benchmarks/device_session.sh tests     # pytest -m gpu, about 4 min
 #   bash benchmarks/device_session.sh bench     # fxdsl-bench, the issue's workloads
+#   bash benchmarks/device_session.sh attention # fused attention vs unfused, tuning knobs
 #   bash benchmarks/device_session.sh gemm      # the GEMM-epilogue study (max-autotune)
 #   bash benchmarks/device_session.sh host      # bench_host.py + ncu on the rows
 #
@@ -13,11 +14,11 @@
 # the bench and gemm stages write <date>-h100.{json,md,png} and
 # <date>-h100-gemm.* there, to be copied to benchmarks/results and committed.
 set -euo pipefail
-stage="${1:?usage: device_session.sh tests|bench|gemm|host}"
+stage="${1:?usage: device_session.sh tests|bench|attention|gemm|host}"
 case "$stage" in
-tests | bench | gemm | host) ;;
+tests | bench | attention | gemm | host) ;;
 *)
-    echo "error: unknown stage '$stage' (tests, bench, gemm or host)" >&2
+    echo "error: unknown stage '$stage' (tests, bench, attention, gemm or host)" >&2
     exit 1
     ;;
 esac
@@ -36,6 +37,10 @@ bench)
 print(",".join(w.name for w in W if not w.max_autotune))')
     python3 -m fxdsl.bench --backend cuda --tag h100 --out "$out" \
         --workloads "$workloads" 2>&1 | tee "$out/bench.log"
+    ;;
+attention)
+    python3 benchmarks/bench_attention.py 2>&1 | tee "$out/attention.log"
+    python3 benchmarks/bench_attention.py --batch 1 --seq 64 2>&1 | tee -a "$out/attention.log"
     ;;
 gemm)
     python3 -m fxdsl.bench --backend cuda --tag h100-gemm --out "$out" \

@@ -1,0 +1,187 @@
+"""The fused attention kernel against the unfused path, and its tuning knobs.
+
+    python benchmarks/bench_attention.py [--batch 8] [--seq 512] [--runs 30]
+    python benchmarks/bench_attention.py --lower-only     # no GPU: lower each config
+
+GPT-2's attention alone (D=768, 12 heads, causal): the input is the qkv
+projection's output (B, T, 3D), the result the merged heads (B, T, D), so
+the views are the ones the block has. Side by side, in one process, CUDA
+events after warm-up with the L2 flushed (`fxdsl.bench.timing`):
+
+* `unfused`: the pipeline without `graph-fuse-attention` (cuBLAS q kᵀ, a
+  softmax kernel, cuBLAS P v, plus the transposes and the head merge);
+* `fused b=<threads> k=<keys>`: the `graph.attention` kernel with
+  `attention_kernel.BLOCK` threads per block and `KEYS_PER_STEP` keys per
+  loop step (every configuration is checked against the reference first);
+* `torch sdpa`: `torch.nn.functional.scaled_dot_product_attention` on the
+  same views, when torch is importable.
+
+Not a timed test: it prints a table for benchmarks/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import math
+import sys
+from typing import Any
+
+import numpy as np
+
+import fxdsl
+from fxdsl.bench.variants import without_pass
+from fxdsl.frontends import ops
+from fxdsl.frontends.models import MASK_VALUE
+from fxdsl.frontends.tracer import trace
+from fxdsl.interpreters.run import run_reference
+from fxdsl.lowering import attention_kernel
+from fxdsl.lowering.pipeline import GPU_PIPELINE
+
+D, HEADS = 768, 12
+BLOCKS = (32, 64, 128)
+KEYS = (2, 4, 8)
+
+
+def attention_module(batch: int, seq: int) -> Any:
+    """GPT-2's attention from the qkv buffer to the merged heads."""
+    hd = D // HEADS
+
+    def attention(qkv: Any) -> Any:
+        q, k, v = (
+            t.reshape(batch, seq, HEADS, hd).permute(0, 2, 1, 3)
+            for t in ops.split(qkv, [D, D, D], dim=-1)
+        )
+        scores = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(hd))
+        positions = ops.constant(np.arange(seq, dtype=np.int64))
+        causal = positions.reshape(1, seq) <= positions.reshape(seq, 1)
+        probs = ops.softmax(ops.where(causal, scores, MASK_VALUE), dim=-1)
+        return (probs @ v).permute(0, 2, 1, 3).reshape(batch, seq, D)
+
+    return trace(attention, np.zeros((batch, seq, 3 * D), np.float32))
+
+
+def configurations() -> list[tuple[str, str, int, int]]:
+    """(name, pipeline, BLOCK, KEYS_PER_STEP) of every fxdsl variant."""
+    fused = GPU_PIPELINE.replace(
+        "graph-fuse-attention", "graph-fuse-attention{min-rows=1}"
+    )
+    unfused = without_pass(GPU_PIPELINE, "graph-fuse-attention")
+    rows = [
+        ("unfused", unfused, attention_kernel.BLOCK, attention_kernel.KEYS_PER_STEP)
+    ]
+    for block, keys in itertools.product(BLOCKS, KEYS):
+        rows.append((f"fused b={block} k={keys}", fused, block, keys))
+    return rows
+
+
+def _with_knobs(block: int, keys: int, make: Any) -> Any:
+    saved = attention_kernel.BLOCK, attention_kernel.KEYS_PER_STEP
+    attention_kernel.BLOCK, attention_kernel.KEYS_PER_STEP = block, keys
+    try:
+        return make()
+    finally:
+        attention_kernel.BLOCK, attention_kernel.KEYS_PER_STEP = saved
+
+
+def lower_only(module: Any) -> int:
+    from fxdsl.runtime.cuda_executor import lower_for_cuda
+    from fxdsl.runtime.launch_plan import Launch
+
+    for name, pipeline, block, keys in configurations():
+        _, plan = _with_knobs(block, keys, lambda p=pipeline: lower_for_cuda(module, p))
+        launches = [s for s in plan.steps if isinstance(s, Launch)]
+        attention = [s for s in launches if s.kernel.endswith("_attention")]
+        shape = (
+            f"grid {attention[0].grid[0]} x {attention[0].block[0]}"
+            if attention
+            else "-"
+        )
+        print(
+            f"{name:18} {len(plan.steps):3} steps  {len(launches):3} launches  {shape}"
+        )
+    return 0
+
+
+def run(module: Any, inputs: list[np.ndarray], runs: int, warmup: int) -> int:
+    from fxdsl.bench.timing import CudaDevice, summarize
+
+    device = CudaDevice()
+    (expected,) = run_reference(module, *inputs)
+    args = [device.to_device(a) for a in inputs]
+    rows: list[tuple[str, float]] = []
+    for name, pipeline, block, keys in configurations():
+        fn = _with_knobs(
+            block, keys,
+            lambda p=pipeline: fxdsl.compile(module, backend="cuda", pipeline=p),
+        )  # fmt: skip
+        (got,) = fn(*args)
+        error = float(np.max(np.abs(device.to_host(got) - expected)))
+        if not error <= 1e-4:
+            print(f"{name}: WRONG, max abs error {error:.3g}")
+            continue
+        rows.append(
+            (
+                name,
+                summarize(device.time(lambda f=fn: f(*args), runs, warmup)).median_ms,
+            )
+        )
+    torch_row = _torch_sdpa(device, inputs, expected, runs, warmup)
+    if torch_row is not None:
+        rows.append(torch_row)
+    base = rows[0][1] if rows and rows[0][0] == "unfused" else None
+    print(f"{'variant':18} {'median ms':>10} {'x unfused':>10}")
+    for name, ms in rows:
+        ratio = f"{ms / base:10.2f}" if base else ""
+        print(f"{name:18} {ms:10.4f} {ratio}")
+    return 0
+
+
+def _torch_sdpa(
+    device: Any, inputs: list[np.ndarray], expected: np.ndarray, runs: int, warmup: int
+) -> Any:
+    try:
+        import torch
+        import torch.nn.functional as F
+    except ImportError:
+        return None
+    from fxdsl.bench.timing import summarize, time_events, torch_events
+
+    qkv = torch.from_numpy(inputs[0]).cuda()
+    batch, seq, _ = qkv.shape
+    q, k, v = (
+        t.view(batch, seq, HEADS, D // HEADS).transpose(1, 2) for t in qkv.split(D, -1)
+    )
+
+    def fn() -> Any:
+        out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        return out.transpose(1, 2).reshape(batch, seq, D)
+
+    (out,) = [fn().cpu().numpy()]
+    error = float(np.max(np.abs(out - expected)))
+    if not error <= 1e-4:
+        print(f"torch sdpa: max abs error {error:.3g} (TF32?)")
+    times = time_events(fn, torch_events(device), runs, warmup)
+    return "torch sdpa", summarize(times).median_ms
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--batch", type=int, default=8)
+    parser.add_argument("--seq", type=int, default=512)
+    parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument(
+        "--lower-only", action="store_true", help="no GPU: lower each config"
+    )
+    args = parser.parse_args(argv)
+    module = attention_module(args.batch, args.seq)
+    if args.lower_only:
+        return lower_only(module)
+    rng = np.random.default_rng(0)
+    inputs = [rng.standard_normal((args.batch, args.seq, 3 * D)).astype(np.float32)]
+    return run(module, inputs, args.runs, args.warmup)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
