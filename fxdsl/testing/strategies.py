@@ -22,6 +22,7 @@ and whose weights are function arguments with `graph.param = "<fqn>.<name>"`.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -423,6 +424,37 @@ class _Builder:
             return self.unary()
         self.emit(_create(g.MatmulOp, [x, rhs]), self.bound[x] * self.bound[rhs] * k)
 
+    def attention(self) -> None:
+        """`graph.attention` with q a value of rank >= 2, k and v weights or
+        values of the matching shapes; the scale (a power of two) keeps the
+        scores within [-1, 1], so the softmax never saturates and near-ties
+        cannot flip between summation orders."""
+        x = self.pick()
+        if len(shape_of(x)) < 2:  # a recent value of rank >= 2, if any
+            ranked = [vs[-1] for sh, vs in self.by_shape.items() if len(sh) >= 2 and vs]
+            x = self.choice(ranked) if ranked else x
+        shape = shape_of(x)
+        if not self.gen.options.allow_matmul or len(shape) < 2:
+            return self.softmax()
+        # self-attention shapes mostly (the result has q's shape, as in models)
+        *batch, rows, head = shape
+        keys = rows if self.chance(70) else self.draw(1, 8)
+        dv = head if self.chance(70) else self.draw(1, 8)
+        key_shape, value_shape = (*batch, keys, head), (*batch, keys, dv)
+        if _numel(value_shape) > MAX_NUMEL or _numel(key_shape) > MAX_NUMEL:
+            return self.softmax()
+
+        def operand(kind: str, operand_shape: Shape) -> SSAValue:
+            if operand_shape in self.by_shape and self.chance(50):
+                return self.choice(self.by_shape[operand_shape])
+            return self.param(self.gen.param_name(self, kind), operand_shape)
+
+        key, value = operand("key", key_shape), operand("value", value_shape)
+        largest = max(self.bound[x] * self.bound[key] * head, 1.0)
+        scale = 2.0 ** -math.ceil(math.log2(largest))
+        causal = self.chance(50)
+        self.emit(g.AttentionOp(x, key, value, scale, causal), self.bound[value])
+
     def reshape(self) -> None:
         x = self.pick()
         self.emit(g.ReshapeOp(x, self._reshaped(shape_of(x))), self.bound[x])
@@ -674,6 +706,7 @@ _STEPS: tuple[tuple[int, Callable[[_Builder], None]], ...] = (
     (1, _Builder.softmax),
     (1, _Builder.layer_norm),
     (2, _Builder.matmul),
+    (1, _Builder.attention),
     (2, _Builder.reshape),
     (1, _Builder.transpose),
     (1, _Builder.broadcast),
