@@ -57,7 +57,7 @@ BINARY: dict[type[Operation], str] = {
 """arith op -> C infix operator (operands of one type)."""
 
 CALLS: dict[type[Operation], str] = {
-    math.ExpOp: "expf", math.LogOp: "logf", math.SqrtOp: "sqrtf",
+    math.ExpOp: "expf", math.Exp2Op: "exp2f", math.LogOp: "logf", math.SqrtOp: "sqrtf",
     math.RsqrtOp: "rsqrtf", math.TanhOp: "tanhf", math.ErfOp: "erff",
     math.SinOp: "sinf", math.CosOp: "cosf", math.AbsFOp: "fabsf",
     math.PowFOp: "powf", math.AbsIOp: "fx_absi", math.IPowIOp: "fx_ipowi",

@@ -33,7 +33,7 @@
 // CHECK:               arith.select
 // CHECK-COUNT-2:       vector.load %{{.*}} : memref<2x2x8x8xf32, strided<[384, 8, 48, 1], offset: 16>>, vector<4xf32>
 // CHECK:               arith.select
-// CHECK-COUNT-5:       math.exp
+// CHECK-COUNT-5:       math.exp2
 // CHECK-NOT:           math.exp
 // CHECK-COUNT-8:       vector.load %{{.*}} : memref<2x2x8x8xf32, strided<[384, 8, 48, 1], offset: 32>>, vector<4xf32>
 // CHECK:               scf.yield
