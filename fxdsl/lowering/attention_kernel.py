@@ -26,8 +26,8 @@ views (the heads of a fused qkv projection read in place); float4 loads
 where a row is contiguous and aligned (`vectorizable`). Compute is f32 for
 every float type.
 
-Registers: d + dv + a few dozen floats per thread (about 160 at d = dv =
-64), so this suits head dims up to about 128; beyond that the row spills
+Registers: d + dv + a few dozen floats per thread (168 at d = dv = 64 for
+sm_90), so this suits head dims up to about 128; beyond that the row spills
 to local memory but stays correct.
 """
 
