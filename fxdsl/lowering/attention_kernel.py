@@ -141,7 +141,7 @@ def build_attention(builder: KernelBuilder, op: graph.AttentionOp) -> None:
     keys, dv = v_shape[-2], v_shape[-1]
     f32 = Float32Type()
     b = builder
-    b._hardware()  # pyright: ignore[reportPrivateUsage]
+    b.hardware()
     sequences = prod(batch)
     tiles_per_sequence = -(-rows_per_batch // BLOCK)
     tiles = sequences * tiles_per_sequence

@@ -469,7 +469,9 @@ class KernelBuilder:
 
     # --- kernels ------------------------------------------------------------
 
-    def _hardware(self) -> None:
+    def hardware(self) -> None:
+        """Emit the thread, block and grid ids and sizes (dimension x) kernels
+        index with: `thread_id`, `block_dim`, `block_id`, `grid_dim`."""
         x = gpu.DimensionAttr(gpu.DimensionEnum.X)
         self.thread_id = self.emit(gpu.ThreadIdOp(x))
         self.block_dim = self.emit(gpu.BlockDimOp(x))
@@ -483,7 +485,7 @@ class KernelBuilder:
         yields = self._yields()
         domain = broadcast_shapes(*(shape_of(v) for v, _ in yields))
         total = prod(domain)
-        self._hardware()
+        self.hardware()
         first = self.emit(arith.AddiOp(
             self.emit(arith.MuliOp(self.block_id, self.block_dim)), self.thread_id
         ))  # fmt: skip
@@ -505,7 +507,7 @@ class KernelBuilder:
     def build_row(self, outer: Sequence[int], inner: Sequence[int]) -> None:
         yields = self._yields()
         reductions = [op for op in self.group.body.block.ops if reduction_space(op)]
-        self._hardware()
+        self.hardware()
         rank = len(outer) + len(inner)
         width = self.width(inner)
         units = prod(inner) // width
