@@ -1045,6 +1045,8 @@ class AttentionOp(GraphOp):
             raise ShapeError(f"query and key head dims differ: {q[-1]} and {k[-1]}")
         if k[-2] != v[-2]:
             raise ShapeError(f"key and value lengths differ: {k[-2]} and {v[-2]}")
+        if k[-2] < 1:
+            raise ShapeError("key length must be >= 1 (a softmax over no keys)")
         return [tensor((*q[:-1], v[-1]), dtype_of(self.query))]
 
 

@@ -236,8 +236,9 @@ def write_through(
 
 def _writes_through(group: graph.FusionGroupOp) -> bool:
     """Kernels that store their output through a strided view of a copy's
-    buffer (`copy_target`): attention, whose threads each write one
-    contiguous output row, so the view costs nothing."""
+    buffer (`copy_target`): attention, whose threads each write one output
+    row, so a view that keeps rows contiguous (the head merge) costs
+    nothing; one that transposes the last dim is left to the copy."""
     ops = list(group.body.block.ops)
     return (
         len(group.outputs) == 1
@@ -274,6 +275,8 @@ class _Bufferizer:
         after = op.next_op
         assert after is not None
         target = copy_target(op.outputs[0]) if _writes_through(op) else None
+        if target is not None and target[2].strides[-1] != 1:
+            target = None  # rows would be scattered: the copy kernel does better
         for result in op.outputs:
             # allocated before the group: the kernel launch that replaces it writes it
             if target is None:

@@ -14,11 +14,12 @@ The scale and the mask may come in either order. A mask is accepted when it
 is a constant (its whole backward slice is graph ops without arguments: an
 `arange` compared with itself, a `tril` constant, ...) that equals the
 causal mask `key <= query` broadcast over the batch, and the masked scores
-are at most `MASKED_LIMIT` (a `select` fill such as GPT-2's -1e9 or
--inf, or an additive bias of 0 and such values). Masked scores then have
-probability exactly 0 (exp underflows) unless a row's real scores are
-themselves below about `MASKED_LIMIT`, which is the one semantic liberty
-the rewrite takes. q, k and v must have equal batch dims (no broadcasting).
+are at most `MASKED_LIMIT` (a `select` fill such as GPT-2's -1e9 or -inf).
+Masked scores then have probability exactly 0 (exp underflows) unless a
+row's real scores are themselves below about `MASKED_LIMIT`, which is the
+one semantic liberty the rewrite takes. An additive mask (0 where kept)
+adds its value to the real score, so it must be at most
+`ADDITIVE_MASK_LIMIT` (torch's `finfo.min`, -inf): no real score offsets it. q, k and v must have equal batch dims (no broadcasting).
 
 Option `min-rows` (default `MIN_ROWS`): chains with fewer query rows (batch
 x T) stay unfused. The fused kernel runs one thread per query row, so a
@@ -59,6 +60,9 @@ from fxdsl.interpreters.run import make_interpreter
 
 MASKED_LIMIT = -1e4
 """Masked scores must be at most this: exp(-1e4 - max) is 0 in f32 and f64."""
+
+ADDITIVE_MASK_LIMIT = -1e30
+"""The masked value of an additive mask must be at most this (module doc)."""
 
 MIN_ROWS = 16384
 """Default `min-rows`: about one thread per row for every SM (132 SMs x 128)."""
@@ -219,8 +223,9 @@ def _mask(
         return op.lhs, fill
     for scores, bias in (op.operands, reversed(op.operands)):
         fill = _causal_bias(folder, bias, rows, cols)
-        if fill is not None and shape_of(scores) == shape_of(op.results[0]):
-            return scores, fill
+        if fill is None or shape_of(scores) != shape_of(op.results[0]):
+            continue
+        return (scores, fill) if fill <= ADDITIVE_MASK_LIMIT else None
     return None
 
 

@@ -189,6 +189,8 @@ BAD_BUILDS: list[tuple[Callable[[], Operation], str]] = [
     (lambda: g.AttentionOp(value([2, 4, 8]), value([1, 6, 8]), value([1, 6, 3]), 1.0),
      r"equal batch dims"),
     (lambda: g.AttentionOp(value([8]), value([8]), value([8]), 1.0), r"rank >= 2"),
+    (lambda: g.AttentionOp(value([2, 8]), value([0, 8]), value([0, 8]), 1.0),
+     r"key length must be >= 1"),
 ]  # fmt: skip
 
 

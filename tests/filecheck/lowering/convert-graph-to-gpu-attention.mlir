@@ -14,6 +14,12 @@
 // CHECK-NOT:     gpu.launch_func
 // CHECK:         func.return %[[Y]]
 
+// An output view that transposes the last dim would scatter each thread's
+// row: the kernel writes its own buffer and a copy kernel transposes.
+// CHECK-LABEL: func.func @transposed_out
+// CHECK:         "gpu.launch_func"({{.*}}) <{kernel = @kernels::@transposed_out_0_attention
+// CHECK:         "gpu.launch_func"({{.*}}) <{kernel = @kernels::@transposed_out_1_transpose
+
 // The kernel: a grid-stride loop over row tiles; the query row is loaded
 // once (two float4s) and scaled; one scf.for over the keys, 4 per step,
 // carries the running max, the running sum and the 8 output floats. A step
@@ -52,4 +58,10 @@ func.func @heads(%qkv: tensor<2x8x48xf32>) -> tensor<2x8x16xf32> {
   %ot = graph.transpose %o perm [0, 2, 1, 3] : (tensor<2x2x8x8xf32>) -> tensor<2x8x2x8xf32>
   %y = graph.reshape %ot : (tensor<2x8x2x8xf32>) -> tensor<2x8x16xf32>
   func.return %y : tensor<2x8x16xf32>
+}
+
+func.func @transposed_out(%q: tensor<2x8x8xf32>, %k: tensor<2x8x8xf32>, %v: tensor<2x8x8xf32>) -> tensor<2x8x8xf32> {
+  %o = graph.attention %q, %k, %v scale 0.35 : tensor<2x8x8xf32>
+  %t = graph.transpose %o perm [0, 2, 1] : (tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  func.return %t : tensor<2x8x8xf32>
 }

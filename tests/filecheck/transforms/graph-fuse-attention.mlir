@@ -100,3 +100,17 @@ func.func @kept(%q: tensor<4x8xf32>, %k: tensor<8x4xf32>, %v: tensor<4x8xf32>) -
   %o5 = graph.matmul %p5, %v : (tensor<2x4x4xf32>, tensor<4x8xf32>) -> tensor<2x4x8xf32>
   func.return %o1, %o2, %o3, %o4, %p3, %o5 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x4xf32>, tensor<2x4x8xf32>
 }
+
+// An additive mask of -1e4 is added to the real scores, which may offset
+// it: only masks at most -1e30 (torch's finfo.min, -inf) are accepted.
+// CHECK-LABEL: func.func @weak_additive
+// CHECK-NOT:     graph.attention
+// CHECK:         func.return
+func.func @weak_additive(%q: tensor<2x8xf32>, %kt: tensor<8x2xf32>, %v: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %s = graph.matmul %q, %kt : (tensor<2x8xf32>, tensor<8x2xf32>) -> tensor<2x2xf32>
+  %bias = graph.constant dense<[[0.0, -1.0e+04], [0.0, 0.0]]> : tensor<2x2xf32>
+  %masked = graph.add %s, %bias : tensor<2x2xf32>
+  %p = graph.softmax %masked dim 1 : tensor<2x2xf32>
+  %o = graph.matmul %p, %v : (tensor<2x2xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  func.return %o : tensor<2x8xf32>
+}
