@@ -19,7 +19,8 @@ Masked scores then have probability exactly 0 (exp underflows) unless a
 row's real scores are themselves below about `MASKED_LIMIT`, which is the
 one semantic liberty the rewrite takes. An additive mask (0 where kept)
 adds its value to the real score, so it must be at most
-`ADDITIVE_MASK_LIMIT` (torch's `finfo.min`, -inf): no real score offsets it. q, k and v must have equal batch dims (no broadcasting).
+`ADDITIVE_MASK_LIMIT` (torch's `finfo.min`, -inf): no real score offsets
+it. q, k and v must have equal batch dims (no broadcasting).
 
 Option `min-rows` (default `MIN_ROWS`): chains with fewer query rows (batch
 x T) stay unfused. The fused kernel runs one thread per query row, so a
