@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import math
 import sys
 from typing import Any
 
@@ -31,8 +30,7 @@ import numpy as np
 
 import fxdsl
 from fxdsl.bench.variants import without_pass
-from fxdsl.frontends import ops
-from fxdsl.frontends.models import MASK_VALUE
+from fxdsl.frontends.models import causal_attention
 from fxdsl.frontends.tracer import trace
 from fxdsl.interpreters.run import run_reference
 from fxdsl.lowering import attention_kernel
@@ -45,20 +43,8 @@ KEYS = (2, 4, 8)
 
 def attention_module(batch: int, seq: int) -> Any:
     """GPT-2's attention from the qkv buffer to the merged heads."""
-    hd = D // HEADS
-
-    def attention(qkv: Any) -> Any:
-        q, k, v = (
-            t.reshape(batch, seq, HEADS, hd).permute(0, 2, 1, 3)
-            for t in ops.split(qkv, [D, D, D], dim=-1)
-        )
-        scores = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(hd))
-        positions = ops.constant(np.arange(seq, dtype=np.int64))
-        causal = positions.reshape(1, seq) <= positions.reshape(seq, 1)
-        probs = ops.softmax(ops.where(causal, scores, MASK_VALUE), dim=-1)
-        return (probs @ v).permute(0, 2, 1, 3).reshape(batch, seq, D)
-
-    return trace(attention, np.zeros((batch, seq, 3 * D), np.float32))
+    qkv = np.zeros((batch, seq, 3 * D), np.float32)
+    return trace(lambda x: causal_attention(x, HEADS), qkv, name="attention")
 
 
 def configurations() -> list[tuple[str, str, int, int]]:

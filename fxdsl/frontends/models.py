@@ -81,11 +81,13 @@ def gpt2_specs(
     return specs
 
 
-def _attention(x: Tensor, p: dict[str, Tensor], fqn: str, heads: int) -> Tensor:
-    B, T, D = x.shape
+def causal_attention(qkv: Tensor, heads: int) -> Tensor:
+    """GPT-2's attention core, unfused as HF writes it: the heads of a fused
+    (B, T, 3D) qkv projection, causal softmax(q kᵀ / sqrt(hd)) v, and the
+    heads merged back into (B, T, D)."""
+    B, T, D3 = qkv.shape
+    D = D3 // 3
     hd = D // heads
-    with scope(f"{fqn}.c_attn", "Linear"):
-        qkv = ops.linear(x, p["attn.c_attn.weight"], p["attn.c_attn.bias"])
     q, k, v = (
         t.reshape(B, T, heads, hd).permute(0, 2, 1, 3)
         for t in ops.split(qkv, [D, D, D], dim=-1)
@@ -94,7 +96,13 @@ def _attention(x: Tensor, p: dict[str, Tensor], fqn: str, heads: int) -> Tensor:
     positions = ops.constant(np.arange(T, dtype=np.int64))
     causal = positions.reshape(1, T) <= positions.reshape(T, 1)
     probs = ops.softmax(ops.where(causal, scores, MASK_VALUE), dim=-1)
-    context = (probs @ v).permute(0, 2, 1, 3).reshape(B, T, D)
+    return (probs @ v).permute(0, 2, 1, 3).reshape(B, T, D)
+
+
+def _attention(x: Tensor, p: dict[str, Tensor], fqn: str, heads: int) -> Tensor:
+    with scope(f"{fqn}.c_attn", "Linear"):
+        qkv = ops.linear(x, p["attn.c_attn.weight"], p["attn.c_attn.bias"])
+    context = causal_attention(qkv, heads)
     with scope(f"{fqn}.c_proj", "Linear"):
         return ops.linear(context, p["attn.c_proj.weight"], p["attn.c_proj.bias"])
 
