@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from math import prod
 
 from xdsl.dialects import arith, math, vector
-from xdsl.dialects.builtin import Float32Type, VectorType
+from xdsl.dialects.builtin import Float32Type
 from xdsl.ir import BlockArgument, SSAValue
 
 from fxdsl.dialects import graph
@@ -79,19 +79,16 @@ def _row(
 ) -> list[SSAValue]:
     """Elements `buffer[*prefix, 0:size]` as f32 scalars (float4 loads when
     the buffer allows)."""
-    if size % VECTOR_WIDTH == 0 and vectorizable(buffer):
-        typ = VectorType(Float32Type(), [VECTOR_WIDTH])
-        values: list[SSAValue] = []
-        for start in range(0, size, VECTOR_WIDTH):
-            packed = builder.emit(
-                vector.LoadOp(buffer, [*prefix, builder.index(start)], typ)
-            )
-            values += [
-                builder.emit(vector.ExtractOp(packed, [k], Float32Type()))
-                for k in range(VECTOR_WIDTH)
-            ]
-        return values
-    return [builder.load(buffer, (*prefix, builder.index(d))) for d in range(size)]
+    if size % VECTOR_WIDTH or not vectorizable(buffer):
+        return [builder.load(buffer, (*prefix, builder.index(d))) for d in range(size)]
+    values: list[SSAValue] = []
+    for start in range(0, size, VECTOR_WIDTH):
+        packed = builder.vector_load(buffer, (*prefix, builder.index(start)))
+        values += [
+            builder.emit(vector.ExtractOp(packed, [k], Float32Type()))
+            for k in range(VECTOR_WIDTH)
+        ]
+    return values
 
 
 def _store_row(
@@ -102,13 +99,9 @@ def _store_row(
         for d, value in enumerate(values):
             builder.store(value, buffer, (*prefix, builder.index(d)))
         return
-    typ = VectorType(Float32Type(), [VECTOR_WIDTH])
     for start in range(0, len(values), VECTOR_WIDTH):
-        packed = builder.emit(vector.BroadcastOp(values[start], typ))
-        for k in range(1, VECTOR_WIDTH):
-            packed = builder.emit(vector.InsertOp(values[start + k], packed, [k]))
-        index = [*prefix, builder.index(start)]
-        builder.emit(vector.StoreOp(packed, buffer, index))
+        chunk = values[start : start + VECTOR_WIDTH]
+        builder.vector_store(chunk, buffer, (*prefix, builder.index(start)))
 
 
 def _dot(

@@ -246,16 +246,31 @@ class KernelBuilder:
         lane = self.lanes.get(idx[-1]) if idx else None
         if lane is not None and vectorizable(buffer):
             base, k = lane
-            typ = VectorType(Float32Type(), [VECTOR_WIDTH])
-            packed = self.memo(
-                ("vector", buffer, (*idx[:-1], base)),
-                lambda: self.emit(vector.LoadOp(buffer, [*idx[:-1], base], typ)),
-            )
+            packed = self.vector_load(buffer, (*idx[:-1], base))
             return self.emit(vector.ExtractOp(packed, [k], Float32Type()))
         loaded = self.emit(memref.LoadOp.get(buffer, list(idx)))
         if loaded.type != compute_type(loaded.type):
             return self.emit(arith.ExtFOp(loaded, compute_type(loaded.type)))
         return loaded
+
+    def vector_load(self, buffer: SSAValue, idx: Index) -> SSAValue:
+        """The `VECTOR_WIDTH` f32 elements from `idx` on of a `vectorizable`
+        buffer, as one `vector.load` (once per region scope)."""
+        typ = VectorType(Float32Type(), [VECTOR_WIDTH])
+        return self.memo(
+            ("vector", buffer, idx),
+            lambda: self.emit(vector.LoadOp(buffer, list(idx), typ)),
+        )
+
+    def vector_store(
+        self, values: Sequence[SSAValue], buffer: SSAValue, idx: Index
+    ) -> None:
+        """`buffer[idx:idx + VECTOR_WIDTH] = values` as one `vector.store`."""
+        typ = VectorType(Float32Type(), [VECTOR_WIDTH])
+        packed = self.emit(vector.BroadcastOp(values[0], typ))
+        for k, lane_value in enumerate(values[1:], start=1):
+            packed = self.emit(vector.InsertOp(lane_value, packed, [k]))
+        self.emit(vector.StoreOp(packed, buffer, list(idx)))
 
     def store(self, value: SSAValue, buffer: SSAValue, idx: Index) -> None:
         assert isinstance(buffer.type, MemRefType)
@@ -280,11 +295,7 @@ class KernelBuilder:
             return
         values = [self.value_at(value, p) for p in positions]
         if positions[0][-1] is idx[-1] and vectorizable(buffer):
-            typ = VectorType(Float32Type(), [VECTOR_WIDTH])
-            packed = self.emit(vector.BroadcastOp(values[0], typ))
-            for k, lane_value in enumerate(values[1:], start=1):
-                packed = self.emit(vector.InsertOp(lane_value, packed, [k]))
-            self.emit(vector.StoreOp(packed, buffer, list(positions[0])))
+            self.vector_store(values, buffer, positions[0])
             return
         for lane_value, position in zip(values, positions):
             self.store(lane_value, buffer, position)
