@@ -64,13 +64,12 @@ LOG2_E = 1.4426950408889634
 is `exp2` after a multiply): q is scaled by `scale * log2(e)` once."""
 
 
-def attention_op(builder: KernelBuilder) -> graph.AttentionOp | None:
-    """The group's attention op when the group is one (what `build` lowers)."""
-    ops = [
-        op for op in builder.group.body.block.ops if not isinstance(op, graph.YieldOp)
-    ]
-    if len(ops) == 1 and isinstance(ops[0], graph.AttentionOp):
-        return ops[0]
+def attention_op(group: graph.FusionGroupOp) -> graph.AttentionOp | None:
+    """The group's attention op when the group is one attention op (what
+    `build_attention` lowers; graph-wrap-kernels makes such groups)."""
+    first = group.body.block.first_op
+    if isinstance(first, graph.AttentionOp) and first.next_op is group.yield_op:
+        return first
     return None
 
 

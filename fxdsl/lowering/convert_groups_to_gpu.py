@@ -96,7 +96,7 @@ def build_kernel(
     """The kernel computing `group` (pointwise or row, see kernel_builder;
     an attention group is its own kernel shape, see attention_kernel)."""
     builder = KernelBuilder(name, group, [b.type for b in buffers], globals_out)
-    attention = attention_op(builder)
+    attention = attention_op(group)
     if attention is not None:
         build_attention(builder, attention)
         builder.finish()

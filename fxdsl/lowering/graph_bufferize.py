@@ -27,8 +27,8 @@ Conventions (what the runtime's launch plan relies on):
   `(T, D)`) writes its product straight into the copy's buffer through the
   inverse of the chain, when that is a strided batch cuBLAS can write: the
   copy kernel and its round trip disappear (`write_through`). An attention
-  group writes its output the same way (`copy_target`): its kernel stores
-  through a strided view, and the heads need no merge kernel.
+  group writes its output the same way (`kernel_write_through`): its kernel
+  stores through a strided view, and the heads need no merge kernel.
 """
 
 from __future__ import annotations
@@ -60,6 +60,7 @@ from xdsl.utils.exceptions import PassFailedException
 from fxdsl.dialects import graph
 from fxdsl.dialects.graph import FLOAT_TYPES, dtype_of, shape_of
 from fxdsl.ir_utils import single_block_bodies
+from fxdsl.lowering.attention_kernel import attention_op
 from fxdsl.lowering.layout import (
     HOST_VIEW_OPS,
     Layout,
@@ -234,17 +235,20 @@ def write_through(
     return target[0], target[1], out
 
 
-def _writes_through(group: graph.FusionGroupOp) -> bool:
-    """Kernels that store their output through a strided view of a copy's
-    buffer (`copy_target`): attention, whose threads each write one output
-    row, so a view that keeps rows contiguous (the head merge) costs
-    nothing; one that transposes the last dim is left to the copy."""
-    ops = list(group.body.block.ops)
-    return (
-        len(group.outputs) == 1
-        and len(ops) == 2
-        and isinstance(ops[0], graph.AttentionOp)
-    )
+def kernel_write_through(
+    group: graph.FusionGroupOp,
+) -> tuple[graph.FusionGroupOp, list[Operation], Layout] | None:
+    """`copy_target` of an attention group's output when its rows stay
+    contiguous there (the head merge): each thread of the attention kernel
+    writes one output row, so such a view costs nothing, while one that
+    transposes the last dim would scatter the rows and is left to the copy.
+    Other kernels always write their own buffer."""
+    if attention_op(group) is None:
+        return None
+    target = copy_target(group.outputs[0])
+    if target is None or target[2].strides[-1] != 1:
+        return None
+    return target
 
 
 class _Bufferizer:
@@ -254,7 +258,7 @@ class _Bufferizer:
         self.block = block
         self.buffers: dict[SSAValue, SSAValue] = {}
         self.elided: set[Operation] = set()
-        """views and copy groups a matmul writes through (`write_through`)"""
+        """views and copy groups a matmul or kernel writes through (`adopt_copy`)"""
 
     def buffer(self, value: SSAValue) -> SSAValue:
         return self.buffers.get(value, value)
@@ -267,6 +271,20 @@ class _Bufferizer:
         self.insert([op], before)
         return op.memref
 
+    def adopt_copy(
+        self,
+        target: tuple[graph.FusionGroupOp, list[Operation], Layout],
+        before: Operation,
+    ) -> SSAValue:
+        """The output buffer of a copy group that a producer writes through
+        (`write_through`, `kernel_write_through`), allocated before the
+        producer; the copy and its views are elided."""
+        copy, views, _ = target
+        buffer = self.alloc(copy.outputs[0].type, before)
+        self.buffers[copy.outputs[0]] = buffer
+        self.elided.update([*views, copy])
+        return buffer
+
     def group(self, op: graph.FusionGroupOp) -> None:
         for index, operand in enumerate(op.inputs):
             bridge = _to_tensor(self.buffer(operand), operand.type)
@@ -274,19 +292,13 @@ class _Bufferizer:
             op.operands[index] = bridge.results[0]
         after = op.next_op
         assert after is not None
-        target = copy_target(op.outputs[0]) if _writes_through(op) else None
-        if target is not None and target[2].strides[-1] != 1:
-            target = None  # rows would be scattered: the copy kernel does better
+        target = kernel_write_through(op)
         for result in op.outputs:
             # allocated before the group: the kernel launch that replaces it writes it
             if target is None:
                 dest = self.alloc(result.type, op)
             else:
-                copy, views, layout = target
-                buffer = self.alloc(copy.outputs[0].type, op)
-                self.buffers[copy.outputs[0]] = buffer
-                self.elided.update([*views, copy])
-                cast = _cast(buffer, layout)
+                cast = _cast(self.adopt_copy(target, op), target[2])
                 self.insert([cast], op)
                 dest = cast.result
             self.insert([_materialize(result, dest)], after)
@@ -312,10 +324,7 @@ class _Bufferizer:
             out = self.alloc(op.result.type, op)
             self.buffers[op.result] = out
         else:
-            group, chain, _ = target
-            out = self.alloc(group.outputs[0].type, op)
-            self.buffers[group.outputs[0]] = out
-            self.elided.update([*chain, group])
+            out = self.adopt_copy(target, op)
         batch = shape_of(op.result)[:-2]
         operands: list[SSAValue] = []
         for index, operand in enumerate(op.operands):
