@@ -72,10 +72,6 @@ MAX_MASK_OPS = 32
 """Largest constant slice evaluated to read a mask (a few ops in practice)."""
 
 
-def _single_use(value: SSAValue) -> bool:
-    return value.has_one_use()
-
-
 class ConstantFolder:
     """Values of constant graph slices, evaluated on the reference
     interpreter (memoised; None for anything that reads an argument)."""
@@ -137,17 +133,23 @@ def _scalar(folder: ConstantFolder, value: SSAValue) -> float | None:
     return float(array.flat[0])
 
 
-def _causal_mask(folder: ConstantFolder, value: SSAValue, rows: int, cols: int) -> bool:
-    """Is `value` a constant boolean `key <= query` mask of (rows, cols)
-    (with leading dims of size 1)?"""
+def _plane(folder: ConstantFolder, value: SSAValue) -> np.ndarray | None:
+    """The trailing 2-D plane of a constant whose leading dims are all 1
+    (a mask broadcast over the batch), or None."""
     array = folder.value(value)
-    if array is None or array.dtype != np.bool_ or array.ndim < 2:
-        return False
-    if any(d != 1 for d in array.shape[:-2]):
-        return False
+    if array is None or array.ndim < 2 or any(d != 1 for d in array.shape[:-2]):
+        return None
+    return array.reshape(array.shape[-2:])
+
+
+def _causal_mask(folder: ConstantFolder, value: SSAValue, rows: int, cols: int) -> bool:
+    """Is `value` a constant boolean `key <= query` mask of (rows, cols)?"""
+    plane = _plane(folder, value)
     causal = np.tri(rows, cols, dtype=bool)
-    return array[(0,) * (array.ndim - 2)].shape == causal.shape and bool(
-        np.array_equal(array[(0,) * (array.ndim - 2)], causal)
+    return (
+        plane is not None
+        and plane.dtype == np.bool_
+        and (plane.shape == causal.shape and bool(np.array_equal(plane, causal)))
     )
 
 
@@ -156,18 +158,18 @@ def _causal_bias(
 ) -> float | None:
     """The masked value of a constant additive causal bias (0 where
     `key <= query`, a constant elsewhere), or None."""
-    array = folder.value(value)
-    if array is None or array.ndim < 2 or any(d != 1 for d in array.shape[:-2]):
+    plane = _plane(folder, value)
+    causal = np.tri(rows, cols, dtype=bool)
+    if plane is None or causal.all():
         return None
     try:
-        bias = np.broadcast_to(array[(0,) * (array.ndim - 2)], (rows, cols))
+        bias = np.broadcast_to(plane, (rows, cols))
     except ValueError:
         return None
-    causal = np.tri(rows, cols, dtype=bool)
-    if np.any(bias[causal] != 0) or causal.all():
-        return None
     masked = bias[~causal]
-    return float(masked[0]) if np.all(masked == masked[0]) else None
+    if np.any(bias[causal] != 0) or np.any(masked != masked[0]):
+        return None
+    return float(masked[0])
 
 
 def match_attention(
@@ -175,7 +177,7 @@ def match_attention(
 ) -> AttentionMatch | None:
     """The attention chain ending in matmul `output`, or None."""
     probs = output.lhs.owner
-    if not isinstance(probs, graph.SoftmaxOp) or not _single_use(output.lhs):
+    if not isinstance(probs, graph.SoftmaxOp) or not output.lhs.has_one_use():
         return None
     rank = len(shape_of(probs.input))
     if rank < 2 or probs.dim.value.data % rank != rank - 1:
@@ -183,7 +185,7 @@ def match_attention(
     rows, cols = shape_of(probs.input)[-2:]
     chain: list[Operation] = [output, probs]
     scores, scale, masked = probs.input, 1.0, None
-    while _single_use(scores):
+    while scores.has_one_use():
         op = scores.owner
         if isinstance(op, graph.MulOp | graph.DivOp) and scale == 1.0:
             operands = list(op.operands)
