@@ -37,6 +37,7 @@ softmax is fused with its producers the chain is gone.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from math import prod
 from typing import Any
 
@@ -77,8 +78,12 @@ class ConstantFolder:
     interpreter (memoised; None for anything that reads an argument)."""
 
     def __init__(self) -> None:
-        self.interpreter: Interpreter = make_interpreter(ModuleOp([]))
         self.values: dict[SSAValue, Any] = {}
+
+    @cached_property
+    def interpreter(self) -> Interpreter:
+        """Made on the first mask or scale read: most modules have none."""
+        return make_interpreter(ModuleOp([]))
 
     def value(self, value: SSAValue) -> np.ndarray | None:
         if value in self.values:
