@@ -65,12 +65,36 @@ is `exp2` after a multiply): q is scaled by `scale * log2(e)` once."""
 
 
 def attention_op(group: graph.FusionGroupOp) -> graph.AttentionOp | None:
-    """The group's attention op when the group is one attention op (what
-    `build_attention` lowers; graph-wrap-kernels makes such groups)."""
-    first = group.body.block.first_op
-    if isinstance(first, graph.AttentionOp) and first.next_op is group.yield_op:
-        return first
+    """The group's attention op when it has one: then the group is an
+    attention kernel (`build_attention`), possibly with an elementwise
+    prologue on the query and an epilogue on the result
+    (`fusibility.attention_fusible`)."""
+    for op in group.body.block.ops:
+        if isinstance(op, graph.AttentionOp):
+            return op
     return None
+
+
+def _operand_row(
+    builder: KernelBuilder, value: SSAValue, prefix: Index, size: int
+) -> list[SSAValue]:
+    """Elements `value[*prefix, 0:size]` of an attention operand: a group
+    input read as a row, or a prologue computed element by element (its
+    inputs still read as float4s, see `_register_lanes`)."""
+    if isinstance(value, BlockArgument) and value in builder.inputs:
+        return _row(builder, builder.inputs[value], prefix, size)
+    return [builder.value_at(value, (*prefix, builder.index(d))) for d in range(size)]
+
+
+def _register_lanes(builder: KernelBuilder, size: int) -> None:
+    """Make the constant row positions 0..size-1 lanes of float4 steps, so
+    that `KernelBuilder.load` reads a prologue's or epilogue's row inputs
+    4 elements at a time (where the buffer allows, `vectorizable`)."""
+    if size % VECTOR_WIDTH:
+        return
+    for d in range(size):
+        start = builder.index(d - d % VECTOR_WIDTH)
+        builder.lanes[builder.index(d)] = (start, d % VECTOR_WIDTH)
 
 
 def _row(
@@ -124,16 +148,13 @@ def _dot(
 
 def build_attention(builder: KernelBuilder, op: graph.AttentionOp) -> None:
     """Emit the kernel of the one-op group computing `op` (module docstring)."""
-    operands = [v for v in op.operands if isinstance(v, BlockArgument)]
-    assert len(operands) == 3, "graph-wrap-kernels passes constants as inputs"
-    q_buf, k_buf, v_buf = (builder.inputs[v] for v in operands)
-    (out_buf,) = builder.outputs
     q_shape, v_shape = shape_of(op.query), shape_of(op.value)
     batch, rows_per_batch, head = q_shape[:-2], q_shape[-2], q_shape[-1]
     keys, dv = v_shape[-2], v_shape[-1]
     f32 = Float32Type()
     b = builder
     b.hardware()
+    _register_lanes(b, max(head, dv))
     sequences = prod(batch)
     tiles_per_sequence = -(-rows_per_batch // BLOCK)
     tiles = sequences * tiles_per_sequence
@@ -157,8 +178,13 @@ def build_attention(builder: KernelBuilder, op: graph.AttentionOp) -> None:
 
     def row(outer: Index, t: SSAValue) -> None:
         query = [
-            b.emit(arith.MulfOp(x, scale)) for x in _row(b, q_buf, (*outer, t), head)
+            b.emit(arith.MulfOp(x, scale))
+            for x in _operand_row(b, op.query, (*outer, t), head)
         ]
+
+        def key_row(key: SSAValue) -> list[SSAValue]:
+            return _operand_row(b, op.key, (*outer, key), head)
+
         count = b.index(keys)
         if op.is_causal:
             count = b.emit(arith.MinSIOp(b.emit(arith.AddiOp(t, b.index(1))), count))
@@ -170,12 +196,12 @@ def build_attention(builder: KernelBuilder, op: graph.AttentionOp) -> None:
             for c in range(KEYS_PER_STEP):
                 if c == 0:  # the loop bound keeps the first key valid
                     positions.append(j)
-                    scores.append(_dot(b, query, _row(b, k_buf, (*outer, j), head)))
+                    scores.append(_dot(b, query, key_row(j)))
                     continue
                 key = b.emit(arith.AddiOp(j, b.index(c)))
                 valid = b.emit(arith.CmpiOp(key, count, "slt"))
                 key = b.emit(arith.MinSIOp(key, last_key))  # stay inside k and v
-                score = _dot(b, query, _row(b, k_buf, (*outer, key), head))
+                score = _dot(b, query, key_row(key))
                 scores.append(b.emit(arith.SelectOp(valid, score, neg_inf)))
                 positions.append(key)
             m_new = m
@@ -190,7 +216,7 @@ def build_attention(builder: KernelBuilder, op: graph.AttentionOp) -> None:
                 l_new = b.emit(arith.AddfOp(l_new, p))
             o_new = [b.emit(arith.MulfOp(x, rescale)) for x in o]
             for p, key in zip(probs, positions):
-                values = _row(b, v_buf, (*outer, key), dv)
+                values = _operand_row(b, op.value, (*outer, key), dv)
                 o_new = [
                     b.emit(arith.AddfOp(acc, b.emit(arith.MulfOp(p, x))))
                     for acc, x in zip(o_new, values)
@@ -200,7 +226,12 @@ def build_attention(builder: KernelBuilder, op: graph.AttentionOp) -> None:
         final = b.loop(b.index(0), count, b.index(KEYS_PER_STEP), inits, step)
         inverse = b.emit(arith.DivfOp(b.const(1.0, f32), final[1]))
         result = [b.emit(arith.MulfOp(acc, inverse)) for acc in final[2:]]
-        _store_row(b, result, out_buf, (*outer, t))
+        positions = [(*outer, t, b.index(d)) for d in range(dv)]
+        for position, element in zip(positions, result):
+            b.scopes[-1][(op.result, position)] = element  # what value_at reads
+        for value, buffer in zip(b.group.yield_op.values, b.outputs):
+            row = [b.value_at(value, position) for position in positions]
+            _store_row(b, row, buffer, (*outer, t))
 
     b.loop(b.block_id, b.index(tiles), b.grid_dim, [], tile)
     b.launch = (min(max(1, tiles), MAX_GRID), BLOCK)

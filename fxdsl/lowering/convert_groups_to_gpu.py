@@ -6,8 +6,9 @@ The group's `bufferization.to_tensor` (or, for strided views,
 `builtin.unrealized_conversion_cast`) inputs and `materialize_in_destination`
 outputs give the kernel's buffer arguments (inputs first, then outputs, in
 group order). Kernels are named `<function>_<n>_<op>`: the host function, the
-group's position in it and its main op (the first reduction of a row kernel,
-else the op producing the first output), so names are deterministic. A kernel
+group's position in it and its main op (the attention of an attention
+kernel, the first reduction of a row kernel, else the op producing the
+first output), so names are deterministic. A kernel
 identical to an earlier one is emitted once and launched under the first
 name (the 12 blocks of a GPT-2 stack share their kernels). A group whose
 structure and buffer types equal an earlier group's (`group_key`) is not
@@ -79,9 +80,9 @@ def _output_buffer(value: SSAValue) -> SSAValue:
 def kernel_name(function: str, position: int, group: graph.FusionGroupOp) -> str:
     """`<function>_<position>_<main op>` (see the module docstring)."""
     ops = list(group.body.block.ops)
-    reductions = [op for op in ops if isinstance(op, REDUCTION_OPS)]
+    anchors = [op for op in ops if isinstance(op, (graph.AttentionOp, *REDUCTION_OPS))]
     outputs = [v.owner for v in group.yield_op.values]
-    main = reductions[0] if reductions else (outputs[0] if outputs else None)
+    main = anchors[0] if anchors else (outputs[0] if outputs else None)
     # a group that yields one of its inputs unchanged is a copy
     suffix = main.name.split(".")[-1] if isinstance(main, Operation) else "copy"
     return f"{function}_{position}_{suffix}"

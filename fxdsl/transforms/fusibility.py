@@ -12,6 +12,13 @@ Every op falls in one fusibility class (the table `FUSIBILITY`):
   `(outer, inner)`, the input shape split before the reduced dims.
 * `CONSTANT`: graph.constant, graph.full. Never grouped; cloned into each group
   that reads one, so a constant is never a group argument.
+* `ATTENTION`: graph.attention. Its own kernel shape (one thread per query
+  row, `fxdsl.lowering.attention_kernel`), which takes elementwise ops on
+  either side (`attention_fusible`): a *prologue* computing its operands
+  (a bias add on q, read as q is loaded) and an *epilogue* on its result
+  (a bias add on the output, applied before the row is stored). No views
+  (the kernel reads its operands as strided buffers, float4 per row) and
+  no reductions; one attention per group.
 * `OPAQUE`: matmul and linear (library calls; run `graph-decompose` first so the
   bias add of a linear can fuse), gather and embedding (data-dependent indexing),
   concat and split (several inputs/outputs with offsets: they stay memory
@@ -38,11 +45,12 @@ other ops of the same row kernel.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import Enum
 
 from xdsl.dialects.builtin import TensorType
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
 
 from fxdsl.dialects import graph
 from fxdsl.dialects.graph import FusionGroupOp, YieldOp, shape_of
@@ -54,6 +62,7 @@ class Fusibility(Enum):
     VIEW = "view"
     REDUCTION = "reduction"
     CONSTANT = "constant"
+    ATTENTION = "attention"
     OPAQUE = "opaque"
 
 
@@ -82,6 +91,7 @@ FUSIBILITY: dict[type[Operation], Fusibility] = {
     **dict.fromkeys(_REDUCTION_OPS, Fusibility.REDUCTION),
     **dict.fromkeys(_CONSTANT_OPS, Fusibility.CONSTANT),
     **dict.fromkeys(_OPAQUE_OPS, Fusibility.OPAQUE),
+    graph.AttentionOp: Fusibility.ATTENTION,
 }
 """Op class -> fusibility class; ops not listed (calls, other dialects) are opaque."""
 
@@ -147,14 +157,19 @@ def _broadcast(a: Shape, b: Shape) -> Shape | None:
 @dataclass(frozen=True)
 class Kernel:
     """What kind of kernel a group is: its row space (None: pointwise) and the
-    broadcast domain of its elementwise and view results."""
+    broadcast domain of its elementwise and view results; `attention` for a
+    group around a `graph.attention` (its domain is the attention's result;
+    which ops may join is `attention_fusible`'s question, not the domain's)."""
 
     space: Space | None
     domain: Shape | None
+    attention: bool = False
 
     @staticmethod
     def of(op: Operation) -> Kernel:
         """The kernel of an op alone (only for fusible ops)."""
+        if isinstance(op, graph.AttentionOp):
+            return Kernel(None, shape_of(op.result), attention=True)
         space = reduction_space(op)
         if space is not None:
             return Kernel(space, None)
@@ -162,7 +177,12 @@ class Kernel:
 
     def merge(self, other: Kernel) -> Kernel | None:
         """The kernel of both groups together, or None when they cannot share
-        one (different row spaces, shapes that do not broadcast)."""
+        one (different row spaces, shapes that do not broadcast, two
+        attentions, an attention and a reduction)."""
+        if self.attention or other.attention:
+            if (self.attention and other.attention) or self.space or other.space:
+                return None
+            return self if self.attention else other
         if self.space and other.space and self.space != other.space:
             return None
         space = self.space or other.space
@@ -204,6 +224,82 @@ def edge_fusible(value: SSAValue, user: Operation, index: int) -> bool:
     if producer is not None and drops_dims(producer):
         return False
     return is_view(producer) or not any(map(is_view, _inner_users(user, index)))
+
+
+def _source(value: SSAValue) -> Operation | None:
+    """The op computing `value`, looking through group boundaries (a group's
+    block arguments and yields); None for a function argument."""
+    while True:
+        owner = value.owner
+        if isinstance(owner, Block):
+            parent = owner.parent_op()
+            if not isinstance(parent, FusionGroupOp):
+                return None
+            value = parent.inputs[value.index]  # type: ignore[attr-defined]
+        elif isinstance(owner, FusionGroupOp):
+            value = owner.yield_op.values[value.index]  # type: ignore[attr-defined]
+        else:
+            return owner
+
+
+def _readers(value: SSAValue) -> Iterator[Operation]:
+    """The ops reading `value`, looking through group boundaries."""
+    for use in value.uses:
+        user = use.operation
+        parent = user.parent_op()
+        if isinstance(user, FusionGroupOp):
+            yield from _readers(user.body.block.args[use.index])
+        elif isinstance(user, YieldOp) and isinstance(parent, FusionGroupOp):
+            yield from _readers(parent.outputs[use.index])
+        else:
+            yield user
+
+
+def attention_fusible(ops: Iterable[Operation]) -> bool:
+    """May `ops` (a would-be group's ops, groups' bodies flattened) form one
+    attention kernel? Exactly one `graph.attention`; every other op
+    elementwise and either in the *prologue* (it computes the query and
+    nothing else reads it: the kernel evaluates it once per query row as
+    the row is loaded) or in the *epilogue* (computed from the attention's
+    result, of its shape, from nothing in the prologue: evaluated on each
+    output row before it is stored). Key and value come from outside: a
+    prologue there would be recomputed for every (query, key) pair."""
+    members = {
+        op: None for op in ops if classify(op) is not Fusibility.CONSTANT
+    }  # fmt: skip
+    attentions = [op for op in members if isinstance(op, graph.AttentionOp)]
+    if len(attentions) != 1:
+        return False
+    (attention,) = attentions
+    if any(
+        op is not attention and classify(op) is not Fusibility.ELEMENTWISE
+        for op in members
+    ):
+        return False
+    if _source(attention.key) in members or _source(attention.value) in members:
+        return False
+    prologue: set[Operation] = set()
+    pending = [_source(attention.query)]
+    while pending:
+        op = pending.pop()
+        if op in members and op not in prologue:
+            prologue.add(op)  # type: ignore[arg-type]
+            pending.extend(_source(o) for o in op.operands)  # type: ignore[union-attr]
+    readable = prologue | {attention}
+    for op in prologue:
+        if any(r not in readable for v in op.results for r in _readers(v)):
+            return False
+    shape = shape_of(attention.result)
+    for op in members:
+        if op in readable:
+            continue
+        sources = [_source(o) for o in op.operands]
+        inside = [s for s in sources if s in members]
+        if shape_of(op.results[0]) != shape or not inside:
+            return False
+        if any(s in prologue for s in inside):
+            return False
+    return True
 
 
 def describe(op: Operation) -> tuple[Kernel | None, int, bool]:

@@ -13,7 +13,9 @@ Per block, until nothing changes:
 2. *Horizontal* (`horizontal=true`): nodes reading the same non-scalar value
    merge when legal, so the kernel reads that value once.
 
-A merge is refused when the groups need different kernels, when it would
+An attention takes an elementwise prologue on its query and an epilogue on
+its result (`fusibility.attention_fusible`). A merge is refused when the
+groups need different kernels, when it would
 create a cycle, when the group would exceed `max-args` inputs + outputs or
 `max-ops-per-group` ops, or when it would turn a view into a group output or
 feed a dims-dropping reduction into its own row kernel.
@@ -43,6 +45,7 @@ from xdsl.utils.exceptions import PassFailedException
 from fxdsl.dialects.graph import FusionGroupOp, YieldOp
 from fxdsl.transforms.fusibility import (
     Fusibility,
+    attention_fusible,
     classify,
     describe,
     edge_fusible,
@@ -77,6 +80,10 @@ class BlockFuser:
         if kernel is None or size > self.options.max_ops_per_group:
             return None
         graph = self.graph
+        if kernel.attention and not attention_fusible(
+            inner for node in (a, b) for op in graph.members[node] for inner in _ops(op)
+        ):
+            return None
         edges = graph.edges_between(a, b)
         if not all(edge_fusible(v, use.operation, use.index) for v, use in edges):
             return None
@@ -174,6 +181,13 @@ class BlockFuser:
         for constant in constants:
             if not _used(constant):
                 block.erase_op(constant)
+
+
+def _ops(op: Operation) -> list[Operation]:
+    """`op`, or the body of a group (without its yield)."""
+    if isinstance(op, FusionGroupOp):
+        return [inner for inner in op.body.block.ops if not isinstance(inner, YieldOp)]
+    return [op]
 
 
 def _is_constant_op(op: Operation) -> bool:

@@ -166,7 +166,8 @@ def movement_cases() -> dict[str, str]:
 def attention_cases() -> dict[str, str]:
     """graph.attention kernels: causal or not, float4 or scalar rows (head
     dim 8 or 6), a partial tile (70 query rows: 64 + 6), fewer or more
-    queries than keys, no batch dims, f16 and bf16."""
+    queries than keys, no batch dims, f16 and bf16; a fused group with a
+    prologue on q and an epilogue on the result (float4 and scalar)."""
     cases: dict[str, str] = {}
     shapes = {
         # name: (q, k, v) shapes
@@ -196,6 +197,27 @@ def attention_cases() -> dict[str, str]:
         f"    %y = graph.attention %q, %k, %v scale 0.4 causal : {t}",
         f"%y : {t}",
     )  # fmt: skip
+    for name, dim in (("attention_prologue_epilogue", 8), ("attention_fused_d6", 6)):
+        t, b, o = (
+            f"tensor<2x5x{dim}xf32>",
+            f"tensor<{dim}xf32>",
+            f"tensor<2x1x{dim}xf32>",
+        )
+        group = "\n".join([
+            f"%y = graph.fusion_group (%q, %bq, %k, %v, %bo) : ({t}, {b}, {t}, {t}, {o}) -> {t} {{",
+            f"    ^bb0(%q1: {t}, %bq1: {b}, %k1: {t}, %v1: {t}, %bo1: {o}):",
+            f"      %qb = graph.add %q1, %bq1 : ({t}, {b}) -> {t}",
+            f"      %qs = graph.tanh %qb : {t}",
+            f"      %a = graph.attention %qs, %k1, %v1 scale 0.4 causal : {t}",
+            f"      %ab = graph.add %a, %bo1 : ({t}, {o}) -> {t}",
+            f"      %r = graph.relu %ab : {t}",
+            f"      graph.yield %r : {t}",
+            "    }",
+        ])  # fmt: skip
+        cases[name] = _func(
+            name, f"%q: {t}, %bq: {b}, %k: {t}, %v: {t}, %bo: {o}", t, group,
+            f"%y : {t}",
+        )  # fmt: skip
     return cases
 
 
