@@ -113,7 +113,9 @@ def reshaped(src: Layout, target: Shape) -> Layout | None:
     return Layout(tuple(target), strides, src.offset)
 
 
-def _broadcast(src: Layout, target: Shape) -> Layout:
+def broadcast(src: Layout, target: Shape) -> Layout:
+    """`src` read as numpy broadcasts it to `target` (stride 0 on new and
+    stretched dims)."""
     lead = len(target) - len(src.shape)
     strides = [0] * lead + [
         0 if n == 1 and t != 1 else s
@@ -143,7 +145,7 @@ def view_layouts(op: Operation, src: Layout) -> list[Layout] | None:
         strides = tuple(s * k for s, k in zip(src.strides, step))
         return [Layout(shape_of(op.result), strides, offset)]
     if isinstance(op, graph.BroadcastToOp):
-        return [_broadcast(src, shape_of(op.result))]
+        return [broadcast(src, shape_of(op.result))]
     if isinstance(op, graph.SplitOp):
         dim = op.dim.value.data % len(src.shape)
         layouts: list[Layout] = []
@@ -215,7 +217,7 @@ def matmul_operand(layout: Layout, batch: Shape, lhs: bool) -> Layout | None:
             if lhs
             else Layout((n, 1), (s, 1), layout.offset)
         )
-    full = _broadcast(layout, tuple(batch) + layout.shape[-2:])
+    full = broadcast(layout, tuple(batch) + layout.shape[-2:])
     merged = batched(full, batch)
     if merged is None or not gemm_operand(merged):
         return None

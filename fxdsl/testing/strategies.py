@@ -449,11 +449,34 @@ class _Builder:
                 return self.choice(self.by_shape[operand_shape])
             return self.param(self.gen.param_name(self, kind), operand_shape)
 
-        key, value = operand("key", key_shape), operand("value", value_shape)
+        if key_shape == value_shape == shape and self.chance(30):
+            x, key, value = self._packed_qkv(x)
+        else:
+            key, value = operand("key", key_shape), operand("value", value_shape)
         largest = max(self.bound[x] * self.bound[key] * head, 1.0)
         scale = 2.0 ** -math.ceil(math.log2(largest))
         causal = self.chance(50)
         self.emit(g.AttentionOp(x, key, value, scale, causal), self.bound[value])
+
+    def _packed_qkv(self, x: SSAValue) -> tuple[SSAValue, SSAValue, SSAValue]:
+        """q, k, v as GPT-2 makes them: a split of one biased (..., T, 3d)
+        projection (`x` beside two weights), the form whose bias
+        `graph-fuse-attention` folds. The bias is per feature (it folds),
+        per token (it differs between key rows: it does not) or a scalar."""
+        shape = shape_of(x)
+        rows, head = shape[-2:]
+        if g.dtype_of(x) != g.f32:
+            x = self.emit(g.CastOp(x, g.f32), self.bound[x])
+        weights = [
+            self.param(self.gen.param_name(self, kind), shape) for kind in "kv"
+        ]  # fmt: skip
+        packed = self.emit(g.ConcatOp([x, *weights], len(shape) - 1), self.bound[x])
+        bias_shape = self.choice([(3 * head,), (rows, 1), ()])
+        bias = self.param(self.gen.param_name(self, "qkv_bias"), bias_shape)
+        biased = self.emit(g.AddOp(packed, bias), self.bound[packed] + INPUT_BOUND)
+        split = g.SplitOp(biased, len(shape) - 1, [head] * 3)
+        self.emit(split, self.bound[biased])
+        return split.results[0], split.results[1], split.results[2]
 
     def reshape(self) -> None:
         x = self.pick()

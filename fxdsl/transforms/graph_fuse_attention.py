@@ -32,6 +32,13 @@ the whole GPU; `min-rows=1` fuses every chain.
 (a view), else a transpose of `kt` is inserted. The constants the chain
 read and nothing else does are erased. Runs before `graph-fuse`: once the
 softmax is fused with its producers the chain is gone.
+
+Then (option `fold-bias`, default true) every `graph.attention`, new or
+already there, whose q, k, v are views of a bias add gets the bias folded
+in (`attention_bias`): q's as an add that `graph-fuse` puts in the
+attention kernel's prologue, k's dropped (softmax ignores a per-row shift;
+rounding differs from the unfolded graph), v's added to the output (the
+kernel's epilogue), so the add is no kernel of its own.
 """
 
 from __future__ import annotations
@@ -59,6 +66,7 @@ from xdsl.utils.exceptions import PassFailedException
 from fxdsl.dialects import graph
 from fxdsl.dialects.graph import shape_of
 from fxdsl.interpreters.run import make_interpreter
+from fxdsl.transforms.attention_bias import FoldAttentionBias, erase_dead
 
 MASKED_LIMIT = -1e4
 """Masked scores must be at most this: exp(-1e4 - max) is 0 in f32 and f64."""
@@ -271,18 +279,6 @@ def _key(key_t: SSAValue, rewriter: PatternRewriter, before: Operation) -> SSAVa
     return transpose.result
 
 
-def _erase_dead(rewriter: PatternRewriter, ops: list[Operation]) -> None:
-    """Erase `ops` and then every pure graph op left without uses above them."""
-    pending = list(ops)
-    while pending:
-        op = pending.pop(0)
-        if op.parent is None or any(r.uses for r in op.results):
-            continue
-        producers = [o.owner for o in op.operands]
-        rewriter.erase(op)
-        pending.extend(p for p in producers if isinstance(p, graph.GraphOp))
-
-
 class FuseAttention(RewritePattern):
     def __init__(self, min_rows: int) -> None:
         self.folder = ConstantFolder()
@@ -301,7 +297,7 @@ class FuseAttention(RewritePattern):
         )
         attention.attributes |= dict(op.attributes)
         rewriter.replace(op, attention)
-        _erase_dead(rewriter, found.chain[1:])
+        erase_dead(rewriter, found.chain[1:])
 
 
 @dataclass(frozen=True)
@@ -311,11 +307,26 @@ class GraphFuseAttentionPass(ModulePass):
     name = "graph-fuse-attention"
 
     min_rows: int = MIN_ROWS
+    fold_bias: bool = True
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if isinstance(self.min_rows, bool) or not isinstance(self.min_rows, int):
+            raise PassFailedException(
+                "graph-fuse-attention: min-rows must be an integer, "
+                f"got {self.min_rows!r}"
+            )
         if self.min_rows < 1:
             raise PassFailedException(
                 f"graph-fuse-attention: min-rows must be >= 1, got {self.min_rows}"
             )
-        pattern = FuseAttention(self.min_rows)
-        PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)
+        if not isinstance(self.fold_bias, bool):
+            raise PassFailedException(
+                "graph-fuse-attention: fold-bias must be true or false, "
+                f"got {self.fold_bias!r}"
+            )
+        patterns: list[RewritePattern] = [FuseAttention(self.min_rows)]
+        if self.fold_bias:
+            patterns.append(FoldAttentionBias())
+        for pattern in patterns:
+            walker = PatternRewriteWalker(pattern, apply_recursively=False)
+            walker.rewrite_module(op)

@@ -277,18 +277,19 @@ def test_default_pipeline_fuses_large_attention_in_every_block() -> None:
     """At GPT-2 B=8 T=512 (49152 query rows, above min-rows) every block of
     the stack runs the fused attention kernel through graph-dedup's call:
     one kernel, 12 launches; no softmax kernel, no transpose or head-merge
-    copies (6 kernels and 4 GEMMs per block). At B=1 T=64 (768 rows) the
-    attention stays cuBLAS + softmax."""
+    copies, no qkv bias kernel (folded into the attention: 5 kernels and 4
+    GEMMs per block). At B=1 T=64 (768 rows) the attention stays cuBLAS +
+    softmax."""
     from fxdsl.frontends.models import gpt2_stack
     from fxdsl.runtime.cuda_executor import lower_for_cuda
     from fxdsl.runtime.launch_plan import Gemm, Launch
 
     _, plan = lower_for_cuda(gpt2_stack(12, B=8, T=512))
     launches = [s.kernel for s in plan.steps if isinstance(s, Launch)]
-    assert [k for k in plan.kernels if "attention" in k] == ["dedup_0_2_attention"]
-    assert launches.count("dedup_0_2_attention") == 12
+    assert [k for k in plan.kernels if "attention" in k] == ["dedup_0_1_attention"]
+    assert launches.count("dedup_0_1_attention") == 12
     assert not [k for k in launches if "softmax" in k or "transpose" in k]
-    assert len(launches) == 12 * 6 + 1  # + ln_f
+    assert len(launches) == 12 * 5 + 1  # + ln_f
     assert sum(isinstance(s, Gemm) for s in plan.steps) == 12 * 4
     _, small = lower_for_cuda(gpt2_stack(1, B=1, T=64))
     assert not [k for k in small.kernels if "attention" in k]

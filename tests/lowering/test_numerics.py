@@ -121,8 +121,9 @@ def test_default_pipeline_on_a_resident_row_stack() -> None:
 
 def test_fused_attention_stack_matches_the_reference() -> None:
     """The default pipeline with every attention fused (min-rows=1): the
-    kernel reads q, k and v from the qkv buffer and writes the merged heads
-    (T=13: a partial row tile; two deduplicated blocks)."""
+    kernel reads q, k and v from the qkv buffer, adds the q and v biases
+    (prologue, epilogue) and writes the merged heads (T=13: a partial row
+    tile; two deduplicated blocks)."""
     from fxdsl.lowering.pipeline import GPU_PIPELINE
 
     pipeline = GPU_PIPELINE.replace(
@@ -131,7 +132,8 @@ def test_fused_attention_stack_matches_the_reference() -> None:
     reference = gpt2_stack(2, B=2, T=13, D=24, heads=2)
     lowered = apply(reference.clone(), pipeline)
     name = next(iter(f.sym_name.data for f in reference.body.block.ops))
-    assert check(reference, lowered, name) == 2 * 6 + 1  # 2 calls, then ln_f
+    # 5 kernels per block: the qkv bias is folded into the attention kernel
+    assert check(reference, lowered, name) == 2 * 5 + 1  # 2 calls, then ln_f
     assert "_attention" in str(lowered)
 
 
@@ -161,12 +163,14 @@ def test_dedup_after_fusion_keeps_fusion_across_blocks() -> None:
 @pytest.mark.parametrize("fuse", [False, True])
 def test_random_graphs_match_the_reference(fuse: bool) -> None:
     """Differential test on the shared random-graph strategy (unfused: every
-    op a kernel or a view; fused: graph-fuse's groups)."""
+    op a kernel or a view; fused: graph-fuse's groups, attention kernels
+    with the bias folding of graph-fuse-attention included)."""
     from hypothesis import HealthCheck, given, settings
 
     from fxdsl.testing import graphs
 
-    pipeline = ("graph-decompose,graph-fuse," if fuse else "") + "convert-graph-to-gpu"
+    fused = "graph-decompose,graph-fuse-attention{min-rows=1},graph-fuse,"
+    pipeline = (fused if fuse else "") + "convert-graph-to-gpu"
 
     @settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
     @given(graphs(max_ops=15, dtypes=("f32", "f16", "bf16")))

@@ -1,0 +1,212 @@
+"""Folding a projection's bias into `graph.attention` (part of
+`graph-fuse-attention`).
+
+GPT-2 computes q, k and v as views (split, reshape, transpose) of one
+`add(x @ W, b)`. Unfolded, that add is a kernel of its own: a read and a
+write of the whole qkv tensor before the attention reads it again. Through
+the views, each operand is `view(x) + view(b)`, and the bias of each one
+folds into the attention kernel (exact in real arithmetic):
+
+* **query**: `attention(view(x) + view(b), ...)`: the add stays, as the
+  attention kernel's prologue (evaluated once per query row as q is loaded).
+* **key**: dropped when its bias is the same for every key row: it adds
+  `q . b_k` to every score of a query row, and softmax does not change
+  under a per-row shift.
+* **value**: moved after the attention when its bias is the same for every
+  key row: the probabilities of a row sum to 1, so `P (v + b_v) = P v + b_v`,
+  an epilogue add on the output row.
+
+Whether a bias is the same along the key rows is read off its strided
+layout (`fxdsl.lowering.layout`): the bias broadcast to the add's shape,
+then every view of the chain; a zero stride on the rows dim means it is.
+An add is folded only when every use of it reaches this attention's
+operands through views, and the key and value biases (where the add feeds
+them) pass that test; otherwise the add stays a kernel of its own.
+"""
+
+from __future__ import annotations
+
+from xdsl.ir import Operation, SSAValue
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.rewriter import InsertPoint
+
+from fxdsl.dialects import graph
+from fxdsl.dialects.graph import shape_of
+from fxdsl.lowering.layout import Layout, broadcast, view_layouts
+
+VIEWS = (graph.ReshapeOp, graph.TransposeOp, graph.SliceOp, graph.SplitOp)
+"""The views a bias is followed through (each result read once)."""
+
+QUERY, KEY, VALUE = 0, 1, 2
+
+
+def erase_dead(rewriter: PatternRewriter, ops: list[Operation]) -> None:
+    """Erase `ops` and then every pure graph op left without uses above them."""
+    pending = list(ops)
+    while pending:
+        op = pending.pop(0)
+        if op.parent is None or any(r.uses for r in op.results):
+            continue
+        producers = [o.owner for o in op.operands]
+        rewriter.erase(op)
+        pending.extend(p for p in producers if isinstance(p, graph.GraphOp))
+
+
+def _chain(operand: SSAValue) -> tuple[graph.AddOp, list[SSAValue]] | None:
+    """(the add, the view results from it to `operand`, first to last) when
+    `operand` is views of an add, each view result read once."""
+    chain: list[SSAValue] = []
+    value = operand
+    while not isinstance(value.owner, graph.AddOp):
+        if not isinstance(value.owner, VIEWS) or not value.has_one_use():
+            return None
+        chain.append(value)
+        value = value.owner.operands[0]
+    return value.owner, chain[::-1]
+
+
+def _leaves(value: SSAValue) -> list[tuple[Operation, int]]:
+    """(user, operand index) of every non-view use of `value` through views."""
+    found: list[tuple[Operation, int]] = []
+    for use in value.uses:
+        if isinstance(use.operation, VIEWS):
+            for result in use.operation.results:
+                found += _leaves(result)
+        else:
+            found.append((use.operation, use.index))
+    return found
+
+
+def _layout(
+    bias: SSAValue, full: tuple[int, ...], chain: list[SSAValue]
+) -> Layout | None:
+    """The strided layout of the bias broadcast to `full` and viewed by
+    `chain`, or None when a view of the chain needs a copy."""
+    layout: Layout | None = broadcast(Layout.dense(shape_of(bias)), full)
+    for value in chain:
+        layouts = view_layouts(value.owner, layout)  # type: ignore[arg-type]
+        if layouts is None:
+            return None
+        layout = layouts[value.index]  # type: ignore[attr-defined]
+    return layout
+
+
+def _same_for_every_row(layout: Layout | None) -> bool:
+    return layout is not None and (layout.shape[-2] == 1 or layout.strides[-2] == 0)
+
+
+Roles = dict[int, list[SSAValue]]
+"""Operand index (QUERY, KEY, VALUE) -> its view chain from one add."""
+
+
+def _foldable(
+    attention: graph.AttentionOp, add: graph.AddOp, roles: Roles
+) -> tuple[SSAValue, SSAValue] | None:
+    """(data, bias) operands of `add` when its bias folds (module doc)."""
+    if roles.keys() == {QUERY} and not roles[QUERY]:
+        return None  # q = add(x, b) already: the prologue as it stands
+    leaves = _leaves(add.result)
+    if len(leaves) != len(roles) or set(leaves) != {(attention, r) for r in roles}:
+        return None  # something else reads the add
+    x, bias = add.lhs, add.rhs
+    full = shape_of(add.result)
+    if shape_of(x) != full:
+        x, bias = bias, x
+    if shape_of(x) != full:
+        return None  # both operands broadcast
+    for role in (KEY, VALUE):
+        if role in roles and not _same_for_every_row(_layout(bias, full, roles[role])):
+            return None
+    return x, bias
+
+
+class FoldAttentionBias(RewritePattern):
+    """The module docstring's rewrite, on one `graph.attention`."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(
+        self, op: graph.AttentionOp, rewriter: PatternRewriter
+    ) -> None:
+        adds: dict[graph.AddOp, Roles] = {}
+        for role, operand in enumerate(op.operands):
+            found = _chain(operand)
+            if found is not None:
+                adds.setdefault(found[0], {})[role] = found[1]
+        operands = list(op.operands)
+        epilogue: SSAValue | None = None
+        folded = False
+        replay = _Replay(rewriter, op)
+        for add, roles in adds.items():
+            parts = _foldable(op, add, roles)
+            if parts is None:
+                continue
+            x, bias = parts
+            full = shape_of(add.result)
+            if shape_of(bias) != full:
+                bias = replay.insert(graph.BroadcastToOp(bias, full))
+            for role, chain in roles.items():
+                operands[role] = replay(x, chain)
+                if role == QUERY:
+                    own = replay(bias, chain, named=False)
+                    operands[role] = replay.insert(graph.AddOp(operands[role], own))
+                elif role == VALUE:
+                    epilogue = replay.insert(_first_row(replay(bias, chain, False)))
+            folded = True
+        if not folded:
+            return
+        q, k, v = operands
+        attention = graph.AttentionOp(q, k, v, op.scale_value, op.is_causal)
+        new_ops: list[Operation] = [attention]
+        if epilogue is not None:
+            new_ops.append(graph.AddOp(attention.result, epilogue))
+        for new in new_ops:
+            new.attributes |= dict(op.attributes)
+        old = [o.owner for o in op.operands if isinstance(o.owner, Operation)]
+        rewriter.replace(op, new_ops, [new_ops[-1].results[0]])
+        erase_dead(rewriter, old)
+
+
+def _first_row(value: SSAValue) -> graph.SliceOp:
+    """`value[..., 0:1, :]`: a row-constant bias as one row (it broadcasts)."""
+    shape = shape_of(value)
+    return graph.SliceOp(value, [0] * len(shape), [*shape[:-2], 1, shape[-1]])
+
+
+class _Replay:
+    """Clones of view chains on new sources, inserted before `before`
+    (memoised: the split of one source is cloned once for q, k and v)."""
+
+    def __init__(self, rewriter: PatternRewriter, before: Operation):
+        self.rewriter = rewriter
+        self.before = before
+        self.clones: dict[tuple[Operation, SSAValue], Operation] = {}
+
+    def insert(self, new: Operation) -> SSAValue:
+        """Insert a new op (with the attention's scope attributes)."""
+        new.attributes |= dict(self.before.attributes)
+        self.rewriter.insert(new, InsertPoint.before(self.before))
+        return new.results[0]
+
+    def __call__(
+        self, source: SSAValue, chain: list[SSAValue], named: bool = True
+    ) -> SSAValue:
+        """`chain`'s views applied to `source` instead of the add (keeping
+        the views' value names when `named`: they suit the data, not the
+        bias)."""
+        value = source
+        for step in chain:
+            view = step.owner
+            assert isinstance(view, Operation)
+            key = (view, value)
+            if key not in self.clones:
+                clone = view.clone(value_mapper={view.operands[0]: value})
+                for result in clone.results if not named else ():
+                    result.name_hint = None
+                self.rewriter.insert(clone, InsertPoint.before(self.before))
+                self.clones[key] = clone
+            value = self.clones[key].results[step.index]  # type: ignore[attr-defined]
+        return value
