@@ -198,6 +198,11 @@ def default_variants() -> list[Variant]:
         "cuda": without_pass(GPU_PIPELINE, "graph-fuse-attention"),
         "cpu": without_pass(DEFAULT_PIPELINE, "graph-fuse-attention"),
     }
+    unfolded = "graph-fuse-attention{fold-bias=false}"
+    unfolded_bias: dict[str, str | None] = {
+        "cuda": GPU_PIPELINE.replace("graph-fuse-attention", unfolded),
+        "cpu": DEFAULT_PIPELINE.replace("graph-fuse-attention", unfolded),
+    }
     return [
         Variant("fxdsl", _fxdsl(fused), kernel_pipeline=GPU_PIPELINE),
         Variant(
@@ -207,6 +212,12 @@ def default_variants() -> list[Variant]:
             "fxdsl-unfused-attention",
             _fxdsl(unfused_attention),
             kernel_pipeline=unfused_attention["cuda"],
+            applies=lambda w: w.attention,
+        ),
+        Variant(
+            "fxdsl-bias-unfolded",
+            _fxdsl(unfolded_bias),
+            kernel_pipeline=unfolded_bias["cuda"],
             applies=lambda w: w.attention,
         ),
         Variant(

@@ -52,7 +52,9 @@ class Workload:
     that fuses it)."""
     attention: bool = False
     """Also time fxdsl without `graph-fuse-attention` (scores through
-    cuBLAS, a softmax kernel and cuBLAS again), beside the fused kernel."""
+    cuBLAS, a softmax kernel and cuBLAS again) and with the fused kernel
+    but the qkv bias a kernel of its own (`fold-bias=false`), beside the
+    default."""
 
     def module(self, scale: str) -> ModuleOp:
         return self.build(self.dims[scale])
