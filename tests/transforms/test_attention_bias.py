@@ -5,6 +5,8 @@ algebra allows, left alone elsewhere, numerics kept."""
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -164,3 +166,32 @@ def test_random_graphs_keep_numerics(module: ModuleOp) -> None:
     after = fxdsl.apply(clone_module(module), FOLD_AND_FUSE)
     after.verify()
     assert_same_numerics(module, after, seeds=(0,))
+
+
+def test_thousands_of_ops_fold_and_fuse_fast() -> None:
+    """100 decomposed GPT-2 blocks (about 4000 ops): every block's bias
+    folds and its attention kernel gets the prologue and epilogue;
+    near-linear (about 1 s here), deterministic."""
+    module = fxdsl.apply(gpt2_stack(100, B=1, T=4, D=8, heads=2), "graph-decompose")
+    start = time.perf_counter()
+    first = fxdsl.apply(clone_module(module), FOLD_AND_FUSE)
+    elapsed = time.perf_counter() - start
+    assert sum(1 for _ in first.walk()) > 4000
+    groups = groups_with_attention(first)
+    assert len(groups) == 100
+    assert all(
+        len(list(g.body.block.ops)) == 4 for g in groups
+    )  # add, attention, add, yield
+    assert str(first) == str(fxdsl.apply(clone_module(module), FOLD_AND_FUSE))
+    assert elapsed < 30, f"{elapsed:.1f}s"
+
+
+def test_bad_fold_bias_is_an_error() -> None:
+    from xdsl.context import Context
+    from xdsl.utils.exceptions import PassFailedException
+
+    from fxdsl.transforms.graph_fuse_attention import GraphFuseAttentionPass
+
+    bad = GraphFuseAttentionPass(fold_bias="yes")  # type: ignore[arg-type]
+    with pytest.raises(PassFailedException, match="fold-bias must be true or false"):
+        bad.apply(Context(), projected((24,)))
