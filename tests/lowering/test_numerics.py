@@ -137,6 +137,24 @@ def test_fused_attention_stack_matches_the_reference() -> None:
     assert "_attention" in str(lowered)
 
 
+def test_graph_fuse_attention_group_with_constants() -> None:
+    """graph-fuse's attention group with a constant in its prologue and
+    epilogue (cloned in, read by value rules): one kernel for the group,
+    one for the key's add (an op on k stays out of the attention kernel)."""
+    t = "tensor<2x5x8xf32>"
+    text = f"""func.func @main(%q: {t}, %v: {t}) -> {t} {{
+      %c = graph.full value 2.0 : tensor<f32>
+      %q2 = graph.mul %q, %c : ({t}, tensor<f32>) -> {t}
+      %k = graph.constant dense<[[0.5, -0.25, 0.125, 1.0, 0.0, 0.75, -1.0, 0.5]]> : tensor<1x8xf32>
+      %kk = graph.add %k, %v : (tensor<1x8xf32>, {t}) -> {t}
+      %a = graph.attention %q2, %kk, %v scale 0.4 causal : {t}
+      %r = graph.sub %a, %c : ({t}, tensor<f32>) -> {t}
+      func.return %r : {t}
+    }}"""
+    lowered = apply(parse(text), "graph-fuse,convert-graph-to-gpu")
+    assert check(parse(text), lowered, "main") == 2
+
+
 def test_dedup_after_fusion_keeps_fusion_across_blocks() -> None:
     """graph-dedup after graph-fuse outlines fused blocks (fusion groups are
     units of a region): a block's residual add stays fused with the next
