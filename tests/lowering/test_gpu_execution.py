@@ -70,7 +70,8 @@ def test_gpt2_stack_on_gpu() -> None:
 
 def test_fused_attention_block_on_gpu() -> None:
     """A block large enough for the default graph-fuse-attention (4 x 12
-    heads x 512 rows): the attention kernel, not cuBLAS + softmax."""
+    heads x 512 rows): the attention kernel, not cuBLAS + softmax, with the
+    qkv bias folded in (q's prologue, v's epilogue, k's dropped)."""
     from fxdsl.runtime.cuda_executor import lower_for_cuda
 
     module = gpt2_stack(1, B=4, T=512, D=768, heads=12)
