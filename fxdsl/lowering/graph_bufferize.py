@@ -238,11 +238,12 @@ def write_through(
 def kernel_write_through(
     group: graph.FusionGroupOp,
 ) -> tuple[graph.FusionGroupOp, list[Operation], Layout] | None:
-    """`copy_target` of an attention group's output when its rows stay
-    contiguous there (the head merge): each thread of the attention kernel
-    writes one output row, so such a view costs nothing, while one that
-    transposes the last dim would scatter the rows and is left to the copy.
-    Other kernels always write their own buffer."""
+    """`copy_target` of an attention group's first output when its rows
+    stay contiguous there (the head merge): each thread of the attention
+    kernel writes one output row, so such a view costs nothing, while one
+    that transposes the last dim would scatter the rows and is left to the
+    copy. Other outputs (an epilogue can yield several) and other kernels
+    write their own buffers."""
     if attention_op(group) is None:
         return None
     target = copy_target(group.outputs[0])
@@ -293,9 +294,9 @@ class _Bufferizer:
         after = op.next_op
         assert after is not None
         target = kernel_write_through(op)
-        for result in op.outputs:
+        for index, result in enumerate(op.outputs):
             # allocated before the group: the kernel launch that replaces it writes it
-            if target is None:
+            if target is None or index != 0:  # the write-through is output 0's
                 dest = self.alloc(result.type, op)
             else:
                 cast = _cast(self.adopt_copy(target, op), target[2])

@@ -155,6 +155,24 @@ def test_graph_fuse_attention_group_with_constants() -> None:
     assert check(parse(text), lowered, "main") == 2
 
 
+def test_attention_group_with_two_epilogue_outputs() -> None:
+    """Two epilogue outputs: the first is written through the head merge's
+    buffer, the second to its own (one launch in all). Both once went
+    through the merge's buffer."""
+    t = "tensor<2x2x8x8xf32>"
+    text = f"""func.func @main(%q: {t}, %k: {t}, %v: {t}, %b: tensor<8xf32>)
+        -> (tensor<2x8x16xf32>, {t}) {{
+      %o = graph.attention %q, %k, %v scale 0.35 causal : {t}
+      %e = graph.add %o, %b : ({t}, tensor<8xf32>) -> {t}
+      %r = graph.relu %o : {t}
+      %ot = graph.transpose %e perm [0, 2, 1, 3] : ({t}) -> tensor<2x8x2x8xf32>
+      %y = graph.reshape %ot : (tensor<2x8x2x8xf32>) -> tensor<2x8x16xf32>
+      func.return %y, %r : tensor<2x8x16xf32>, {t}
+    }}"""
+    lowered = apply(parse(text), "graph-fuse,convert-graph-to-gpu")
+    assert check(parse(text), lowered, "main") == 1
+
+
 def test_dedup_after_fusion_keeps_fusion_across_blocks() -> None:
     """graph-dedup after graph-fuse outlines fused blocks (fusion groups are
     units of a region): a block's residual add stays fused with the next
