@@ -39,6 +39,7 @@ from math import prod
 from xdsl.dialects import arith, math, vector
 from xdsl.dialects.builtin import Float32Type
 from xdsl.ir import BlockArgument, SSAValue
+from xdsl.utils.exceptions import PassFailedException
 
 from fxdsl.dialects import graph
 from fxdsl.dialects.graph import shape_of
@@ -49,6 +50,7 @@ from fxdsl.lowering.kernel_builder import (
     vectorizable,
 )
 from fxdsl.lowering.value_rules import Index
+from fxdsl.transforms.fusibility import attention_fusible
 
 BLOCK = 64
 """Threads per block: one query row each, a tile of consecutive rows of one
@@ -147,7 +149,18 @@ def _dot(
 
 
 def build_attention(builder: KernelBuilder, op: graph.AttentionOp) -> None:
-    """Emit the kernel of the one-op group computing `op` (module docstring)."""
+    """Emit the kernel of the group around `op` (module docstring); the
+    group must be one `graph-fuse` may build (`attention_fusible`)."""
+    if not attention_fusible(
+        inner
+        for inner in builder.group.body.block.ops
+        if inner is not builder.group.yield_op
+    ):
+        raise PassFailedException(
+            "convert-groups-to-gpu: a fusion group with a graph.attention may "
+            "hold only elementwise ops computing its query and elementwise "
+            "ops of its result's shape computed from it"
+        )
     q_shape, v_shape = shape_of(op.query), shape_of(op.value)
     batch, rows_per_batch, head = q_shape[:-2], q_shape[-2], q_shape[-1]
     keys, dv = v_shape[-2], v_shape[-1]
@@ -227,8 +240,12 @@ def build_attention(builder: KernelBuilder, op: graph.AttentionOp) -> None:
         inverse = b.emit(arith.DivfOp(b.const(1.0, f32), final[1]))
         result = [b.emit(arith.MulfOp(acc, inverse)) for acc in final[2:]]
         positions = [(*outer, t, b.index(d)) for d in range(dv)]
+        shape = shape_of(op.result)
         for position, element in zip(positions, result):
-            b.scopes[-1][(op.result, position)] = element  # what value_at reads
+            # what value_at reads: as the yield asks, and as an epilogue op
+            # asks (broadcast_index: index 0 for a size-1 dim, e.g. T = 1)
+            b.scopes[-1][(op.result, position)] = element
+            b.scopes[-1][(op.result, b.broadcast_index(position, shape))] = element
         for value, buffer in zip(b.group.yield_op.values, b.outputs):
             row = [b.value_at(value, position) for position in positions]
             _store_row(b, row, buffer, (*outer, t))
