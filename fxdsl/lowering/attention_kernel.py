@@ -151,11 +151,7 @@ def _dot(
 def build_attention(builder: KernelBuilder, op: graph.AttentionOp) -> None:
     """Emit the kernel of the group around `op` (module docstring); the
     group must be one `graph-fuse` may build (`attention_fusible`)."""
-    if not attention_fusible(
-        inner
-        for inner in builder.group.body.block.ops
-        if inner is not builder.group.yield_op
-    ):
+    if not attention_fusible(builder.group.body.block.ops):
         raise PassFailedException(
             "convert-groups-to-gpu: a fusion group with a graph.attention may "
             "hold only elementwise ops computing its query and elementwise "

@@ -256,17 +256,25 @@ def _readers(value: SSAValue) -> Iterator[Operation]:
 
 
 def attention_fusible(ops: Iterable[Operation]) -> bool:
-    """May `ops` (a would-be group's ops, groups' bodies flattened) form one
-    attention kernel? Exactly one `graph.attention`; every other op
-    elementwise and either in the *prologue* (it computes the query and
-    nothing else reads it: the kernel evaluates it once per query row as
-    the row is loaded) or in the *epilogue* (computed from the attention's
-    result, of its shape, from nothing in the prologue: evaluated on each
-    output row before it is stored). Key and value come from outside: a
-    prologue there would be recomputed for every (query, key) pair."""
+    """May `ops` (a would-be group's ops; a group stands for its body,
+    yields are skipped) form one attention kernel? Exactly one
+    `graph.attention`; every other op elementwise and either in the
+    *prologue* (it computes the query and nothing else reads it: the kernel
+    evaluates it once per query row as the row is loaded) or in the
+    *epilogue* (computed from the attention's result, of its shape, from
+    nothing in the prologue: evaluated on each output row before it is
+    stored). Key and value come from outside: a prologue there would be
+    recomputed for every (query, key) pair."""
+    flat = (
+        inner
+        for op in ops
+        for inner in (op.body.block.ops if isinstance(op, FusionGroupOp) else (op,))
+    )
     members = {
-        op: None for op in ops if classify(op) is not Fusibility.CONSTANT
-    }  # fmt: skip
+        op: None
+        for op in flat
+        if not isinstance(op, YieldOp) and classify(op) is not Fusibility.CONSTANT
+    }
     attentions = [op for op in members if isinstance(op, graph.AttentionOp)]
     if len(attentions) != 1:
         return False

@@ -81,7 +81,7 @@ class BlockFuser:
             return None
         graph = self.graph
         if kernel.attention and not attention_fusible(
-            inner for node in (a, b) for op in graph.members[node] for inner in _ops(op)
+            graph.members[a] + graph.members[b]
         ):
             return None
         edges = graph.edges_between(a, b)
@@ -181,13 +181,6 @@ class BlockFuser:
         for constant in constants:
             if not _used(constant):
                 block.erase_op(constant)
-
-
-def _ops(op: Operation) -> list[Operation]:
-    """`op`, or the body of a group (without its yield)."""
-    if isinstance(op, FusionGroupOp):
-        return [inner for inner in op.body.block.ops if not isinstance(inner, YieldOp)]
-    return [op]
 
 
 def _is_constant_op(op: Operation) -> bool:
