@@ -11,6 +11,8 @@ from collections.abc import Hashable
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Block, Operation, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter
+from xdsl.traits import is_side_effect_free
 from xdsl.utils.exceptions import PassFailedException
 
 
@@ -124,3 +126,18 @@ def block_key(block: Block) -> Hashable | None:
     except (KeyError, TypeError):
         return None
     return key
+
+
+def erase_dead(rewriter: PatternRewriter, ops: list[Operation]) -> None:
+    """Erase `ops` once unused, then every side-effect-free producer they
+    leave without uses (a rewrite's replaced chain and what only it read)."""
+    pending = list(ops)
+    while pending:
+        op = pending.pop(0)
+        if op.parent is None or any(r.uses for r in op.results):
+            continue
+        producers = [o.owner for o in op.operands]
+        rewriter.erase(op)
+        pending.extend(
+            p for p in producers if isinstance(p, Operation) and is_side_effect_free(p)
+        )

@@ -36,24 +36,13 @@ from xdsl.rewriter import InsertPoint
 
 from fxdsl.dialects import graph
 from fxdsl.dialects.graph import shape_of
+from fxdsl.ir_utils import erase_dead
 from fxdsl.lowering.layout import Layout, broadcast, view_layouts
 
 VIEWS = (graph.ReshapeOp, graph.TransposeOp, graph.SliceOp, graph.SplitOp)
 """The views a bias is followed through (each result read once)."""
 
 QUERY, KEY, VALUE = 0, 1, 2
-
-
-def erase_dead(rewriter: PatternRewriter, ops: list[Operation]) -> None:
-    """Erase `ops` and then every pure graph op left without uses above them."""
-    pending = list(ops)
-    while pending:
-        op = pending.pop(0)
-        if op.parent is None or any(r.uses for r in op.results):
-            continue
-        producers = [o.owner for o in op.operands]
-        rewriter.erase(op)
-        pending.extend(p for p in producers if isinstance(p, graph.GraphOp))
 
 
 def _chain(operand: SSAValue) -> tuple[graph.AddOp, list[SSAValue]] | None:

@@ -66,7 +66,8 @@ from xdsl.utils.exceptions import PassFailedException
 from fxdsl.dialects import graph
 from fxdsl.dialects.graph import shape_of
 from fxdsl.interpreters.run import make_interpreter
-from fxdsl.transforms.attention_bias import FoldAttentionBias, erase_dead
+from fxdsl.ir_utils import erase_dead
+from fxdsl.transforms.attention_bias import FoldAttentionBias
 
 MASKED_LIMIT = -1e4
 """Masked scores must be at most this: exp(-1e4 - max) is 0 in f32 and f64."""
