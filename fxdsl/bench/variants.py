@@ -189,25 +189,22 @@ def _copy(device: Device, _w: Workload, module: ModuleOp, _d: Dims) -> Compiled:
 
 def default_variants() -> list[Variant]:
     """Every variant, in report order."""
-    fused = {"cuda": None, "cpu": None}
-    unfused = {
-        "cuda": without_fuse(GPU_PIPELINE),
-        "cpu": without_fuse(DEFAULT_PIPELINE),
-    }
-    unfused_attention: dict[str, str | None] = {
-        "cuda": without_pass(GPU_PIPELINE, "graph-fuse-attention"),
-        "cpu": without_pass(DEFAULT_PIPELINE, "graph-fuse-attention"),
-    }
-    unfolded = "graph-fuse-attention{fold-bias=false}"
-    unfolded_bias: dict[str, str | None] = {
-        "cuda": GPU_PIPELINE.replace("graph-fuse-attention", unfolded),
-        "cpu": DEFAULT_PIPELINE.replace("graph-fuse-attention", unfolded),
-    }
+    fused: dict[str, str | None] = {"cuda": None, "cpu": None}
+
+    def edited(edit: Callable[[str], str]) -> dict[str, str | None]:
+        """Both backends' default pipelines, edited the same way."""
+        return {"cuda": edit(GPU_PIPELINE), "cpu": edit(DEFAULT_PIPELINE)}
+
+    unfused = edited(without_fuse)
+    unfused_attention = edited(lambda p: without_pass(p, "graph-fuse-attention"))
+    unfolded_bias = edited(
+        lambda p: p.replace(
+            "graph-fuse-attention", "graph-fuse-attention{fold-bias=false}"
+        )
+    )
     return [
         Variant("fxdsl", _fxdsl(fused), kernel_pipeline=GPU_PIPELINE),
-        Variant(
-            "fxdsl-unfused", _fxdsl(unfused), kernel_pipeline=without_fuse(GPU_PIPELINE)
-        ),
+        Variant("fxdsl-unfused", _fxdsl(unfused), kernel_pipeline=unfused["cuda"]),
         Variant(
             "fxdsl-unfused-attention",
             _fxdsl(unfused_attention),
