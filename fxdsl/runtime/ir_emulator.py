@@ -12,7 +12,8 @@ and `gpu.all_reduce` is a barrier: the block's threads all stop there, the
 emulator combines their values with the op of the reduction region and hands
 the result back to each. The CUDA printer is not exercised (nvcc checks that
 its output compiles); the IR semantics are: index math, broadcasting, strides,
-views, grid-stride loops, reductions and f16/bf16 rounding. Cost: a few
+views, grid-stride loops, reductions, f16/bf16 rounding, and that every
+access stays in its allocation and every vector access is aligned. Cost: a few
 microseconds per scalar op per thread (pure Python), i.e. about a second per
 100k element-ops; grids are 1-D (what the lowering emits).
 """
@@ -122,6 +123,34 @@ HARDWARE_IDS: dict[type[Operation], str] = {
 def address(value: SSAValue, indices: list[int]) -> int:
     layout = _layout(value.type)  # type: ignore[arg-type]
     return layout.offset + sum(i * s for i, s in zip(indices, layout.strides))
+
+
+class MemoryFault(RuntimeError):
+    """An access a GPU would fault on (or silently corrupt memory with): out
+    of the allocation, or a vector access not aligned to its width. numpy
+    would wrap a negative index or clip a slice instead, so the emulator
+    checks every access itself."""
+
+
+def checked_address(
+    op: Operation, flat: np.ndarray, value: SSAValue, indices: list[int], width: int
+) -> int:
+    """The element address of `width` consecutive elements of `value` at
+    `indices` in its allocation `flat`; a `MemoryFault` where the GPU would
+    fault. Allocations are 16-byte aligned, so a vector access is aligned
+    when its element address is a multiple of its width."""
+    start = address(value, indices)
+    if start < 0 or start + width > len(flat):
+        raise MemoryFault(
+            f"{op.name} at {indices} accesses elements [{start}, {start + width}) "
+            f"of an allocation of {len(flat)}"
+        )
+    if start % width:
+        raise MemoryFault(
+            f"{op.name} of {width} elements at {indices} starts at element "
+            f"{start}, not a multiple of {width} (misaligned)"
+        )
+    return start
 
 
 def strided_view(flat: np.ndarray, typ: MemRefType[Attribute]) -> np.ndarray:
@@ -282,19 +311,23 @@ class Emulator:
             env[op.result] = scalar(op.value.value.data, op.result.type)  # type: ignore[union-attr]
         elif isinstance(op, memref.LoadOp):
             flat = env[op.memref]
-            value = flat[address(op.memref, [env[i] for i in op.indices])]
-            env[op.res] = scalar(value, op.res.type)
+            at = checked_address(op, flat, op.memref, [env[i] for i in op.indices], 1)
+            env[op.res] = scalar(flat[at], op.res.type)
         elif isinstance(op, memref.StoreOp):
             flat = env[op.memref]
-            flat[address(op.memref, [env[i] for i in op.indices])] = env[op.value]
+            at = checked_address(op, flat, op.memref, [env[i] for i in op.indices], 1)
+            flat[at] = env[op.value]
         elif isinstance(op, vector.LoadOp):
-            start = address(op.base, [env[i] for i in op.indices])
+            flat = env[op.base]
             width = op.result.type.get_shape()[0]  # type: ignore[attr-defined]
-            env[op.result] = env[op.base][start : start + width].copy()
+            indices = [env[i] for i in op.indices]
+            start = checked_address(op, flat, op.base, indices, width)
+            env[op.result] = flat[start : start + width].copy()
         elif isinstance(op, vector.StoreOp):
-            start = address(op.base, [env[i] for i in op.indices])
-            packed = env[op.vector]
-            env[op.base][start : start + len(packed)] = packed
+            flat, packed = env[op.base], env[op.vector]
+            indices = [env[i] for i in op.indices]
+            start = checked_address(op, flat, op.base, indices, len(packed))
+            flat[start : start + len(packed)] = packed
         elif isinstance(op, vector.ExtractOp):
             (k,) = op.static_position.get_values()
             env[op.result] = env[op.vector][k]
