@@ -37,12 +37,13 @@ from collections.abc import Sequence
 from math import prod
 
 from xdsl.dialects import arith, math, vector
-from xdsl.dialects.builtin import Float32Type
+from xdsl.dialects.builtin import DenseArrayBase, Float32Type, IntegerAttr, i32
 from xdsl.ir import BlockArgument, SSAValue
 from xdsl.utils.exceptions import PassFailedException
 
 from fxdsl.dialects import graph
 from fxdsl.dialects.graph import shape_of
+from fxdsl.lowering.cuda_printer import MIN_BLOCKS_ATTR
 from fxdsl.lowering.kernel_builder import (
     MAX_GRID,
     VECTOR_WIDTH,
@@ -61,6 +62,13 @@ KEYS_PER_STEP = 4
 """Keys per loop step: the rescale of `o` is paid once per step, not per key."""
 PARTIAL_SUMS = 4
 """Independent partial sums per dot product."""
+MIN_BLOCKS_PER_SM: int | None = None
+"""None: ptxas picks the registers (179 at d = dv = 64 with a q prologue,
+sm_90: 5 blocks of 64 per SM; 168 without one: 6). A number M asks for
+`__launch_bounds__(BLOCK, M)` (`nvvm.minctasm`), trading spills for
+occupancy (M = 6: 168 registers and 8 bytes of spill with the prologue).
+`benchmarks/bench_attention.py --bias` times both; until a GPU run decides,
+the default is ptxas's choice."""
 LOG2_E = 1.4426950408889634
 """The scores are kept in base 2 (`exp2`, one instruction on the GPU; `exp`
 is `exp2` after a multiply): q is scaled by `scale * log2(e)` once."""
@@ -248,3 +256,8 @@ def build_attention(builder: KernelBuilder, op: graph.AttentionOp) -> None:
 
     b.loop(b.block_id, b.index(tiles), b.grid_dim, [], tile)
     b.launch = (min(max(1, tiles), MAX_GRID), BLOCK)
+    if MIN_BLOCKS_PER_SM is not None:
+        b.func.attributes["gpu.known_block_size"] = DenseArrayBase.from_list(
+            i32, [BLOCK, 1, 1]
+        )
+        b.func.attributes[MIN_BLOCKS_ATTR] = IntegerAttr(MIN_BLOCKS_PER_SM, i32)

@@ -16,6 +16,10 @@ is one local variable (`v<n>`), so each op prints one statement.
   (`__shfl_xor_sync`) plus one `__shared__` slot per warp, no atomics. It
   needs `blockDim.x` to be a multiple of 32, which the lowering guarantees.
 * A non-splat constant of a kernel is a `__device__ const` array.
+* A kernel with `nvvm.minctasm = M` (and `gpu.known_block_size`, N threads)
+  gets `__launch_bounds__(N, M)`: ptxas caps its registers so that M blocks
+  fit on one SM. Kernels without it leave the choice to ptxas (even a bare
+  `__launch_bounds__(N)` changes its allocation).
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from xdsl.dialects.builtin import (
     Float32Type,
     Float64Type,
     IndexType,
+    IntegerAttr,
     IntegerType,
     MemRefType,
     ModuleOp,
@@ -47,6 +52,9 @@ from xdsl.utils.exceptions import DiagnosticException
 from xdsl.utils.target import Target
 
 from fxdsl.lowering.layout import layout_of_type
+
+MIN_BLOCKS_ATTR = "nvvm.minctasm"
+"""gpu.func attribute: blocks that must fit on one SM (upstream NVVM's name)."""
 
 BINARY: dict[type[Operation], str] = {
     arith.AddfOp: "+", arith.SubfOp: "-", arith.MulfOp: "*", arith.DivfOp: "/",
@@ -318,7 +326,8 @@ class CudaPrinter:
             )
         self.line("")
         self.line(
-            f'extern "C" __global__ void {op.sym_name.data}({", ".join(params)}) {{'
+            f'extern "C" __global__ {_launch_bounds(op)}void '
+            f"{op.sym_name.data}({', '.join(params)}) {{"
         )
         self.body(op.body.block)
         self.line("}")
@@ -465,6 +474,22 @@ class CudaPrinter:
         for target, value in zip(targets, values):
             if target != value:
                 self.line(f"{target} = {value};")
+
+
+def _launch_bounds(kernel: gpu.FuncOp) -> str:
+    """`__launch_bounds__(threads, min blocks) ` of a kernel with
+    `nvvm.minctasm`, else nothing."""
+    min_blocks = kernel.attributes.get(MIN_BLOCKS_ATTR)
+    if min_blocks is None:
+        return ""
+    block = kernel.known_block_size
+    if not isinstance(min_blocks, IntegerAttr) or block is None:
+        raise DiagnosticException(
+            f"-t cuda: kernel {kernel.sym_name.data}: {MIN_BLOCKS_ATTR} needs an "
+            "integer value and gpu.known_block_size"
+        )
+    threads = pymath.prod(block.get_values())
+    return f"__launch_bounds__({threads}, {min_blocks.value.data}) "
 
 
 def _lane(position: DenseArrayBase) -> str:

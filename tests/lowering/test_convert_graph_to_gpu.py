@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from xdsl.dialects import gpu, scf
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp, i32
 
 from fxdsl.api import apply, parse
 from fxdsl.dialects import graph
@@ -227,6 +227,33 @@ def test_cuda_target_without_kernels_is_an_error(tmp_path: Path) -> None:
     result = run_opt(FUSED5, "-t", "cuda", tmp_path=tmp_path)
     assert result.returncode == 1
     assert "error: -t cuda: the module has no gpu.module" in result.stderr
+
+
+@pytest.mark.parametrize("block_size", [True, False])
+def test_min_blocks_per_sm_prints_launch_bounds(
+    block_size: bool, tmp_path: Path
+) -> None:
+    """`nvvm.minctasm` on a gpu.func is `__launch_bounds__(threads, M)`; it
+    needs `gpu.known_block_size` (the threads), else `-t cuda` is an error."""
+    module = apply(parse(FUSED5), "convert-graph-to-gpu")
+    (kernel,) = kernels(module).values()
+    kernel.attributes["nvvm.minctasm"] = IntegerAttr(3, i32)
+    if block_size:
+        kernel.attributes["gpu.known_block_size"] = DenseArrayBase.from_list(
+            i32, [128, 2, 1]
+        )
+    result = run_opt(str(module), "-t", "cuda", tmp_path=tmp_path)
+    if block_size:
+        assert result.returncode == 0, result.stderr
+        assert "__global__ __launch_bounds__(256, 3) void fused5_0_relu(" in (
+            result.stdout
+        )
+    else:
+        assert result.returncode == 1
+        assert "error: -t cuda: kernel fused5_0_relu: nvvm.minctasm needs" in (
+            result.stderr
+        )
+        assert "Traceback" not in result.stderr
 
 
 def test_identical_kernels_are_emitted_once() -> None:

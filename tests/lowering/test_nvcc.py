@@ -138,3 +138,44 @@ def test_random_graph_kernels_compile(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr[-4000:]
     for k, (_, count) in enumerate(sources):
         assert (tmp_path / f"example{k}.ptx").read_text().count(".entry") == count
+
+
+def ptxas_registers(source: str, tmp_path: Path) -> dict[str, int]:
+    """Registers per thread of each kernel, from `nvcc -cubin -Xptxas -v`."""
+    cu = tmp_path / "kernels.cu"
+    cu.write_text(source)
+    assert NVCC is not None
+    result = subprocess.run(
+        [NVCC, "-cubin", "-arch=sm_90", "-Xptxas", "-v", str(cu),
+         "-o", str(tmp_path / "kernels.cubin")],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-4000:]
+    found = re.findall(
+        r"Compiling entry function '(\w+)'.*?Used (\d+) registers", result.stderr, re.S
+    )
+    return {name: int(count) for name, count in found}
+
+
+@pytest.mark.nvcc
+def test_attention_min_blocks_per_sm_caps_registers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`attention_kernel.MIN_BLOCKS_PER_SM` becomes `__launch_bounds__` and
+    ptxas fits that many blocks of the GPT-2 attention (q bias folded into
+    its prologue) on an SM: 64K registers / (6 x 64 threads) = 170."""
+    from fxdsl.frontends.models import gpt2_block
+    from fxdsl.lowering import attention_kernel
+    from fxdsl.lowering.pipeline import GPU_PIPELINE
+
+    pipeline = GPU_PIPELINE.replace(
+        "graph-fuse-attention", "graph-fuse-attention{min-rows=1}"
+    )
+    plain = kernel_source(apply(gpt2_block(B=1, T=64), pipeline))
+    assert "__launch_bounds__" not in plain
+    monkeypatch.setattr(attention_kernel, "MIN_BLOCKS_PER_SM", 6)
+    source = kernel_source(apply(gpt2_block(B=1, T=64), pipeline))
+    (bounded,) = re.findall(r"__launch_bounds__\(64, 6\) void (\w+)\(", source)
+    assert bounded.endswith("_attention")
+    assert source.count("__launch_bounds__") == 1
+    assert ptxas_registers(source, tmp_path)[bounded] <= 65536 // (6 * 64)
