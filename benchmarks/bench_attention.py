@@ -1,6 +1,6 @@
 """The fused attention kernel against the unfused path, and its tuning knobs.
 
-    python benchmarks/bench_attention.py [--batch 8] [--seq 512] [--runs 30]
+    python benchmarks/bench_attention.py [--batch 8] [--seq 512] [--runs 30] [--bias]
     python benchmarks/bench_attention.py --lower-only     # no GPU: lower each config
 
 GPT-2's attention alone (D=768, 12 heads, causal): the input is the qkv
@@ -13,6 +13,10 @@ events after warm-up with the L2 flushed (`fxdsl.bench.timing`):
 * `fused b=<threads> k=<keys>`: the `graph.attention` kernel with
   `attention_kernel.BLOCK` threads per block and `KEYS_PER_STEP` keys per
   loop step (every configuration is checked against the reference first);
+  `min<M>`: with `MIN_BLOCKS_PER_SM = M` (`__launch_bounds__`);
+* with `--bias`, the attention of `qkv + b` (GPT-2's projection bias):
+  the fused rows fold the bias into the kernel (`fold-bias`, the default),
+  `fused unfolded` adds it in a kernel of its own first;
 * `torch sdpa`: `torch.nn.functional.scaled_dot_product_attention` on the
   same views, when torch is importable.
 
@@ -39,43 +43,59 @@ from fxdsl.lowering.pipeline import GPU_PIPELINE
 D, HEADS = 768, 12
 BLOCKS = (32, 64, 128)
 KEYS = (2, 4, 8)
+MIN_BLOCKS = (6,)
+"""`MIN_BLOCKS_PER_SM` values tried at the default BLOCK and KEYS_PER_STEP."""
+
+Knobs = tuple[int, int, "int | None"]
+"""(BLOCK, KEYS_PER_STEP, MIN_BLOCKS_PER_SM) of `attention_kernel`."""
 
 
-def attention_module(batch: int, seq: int) -> Any:
-    """GPT-2's attention from the qkv buffer to the merged heads."""
+def attention_module(batch: int, seq: int, bias: bool = False) -> Any:
+    """GPT-2's attention from the qkv buffer (plus its bias) to the merged heads."""
     qkv = np.zeros((batch, seq, 3 * D), np.float32)
-    return trace(lambda x: causal_attention(x, HEADS), qkv, name="attention")
+    if not bias:
+        return trace(lambda x: causal_attention(x, HEADS), qkv, name="attention")
+    b = np.zeros(3 * D, np.float32)
+    return trace(lambda x, c: causal_attention(x + c, HEADS), qkv, b, name="attention")
 
 
-def configurations() -> list[tuple[str, str, int, int]]:
-    """(name, pipeline, BLOCK, KEYS_PER_STEP) of every fxdsl variant."""
+def configurations(bias: bool = False) -> list[tuple[str, str, Knobs]]:
+    """(name, pipeline, knobs) of every fxdsl variant."""
     fused = GPU_PIPELINE.replace(
         "graph-fuse-attention", "graph-fuse-attention{min-rows=1}"
     )
     unfused = without_pass(GPU_PIPELINE, "graph-fuse-attention")
-    rows = [
-        ("unfused", unfused, attention_kernel.BLOCK, attention_kernel.KEYS_PER_STEP)
-    ]
+    default = attention_kernel.BLOCK, attention_kernel.KEYS_PER_STEP
+    rows: list[tuple[str, str, Knobs]] = [("unfused", unfused, (*default, None))]
     for block, keys in itertools.product(BLOCKS, KEYS):
-        rows.append((f"fused b={block} k={keys}", fused, block, keys))
+        rows.append((f"fused b={block} k={keys}", fused, (block, keys, None)))
+    for m in MIN_BLOCKS:
+        name = f"fused b={default[0]} k={default[1]} min{m}"
+        rows.append((name, fused, (*default, m)))
+    if bias:
+        unfolded = fused.replace("{min-rows=1}", "{min-rows=1 fold-bias=false}")
+        rows.append(("fused unfolded", unfolded, (*default, None)))
     return rows
 
 
-def _with_knobs(block: int, keys: int, make: Any) -> Any:
-    saved = attention_kernel.BLOCK, attention_kernel.KEYS_PER_STEP
-    attention_kernel.BLOCK, attention_kernel.KEYS_PER_STEP = block, keys
+def _with_knobs(knobs: Knobs, make: Any) -> Any:
+    names = ("BLOCK", "KEYS_PER_STEP", "MIN_BLOCKS_PER_SM")
+    saved = [getattr(attention_kernel, name) for name in names]
+    for name, value in zip(names, knobs):
+        setattr(attention_kernel, name, value)
     try:
         return make()
     finally:
-        attention_kernel.BLOCK, attention_kernel.KEYS_PER_STEP = saved
+        for name, value in zip(names, saved):
+            setattr(attention_kernel, name, value)
 
 
-def lower_only(module: Any) -> int:
+def lower_only(module: Any, bias: bool) -> int:
     from fxdsl.runtime.cuda_executor import lower_for_cuda
     from fxdsl.runtime.launch_plan import Launch
 
-    for name, pipeline, block, keys in configurations():
-        _, plan = _with_knobs(block, keys, lambda p=pipeline: lower_for_cuda(module, p))
+    for name, pipeline, knobs in configurations(bias):
+        _, plan = _with_knobs(knobs, lambda p=pipeline: lower_for_cuda(module, p))
         launches = [s for s in plan.steps if isinstance(s, Launch)]
         attention = [s for s in launches if s.kernel.endswith("_attention")]
         shape = (
@@ -84,23 +104,24 @@ def lower_only(module: Any) -> int:
             else "-"
         )
         print(
-            f"{name:18} {len(plan.steps):3} steps  {len(launches):3} launches  {shape}"
+            f"{name:24} {len(plan.steps):3} steps  {len(launches):3} launches  {shape}"
         )
     return 0
 
 
-def run(module: Any, inputs: list[np.ndarray], runs: int, warmup: int) -> int:
+def run(
+    module: Any, inputs: list[np.ndarray], runs: int, warmup: int, bias: bool
+) -> int:
     from fxdsl.bench.timing import CudaDevice, summarize
 
     device = CudaDevice()
     (expected,) = run_reference(module, *inputs)
     args = [device.to_device(a) for a in inputs]
     rows: list[tuple[str, float]] = []
-    for name, pipeline, block, keys in configurations():
+    for name, pipeline, knobs in configurations(bias):
         fn = _with_knobs(
-            block, keys,
-            lambda p=pipeline: fxdsl.compile(module, backend="cuda", pipeline=p),
-        )  # fmt: skip
+            knobs, lambda p=pipeline: fxdsl.compile(module, backend="cuda", pipeline=p)
+        )
         (got,) = fn(*args)
         error = float(np.max(np.abs(device.to_host(got) - expected)))
         if not error <= 1e-4:
@@ -116,10 +137,10 @@ def run(module: Any, inputs: list[np.ndarray], runs: int, warmup: int) -> int:
     if torch_row is not None:
         rows.append(torch_row)
     base = rows[0][1] if rows and rows[0][0] == "unfused" else None
-    print(f"{'variant':18} {'median ms':>10} {'x unfused':>10}")
+    print(f"{'variant':24} {'median ms':>10} {'x unfused':>10}")
     for name, ms in rows:
         ratio = f"{ms / base:10.2f}" if base else ""
-        print(f"{name:18} {ms:10.4f} {ratio}")
+        print(f"{name:24} {ms:10.4f} {ratio}")
     return 0
 
 
@@ -133,13 +154,15 @@ def _torch_sdpa(
         return None
     from fxdsl.bench.timing import summarize, time_events, torch_events
 
-    qkv = torch.from_numpy(inputs[0]).cuda()
+    qkv, *bias = (torch.from_numpy(a).cuda() for a in inputs)
     batch, seq, _ = qkv.shape
-    q, k, v = (
-        t.view(batch, seq, HEADS, D // HEADS).transpose(1, 2) for t in qkv.split(D, -1)
-    )
 
     def fn() -> Any:
+        x = qkv + bias[0] if bias else qkv
+        q, k, v = (
+            t.view(batch, seq, HEADS, D // HEADS).transpose(1, 2)
+            for t in x.split(D, -1)
+        )
         out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
         return out.transpose(1, 2).reshape(batch, seq, D)
 
@@ -158,15 +181,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument(
+        "--bias", action="store_true", help="the attention of qkv + b (bias fold)"
+    )
+    parser.add_argument(
         "--lower-only", action="store_true", help="no GPU: lower each config"
     )
     args = parser.parse_args(argv)
-    module = attention_module(args.batch, args.seq)
+    module = attention_module(args.batch, args.seq, args.bias)
     if args.lower_only:
-        return lower_only(module)
+        return lower_only(module, args.bias)
     rng = np.random.default_rng(0)
     inputs = [rng.standard_normal((args.batch, args.seq, 3 * D)).astype(np.float32)]
-    return run(module, inputs, args.runs, args.warmup)
+    if args.bias:
+        inputs.append(rng.standard_normal(3 * D).astype(np.float32))
+    return run(module, inputs, args.runs, args.warmup, args.bias)
 
 
 if __name__ == "__main__":

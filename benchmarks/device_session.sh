@@ -6,7 +6,7 @@
 #
 #   bash benchmarks/device_session.sh tests     # pytest -m gpu, about 4 min
 #   bash benchmarks/device_session.sh bench     # fxdsl-bench, the issue's workloads
-#   bash benchmarks/device_session.sh attention # fused attention vs unfused, tuning knobs
+#   bash benchmarks/device_session.sh attention # fused attention vs unfused, knobs, bias fold
 #   bash benchmarks/device_session.sh gemm      # the GEMM-epilogue study (max-autotune)
 #   bash benchmarks/device_session.sh host      # bench_host.py + ncu on the rows
 #
@@ -40,6 +40,7 @@ print(",".join(w.name for w in W if not w.max_autotune))')
     ;;
 attention)
     python3 benchmarks/bench_attention.py 2>&1 | tee "$out/attention.log"
+    python3 benchmarks/bench_attention.py --bias 2>&1 | tee -a "$out/attention.log"
     python3 benchmarks/bench_attention.py --batch 1 --seq 64 2>&1 | tee -a "$out/attention.log"
     ;;
 gemm)
