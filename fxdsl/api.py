@@ -10,6 +10,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.transforms import get_all_passes as upstream_passes
 
+from fxdsl.ir_utils import verify_ssa
 from fxdsl.parsing import make_context, parse_module
 from fxdsl.pipeline_syntax import quote_dotted_values
 from fxdsl.universe import get_all_passes
@@ -18,7 +19,7 @@ from fxdsl.universe import get_all_passes
 def parse(text: str, name: str = "<string>") -> ModuleOp:
     """Parse IR text (graph and upstream dialects) into a verified module."""
     module = parse_module(text, name)
-    module.verify()
+    verify_ssa(module)
     return module
 
 
@@ -34,7 +35,7 @@ def parse_pipeline(pipeline: str) -> PassPipeline:
     return PassPipeline.parse_spec(
         available_passes(),
         quote_dotted_values(pipeline),
-        lambda _prev, mod, _next: mod.verify(),
+        lambda _prev, mod, _next: verify_ssa(mod),
     )
 
 

@@ -31,6 +31,7 @@ from typing import Any
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
+from fxdsl.ir_utils import verify_ssa
 from fxdsl.parsing import make_context
 from fxdsl.rewrite.transformer import Transformer
 
@@ -140,7 +141,7 @@ class PassManager:
             name = pass_name(pass_)
             try:
                 module = run_pass(pass_, module)
-                module.verify()
+                verify_ssa(module)
             except Exception as error:
                 after = ", ".join(done) or "none"
                 raise PassManagerError(

@@ -22,6 +22,7 @@ from xdsl.utils.exceptions import (
     VerifyException,
 )
 
+from fxdsl.ir_utils import DominanceError, verify_ssa
 from fxdsl.parsing import location_of
 
 
@@ -45,6 +46,17 @@ class DriverArgumentParser(argparse.ArgumentParser):
         raise UserError(f"{message} (see {self.prog} --help)")
 
 
+def decode_source(data: bytes, name: str, start_offset: int = 0) -> str:
+    """UTF-8 text of an input file; a UserError at the first bad byte
+    (`start_offset`: lines before this chunk of a split input)."""
+    try:
+        return data.decode()
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1 + start_offset
+        column = error.start - data.rfind(b"\n", 0, error.start)
+        raise UserError("input is not valid UTF-8", f"{name}:{line}:{column}") from None
+
+
 def failing_op(root: Operation) -> Operation | None:
     """The first op (pre-order) whose own verification fails."""
     for op in root.walk():
@@ -56,11 +68,12 @@ def failing_op(root: Operation) -> Operation | None:
 
 
 def verify_located(root: Operation, fallback: str | None = None) -> None:
-    """Verify `root`; raise UserError at the failing op's location."""
+    """Verify `root` (SSA dominance included, `verify_ssa`); raise UserError
+    at the failing op's location."""
     try:
-        root.verify()
+        verify_ssa(root)
     except VerifyException as error:
-        op = failing_op(root)
+        op = error.op if isinstance(error, DominanceError) else failing_op(root)
         where = location_of(op) or fallback
         raise UserError(_verify_message(error, op), where) from error
 

@@ -22,7 +22,12 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 from fxdsl.parsing import LocatingParser, make_context
 from fxdsl.pipeline_syntax import quote_dotted_values
 from fxdsl.tools.atomic_write import write_atomic
-from fxdsl.tools.diagnostics import UserError, run_guarded, verify_located
+from fxdsl.tools.diagnostics import (
+    UserError,
+    decode_source,
+    run_guarded,
+    verify_located,
+)
 
 _BLANK = re.compile(r"(?:\s|//[^\n]*)*")
 
@@ -35,8 +40,17 @@ class _OutputBuffer(StringIO):
 
 
 class FxdslOptMain(xDSLOptMain):
-    def __init__(self, args: Sequence[str] | None = None):
+    def __init__(
+        self,
+        args: Sequence[str] | None = None,
+        started: list[FxdslOptMain] | None = None,
+    ):
+        """`started` receives the driver before xDSL's constructor parses
+        the arguments and sets up the pipeline, so that an error raised
+        there can name the input file (`input_name`)."""
         self._buffer = _OutputBuffer()
+        if started is not None:
+            started.append(self)
         super().__init__(description="fxdsl graph compiler driver", args=args)
         self.ctx = _merge_context(self.ctx)
 
@@ -67,14 +81,7 @@ class FxdslOptMain(xDSLOptMain):
         self, chunk: IO[bytes], file_extension: str, start_offset: int = 0
     ) -> ModuleOp | None:
         name = self.get_input_name()
-        data = chunk.read()
-        try:
-            text = data.decode()
-        except UnicodeDecodeError as error:
-            line = data[: error.start].count(b"\n") + 1 + start_offset
-            column = error.start - data.rfind(b"\n", 0, error.start)
-            where = f"{name}:{line}:{column}"
-            raise UserError("input is not valid UTF-8", where) from None
+        text = decode_source(chunk.read(), name, start_offset)
         if _BLANK.fullmatch(text):
             # Like mlir-opt: no ops (only blanks and comments) is an empty module.
             return ModuleOp([])
@@ -89,7 +96,13 @@ class FxdslOptMain(xDSLOptMain):
         return sys.stdout if self.args.output_file is None else self._buffer
 
     def run(self) -> None:
-        super().run()
+        try:
+            super().run()
+        except ValueError as error:
+            if not str(error).startswith("Unrecognized file extension"):
+                raise
+            message = f"{str(error).lower()}; pass -f mlir to read it as MLIR"
+            raise UserError(message, self.get_input_name()) from error
         if self.args.output_file is not None:
             path = self.args.output_file
             try:
@@ -107,6 +120,9 @@ class FxdslOptMain(xDSLOptMain):
             if type(error).__name__ == "VerifyException":
                 verify_located(prog, self.get_input_name())
             raise
+        if self.args.passes and not self.args.disable_verify:
+            # xDSL verifies after each pass, but not SSA dominance
+            verify_located(prog, self.get_input_name())
 
 
 def _merge_context(ctx):  # type: ignore[no-untyped-def]
@@ -119,8 +135,17 @@ def _merge_context(ctx):  # type: ignore[no-untyped-def]
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    where = next((a for a in argv if not a.startswith("-")), "<stdin>")
-    return run_guarded(lambda: FxdslOptMain(argv).run(), lambda: where)
+    started: list[FxdslOptMain] = []
+    return run_guarded(
+        lambda: FxdslOptMain(argv, started).run(), lambda: input_name(started)
+    )
+
+
+def input_name(started: list[FxdslOptMain]) -> str | None:
+    """The input file of the driver, once its arguments are parsed."""
+    if not started or not hasattr(started[0], "args"):
+        return None
+    return started[0].get_input_name()
 
 
 if __name__ == "__main__":

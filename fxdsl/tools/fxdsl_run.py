@@ -22,6 +22,7 @@ and exit code 1, never a traceback.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -51,6 +52,7 @@ from fxdsl.runtime.compile import BackendUnavailable
 from fxdsl.tools.diagnostics import (
     DriverArgumentParser,
     UserError,
+    decode_source,
     run_guarded,
     verify_located,
 )
@@ -78,8 +80,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--check", action="store_true", help="compare with the unmodified input"
     )
-    parser.add_argument("--rtol", type=float, help="relative tolerance for --check")
-    parser.add_argument("--atol", type=float, help="absolute tolerance for --check")
+    parser.add_argument("--rtol", type=tolerance, help="relative tolerance for --check")
+    parser.add_argument("--atol", type=tolerance, help="absolute tolerance for --check")
     parser.add_argument("--save-outputs", metavar="DIR", help="write resultN.npy here")
     return parser
 
@@ -89,9 +91,21 @@ def build_parser() -> argparse.ArgumentParser:
 # --------------------------------------------------------------------------- #
 
 
+def tolerance(text: str) -> float:
+    """A `--rtol`/`--atol` value: a finite number >= 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value >= 0):
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got '{text}'")
+    return value
+
+
 def load_module(path: str) -> ModuleOp:
-    text = sys.stdin.read() if path == "-" else Path(path).read_text()
     name = "<stdin>" if path == "-" else path
+    data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    text = decode_source(data, name)
     module = parse_module(text, name)
     verify_located(module, name)
     return module

@@ -144,6 +144,19 @@ def test_output_file_untouched_on_failure(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.mlir", "out.mlir"]
 
 
+@pytest.mark.parametrize(
+    "options",
+    [["-t", "cuda"], ["-p", "graph-bufferize"], ["-o", "out.mlir", "-t", "cuda"]],
+)
+def test_errors_name_the_input_file_after_options(
+    program: Path, options: list[str]
+) -> None:
+    """Option values (`cuda`, `out.mlir`) are not the input file."""
+    code, _, err = run([*options, str(program)])
+    assert code == 1
+    assert err.startswith(f"{program}: error: ")
+
+
 def test_dot_target_is_registered(program: Path) -> None:
     code, out, err = run([str(program), "-t", "dot"])
     assert (code, err) == (0, "")
@@ -198,3 +211,41 @@ def test_plain_xdsl_opt_sees_the_graph_dialect() -> None:
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert 'label="graph.mul\\n4x8xf32"' in result.stdout
+
+
+BRANCHES = """
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %e = graph.exp %x : tensor<4xf32>
+  cf.br ^next
+^next:
+  %n = graph.neg %e : tensor<4xf32>
+  func.return %n : tensor<4xf32>
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("options", "expected"),
+    [
+        (["-p", "graph-split"], "error: graph-split: @f at {path}:2:1 has 2 blocks"),
+        (
+            ["-p", "convert-groups-to-gpu"],
+            "error: convert-groups-to-gpu: @f at {path}:2:1 has 2 blocks",
+        ),
+        (["-p", "graph-partition{ops=graph.*}"], None),  # left as it is
+        (["-t", "dot"], None),  # every block drawn
+    ],
+)
+def test_functions_with_control_flow(
+    tmp_path: Path, options: list[str], expected: str | None
+) -> None:
+    path = tmp_path / "branches.mlir"
+    path.write_text(BRANCHES)
+    code, out, err = run([str(path), *options])
+    if expected is None:
+        assert (code, err) == (0, "")
+        assert "graph.neg" in out
+    else:
+        assert code == 1
+        assert expected.format(path=path) in err
+        assert "only single-block functions (no control flow) are supported" in err

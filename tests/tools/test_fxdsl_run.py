@@ -198,6 +198,15 @@ UNSUPPORTED = """func.func @f() -> tensor<2xf32> {
 }"""
 
 
+USE_BEFORE_DEF = """
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %b = graph.neg %a : tensor<4xf32>
+  %a = graph.exp %x : tensor<4xf32>
+  func.return %b : tensor<4xf32>
+}
+"""
+
+
 def _error_cases(tmp_path: Path, program: str) -> dict[str, tuple[list[str], str]]:
     x = _write(tmp_path, "x.npy", b"")
     np.save(tmp_path / "good.npy", np.zeros((4, 8), np.float32))
@@ -258,6 +267,22 @@ def _error_cases(tmp_path: Path, program: str) -> dict[str, tuple[list[str], str
         ),
         "bad-flag": ([program, "--frobnicate"], "unrecognized arguments"),
         "bad-seed": ([program, "--seed", "x"], "invalid int value"),
+        "negative-rtol": (
+            [program, "--check", "--rtol", "-1"],
+            "argument --rtol: expected a number >= 0, got '-1'",
+        ),
+        "nan-atol": (
+            [program, "--check", "--atol", "nan"],
+            "argument --atol: expected a number >= 0, got 'nan'",
+        ),
+        "not-utf8": (
+            [_write(tmp_path, "latin.mlir", b"func.func @f() {\n  \xff\n}\n")],
+            "latin.mlir:2:3: error: input is not valid UTF-8",
+        ),
+        "use-before-def": (
+            [_write(tmp_path, "dom.mlir", USE_BEFORE_DEF)],
+            "dom.mlir:3:3: error: graph.neg: operand #0 does not dominate this use",
+        ),
     }
 
 
@@ -277,6 +302,10 @@ ERROR_NAMES = [
     "unsupported-op",
     "bad-flag",
     "bad-seed",
+    "negative-rtol",
+    "nan-atol",
+    "not-utf8",
+    "use-before-def",
 ]
 
 
