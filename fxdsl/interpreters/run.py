@@ -14,6 +14,7 @@ import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import IntegerType, ModuleOp, TensorType
 from xdsl.interpreter import Interpreter
+from xdsl.interpreters.cf import CfFunctions
 from xdsl.interpreters.func import FuncFunctions
 from xdsl.ir import Attribute, SSAValue
 from xdsl.traits import SymbolTable
@@ -54,11 +55,12 @@ def _is_public(function: func.FuncOp) -> bool:
 
 
 def make_interpreter(module: ModuleOp, check_types: bool = False) -> Interpreter:
-    """An xDSL interpreter with the graph and func implementations registered."""
+    """An xDSL interpreter with the graph, func and cf implementations registered."""
     listeners = (TypeChecker(),) if check_types else ()
     interpreter = Interpreter(module, listeners=listeners)
     interpreter.register_implementations(GraphFunctions())
     interpreter.register_implementations(FuncFunctions())
+    interpreter.register_implementations(CfFunctions())  # branches between blocks
     return interpreter
 
 
@@ -90,7 +92,7 @@ def coerce_inputs(function: func.FuncOp, arrays: Sequence[Any]) -> list[Array]:
     name = f"@{function.sym_name.data}"
     if len(arrays) != len(types):
         raise ValueError(f"{name} takes {len(types)} inputs, got {len(arrays)}")
-    args = function.body.block.args if function.body.blocks else ()
+    args = function.body.blocks[0].args if function.body.blocks else ()
     return [
         _coerce(value, typ, f"argument {i} (%{_arg_name(args, i)})")
         for i, (value, typ) in enumerate(zip(arrays, types))

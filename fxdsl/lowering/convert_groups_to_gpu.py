@@ -42,7 +42,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from fxdsl.dialects import graph
-from fxdsl.ir_utils import block_key, functions
+from fxdsl.ir_utils import block_key, single_block_bodies
 from fxdsl.lowering.attention_kernel import attention_op, build_attention
 from fxdsl.lowering.kernel_builder import REDUCTION_OPS, KernelBuilder
 from fxdsl.transforms.fusibility import reduction_space
@@ -205,9 +205,8 @@ class ConvertGroupsToGpuPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         kernels = KernelTable()
-        for function in functions(op):
-            if function.body.blocks:
-                convert_function(function, kernels)
+        for function, _ in single_block_bodies(op, self.name):
+            convert_function(function, kernels)
         if not kernels.ops:
             return
         body = Region(Block(kernels.ops))

@@ -102,11 +102,12 @@ class CapabilityBasedPartitioner:
         )
 
     def propose_partitions(self) -> list[Partition]:
-        """Maximal acyclic groups of supported ops, after filtering."""
+        """Maximal acyclic groups of supported ops, after filtering (functions
+        with control flow, several blocks, are left as they are)."""
         groups = [
             group
             for function in self.module.ops
-            if isinstance(function, func.FuncOp) and function.body.blocks
+            if isinstance(function, func.FuncOp) and len(function.body.blocks) == 1
             for group in self._grow(function.body.block)
             if self._keep(group)
         ]

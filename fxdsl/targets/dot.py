@@ -418,15 +418,21 @@ class DotPrinter:
         if not op.body.blocks:
             self._node(inner, f"@{name}\n(declaration)", _INPUT)
         else:
-            block = op.body.block
-            for i, arg in enumerate(block.args):
+            entry, *others = op.body.blocks
+            for i, arg in enumerate(entry.args):
                 param = arg_attr(op, i, PARAM)
                 label = _arg_label(arg)
                 if param is not None:
                     label = f"{label}\n{param}"
                 kind = _PARAM if param is not None else _INPUT
                 self._sources[arg] = _Source(self._node(inner, label, kind))
-            self._draw_block_ops(block, inner, ())
+            self._draw_block_ops(entry, inner, ())
+            # control flow: later blocks' arguments are inputs of their own,
+            # their ops are drawn after the entry block's (branches as nodes)
+            for block in others:
+                for arg in block.args:
+                    self._sources[arg] = _Source(self._node(inner, _arg_label(arg)))
+                self._draw_block_ops(block, inner, ())
         if self._nodes > first_node:
             self._entries[op] = (f"n{first_node}", inner.id)
 

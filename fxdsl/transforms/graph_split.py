@@ -18,6 +18,7 @@ from xdsl.passes import ModulePass
 from xdsl.traits import IsTerminator, is_side_effect_free
 from xdsl.utils.exceptions import PassFailedException
 
+from fxdsl.ir_utils import single_block_bodies
 from fxdsl.parsing import location_of
 from fxdsl.transforms.dependency_graph import CycleError, DependencyGraph
 from fxdsl.transforms.outlining import (
@@ -238,9 +239,8 @@ class GraphSplitPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         functions = [
-            f for f in op.ops
-            if isinstance(f, func.FuncOp) and f.body.blocks
-            and any(PARTITION in o.attributes for o in f.body.block.ops)
+            f for f, block in single_block_bodies(op, self.name)
+            if f.parent_op() is op and any(PARTITION in o.attributes for o in block.ops)
         ]  # fmt: skip
         for function in functions:
             split_function(function, _attribute_partition, self.keep_original_order)

@@ -248,3 +248,19 @@ def test_dtype_helpers_round_trip() -> None:
     assert element_type_of(np.float32) == f32
     with pytest.raises(ValueError, match="complex128 has no fxdsl element type"):
         element_type_of(np.complex128)
+
+
+def test_branches_between_blocks_run() -> None:
+    """cf.br with block arguments: the reference follows the control flow."""
+    module = fxdsl.parse("""
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %e = graph.exp %x : tensor<4xf32>
+  cf.br ^next(%e : tensor<4xf32>)
+^next(%v: tensor<4xf32>):
+  %n = graph.neg %v : tensor<4xf32>
+  func.return %n : tensor<4xf32>
+}
+""")
+    x = np.arange(4, dtype=np.float32)
+    (y,) = run_reference(module, x)
+    np.testing.assert_allclose(y, -np.exp(x), rtol=1e-6)

@@ -3,7 +3,7 @@
 
 // Control flow is not lowered: a clear error naming the function and where it
 // is, not a traceback.
-// CHECK: error: graph-wrap-kernels: @branches at {{.*}}convert-graph-to-gpu-invalid.mlir:8:1 has 3 blocks; only single-block functions (no control flow) are lowered
+// CHECK: error: graph-wrap-kernels: @branches at {{.*}}convert-graph-to-gpu-invalid.mlir:8:1 has 3 blocks; only single-block functions (no control flow) are supported
 // BUF: error: graph-bufferize: @branches at {{.*}}:8:1 has 3 blocks
 func.func @branches(%x: tensor<4xf32>, %c: i1) -> tensor<4xf32> {
   %e = graph.exp %x : tensor<4xf32>
