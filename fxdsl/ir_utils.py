@@ -206,7 +206,9 @@ def _dominates(
     if anchor_block is block:
         return index < position[anchor]
     region = block.parent
-    info = regions.setdefault(region, DominanceInfo(region))
+    if region not in regions:  # computed once per region, only when needed
+        regions[region] = DominanceInfo(region)
+    info = regions[region]
     assert anchor_block is not None
     if isinstance(value, BlockArgument):
         return info.dominates(block, anchor_block)
