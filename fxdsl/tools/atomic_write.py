@@ -31,8 +31,8 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
         permissions = 0o666 & ~umask
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
     try:
-        os.fchmod(fd, permissions)
         with os.fdopen(fd, mode) as stream:
+            os.fchmod(stream.fileno(), permissions)
             stream.write(data)
         os.replace(tmp, target)
     except BaseException:
