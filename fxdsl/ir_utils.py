@@ -9,12 +9,33 @@ from __future__ import annotations
 from collections.abc import Hashable
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.dialects.builtin import FileLineColLoc, ModuleOp, StringAttr
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 from xdsl.irdl.dominance import DominanceInfo
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.traits import is_side_effect_free
 from xdsl.utils.exceptions import PassFailedException, VerifyException
+
+
+def location_of(op: Operation | None) -> str | None:
+    """`file:line:col` of the op or its closest located ancestor."""
+    while op is not None:
+        loc = op.location
+        if isinstance(loc, FileLineColLoc):
+            return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
+        op = op.parent_op()
+    return None
+
+
+class OpFailure(PassFailedException):
+    """A pass cannot handle `op`. `message` says why, after the pass name;
+    `where` is the op's `file:line:col` when known. `str()` is
+    `where: message`, so a Python caller sees the location; the drivers
+    print `where: error: message`, as mlir-opt puts a diagnostic at its op."""
+
+    def __init__(self, message: str, op: Operation):
+        self.message, self.where = message, location_of(op)
+        super().__init__(f"{self.where}: {message}" if self.where else message)
 
 
 def functions(module_or_func: Operation) -> list[func.FuncOp]:
@@ -49,13 +70,11 @@ def single_block_bodies(
         if not isinstance(op, func.FuncOp) or not op.body.blocks:
             continue
         if len(op.body.blocks) > 1:
-            from fxdsl.parsing import location_of  # the parser imports this module
-
-            where = location_of(op) or "unknown location"
-            raise PassFailedException(
-                f"{pass_name}: @{op.sym_name.data} at {where} has "
-                f"{len(op.body.blocks)} blocks; only single-block functions "
-                "(no control flow) are supported"
+            raise OpFailure(
+                f"{pass_name}: @{op.sym_name.data} has {len(op.body.blocks)} "
+                "blocks; only single-block functions (no control flow) are "
+                "supported",
+                op,
             )
         bodies.append((op, op.body.block))
     return bodies

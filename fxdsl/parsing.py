@@ -76,16 +76,6 @@ def _is_unknown(op: Operation) -> bool:
     return type(op.location).__name__ == "UnknownLoc"
 
 
-def location_of(op: Operation | None) -> str | None:
-    """`file:line:col` of the op or its closest located ancestor."""
-    while op is not None:
-        loc = op.location
-        if isinstance(loc, FileLineColLoc):
-            return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
-        op = op.parent_op()
-    return None
-
-
 def parse_module(
     text: str, name: str = "<string>", ctx: Context | None = None, line_offset: int = 0
 ) -> ModuleOp:

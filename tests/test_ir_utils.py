@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import pytest
+from xdsl.dialects.test import TestOp
 
 import fxdsl
-from fxdsl.ir_utils import DominanceError, functions, verify_ssa
+from fxdsl.ir_utils import (
+    DominanceError,
+    OpFailure,
+    functions,
+    location_of,
+    verify_ssa,
+)
 from fxdsl.rewrite import editing
 
 TWO = """
@@ -31,6 +38,21 @@ def test_functions_of_a_function_and_of_other_ops() -> None:
     neg = next(iter(g.body.block.ops))
     with pytest.raises(TypeError, match="got graph.neg"):
         functions(neg)
+
+
+def test_op_failure_carries_the_ops_location() -> None:
+    """Python callers see where (str), the drivers get the parts apart."""
+    neg = next(iter(functions(fxdsl.parse(TWO, "two.mlir"))[2].body.block.ops))
+    assert location_of(neg) == "two.mlir:7:3"
+    failure = OpFailure("some-pass: cannot handle graph.neg", neg)
+    assert (failure.where, failure.message) == (
+        "two.mlir:7:3",
+        "some-pass: cannot handle graph.neg",
+    )
+    assert str(failure) == "two.mlir:7:3: some-pass: cannot handle graph.neg"
+    unlocated = OpFailure("some-pass: built in Python", TestOp())
+    assert unlocated.where is None
+    assert str(unlocated) == "some-pass: built in Python"
 
 
 def test_rewrite_editing_still_exports_functions() -> None:

@@ -52,7 +52,7 @@ from fxdsl.interpreters.dtypes import (
     round_to_bf16,
     to_element_type,
 )
-from fxdsl.parsing import location_of
+from fxdsl.ir_utils import location_of
 
 Array = np.ndarray[Any, Any]
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)

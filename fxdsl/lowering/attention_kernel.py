@@ -39,10 +39,10 @@ from math import prod
 from xdsl.dialects import arith, math, vector
 from xdsl.dialects.builtin import DenseArrayBase, Float32Type, IntegerAttr, i32
 from xdsl.ir import BlockArgument, SSAValue
-from xdsl.utils.exceptions import PassFailedException
 
 from fxdsl.dialects import graph
 from fxdsl.dialects.graph import shape_of
+from fxdsl.ir_utils import OpFailure
 from fxdsl.lowering.cuda_printer import MIN_BLOCKS_ATTR
 from fxdsl.lowering.kernel_builder import (
     MAX_GRID,
@@ -160,10 +160,11 @@ def build_attention(builder: KernelBuilder, op: graph.AttentionOp) -> None:
     """Emit the kernel of the group around `op` (module docstring); the
     group must be one `graph-fuse` may build (`attention_fusible`)."""
     if not attention_fusible(builder.group.body.block.ops):
-        raise PassFailedException(
+        raise OpFailure(
             "convert-groups-to-gpu: a fusion group with a graph.attention may "
             "hold only elementwise ops computing its query and elementwise "
-            "ops of its result's shape computed from it"
+            "ops of its result's shape computed from it",
+            op,
         )
     q_shape, v_shape = shape_of(op.query), shape_of(op.value)
     batch, rows_per_batch, head = q_shape[:-2], q_shape[-2], q_shape[-1]

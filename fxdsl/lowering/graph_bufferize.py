@@ -55,11 +55,10 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
-from xdsl.utils.exceptions import PassFailedException
 
 from fxdsl.dialects import graph
 from fxdsl.dialects.graph import FLOAT_TYPES, dtype_of, shape_of
-from fxdsl.ir_utils import single_block_bodies
+from fxdsl.ir_utils import OpFailure, single_block_bodies
 from fxdsl.lowering.attention_kernel import attention_op
 from fxdsl.lowering.layout import (
     HOST_VIEW_OPS,
@@ -71,7 +70,6 @@ from fxdsl.lowering.layout import (
     row_major,
     view_layouts,
 )
-from fxdsl.parsing import location_of
 
 GEMM_LIBRARY_CALL = "cublas_gemm_strided_batched"
 
@@ -310,9 +308,10 @@ class _Bufferizer:
         assert isinstance(source.type, MemRefType)
         layouts = view_layouts(op, layout_of_type(source.type))
         if layouts is None:
-            raise PassFailedException(
+            raise OpFailure(
                 f"graph-bufferize: {op.name} has no strided view here; "
-                "run graph-wrap-kernels first"
+                "run graph-wrap-kernels first",
+                op,
             )
         for result, layout in zip(op.results, layouts):
             cast = _cast(source, layout)
@@ -333,9 +332,10 @@ class _Bufferizer:
             assert isinstance(source.type, MemRefType)
             layout = matmul_operand(layout_of_type(source.type), batch, index == 0)
             if layout is None:
-                raise PassFailedException(
+                raise OpFailure(
                     f"graph-bufferize: matmul operand {index} needs a copy; "
-                    "run graph-wrap-kernels first"
+                    "run graph-wrap-kernels first",
+                    op,
                 )
             cast = _cast(source, layout)
             self.insert([cast], op)
@@ -388,16 +388,17 @@ class _Bufferizer:
             elif isinstance(op, func.ReturnOp):
                 self.terminator(op)
             elif isinstance(op, graph.GraphOp):
-                raise PassFailedException(
+                raise OpFailure(
                     f"graph-bufferize: {op.name} outside a fusion group; "
-                    "run graph-wrap-kernels first"
+                    "run graph-wrap-kernels first",
+                    op,
                 )
             elif any(isinstance(r.type, TensorType) for r in op.results):
                 # Only graph ops, calls and arguments have a buffer to stand for.
-                where = location_of(op) or "unknown location"
-                raise PassFailedException(
-                    f"graph-bufferize: cannot bufferize {op.name} at {where}: "
-                    "only graph-dialect tensor programs are supported"
+                raise OpFailure(
+                    f"graph-bufferize: cannot bufferize {op.name}: "
+                    "only graph-dialect tensor programs are supported",
+                    op,
                 )
         for op in reversed(erased):
             Rewriter.erase_op(op)

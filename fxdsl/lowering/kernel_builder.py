@@ -58,11 +58,11 @@ from xdsl.dialects.builtin import (
     VectorType,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
-from xdsl.utils.exceptions import PassFailedException
 
 from fxdsl.dialects import graph
 from fxdsl.dialects.graph import dtype_of, shape_of
 from fxdsl.dialects.shape_rules import broadcast_shapes
+from fxdsl.ir_utils import OpFailure
 from fxdsl.lowering.layout import contiguous_strides, layout_of_type
 from fxdsl.lowering.reductions import finish, reduction_stats
 from fxdsl.lowering.scalar_ops import SCALAR_OPS, compute_type, constant_op
@@ -337,9 +337,7 @@ class KernelBuilder:
             return self._serial_op(op, idx)
         handler = VALUE_RULES.get(type(op))  # views, constants, gathers
         if handler is None:
-            raise PassFailedException(
-                f"convert-groups-to-gpu: cannot lower {op.name} here"
-            )
+            raise OpFailure(f"convert-groups-to-gpu: cannot lower {op.name} here", op)
         return handler(self, op, value, idx)
 
     # --- reductions -----------------------------------------------------------

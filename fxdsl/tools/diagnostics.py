@@ -22,8 +22,7 @@ from xdsl.utils.exceptions import (
     VerifyException,
 )
 
-from fxdsl.ir_utils import DominanceError, verify_ssa
-from fxdsl.parsing import location_of
+from fxdsl.ir_utils import DominanceError, OpFailure, location_of, verify_ssa
 
 
 class UserError(DiagnosticException):
@@ -88,7 +87,7 @@ def _verify_message(error: VerifyException, op: Operation | None) -> str:
     return message
 
 
-def _first_line(error: BaseException) -> str:
+def first_line(error: BaseException) -> str:
     text = str(error).strip()
     return text.splitlines()[0] if text else type(error).__name__
 
@@ -103,15 +102,17 @@ def describe(error: BaseException, where: str | None) -> str:
         return "\n".join(
             [f"{loc.file}:{loc.line}:{loc.col}: error: {error.msg}", *context]
         )
+    if isinstance(error, OpFailure):
+        return str(UserError(error.message, error.where or where))
     if isinstance(error, ArgSpecParseError):
         return str(UserError(str(error).strip().replace("\n", " | "), where))
     if isinstance(error, DiagnosticException):
-        return str(UserError(_first_line(error), where))
+        return str(UserError(first_line(error), where))
     if isinstance(error, FileNotFoundError):
         return str(UserError(f"no such file: {error.filename}", where))
     if isinstance(error, OSError):
         return str(UserError(f"{error.strerror}: {error.filename}", where))
-    return str(UserError(f"{type(error).__name__}: {_first_line(error)}", where))
+    return str(UserError(f"{type(error).__name__}: {first_line(error)}", where))
 
 
 def run_guarded(main: Callable[[], int | None], where: Callable[[], str | None]) -> int:

@@ -16,6 +16,7 @@ from typing import IO, cast
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.arg_spec import parse_spec
+from xdsl.utils.exceptions import DiagnosticException
 from xdsl.utils.target import Target
 from xdsl.xdsl_opt_main import xDSLOptMain
 
@@ -25,9 +26,11 @@ from fxdsl.tools.atomic_write import write_atomic
 from fxdsl.tools.diagnostics import (
     UserError,
     decode_source,
+    first_line,
     run_guarded,
     verify_located,
 )
+from fxdsl.universe import TARGETS
 
 _BLANK = re.compile(r"(?:\s|//[^\n]*)*")
 
@@ -110,6 +113,28 @@ class FxdslOptMain(xDSLOptMain):
             except OSError as error:
                 # Name the file the user gave, not write_atomic's temp file.
                 raise UserError(f"cannot write {path}: {error.strerror}") from error
+
+    def output_resulting_program(self, prog: ModuleOp) -> str:
+        try:
+            return super().output_resulting_program(prog)
+        except DiagnosticException:
+            raise  # fxdsl's targets say what is wrong themselves
+        except Exception as error:
+            # Upstream targets (riscv-asm, x86-asm, ...) assert on IR that is
+            # not in their dialects instead of saying so.
+            name = parse_spec(self.args.target).name
+            if name in TARGETS:
+                raise
+            # An assertion's text is an op's multi-line repr: the type says it.
+            why = type(error).__name__
+            if not isinstance(error, AssertionError):
+                why = f"{why}: {first_line(error)}"
+            message = (
+                f"-t {name}: xDSL's {name} target failed on this input ({why}); "
+                "it prints only IR already lowered to its dialects, not graph "
+                f"IR (fxdsl's targets: {', '.join(TARGETS)}, mlir)"
+            )
+            raise UserError(message, self.get_input_name()) from error
 
     def apply_passes(self, prog: ModuleOp) -> None:
         try:

@@ -35,8 +35,7 @@ from xdsl.dialects.test import TestOp
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 
 from fxdsl.dialects.graph import CALL_SIGNATURES, NAME, SCOPE, ScopeAttr, SignatureAttr
-from fxdsl.ir_utils import arg_attr, reorder_arguments
-from fxdsl.parsing import location_of
+from fxdsl.ir_utils import arg_attr, location_of, reorder_arguments
 from fxdsl.transforms.outlining import Outlined, used_values
 from fxdsl.transforms.scope_tree import (
     CallNode,

@@ -26,6 +26,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from fxdsl.dialects.graph import SCOPE, ScopeAttr, ScopeFrame, SignatureAttr
+from fxdsl.ir_utils import OpFailure
 from fxdsl.transforms.call_signatures import (
     SignatureError,
     module_signatures,
@@ -70,9 +71,10 @@ class _Inliner:
         frames = (*outer, (fqn, index, type_name))
         callee = self.functions.get(call.callee.string_value())
         if callee is None or len(callee.body.blocks) != 1:
-            raise PassFailedException(
+            raise OpFailure(
                 f"graph-flatten: module call to @{call.callee.string_value()} "
-                "has no function body to inline"
+                "has no function body to inline",
+                call,
             )
         mapping: dict[SSAValue, SSAValue] = dict(zip(callee.body.block.args, operands))
         block = anchor.parent

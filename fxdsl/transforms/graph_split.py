@@ -18,8 +18,7 @@ from xdsl.passes import ModulePass
 from xdsl.traits import IsTerminator, is_side_effect_free
 from xdsl.utils.exceptions import PassFailedException
 
-from fxdsl.ir_utils import single_block_bodies
-from fxdsl.parsing import location_of
+from fxdsl.ir_utils import OpFailure, single_block_bodies
 from fxdsl.transforms.dependency_graph import CycleError, DependencyGraph
 from fxdsl.transforms.outlining import (
     is_constant,
@@ -34,22 +33,18 @@ PARTITION = "graph.partition"
 PartitionOf = Callable[[Operation], int]
 
 
-def _describe(op: Operation) -> str:
-    where = location_of(op)
-    return f"{op.name} at {where}" if where else op.name
-
-
 def _attribute_partition(op: Operation) -> int:
     attr = op.attributes.get(PARTITION)
     if attr is None:
-        raise PassFailedException(
-            f"graph-split: {_describe(op)} has no {PARTITION} attribute "
-            "(every op but constants needs one)"
+        raise OpFailure(
+            f"graph-split: {op.name} has no {PARTITION} attribute "
+            "(every op but constants needs one)",
+            op,
         )
     if not isinstance(attr, IntegerAttr):
-        raise PassFailedException(
-            f"graph-split: {PARTITION} of {_describe(op)} must be an integer, "
-            f"got {attr}"
+        raise OpFailure(
+            f"graph-split: {PARTITION} of {op.name} must be an integer, got {attr}",
+            op,
         )
     return attr.value.data
 
@@ -63,9 +58,9 @@ def _checked_id(op: Operation, raw: object) -> int:
     if isinstance(raw, bool):
         pid = -1
     if pid < 0:
-        raise PassFailedException(
-            f"graph-split: partition of {_describe(op)} must be an integer >= 0, "
-            f"got {raw!r}"
+        raise OpFailure(
+            f"graph-split: partition of {op.name} must be an integer >= 0, got {raw!r}",
+            op,
         )
     return pid
 

@@ -20,8 +20,7 @@ from xdsl.dialects.builtin import DictionaryAttr
 from xdsl.ir import Block, Operation
 
 from fxdsl.dialects.graph import SCOPE, ScopeAttr, ScopeFrame
-from fxdsl.ir_utils import block_structure
-from fxdsl.parsing import location_of
+from fxdsl.ir_utils import block_structure, location_of
 
 MODULE_ATTR = "graph.module"
 """On a `func.call` made by unflatten: the frame of the module it calls, with

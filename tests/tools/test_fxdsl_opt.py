@@ -7,6 +7,7 @@ the behaviours one at a time, with exact outputs.
 from __future__ import annotations
 
 import io
+import re
 import subprocess
 import sys
 from contextlib import redirect_stderr, redirect_stdout
@@ -151,10 +152,12 @@ def test_output_file_untouched_on_failure(tmp_path: Path) -> None:
 def test_errors_name_the_input_file_after_options(
     program: Path, options: list[str]
 ) -> None:
-    """Option values (`cuda`, `out.mlir`) are not the input file."""
+    """Option values (`cuda`, `out.mlir`) are not the input file; a pass
+    failure at an op (graph-bufferize) is also at its line."""
     code, _, err = run([*options, str(program)])
     assert code == 1
-    assert err.startswith(f"{program}: error: ")
+    assert re.match(rf"{re.escape(str(program))}(:\d+:\d+)?: error: ", err)
+    assert (":2:3: error: " in err) == ("graph-bufferize" in options)
 
 
 def test_dot_target_is_registered(program: Path) -> None:
@@ -162,6 +165,27 @@ def test_dot_target_is_registered(program: Path) -> None:
     assert (code, err) == (0, "")
     assert out.startswith('digraph "module" {')
     assert "subgraph cluster_f {" in out
+
+
+@pytest.mark.parametrize(
+    ("target", "why"),
+    [
+        ("riscv-asm", "(AssertionError)"),
+        ("mps", "(NotImplementedError: MPS backend not yet implemented)"),
+    ],
+)
+def test_upstream_target_on_graph_ir_is_a_named_error(
+    program: Path, target: str, why: str
+) -> None:
+    """xDSL's own targets assert on IR outside their dialects: one located
+    line naming the target and what it prints, no traceback, no output."""
+    code, out, err = run([str(program), "-t", target])
+    assert (code, out) == (1, "")
+    assert err == (
+        f"{program}: error: -t {target}: xDSL's {target} target failed on this "
+        f"input {why}; it prints only IR already lowered to its dialects, not "
+        "graph IR (fxdsl's targets: dot, cuda, mlir)\n"
+    )
 
 
 @pytest.mark.parametrize(
@@ -227,10 +251,10 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
 @pytest.mark.parametrize(
     ("options", "expected"),
     [
-        (["-p", "graph-split"], "error: graph-split: @f at {path}:2:1 has 2 blocks"),
+        (["-p", "graph-split"], "{path}:2:1: error: graph-split: @f has 2 blocks"),
         (
             ["-p", "convert-groups-to-gpu"],
-            "error: convert-groups-to-gpu: @f at {path}:2:1 has 2 blocks",
+            "{path}:2:1: error: convert-groups-to-gpu: @f has 2 blocks",
         ),
         (["-p", "graph-partition{ops=graph.*}"], None),  # left as it is
         (["-t", "dot"], None),  # every block drawn

@@ -154,14 +154,14 @@ def test_bad_callback_values_raise() -> None:
             "  %b = graph.neg %a : tensor<4xf32>\n"
             "  func.return %b : tensor<4xf32>\n}\n",
             "graph-split",
-            "error: graph-split: graph.neg at {file}:3:3 has no graph.partition",
+            "{file}:3:3: error: graph-split: graph.neg has no graph.partition",
         ),
         (
             "func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
             '  %a = graph.exp %x {graph.partition = "x"} : tensor<4xf32>\n'
             "  func.return %a : tensor<4xf32>\n}\n",
             "graph-split",
-            'graph.partition of graph.exp at {file}:2:3 must be an integer, got "x"',
+            '{file}:2:3: error: graph-split: graph.partition of graph.exp must be an integer, got "x"',
         ),
         (
             "func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {\n"

@@ -3,8 +3,8 @@
 
 // Control flow is not lowered: a clear error naming the function and where it
 // is, not a traceback.
-// CHECK: error: graph-wrap-kernels: @branches at {{.*}}convert-graph-to-gpu-invalid.mlir:8:1 has 3 blocks; only single-block functions (no control flow) are supported
-// BUF: error: graph-bufferize: @branches at {{.*}}:8:1 has 3 blocks
+// CHECK: convert-graph-to-gpu-invalid.mlir:8:1: error: graph-wrap-kernels: @branches has 3 blocks; only single-block functions (no control flow) are supported
+// BUF: convert-graph-to-gpu-invalid.mlir:8:1: error: graph-bufferize: @branches has 3 blocks
 func.func @branches(%x: tensor<4xf32>, %c: i1) -> tensor<4xf32> {
   %e = graph.exp %x : tensor<4xf32>
   cf.cond_br %c, ^bb1, ^bb2
