@@ -16,7 +16,10 @@ $(VENV)/.installed: pyproject.toml
 demo: install
 	$(BIN)/python examples/pipeline.py --blocks 12 --backend auto
 
-# lit first, so pytest's summary line is the last thing printed.
+# Lint (ruff: the rules in pyproject.toml, and formatting), then lit, so
+# pytest's summary line is the last thing printed.
 test: install
+	$(BIN)/ruff check fxdsl tests benchmarks examples
+	$(BIN)/ruff format --check fxdsl tests benchmarks examples
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/lit -s tests/filecheck
 	$(BIN)/pytest -q

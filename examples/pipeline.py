@@ -79,8 +79,10 @@ def main(argv: list[str] | None = None) -> int:
     (want,) = fxdsl.run(traced, *inputs)
     diff = float(np.max(np.abs(got - want)))
     ok = np.allclose(got, want, rtol=1e-5, atol=1e-5)
-    print(f"max |optimised - traced| = {diff:.3e} over {got.size} values: "
-          f"{'ok' if ok else 'MISMATCH'}")
+    print(
+        f"max |optimised - traced| = {diff:.3e} over {got.size} values: "
+        f"{'ok' if ok else 'MISMATCH'}"
+    )
     return 0 if ok else 1
 
 
