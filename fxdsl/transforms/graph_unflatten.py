@@ -86,7 +86,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from fxdsl.dialects.graph import NAME, PARAM, SCOPE, ScopeAttr, SignatureAttr
-from fxdsl.ir_utils import arg_attr, reorder_arguments
+from fxdsl.ir_utils import OpFailure, arg_attr, reorder_arguments
 from fxdsl.transforms.call_signatures import (
     SignatureError,
     add_keepers,
@@ -165,7 +165,9 @@ class _Unflattener:
             resolved = resolve_signatures(
                 self.function, self.nodes, self.signatures, self.weights.__contains__
             )
-        except (ScopeError, SignatureError) as error:
+        except ScopeError as error:
+            raise OpFailure(f"graph-unflatten: {error}", error.op) from error
+        except SignatureError as error:
             raise PassFailedException(f"graph-unflatten: {error}") from error
         self.resolved = {entry.node: entry for entry in resolved}
 

@@ -20,7 +20,7 @@ from xdsl.dialects.builtin import DictionaryAttr
 from xdsl.ir import Block, Operation
 
 from fxdsl.dialects.graph import SCOPE, ScopeAttr, ScopeFrame
-from fxdsl.ir_utils import block_structure, location_of
+from fxdsl.ir_utils import block_structure
 
 MODULE_ATTR = "graph.module"
 """On a `func.call` made by unflatten: the frame of the module it calls, with
@@ -29,7 +29,12 @@ caller's calls of that fqn: `#graph.scope<("attn", 0, "Attention")>`."""
 
 
 class ScopeError(Exception):
-    """A `scope` attribute that is not a well-formed module call stack."""
+    """A `scope` attribute that is not a well-formed module call stack;
+    `op` is the op that carries it."""
+
+    def __init__(self, message: str, op: Operation):
+        super().__init__(message)
+        self.op = op
 
 
 @dataclass(eq=False)
@@ -105,9 +110,9 @@ def call_tree(block: Block) -> list[CallNode]:
             parent = nodes.get(path[:-1])
             fqn = path[-1][0]
             if parent is not None and not fqn.startswith(parent.fqn + "."):
-                where = location_of(op) or op.name
                 raise ScopeError(
-                    f"{where}: scope frame '{fqn}' is not inside '{parent.fqn}'"
+                    f"scope frame '{fqn}' of {op.name} is not inside '{parent.fqn}'",
+                    op,
                 )
             key = (path[:-1], fqn)
             index = calls_made.get(key, 0)

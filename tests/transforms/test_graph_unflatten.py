@@ -148,13 +148,18 @@ def check_opt_error(text: str, pipeline: str, message: str, tmp_path: Path) -> N
     ("text", "message"),
     [
         (CYCLE, "outlining module calls m -> m would create a cycle"),
-        (BAD_NESTING, "scope frame 'dec.b' is not inside 'enc'"),
+        (BAD_NESTING, "scope frame 'dec.b' of graph.exp is not inside 'enc'"),
     ],
 )
 def test_unflatten_errors(text: str, message: str, tmp_path: Path) -> None:
     with pytest.raises(PassFailedException, match=message):
         unflatten(fxdsl.parse(text))
     check_opt_error(text, "graph-unflatten", message, tmp_path)
+
+
+def test_bad_scope_is_reported_at_its_op(tmp_path: Path) -> None:
+    message = f"{tmp_path / 'input.mlir'}:3:3: error: graph-unflatten: scope frame"
+    check_opt_error(BAD_NESTING, "graph-unflatten", message, tmp_path)
 
 
 def test_flatten_and_option_errors(tmp_path: Path) -> None:
