@@ -30,7 +30,6 @@ from fxdsl.tools.diagnostics import (
     run_guarded,
     verify_located,
 )
-from fxdsl.universe import TARGETS
 
 _BLANK = re.compile(r"(?:\s|//[^\n]*)*")
 
@@ -122,6 +121,10 @@ class FxdslOptMain(xDSLOptMain):
         except Exception as error:
             # Upstream targets (riscv-asm, x86-asm, ...) assert on IR that is
             # not in their dialects instead of saying so.
+            # Imported here: the universe loads $FXDSL_PLUGINS, whose import
+            # errors run_guarded must catch (an import at the top cannot be).
+            from fxdsl.universe import TARGETS
+
             name = parse_spec(self.args.target).name
             if name in TARGETS:
                 raise
