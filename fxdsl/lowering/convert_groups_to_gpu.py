@@ -45,7 +45,7 @@ from fxdsl.dialects import graph
 from fxdsl.ir_utils import block_key, single_block_bodies
 from fxdsl.lowering.attention_kernel import attention_op, build_attention
 from fxdsl.lowering.kernel_builder import REDUCTION_OPS, KernelBuilder
-from fxdsl.transforms.fusibility import reduction_space
+from fxdsl.transforms.fusibility import reduction_space, serial_reduction
 
 KERNEL_MODULE = "kernels"
 
@@ -80,7 +80,12 @@ def _output_buffer(value: SSAValue) -> SSAValue:
 def kernel_name(function: str, position: int, group: graph.FusionGroupOp) -> str:
     """`<function>_<position>_<main op>` (see the module docstring)."""
     ops = list(group.body.block.ops)
-    anchors = [op for op in ops if isinstance(op, (graph.AttentionOp, *REDUCTION_OPS))]
+    anchors = [
+        op
+        for op in ops
+        if isinstance(op, (graph.AttentionOp, *REDUCTION_OPS))
+        and not serial_reduction(op)
+    ]
     outputs = [v.owner for v in group.yield_op.values]
     main = anchors[0] if anchors else (outputs[0] if outputs else None)
     # a group that yields one of its inputs unchanged is a copy
@@ -102,8 +107,12 @@ def build_kernel(
         build_attention(builder, attention)
         builder.finish()
         return builder
-    reductions = [op for op in group.body.block.ops if isinstance(op, REDUCTION_OPS)]
-    spaces = {reduction_space(op) for op in reductions}
+    # serial reductions are computed per element in either kernel shape
+    spaces = {
+        reduction_space(op)
+        for op in group.body.block.ops
+        if isinstance(op, REDUCTION_OPS) and not serial_reduction(op)
+    }
     if len(spaces) == 1 and None not in spaces:
         ((outer, inner),) = spaces  # type: ignore[misc]
         builder.build_row(outer, inner)

@@ -44,6 +44,7 @@ gathers read an element is in `value_rules.py`.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Hashable, Sequence
 from math import prod
 from typing import Any
@@ -67,7 +68,11 @@ from fxdsl.lowering.layout import contiguous_strides, layout_of_type
 from fxdsl.lowering.reductions import finish, reduction_stats
 from fxdsl.lowering.scalar_ops import SCALAR_OPS, compute_type, constant_op
 from fxdsl.lowering.value_rules import VALUE_RULES, Index
-from fxdsl.transforms.fusibility import reduced_dims, reduction_space
+from fxdsl.transforms.fusibility import (
+    SERIAL_REDUCTION_MAX,
+    reduced_dims,
+    reduction_space,
+)
 
 REDUCTION_OPS = (graph.ReductionOp, graph.SoftmaxLikeOp, graph.LayerNormOp)
 ROW_BLOCK = 256
@@ -422,14 +427,26 @@ class KernelBuilder:
         shape: Sequence[int], element: Callable[[Index], SSAValue], typ: Attribute,
     ) -> SSAValue:  # fmt: skip
         """Reduce `element(full index)` over `dims` in one thread (a column
-        reduction: consecutive threads read consecutive addresses)."""
+        reduction: consecutive threads read consecutive addresses). A short
+        one (`serial_reduction`) is unrolled with constant indices, so the
+        lanes of a float4 step share each load (`vector_load` is memoized)."""
+        extents = [shape[d] for d in dims]
+
+        def full(reduced: Sequence[SSAValue]) -> Index:
+            where = dict(base) | dict(zip(dims, reduced))
+            return tuple(where[d] for d in range(len(shape)))
+
+        if prod(extents) <= SERIAL_REDUCTION_MAX:
+            unrolled = [
+                full([self.index(i) for i in point])
+                for point in itertools.product(*map(range, extents))
+            ]
+            return self.fold(kind, typ, self._identity(kind, typ), unrolled, element)
 
         def positions(j: SSAValue) -> list[Index]:
-            reduced = self.delinearize(j, [shape[d] for d in dims])
-            where = dict(base) | dict(zip(dims, reduced))
-            return [tuple(where[d] for d in range(len(shape)))]
+            return [full(self.delinearize(j, extents))]
 
-        total = self.index(prod(shape[d] for d in dims))
+        total = self.index(prod(extents))
         bounds = (self.index(0), total, self.index(1))
         return self.accumulate(kind, typ, bounds, positions, element)
 

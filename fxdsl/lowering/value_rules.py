@@ -30,8 +30,20 @@ ValueRule = Callable[["KernelBuilder", Operation, SSAValue, Index], SSAValue]
 
 def _reshape(b: KernelBuilder, op: Operation, value: SSAValue, idx: Index) -> SSAValue:
     source = op.operands[0]
-    linear = b.linearize(idx, shape_of(value))
-    return b.value_at(source, b.delinearize(linear, shape_of(source)))
+    src, dst = shape_of(source), shape_of(value)
+    # Trailing dims both shapes share pass through (row-major: the outer dims
+    # carry the rest), so the innermost index, and a float4 lane, survives.
+    kept = 0
+    while kept < min(len(src), len(dst)) and src[-1 - kept] == dst[-1 - kept]:
+        kept += 1
+    outer_dst, outer_src = dst[: len(dst) - kept], src[: len(src) - kept]
+    head = tuple(idx[: len(outer_dst)])
+    # once per outer index: the lanes of a float4 step share it (and its load)
+    outer = b.memo(
+        ("reshape", head, outer_dst, outer_src),
+        lambda: b.delinearize(b.linearize(head, outer_dst), outer_src),
+    )
+    return b.value_at(source, (*outer, *idx[len(outer_dst) :]))
 
 
 def _transpose(b: KernelBuilder, op: Operation, _v: SSAValue, idx: Index) -> SSAValue:

@@ -24,6 +24,10 @@ Every op falls in one fusibility class (the table `FUSIBILITY`):
   concat and split (several inputs/outputs with offsets: they stay memory
   operations between kernels), reductions over non-trailing dims (a column
   reduction is a different kernel), func.call and every op of other dialects.
+  Except a *serial* reduction (`serial_reduction`): a sum/mean/max/min/var
+  over non-trailing dims of at most `SERIAL_REDUCTION_MAX` elements per
+  output (the partials of `graph-split-k`) is computed by a short loop per
+  output element, and is `ELEMENTWISE` for fusion.
 
 A group lowers to ONE kernel. A group without reductions is *pointwise*: one
 thread per element of its domain, the broadcast of all its op result shapes. A
@@ -48,6 +52,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import Enum
+from math import prod
 
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Block, Operation, SSAValue
@@ -122,11 +127,27 @@ def reduction_space(op: Operation) -> Space | None:
     return shape[:split], shape[split:]
 
 
+SERIAL_REDUCTION_MAX = 16
+"""Most elements a serial reduction reduces per output (see `classify`)."""
+
+
+def serial_reduction(op: Operation) -> bool:
+    """A sum/mean/max/min/var over non-trailing dims of at most
+    `SERIAL_REDUCTION_MAX` elements: one thread computes an output element
+    with a short unrolled loop, as cheap as an elementwise op reading that
+    many inputs, so it fuses like one."""
+    if not isinstance(op, graph.ReductionOp) or reduction_space(op) is not None:
+        return False
+    shape = shape_of(op.input)
+    return prod(shape[d] for d in reduced_dims(op)) <= SERIAL_REDUCTION_MAX
+
+
 def classify(op: Operation) -> Fusibility:
-    """The fusibility class of one op (a non-trailing reduction is opaque)."""
+    """The fusibility class of one op (a non-trailing reduction is opaque,
+    but for a short `serial_reduction`, which is elementwise)."""
     kind = FUSIBILITY.get(type(op), Fusibility.OPAQUE)
     if kind is Fusibility.REDUCTION and reduction_space(op) is None:
-        return Fusibility.OPAQUE
+        return Fusibility.ELEMENTWISE if serial_reduction(op) else Fusibility.OPAQUE
     return kind
 
 
@@ -279,8 +300,9 @@ def attention_fusible(ops: Iterable[Operation]) -> bool:
     if len(attentions) != 1:
         return False
     (attention,) = attentions
+    # truly elementwise: the attention kernel has no serial reductions
     if any(
-        op is not attention and classify(op) is not Fusibility.ELEMENTWISE
+        op is not attention and FUSIBILITY.get(type(op)) is not Fusibility.ELEMENTWISE
         for op in members
     ):
         return False

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from xdsl.dialects import gpu, scf
+from xdsl.dialects import arith, gpu, scf
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp, i32
 
 from fxdsl.api import apply, parse
@@ -185,23 +185,29 @@ def run_opt(text: str, *args: str, tmp_path: Path) -> subprocess.CompletedProces
 
 def test_column_reductions_are_serial_per_thread() -> None:
     """Reductions that do not share one trailing row space (here a row sum and
-    a column max in one group) lower to one pointwise kernel whose threads each
-    reduce their own slice: no block reduction, no atomics. (Innermost dim 6:
-    not vectorized, one element per iteration.)"""
-    module = lower("""
-func.func @mixed(%x: tensor<4x6xf32>) -> (tensor<4x1xf32>, tensor<1x6xf32>) {
-  %g:2 = graph.fusion_group (%x) : (tensor<4x6xf32>) -> (tensor<4x1xf32>, tensor<1x6xf32>) {
-  ^bb0(%p: tensor<4x6xf32>):
-    %a = graph.sum %p dims [1] keepdim : (tensor<4x6xf32>) -> tensor<4x1xf32>
-    %b = graph.max %p dims [0] keepdim : (tensor<4x6xf32>) -> tensor<1x6xf32>
-    graph.yield %a, %b : tensor<4x1xf32>, tensor<1x6xf32>
+    a column max over 20 rows in one group) lower to one pointwise kernel
+    whose threads each reduce their own slice: no block reduction, no
+    atomics. (Innermost dim 6: not vectorized, one element per iteration.)
+    Over at most 16 rows the column max is a serial reduction (unrolled),
+    and the row sum gets its row kernel."""
+    template = """
+func.func @mixed(%x: tensor<Rx6xf32>) -> (tensor<Rx1xf32>, tensor<1x6xf32>) {
+  %g:2 = graph.fusion_group (%x) : (tensor<Rx6xf32>) -> (tensor<Rx1xf32>, tensor<1x6xf32>) {
+  ^bb0(%p: tensor<Rx6xf32>):
+    %a = graph.sum %p dims [1] keepdim : (tensor<Rx6xf32>) -> tensor<Rx1xf32>
+    %b = graph.max %p dims [0] keepdim : (tensor<Rx6xf32>) -> tensor<1x6xf32>
+    graph.yield %a, %b : tensor<Rx1xf32>, tensor<1x6xf32>
   }
-  func.return %g#0, %g#1 : tensor<4x1xf32>, tensor<1x6xf32>
+  func.return %g#0, %g#1 : tensor<Rx1xf32>, tensor<1x6xf32>
 }
-""")
-    (kernel,) = kernels(module).values()
+"""
+    (kernel,) = kernels(lower(template.replace("R", "20"))).values()
     assert count(kernel, gpu.AllReduceOp) == 0
-    assert count(kernel, scf.ForOp) == 3  # grid-stride loop + one serial loop each
+    # the grid-stride loop and the max's loop; the 6-element sum is unrolled
+    assert count(kernel, scf.ForOp) == 2
+    (kernel,) = kernels(lower(template.replace("R", "16"))).values()
+    assert count(kernel, gpu.AllReduceOp) == 1  # the row sum
+    assert count(kernel, arith.MaximumfOp) == 16  # the column max, unrolled
 
 
 def test_op_without_kernel_rule_is_an_error(tmp_path: Path) -> None:
