@@ -22,6 +22,7 @@ PASSES: dict[str, str] = {
     "graph-partition": "fxdsl.transforms.graph_partition:GraphPartitionPass",
     "graph-fuse": "fxdsl.transforms.graph_fuse:GraphFusePass",
     "graph-decompose": "fxdsl.transforms.graph_decompose:GraphDecomposePass",
+    "graph-split-k": "fxdsl.transforms.graph_split_k:GraphSplitKPass",
     "graph-fuse-attention": (
         "fxdsl.transforms.graph_fuse_attention:GraphFuseAttentionPass"
     ),

@@ -3,6 +3,8 @@ in modules by theme. Each entry: name -> MLIR text of one `func.func`."""
 
 from __future__ import annotations
 
+import math
+
 UNARY = [
     "neg", "abs", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "relu",
     "gelu", "silu", "erf", "sin", "cos", "reciprocal",
@@ -221,6 +223,68 @@ def attention_cases() -> dict[str, str]:
     return cases
 
 
+def split_k_cases() -> dict[str, str]:
+    """`graph-split-k`'s output as `graph-fuse` groups it: a batched product
+    of K chunks, then a group that sums the partials (a serial reduction
+    over the leading dim) with the epilogue: pointwise (float4, through the
+    view that restores x's batch dims), in a row kernel with a layer norm,
+    and scalar (an innermost dim of 6)."""
+    cases: dict[str, str] = {}
+    for name, (x, k, n, s) in {
+        "split_k_gelu": ((2, 4), 64, 40, 4),
+        "split_k_layer_norm": ((2, 4), 64, 40, 4),
+        "split_k_scalar": ((5,), 12, 6, 3),
+    }.items():
+        rows, chunk = math.prod(x), k // s
+        t = lambda *dims: f"tensor<{'x'.join(map(str, dims))}xf32>"
+        xt, wt, out, pt = t(*x, k), t(k, n), t(*x, n), t(s, rows, n)
+        vector = t(n)
+        body = [
+            f"%xr = graph.reshape %x : ({xt}) -> {t(rows, s, chunk)}",
+            f"%xs = graph.transpose %xr perm [1, 0, 2] : ({t(rows, s, chunk)}) -> {t(s, rows, chunk)}",
+            f"%wr = graph.reshape %w : ({wt}) -> {t(s, chunk, n)}",
+            f"%p = graph.matmul %xs, %wr : ({t(s, rows, chunk)}, {t(s, chunk, n)}) -> {pt}",
+        ]  # fmt: skip
+        partials = "%p1"
+        group = []
+        if len(x) > 1:
+            group.append(f"%v = graph.reshape %p1 : ({pt}) -> {t(s, *x, n)}")
+            partials = "%v"
+        group += [
+            f"%sum = graph.sum {partials} dims [0] : ({t(s, *x, n)}) -> {out}",
+            f"%a = graph.add %sum, %b1 : ({out}, {vector}) -> {out}",
+        ]
+        if name == "split_k_layer_norm":
+            group += [
+                f"%r = graph.add %a, %res1 : {out}",
+                f"%y1 = graph.layer_norm %r, %g1, %b1 eps 1.0e-05 : ({out}, {vector}, {vector}) -> {out}",
+                f"graph.yield %r, %y1 : {out}, {out}",
+            ]  # fmt: skip
+            inputs, types = "%p, %b, %res, %g", f"{pt}, {vector}, {out}, {vector}"
+            block = f"%p1: {pt}, %b1: {vector}, %res1: {out}, %g1: {vector}"
+            results, args = (
+                f"{out}, {out}",
+                f"%x: {xt}, %w: {wt}, %b: {vector}, %res: {out}, %g: {vector}",
+            )
+            ret = f"%y#0, %y#1 : {out}, {out}"
+            head = f"%y:2 = graph.fusion_group ({inputs}) : ({types}) -> ({results}) {{"
+        else:
+            group += [
+                f'%e = graph.gelu %a approximate "tanh" : {out}',
+                f"graph.yield %e : {out}",
+            ]
+            inputs, types = "%p, %b", f"{pt}, {vector}"
+            block = f"%p1: {pt}, %b1: {vector}"
+            results, args = out, f"%x: {xt}, %w: {wt}, %b: {vector}"
+            ret = f"%y : {out}"
+            head = f"%y = graph.fusion_group ({inputs}) : ({types}) -> {out} {{"
+        text = "\n    ".join(
+            [*body, head, f"^bb0({block}):", *("  " + line for line in group), "}"]
+        )
+        cases[name] = _func(name, args, results, text, ret)
+    return cases
+
+
 def module(cases: dict[str, str]) -> str:
     return "builtin.module {\n" + "".join(cases.values()) + "}\n"
 
@@ -231,4 +295,5 @@ THEMES = {
     "reduction": reduction_cases,
     "movement": movement_cases,
     "attention": attention_cases,
+    "split_k": split_k_cases,
 }

@@ -39,6 +39,7 @@ THEMES = {
     "reduction": lambda: cases.reduction_cases(rows=(2, 1)),
     "resident_rows": lambda: cases.reduction_cases(rows=(2, 1), inner=1280),
     "attention": cases.attention_cases,
+    "split_k": cases.split_k_cases,
 }
 
 
@@ -48,7 +49,8 @@ def tolerance(name: str) -> float:
     return (
         1e-4
         if any(
-            k in name for k in ("sum", "mean", "var", "softmax", "norm", "attention")
+            k in name
+            for k in ("sum", "mean", "var", "softmax", "norm", "attention", "split_k")
         )
         else 1e-5
     )
