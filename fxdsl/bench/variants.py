@@ -11,6 +11,9 @@ the report shows; the harness never drops a row silently.
   makes every op its own kernel (the "eager CuPy" baseline).
 * `fxdsl-cudagraph`: `fxdsl.compile(..., cuda_graph=True)` (CUDA graphs
   around the GEMMs, see `fxdsl.runtime.cuda_graph`).
+* `fxdsl-split-k`, `fxdsl-split-k-cudagraph` (only for workloads of few-row
+  GEMMs): the default pipeline with `graph-split-k` after
+  `graph-decompose`, without and with CUDA graphs.
 * `torch-eager`, `torch-compile`, `torch-compile-reduce-overhead` (only for
   launch-bound workloads), `torch-compile-max-autotune` (only for the GEMM
   workloads: Inductor's Triton GEMMs with the epilogue fused, against
@@ -77,6 +80,14 @@ def without_fuse(pipeline: str) -> str:
     """`pipeline` without fusion: its `graph-fuse` and `graph-fuse-attention`
     steps removed (one kernel or library call per op)."""
     return without_pass(without_pass(pipeline, "graph-fuse"), "graph-fuse-attention")
+
+
+def with_split_k(pipeline: str) -> str:
+    """`pipeline` with `graph-split-k` right after its `graph-decompose`
+    (which turns linear layers into the matmuls it splits)."""
+    if "graph-decompose," not in pipeline:
+        raise ValueError(f"no graph-decompose step to follow in '{pipeline}'")
+    return pipeline.replace("graph-decompose,", "graph-decompose,graph-split-k,", 1)
 
 
 def _tuple(result: Any) -> tuple[Any, ...]:
@@ -202,6 +213,7 @@ def default_variants() -> list[Variant]:
             "graph-fuse-attention", "graph-fuse-attention{fold-bias=false}"
         )
     )
+    split_k = edited(with_split_k)
     return [
         Variant("fxdsl", _fxdsl(fused), kernel_pipeline=GPU_PIPELINE),
         Variant("fxdsl-unfused", _fxdsl(unfused), kernel_pipeline=unfused["cuda"]),
@@ -218,9 +230,21 @@ def default_variants() -> list[Variant]:
             applies=lambda w: w.attention,
         ),
         Variant(
+            "fxdsl-split-k",
+            _fxdsl(split_k),
+            kernel_pipeline=split_k["cuda"],
+            applies=lambda w: w.skinny,
+        ),
+        Variant(
             "fxdsl-cudagraph",
             _fxdsl(fused, cuda_graph=True),
             kernel_pipeline=GPU_PIPELINE,
+        ),
+        Variant(
+            "fxdsl-split-k-cudagraph",
+            _fxdsl(split_k, cuda_graph=True),
+            kernel_pipeline=split_k["cuda"],
+            applies=lambda w: w.skinny,
         ),
         Variant("torch-eager", _torch(None, compiled=False), compiles=False),
         Variant("torch-compile", _torch(None, compiled=True)),

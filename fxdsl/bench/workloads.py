@@ -56,6 +56,10 @@ class Workload:
     but the qkv bias a kernel of its own (`fold-bias=false`), beside the
     default."""
 
+    skinny: bool = False
+    """Also time fxdsl with `graph-split-k` (few-row GEMMs split along K),
+    with and without CUDA graphs, beside the default."""
+
     def module(self, scale: str) -> ModuleOp:
         return self.build(self.dims[scale])
 
@@ -300,6 +304,7 @@ WORKLOADS: tuple[Workload, ...] = (
         _gpt2_dims(1, (1, 64), (1, 64)),
         _gpt2,
         _torch_gpt2,
+        skinny=True,
     ),
     Workload(
         "gpt2_12blocks_b1_t64",
@@ -308,6 +313,7 @@ WORKLOADS: tuple[Workload, ...] = (
         _gpt2,
         _torch_gpt2,
         reduce_overhead=True,
+        skinny=True,
     ),
 )
 

@@ -103,6 +103,12 @@ def test_every_workload_and_variant_is_reported(full_run: tuple[Path, str]) -> N
             expected.insert(5, "torch-compile-max-autotune")
         if workload.attention:
             expected[2:2] = ["fxdsl-unfused-attention", "fxdsl-bias-unfolded"]
+        if workload.skinny:
+            expected[2:3] = [
+                "fxdsl-split-k",
+                "fxdsl-cudagraph",
+                "fxdsl-split-k-cudagraph",
+            ]
         assert list(rows) == expected, workload.name
         entry = next(w for w in document["workloads"] if w["name"] == workload.name)
         assert entry["bytes_moved"] == bytes_moved(workload.module("tiny"))
