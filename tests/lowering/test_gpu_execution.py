@@ -28,12 +28,14 @@ cases = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(cases)
 
 
-def compare(module, name: str, tol: float, inputs=None) -> None:
+def compare(
+    module, name: str, tol: float, inputs=None, pipeline=None, cuda_graph=False
+) -> None:
     from fxdsl.runtime.cuda_executor import compile_cuda
 
     inputs = random_inputs(module, entry=name) if inputs is None else inputs
     expected = run_reference(module, *inputs, entry=name)
-    run = compile_cuda(module, entry=name)
+    run = compile_cuda(module, pipeline, entry=name, cuda_graph=cuda_graph)
     actual = [np.asarray(a.get()) for a in run(*inputs)]
     for want, got in zip(expected, actual):
         np.testing.assert_allclose(
@@ -66,6 +68,19 @@ def test_gpt2_stack_on_gpu() -> None:
     module = gpt2_stack(12, B=1, T=64, D=768, heads=12)
     name = next(iter(f.sym_name.data for f in module.body.block.ops))
     compare(module, name, 1e-4, example_inputs(module))
+
+
+@pytest.mark.parametrize("cuda_graph", [False, True])
+def test_split_k_stack_on_gpu(cuda_graph: bool) -> None:
+    """graph-split-k's batched GEMMs (strided views of x, S = 8 or 16) and
+    the partial sums fused into the epilogues, plain and inside a CUDA graph."""
+    from fxdsl.bench.variants import with_split_k
+    from fxdsl.lowering.pipeline import GPU_PIPELINE
+
+    module = gpt2_stack(12, B=1, T=64, D=768, heads=12)
+    name = next(iter(f.sym_name.data for f in module.body.block.ops))
+    pipeline = with_split_k(GPU_PIPELINE)
+    compare(module, name, 1e-4, example_inputs(module), pipeline, cuda_graph)
 
 
 def test_fused_attention_block_on_gpu() -> None:

@@ -39,6 +39,10 @@ func.func @batch_broadcast_lhs(%a: tensor<4x6xf32>, %b: tensor<3x6x2xf32>) -> te
   %y = graph.matmul %a, %b : (tensor<4x6xf32>, tensor<3x6x2xf32>) -> tensor<3x4x2xf32>
   func.return %y : tensor<3x4x2xf32>
 }
+func.func @split_k(%x: tensor<2x4x12xf32>, %w: tensor<12x6xf32>) -> tensor<2x4x6xf32> {
+  %m = graph.matmul %x, %w : (tensor<2x4x12xf32>, tensor<12x6xf32>) -> tensor<2x4x6xf32>
+  func.return %m : tensor<2x4x6xf32>
+}
 func.func @vector(%a: tensor<6xf32>, %b: tensor<6x2xf32>) -> tensor<2xf32> {
   %y = graph.matmul %a, %b : (tensor<6xf32>, tensor<6x2xf32>) -> tensor<2xf32>
   func.return %y : tensor<2xf32>
@@ -122,14 +126,21 @@ def check_plan(reference, lowered, name: str) -> LaunchPlan:
         "sliced_heads",
         "merged_heads",
         "merged_heads_batched",
+        "split_k",
     ],
 )
 def test_gemm_plans_match_the_reference(name: str) -> None:
     reference = parse(MATMULS)
-    lowered = apply(parse(MATMULS), "convert-graph-to-gpu")
+    # graph-split-k{splits=3}: x read in place as 3 strided (8, 4) chunks
+    split = "graph-split-k{splits=3},graph-fuse," if name == "split_k" else ""
+    lowered = apply(parse(MATMULS), split + "convert-graph-to-gpu")
     plan = check_plan(reference, lowered, name)
     gemms = [s for s in plan.steps if isinstance(s, Gemm)]
     assert gemms
+    if name == "split_k":
+        ((gemm,), launches) = gemms, [s for s in plan.steps if isinstance(s, Launch)]
+        assert gemm.cublas.batch == 3
+        assert len(launches) == 1  # the sum, no copy of x's chunks
     if name.startswith("transposed"):
         # the transposed operand is read in place with a transpose flag
         flags = {(g.cublas.trans_first, g.cublas.trans_second) for g in gemms}
