@@ -33,7 +33,8 @@ class OpFailure(PassFailedException):
     `where: message`, so a Python caller sees the location; the drivers
     print `where: error: message`, as mlir-opt puts a diagnostic at its op."""
 
-    def __init__(self, message: str, op: Operation):
+    def __init__(self, message: str, op: Operation | None = None):
+        # (op is optional so that copy and pickle, which pass str(), work)
         self.message, self.where = message, location_of(op)
         super().__init__(f"{self.where}: {message}" if self.where else message)
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import pickle
+
 import pytest
-from xdsl.dialects.test import TestOp
+from xdsl.dialects import test as test_dialect
 
 import fxdsl
 from fxdsl.ir_utils import (
@@ -50,9 +52,11 @@ def test_op_failure_carries_the_ops_location() -> None:
         "some-pass: cannot handle graph.neg",
     )
     assert str(failure) == "two.mlir:7:3: some-pass: cannot handle graph.neg"
-    unlocated = OpFailure("some-pass: built in Python", TestOp())
+    unlocated = OpFailure("some-pass: built in Python", test_dialect.TestOp())
     assert unlocated.where is None
     assert str(unlocated) == "some-pass: built in Python"
+    copied = pickle.loads(pickle.dumps(failure))
+    assert (type(copied), str(copied)) == (OpFailure, str(failure))
 
 
 def test_rewrite_editing_still_exports_functions() -> None:

@@ -645,7 +645,8 @@ def vectorizable(buffer: SSAValue) -> bool:
 def _spans_inner(value: SSAValue, inner: Sequence[int], rank: int) -> bool:
     """Does an output of a row kernel vary along the reduced (inner) dims?"""
     shape = shape_of(value)
-    if len(shape) < rank and isinstance(value.owner, graph.ReductionOp):
-        return False  # a reduction that dropped its dims: one value per row
+    row_reduction = reduction_space(value.owner) is not None  # type: ignore[arg-type]
+    if len(shape) < rank and row_reduction:
+        return False  # a row reduction that dropped its dims: one value per row
     tail = shape[-len(inner) :] if len(shape) >= len(inner) else shape
     return any(size != 1 for size in tail)

@@ -27,7 +27,8 @@ Every op falls in one fusibility class (the table `FUSIBILITY`):
   Except a *serial* reduction (`serial_reduction`): a sum/mean/max/min/var
   over non-trailing dims of at most `SERIAL_REDUCTION_MAX` elements per
   output (the partials of `graph-split-k`) is computed by a short loop per
-  output element, and is `ELEMENTWISE` for fusion.
+  output element, and is `ELEMENTWISE` for fusion, but reads only group
+  inputs (directly or through views; `edge_fusible`).
 
 A group lowers to ONE kernel. A group without reductions is *pointwise*: one
 thread per element of its domain, the broadcast of all its op result shapes. A
@@ -244,7 +245,17 @@ def edge_fusible(value: SSAValue, user: Operation, index: int) -> bool:
     producer = inner_producer(value)
     if producer is not None and drops_dims(producer):
         return False
-    return is_view(producer) or not any(map(is_view, _inner_users(user, index)))
+    users = _inner_users(user, index)
+    if (
+        producer is not None
+        and not is_view(producer)
+        and any(map(serial_reduction, users))
+    ):
+        # A serial reduction reads across rows; in a row kernel a value
+        # computed in the group (from row statistics) exists only for the
+        # block's own row. So it reads group inputs, through views at most.
+        return False
+    return is_view(producer) or not any(map(is_view, users))
 
 
 def _source(value: SSAValue) -> Operation | None:

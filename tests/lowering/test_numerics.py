@@ -236,6 +236,54 @@ def test_dedup_after_fusion_keeps_fusion_across_blocks() -> None:
     assert check(reference, first, name) == launches + 4  # an add per block
 
 
+SERIAL_WITH_ROWS = {
+    # a short column sum of a softmax: the softmax of another row is not
+    # the block's to compute, so the sum stays out of the row kernel
+    "sum_of_softmax": (
+        2,
+        """
+func.func @sum_of_softmax(%x: tensor<2x3x8xf32>) -> tensor<3x8xf32> {
+  %s = graph.softmax %x dim 2 : tensor<2x3x8xf32>
+  %r = graph.sum %s dims [0] : (tensor<2x3x8xf32>) -> tensor<3x8xf32>
+  func.return %r : tensor<3x8xf32>
+}""",
+    ),
+    # a short column sum of an input in the row kernel, returned without
+    # its dropped dim: stored for every (row, column), not once per row
+    "sum_returned_from_rows": (
+        1,
+        """
+func.func @sum_returned_from_rows(%x: tensor<2x3x8xf32>) -> (tensor<2x3x8xf32>, tensor<3x8xf32>) {
+  %s = graph.sum %x dims [0] : (tensor<2x3x8xf32>) -> tensor<3x8xf32>
+  %y = graph.sub %x, %s : (tensor<2x3x8xf32>, tensor<3x8xf32>) -> tensor<2x3x8xf32>
+  %z = graph.softmax %y dim 2 : tensor<2x3x8xf32>
+  func.return %z, %s : tensor<2x3x8xf32>, tensor<3x8xf32>
+}""",
+    ),
+    "sum_all_of_centered": (
+        1,
+        """
+func.func @sum_all_of_centered(%x: tensor<2x3x8xf32>) -> (tensor<2x1x1xf32>, tensor<3x8xf32>) {
+  %s = graph.sum %x dims [0] : (tensor<2x3x8xf32>) -> tensor<3x8xf32>
+  %y = graph.sub %x, %s : (tensor<2x3x8xf32>, tensor<3x8xf32>) -> tensor<2x3x8xf32>
+  %t = graph.sum %y dims [1, 2] keepdim : (tensor<2x3x8xf32>) -> tensor<2x1x1xf32>
+  func.return %t, %s : tensor<2x1x1xf32>, tensor<3x8xf32>
+}""",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SERIAL_WITH_ROWS))
+def test_short_column_reductions_beside_row_reductions(name: str) -> None:
+    """Short column reductions (elementwise for graph-fuse) in and around
+    row kernels (found by review: both programs were wrong)."""
+    launches, text = SERIAL_WITH_ROWS[name]
+    reference = parse(text)
+    lowered = apply(parse(text), "graph-fuse,convert-graph-to-gpu")
+    x = np.arange(48, dtype=np.float32).reshape(2, 3, 8) / 10
+    assert check(reference, lowered, name, inputs=[x]) == launches
+
+
 @pytest.mark.parametrize("fuse", [False, True])
 def test_random_graphs_match_the_reference(fuse: bool) -> None:
     """Differential test on the shared random-graph strategy (unfused: every
