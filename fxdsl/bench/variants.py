@@ -34,7 +34,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from fxdsl.bench.timing import CudaDevice, Device, time_events, torch_events
 from fxdsl.bench.workloads import Dims, Workload, bytes_moved
-from fxdsl.lowering.pipeline import GPU_PIPELINE
+from fxdsl.lowering.pipeline import GPU_PIPELINE, with_split_k
 from fxdsl.runtime.compile import DEFAULT_PIPELINE
 
 Timer = Callable[[Callable[[], Any], int, int], list[float]]
@@ -80,14 +80,6 @@ def without_fuse(pipeline: str) -> str:
     """`pipeline` without fusion: its `graph-fuse` and `graph-fuse-attention`
     steps removed (one kernel or library call per op)."""
     return without_pass(without_pass(pipeline, "graph-fuse"), "graph-fuse-attention")
-
-
-def with_split_k(pipeline: str) -> str:
-    """`pipeline` with `graph-split-k` right after its `graph-decompose`
-    (which turns linear layers into the matmuls it splits)."""
-    if "graph-decompose," not in pipeline:
-        raise ValueError(f"no graph-decompose step to follow in '{pipeline}'")
-    return pipeline.replace("graph-decompose,", "graph-decompose,graph-split-k,", 1)
 
 
 def _tuple(result: Any) -> tuple[Any, ...]:

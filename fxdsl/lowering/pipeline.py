@@ -51,5 +51,15 @@ GPU_PIPELINE = f"{GRAPH_PIPELINE},convert-graph-to-gpu"
 """The full pipeline from graph IR to kernels (`-t cuda` prints the result)."""
 
 
+def with_split_k(pipeline: str) -> str:
+    """`pipeline` with `graph-split-k` right after its `graph-decompose`
+    (which turns linear layers into the matmuls it splits): for programs of
+    few-row GEMMs (GPT-2 at B=1), opt-in until a GPU run shows it wins;
+    `fxdsl.compile(m, pipeline=with_split_k(GPU_PIPELINE))`."""
+    if "graph-decompose," not in pipeline:
+        raise ValueError(f"no graph-decompose step to follow in '{pipeline}'")
+    return pipeline.replace("graph-decompose,", "graph-decompose,graph-split-k,", 1)
+
+
 def stage_names() -> list[str]:
     return [name for name, _ in GPU_STAGES]

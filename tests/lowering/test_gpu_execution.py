@@ -74,8 +74,7 @@ def test_gpt2_stack_on_gpu() -> None:
 def test_split_k_stack_on_gpu(cuda_graph: bool) -> None:
     """graph-split-k's batched GEMMs (strided views of x, S = 8 or 16) and
     the partial sums fused into the epilogues, plain and inside a CUDA graph."""
-    from fxdsl.bench.variants import with_split_k
-    from fxdsl.lowering.pipeline import GPU_PIPELINE
+    from fxdsl.lowering.pipeline import GPU_PIPELINE, with_split_k
 
     module = gpt2_stack(12, B=1, T=64, D=768, heads=12)
     name = next(iter(f.sym_name.data for f in module.body.block.ops))

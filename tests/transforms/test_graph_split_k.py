@@ -139,3 +139,15 @@ def test_option_errors(options: str, message: str) -> None:
     module = gpt2_stack(1, B=1, T=4, D=64, heads=2)
     with pytest.raises(PassFailedException, match=message):
         fxdsl.apply(module, f"graph-split-k{{{options}}}")
+
+
+def test_with_split_k_edits_a_pipeline() -> None:
+    from fxdsl.lowering.pipeline import GPU_PIPELINE, with_split_k
+
+    split = with_split_k(GPU_PIPELINE)
+    assert split.split(",").index("graph-split-k") == (
+        GPU_PIPELINE.split(",").index("graph-decompose") + 1
+    )
+    assert split.replace("graph-split-k,", "") == GPU_PIPELINE
+    with pytest.raises(ValueError, match="no graph-decompose step"):
+        with_split_k("graph-fuse,cse")
