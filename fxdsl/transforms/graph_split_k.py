@@ -20,7 +20,9 @@ over a leading dim is elementwise there: `fusibility.serial_reduction`), so
 the split costs no launch. Batch dims of `x` count as rows (x is reshaped
 to `(R, K)`; the partials are viewed as `(S, *batch, M, N)` for the sum);
 `w` must be 2-D. f32 only: the partials of an f16 product would be rounded
-to f16 before they are added.
+to f16 before they are added. Run it after `graph-decompose`: a
+`graph.linear` is not split, but decomposed its weight is a transposed view
+`(out, in) -> (K, N)`, whose K chunks are strided views too (no copy).
 
 Options:
 * `max-rows` (default 256): split only matmuls with at most this many rows
