@@ -39,6 +39,14 @@ class OpFailure(PassFailedException):
         super().__init__(f"{self.where}: {message}" if self.where else message)
 
 
+def with_provenance(ops: list[Operation], source: Operation) -> list[Operation]:
+    """`ops`, each given the attributes (`scope`, ...) of `source`, the op
+    they replace: provenance survives every pass."""
+    for op in ops:
+        op.attributes |= dict(source.attributes)
+    return ops
+
+
 def functions(module_or_func: Operation) -> list[func.FuncOp]:
     """The `func.func`s of a module (or the function itself), in order."""
     if isinstance(module_or_func, func.FuncOp):

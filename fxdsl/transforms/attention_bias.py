@@ -36,7 +36,7 @@ from xdsl.rewriter import InsertPoint
 
 from fxdsl.dialects import graph
 from fxdsl.dialects.graph import shape_of
-from fxdsl.ir_utils import erase_dead
+from fxdsl.ir_utils import erase_dead, with_provenance
 from fxdsl.lowering.layout import Layout, broadcast, view_layouts
 
 VIEWS = (graph.ReshapeOp, graph.TransposeOp, graph.SliceOp, graph.SplitOp)
@@ -152,10 +152,8 @@ class FoldAttentionBias(RewritePattern):
         new_ops: list[Operation] = [attention]
         if epilogue is not None:
             new_ops.append(graph.AddOp(attention.result, epilogue))
-        for new in new_ops:
-            new.attributes |= dict(op.attributes)
         old = [o.owner for o in op.operands if isinstance(o.owner, Operation)]
-        rewriter.replace(op, new_ops, [new_ops[-1].results[0]])
+        rewriter.replace(op, with_provenance(new_ops, op), [new_ops[-1].results[0]])
         erase_dead(rewriter, old)
 
 

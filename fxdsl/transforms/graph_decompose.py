@@ -33,12 +33,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from fxdsl.dialects import graph
-
-
-def _with_provenance(ops: list[Operation], source: Operation) -> list[Operation]:
-    for op in ops:
-        op.attributes |= dict(source.attributes)
-    return ops
+from fxdsl.ir_utils import with_provenance
 
 
 class DecomposeLinear(RewritePattern):
@@ -51,7 +46,7 @@ class DecomposeLinear(RewritePattern):
         new_ops: list[Operation] = [transposed, product]
         if op.bias is not None:
             new_ops.append(graph.AddOp(product.result, op.bias))
-        rewriter.replace(op, _with_provenance(new_ops, op), [new_ops[-1].results[0]])
+        rewriter.replace(op, with_provenance(new_ops, op), [new_ops[-1].results[0]])
 
 
 DECOMPOSITIONS: tuple[RewritePattern, ...] = (DecomposeLinear(),)

@@ -53,6 +53,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from fxdsl.dialects import graph
 from fxdsl.dialects.graph import dtype_of, shape_of
+from fxdsl.ir_utils import with_provenance
 
 TILE = 64
 """Edge of the output tile a GEMM library gives one thread block (a guess at
@@ -114,9 +115,7 @@ class SplitK(RewritePattern):
             unfolded = (splits, *x_shape[:-1], n)
             new_ops.append(graph.ReshapeOp(partial.result, unfolded))
         new_ops.append(graph.SumOp(new_ops[-1].results[0], [0]))
-        for new in new_ops:
-            new.attributes |= dict(op.attributes)
-        rewriter.replace(op, new_ops, [new_ops[-1].results[0]])
+        rewriter.replace(op, with_provenance(new_ops, op), [new_ops[-1].results[0]])
 
 
 @dataclass(frozen=True)
