@@ -3,13 +3,15 @@
 An `OperatorSupport` answers `is_node_supported(op) -> bool`. `OpAllowList`
 accepts op names and dialect wildcards (`"graph.add"`, `"graph.*"`);
 `chain(...)` accepts an op when every part does, `any_chain(...)` when one
-does. Anywhere a support is expected, a plain `Callable[[Operation], bool]`
-works too (it is wrapped by `as_support`).
+does. Anywhere a support is expected, any object with an
+`is_node_supported(op)` method (duck typing, as torch.fx) or a plain
+`Callable[[Operation], bool]` works too (it is wrapped by `as_support`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import Protocol
 
 from xdsl.ir import Operation
 
@@ -24,7 +26,11 @@ class OperatorSupport:
         return self.is_node_supported(op)
 
 
-SupportLike = OperatorSupport | Callable[[Operation], bool]
+class HasIsNodeSupported(Protocol):
+    def is_node_supported(self, op: Operation) -> bool: ...
+
+
+SupportLike = OperatorSupport | HasIsNodeSupported | Callable[[Operation], bool]
 
 
 class _Predicate(OperatorSupport):
@@ -39,11 +45,18 @@ class _Predicate(OperatorSupport):
 
 
 def as_support(support: SupportLike) -> OperatorSupport:
-    """`support` itself if it is an OperatorSupport, else a wrapper calling it."""
+    """`support` itself if it is an OperatorSupport, else a wrapper calling its
+    `is_node_supported` method or, failing that, `support` itself."""
     if isinstance(support, OperatorSupport):
         return support
+    method = getattr(support, "is_node_supported", None)
+    if callable(method):
+        return _Predicate(method)
     if not callable(support):
-        raise TypeError(f"not an OperatorSupport or a callable: {support!r}")
+        raise TypeError(
+            "expected an object with is_node_supported(op) or a callable, "
+            f"got {support!r}"
+        )
     return _Predicate(support)
 
 

@@ -132,6 +132,20 @@ def test_custom_operator_support_subclass() -> None:
     assert _names(partitions) == [["exp", "neg"], ["exp", "add"]]
 
 
+def test_duck_typed_operator_support() -> None:
+    # torch.fx takes any object with is_node_supported; so do we (issue 21)
+    class NotASubclass:
+        def is_node_supported(self, op: Operation) -> bool:
+            return op.name != "graph.matmul"
+
+    module = fxdsl.parse(ISLANDS)
+    support = NotASubclass()
+    partitions = CapabilityBasedPartitioner(module, support).propose_partitions()
+    assert _names(partitions) == [["exp", "neg"], ["exp", "add"]]
+    exp = next(op for op in module.walk() if op.name == "graph.exp")
+    assert chain(support, OpAllowList(["graph.exp"]))(exp)
+
+
 # ------------------------------------------------------------ partitioner
 
 
