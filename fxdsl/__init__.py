@@ -23,6 +23,7 @@ _EXPORTS: dict[str, str] = {
     "apply": "fxdsl.api",
     "run": "fxdsl.api",
     "compile": "fxdsl.api",
+    "BackendUnavailable": "fxdsl.runtime.compile",
 }
 
 # Derived from the table so that a new export is one line there; pyright

@@ -42,6 +42,11 @@ def parse_pipeline(pipeline: str) -> PassPipeline:
 def apply(module: ModuleOp, pipeline: str | PassPipeline) -> ModuleOp:
     """Run a pipeline (text or parsed) on `module` in place, verifying after
     each pass. Returns the module for chaining."""
+    if not isinstance(pipeline, str | PassPipeline):
+        raise TypeError(
+            "pipeline must be a pass pipeline string such as 'graph-decompose,"
+            f"graph-fuse' or a PassPipeline, got {type(pipeline).__name__}"
+        )
     passes = parse_pipeline(pipeline) if isinstance(pipeline, str) else pipeline
     passes.apply(make_context(), module)
     return module

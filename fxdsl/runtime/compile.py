@@ -9,18 +9,20 @@
   compiles its kernels once through the disk cache and runs its launch plan.
 
 The returned callable checks its inputs against the entry function's types
-(a clear ValueError naming the argument) before running.
+(a clear ValueError naming the argument) before running. It takes inputs
+positionally; keywords work where the entry function's arguments have names
+(`%x` in IR text), else they are a TypeError saying so.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp
 
 from fxdsl.api import apply
-from fxdsl.interpreters.run import run_reference
+from fxdsl.interpreters.run import entry_function, run_reference
 from fxdsl.lowering.pipeline import GRAPH_PIPELINE
 from fxdsl.runtime.counters import timed
 
@@ -62,10 +64,31 @@ def compile_module(
     """Compile a clone of `module` for `backend` with `pipeline` (default:
     DEFAULT_PIPELINE); the input is not modified. `cuda_graph=True` (CUDA
     only) replays the kernels as CUDA graphs (`fxdsl.runtime.cuda_graph`)."""
+    if not isinstance(module, ModuleOp):
+        raise TypeError(
+            "fxdsl.compile: expected a ModuleOp (from fxdsl.parse or fxdsl.trace), "
+            f"got {type(module).__name__}"
+        )
+    if pipeline is not None and not isinstance(pipeline, str):
+        raise TypeError(
+            "fxdsl.compile: pipeline must be a pass pipeline string such as "
+            f"'graph-decompose,graph-fuse' or None, got {type(pipeline).__name__}"
+        )
     if options:
         raise TypeError(f"unknown compile options: {', '.join(sorted(options))}")
     if cuda_graph and backend != "cuda":
         raise ValueError(f"cuda_graph=True needs backend='cuda', not '{backend}'")
+    run = _compile(module, backend, pipeline, entry, cuda_graph)
+    return KeywordInputs(run, [a.name_hint for a in entry_function(module, entry).args])
+
+
+def _compile(
+    module: ModuleOp,
+    backend: str,
+    pipeline: str | None,
+    entry: str | None,
+    cuda_graph: bool,
+) -> Callable[..., tuple[Any, ...]]:
     if backend == "cuda":
         reason = cuda_unavailable_reason()
         if reason is not None:
@@ -92,3 +115,44 @@ def compile_module(
         return run_reference(compiled, *inputs, entry=entry)
 
     return run
+
+
+class KeywordInputs:
+    """A compiled callable that also takes inputs by the entry function's
+    argument names; attributes (`plan`, `entries`, ...) are the wrapped one's."""
+
+    def __init__(
+        self, run: Callable[..., tuple[Any, ...]], names: Sequence[str | None]
+    ):
+        self.run = run
+        self.names = tuple(names)
+
+    def __call__(self, *inputs: Any, **named: Any) -> tuple[Any, ...]:
+        if not named:
+            return self.run(*inputs)
+        return self.run(*_bind(inputs, named, self.names))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.run, name)
+
+
+def _bind(
+    inputs: Sequence[Any], named: dict[str, Any], names: Sequence[str | None]
+) -> list[Any]:
+    if None in names:
+        raise TypeError(
+            "the compiled function takes its inputs positionally (its arguments "
+            f"have no names); got keyword arguments: {', '.join(named)}"
+        )
+    bound = list(inputs)
+    for name in names[len(inputs) :]:
+        if name not in named:
+            raise TypeError(f"the compiled function is missing input '{name}'")
+        bound.append(named.pop(name))
+    if named:
+        taken = ", ".join(str(n) for n in names)
+        raise TypeError(
+            f"the compiled function got unexpected or repeated inputs "
+            f"{', '.join(named)} (it takes {taken})"
+        )
+    return bound

@@ -44,6 +44,38 @@ def test_unknown_backend_and_option_are_errors() -> None:
         fxdsl.compile(fxdsl.parse(IR), backend="cpu", turbo=True)
 
 
+def test_keyword_inputs_bind_by_argument_name() -> None:
+    module = fxdsl.parse(IR)
+    x, b = random_inputs(module, seed=1)
+    compiled = fxdsl.compile(module, backend="cpu")
+    (want,) = compiled(x, b)
+    for got in (compiled(b=b, x=x)[0], compiled(x, b=b)[0]):
+        np.testing.assert_array_equal(got, want)
+    with pytest.raises(TypeError, match="missing input 'b'"):
+        compiled(x=x)
+    with pytest.raises(
+        TypeError, match=r"unexpected or repeated inputs y \(it takes x, b\)"
+    ):
+        compiled(x, b, y=b)
+    # a traced function's arguments have no names: keywords are a clear error
+    traced = fxdsl.trace(lambda t: fxdsl.ops.neg(t), fxdsl.TensorSpec((4,)))
+    with pytest.raises(TypeError, match="takes its inputs positionally.*: t"):
+        fxdsl.compile(traced, backend="cpu")(t=np.zeros(4, np.float32))
+
+
+def test_bad_module_and_pipeline_are_type_errors() -> None:
+    with pytest.raises(TypeError, match="expected a ModuleOp .* got NoneType"):
+        fxdsl.compile(None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="pipeline must be a pass pipeline string"):
+        fxdsl.compile(fxdsl.parse(IR), backend="cpu", pipeline=123)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="pipeline must be a pass pipeline string"):
+        fxdsl.apply(fxdsl.parse(IR), 123)  # type: ignore[arg-type]
+
+
+def test_backend_unavailable_is_exported() -> None:
+    assert fxdsl.BackendUnavailable is BackendUnavailable
+
+
 @pytest.mark.skipif(cuda_unavailable_reason() is None, reason="a GPU is present")
 def test_cuda_backend_without_gpu_says_what_is_missing() -> None:
     with pytest.raises(BackendUnavailable, match="backend='cuda' is unavailable: "):
