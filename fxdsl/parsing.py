@@ -14,7 +14,7 @@ from bisect import bisect_right
 from xdsl.context import Context
 from xdsl.dialects import get_all_dialects
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
-from xdsl.ir import Operation
+from xdsl.ir import Block, Operation
 from xdsl.parser import Parser
 from xdsl.utils.mlir_lexer import MLIRLexer
 
@@ -61,6 +61,10 @@ class LocatingParser(Parser):
             # (`dense<9223372036854775808> : tensor<1xi32>`) raises ValueError
             # rather than ParseError. Report it at the op, as a parse error.
             self.raise_error(str(error).strip().splitlines()[0], start)
+        except RecursionError:
+            # xDSL parses nesting (`[[...]]`, `tensor<tensor<...>>`) by
+            # recursion; report the token where Python's stack ran out.
+            self.raise_error(_TOO_DEEP)
         if _is_unknown(op):
             line = bisect_right(self._line_starts, start)
             column = start - self._line_starts[line - 1] + 1
@@ -70,6 +74,20 @@ class LocatingParser(Parser):
                 IntAttr(column),
             )
         return op
+
+    def _parse_block(self) -> Block:
+        # xDSL 0.74 forgets where a forward-referenced block was defined, so
+        # a second definition of its label raised KeyError instead of
+        # "re-declaration of block"; record the definition here.
+        label = self._current_token
+        block = super()._parse_block()
+        name = label.text[1:]
+        if self.blocks.get(name, (None, None))[1] is None:
+            self.blocks[name] = (block, label.span)
+        return block
+
+
+_TOO_DEEP = "input nested too deeply to parse"
 
 
 def _is_unknown(op: Operation) -> bool:
