@@ -304,6 +304,17 @@ def _with_operand_types(message: str, operands: Sequence[SSAValue]) -> str:
     return f"{message} (operands: {', '.join(types)})"
 
 
+class BoolOperands:
+    """Mixin for ops on booleans (logical ops, any/all): every operand is i1."""
+
+    def verify_operands(self) -> None:
+        super().verify_operands()  # type: ignore[misc]
+        assert isinstance(self, Operation)
+        for operand in self.operands:
+            if dtype_of(operand) != i1:
+                raise ShapeError(f"expects i1 tensors, got {operand.type}")
+
+
 # --------------------------------------------------------------------------- #
 # Base class: shared syntax and verification
 # --------------------------------------------------------------------------- #
@@ -632,6 +643,17 @@ class CastOp(UnaryOp):
         return [tensor(shape_of(self.input), dtype)]
 
 
+@irdl_op_definition
+class LogicalNotOp(BoolOperands, UnaryOp):
+    """`y = !x` on i1.
+
+    %y = graph.logical_not %x : tensor<8xi1>
+    """
+
+    name = "graph.logical_not"
+    FLOAT_ONLY: ClassVar[bool] = False
+
+
 class BinaryOp(GraphOp):
     """Elementwise binary op with numpy broadcasting; operands share a dtype."""
 
@@ -726,6 +748,23 @@ class GtOp(CompareOp):
 @irdl_op_definition
 class GeOp(CompareOp):
     name = "graph.ge"
+
+
+@irdl_op_definition
+class LogicalAndOp(BoolOperands, BinaryOp):
+    """`lhs && rhs` on i1, broadcasting.
+
+    %r = graph.logical_and %a, %b : (tensor<4x1xi1>, tensor<8xi1>) -> tensor<4x8xi1>
+    """
+
+    name = "graph.logical_and"
+
+
+@irdl_op_definition
+class LogicalOrOp(BoolOperands, BinaryOp):
+    """`lhs || rhs` on i1, broadcasting."""
+
+    name = "graph.logical_or"
 
 
 @irdl_op_definition
@@ -827,6 +866,24 @@ class MaxOp(ReductionOp):
 @irdl_op_definition
 class MinOp(ReductionOp):
     name = "graph.min"
+
+
+@irdl_op_definition
+class AnyOp(BoolOperands, ReductionOp):
+    """True where some element over `dims` is true (i1 in, i1 out); false
+    over no elements, as torch.any.
+
+        %r = graph.any %m dims [1] : (tensor<4x8xi1>) -> tensor<4xi1>
+    """
+
+    name = "graph.any"
+
+
+@irdl_op_definition
+class AllOp(BoolOperands, ReductionOp):
+    """True where every element over `dims` is true (i1); true over none."""
+
+    name = "graph.all"
 
 
 @irdl_op_definition
@@ -1467,10 +1524,11 @@ class FusionGroupOp(IRDLOperation):
 
 GRAPH_OPS: tuple[type[IRDLOperation], ...] = (
     NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, TanhOp, SigmoidOp, ReluOp, GeluOp,
-    SiluOp, ErfOp, SinOp, CosOp, ReciprocalOp, CastOp,
+    SiluOp, ErfOp, SinOp, CosOp, ReciprocalOp, CastOp, LogicalNotOp,
     AddOp, SubOp, MulOp, DivOp, PowOp, MaximumOp, MinimumOp,
-    EqOp, NeOp, LtOp, LeOp, GtOp, GeOp, SelectOp,
-    SumOp, MeanOp, MaxOp, MinOp, VarOp, SoftmaxOp, LogSoftmaxOp, LayerNormOp,
+    EqOp, NeOp, LtOp, LeOp, GtOp, GeOp, LogicalAndOp, LogicalOrOp, SelectOp,
+    SumOp, MeanOp, MaxOp, MinOp, AnyOp, AllOp, VarOp, SoftmaxOp, LogSoftmaxOp,
+    LayerNormOp,
     MatmulOp, LinearOp, AttentionOp,
     ReshapeOp, TransposeOp, BroadcastToOp, SliceOp, ConcatOp, SplitOp, GatherOp,
     EmbeddingOp,

@@ -203,6 +203,11 @@ def reciprocal(x: Tensor) -> Tensor:
     return _unary(graph.ReciprocalOp, x)
 
 
+def logical_not(x: Tensor) -> Tensor:
+    """`!x` on an i1 tensor."""
+    return _unary(graph.LogicalNotOp, x)
+
+
 def gelu(x: Tensor, approximate: str = "none") -> Tensor:
     """GELU, erf form (`"none"`) or tanh form (`"tanh"`)."""
     name = graph.GeluOp.name
@@ -276,6 +281,16 @@ def ge(lhs: Any, rhs: Any) -> Tensor:
     return _binary(graph.GeOp, lhs, rhs)
 
 
+def logical_and(lhs: Any, rhs: Any) -> Tensor:
+    """`lhs && rhs` on i1 tensors (numpy broadcasting)."""
+    return _binary(graph.LogicalAndOp, lhs, rhs)
+
+
+def logical_or(lhs: Any, rhs: Any) -> Tensor:
+    """`lhs || rhs` on i1 tensors (numpy broadcasting)."""
+    return _binary(graph.LogicalOrOp, lhs, rhs)
+
+
 def where(cond: Tensor, lhs: Any, rhs: Any) -> Tensor:
     """`cond ? lhs : rhs` elementwise; `cond` is i1, one of lhs/rhs may be a
     scalar (it takes the other's element type)."""
@@ -310,6 +325,16 @@ def max(x: Tensor, dims: Dims = None, keepdim: bool = False) -> Tensor:
 
 def min(x: Tensor, dims: Dims = None, keepdim: bool = False) -> Tensor:
     return _reduce(graph.MinOp, x, dims, keepdim)
+
+
+def any(x: Tensor, dims: Dims = None, keepdim: bool = False) -> Tensor:
+    """True where some element of the i1 tensor `x` over `dims` is true."""
+    return _reduce(graph.AnyOp, x, dims, keepdim)
+
+
+def all(x: Tensor, dims: Dims = None, keepdim: bool = False) -> Tensor:
+    """True where every element of the i1 tensor `x` over `dims` is true."""
+    return _reduce(graph.AllOp, x, dims, keepdim)
 
 
 def var(
@@ -388,7 +413,7 @@ def reshape(x: Tensor, shape: Sequence[int]) -> Tensor:
     name = graph.ReshapeOp.name
     x = _tensor(name, x)
     target = [int(d) for d in shape]
-    if target.count(-1) > 1 or any(d < -1 for d in target):
+    if target.count(-1) > 1 or builtins.any(d < -1 for d in target):
         raise ValueError(f"{name}: bad target shape {tuple(target)}")
     if -1 in target:
         known = math.prod(d for d in target if d != -1)
@@ -447,7 +472,7 @@ def slice(
             f"{name}: start/limit/step need {x.ndim} entries each, got "
             f"{len(start)}/{len(limit)}/{len(steps)}"
         )
-    if any(s < 1 for s in steps):
+    if builtins.any(s < 1 for s in steps):
         raise ValueError(f"{name}: steps must be >= 1, got {steps}")
     bounds = [
         builtins.slice(int(lo), int(hi), st).indices(size)
@@ -544,6 +569,8 @@ __all__ = [
     "Tensor",
     "abs",
     "add",
+    "all",
+    "any",
     "broadcast_to",
     "cast",
     "concat",
@@ -564,6 +591,9 @@ __all__ = [
     "linear",
     "log",
     "log_softmax",
+    "logical_and",
+    "logical_not",
+    "logical_or",
     "lt",
     "matmul",
     "max",

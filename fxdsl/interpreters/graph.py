@@ -130,6 +130,7 @@ UNARY: dict[type[Operation], Callable[[Array], Array]] = {
     graph.CosOp: np.cos,
     graph.ReciprocalOp: np.reciprocal,
     graph.CastOp: lambda x: x,  # `_finish` converts to the result type
+    graph.LogicalNotOp: np.logical_not,
 }
 
 BINARY: dict[type[Operation], Callable[[Array, Array], Array]] = {
@@ -147,6 +148,8 @@ BINARY: dict[type[Operation], Callable[[Array, Array], Array]] = {
     graph.LeOp: np.less_equal,
     graph.GtOp: np.greater,
     graph.GeOp: np.greater_equal,
+    graph.LogicalAndOp: np.logical_and,
+    graph.LogicalOrOp: np.logical_or,
 }
 
 
@@ -155,6 +158,8 @@ REDUCTIONS: dict[type[Operation], Callable[..., Array]] = {
     graph.MeanOp: np.mean,
     graph.MaxOp: np.max,
     graph.MinOp: np.min,
+    graph.AnyOp: np.any,
+    graph.AllOp: np.all,
 }
 
 

@@ -191,6 +191,26 @@ def _select(e: Emitter, args: list[SSAValue], _op: Operation) -> SSAValue:
     return e.emit(arith.SelectOp(*args))
 
 
+def _logical(
+    combine: Callable[[Emitter, SSAValue, SSAValue], SSAValue],
+) -> Callable[[Emitter, list[SSAValue], Operation], SSAValue]:
+    return lambda e, args, _op: combine(e, args[0], args[1])
+
+
+# i1 logic as selects and compares: ops every backend (CUDA printer, IR
+# emulator) already has for booleans.
+def _and(e: Emitter, a: SSAValue, b: SSAValue) -> SSAValue:
+    return e.emit(arith.SelectOp(a, b, e.const(0, i1)))
+
+
+def _or(e: Emitter, a: SSAValue, b: SSAValue) -> SSAValue:
+    return e.emit(arith.SelectOp(a, e.const(1, i1), b))
+
+
+def _not(e: Emitter, args: list[SSAValue], _op: Operation) -> SSAValue:
+    return e.emit(arith.CmpiOp(args[0], e.const(0, i1), "eq"))
+
+
 ScalarRule = Callable[[Emitter, list[SSAValue], Operation], SSAValue]
 
 SCALAR_OPS: dict[type[Operation], ScalarRule] = {
@@ -226,5 +246,8 @@ SCALAR_OPS: dict[type[Operation], ScalarRule] = {
     graph.GtOp: _compare("ogt", "sgt"),
     graph.GeOp: _compare("oge", "sge"),
     graph.SelectOp: _select,
+    graph.LogicalAndOp: _logical(_and),
+    graph.LogicalOrOp: _logical(_or),
+    graph.LogicalNotOp: _not,
 }
 """Elementwise graph op -> its scalar expansion."""

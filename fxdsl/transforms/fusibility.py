@@ -78,7 +78,8 @@ _ELEMENTWISE_OPS: tuple[type[Operation], ...] = (
     graph.ErfOp, graph.SinOp, graph.CosOp, graph.ReciprocalOp, graph.CastOp,
     graph.AddOp, graph.SubOp, graph.MulOp, graph.DivOp, graph.PowOp,
     graph.MaximumOp, graph.MinimumOp, graph.EqOp, graph.NeOp, graph.LtOp,
-    graph.LeOp, graph.GtOp, graph.GeOp, graph.SelectOp,
+    graph.LeOp, graph.GtOp, graph.GeOp, graph.SelectOp, graph.LogicalAndOp,
+    graph.LogicalOrOp, graph.LogicalNotOp,
 )  # fmt: skip
 _VIEW_OPS = (graph.ReshapeOp, graph.TransposeOp, graph.SliceOp, graph.BroadcastToOp)
 _REDUCTION_OPS = (

@@ -8,6 +8,9 @@ one pattern each):
   residual epilogues after a linear layer fuse into one group. The transpose
   is a view (no copy); without a bias only the matmul and transpose remain.
 
+* `any` / `all` over i1 -> `max` / `min` over i1 (the same values; the
+  kernels already reduce booleans with max and min).
+
 Not decomposed, on purpose: `layer_norm`, `softmax`, `log_softmax`, `var`
 and `gelu` are fusible as they are (a layer_norm or softmax is a row-reduction
 group with its prologue and epilogue; gelu is elementwise), and a row kernel
@@ -49,7 +52,30 @@ class DecomposeLinear(RewritePattern):
         rewriter.replace(op, with_provenance(new_ops, op), [new_ops[-1].results[0]])
 
 
-DECOMPOSITIONS: tuple[RewritePattern, ...] = (DecomposeLinear(),)
+BOOLEAN_REDUCTIONS: dict[type[graph.ReductionOp], type[graph.ReductionOp]] = {
+    graph.AnyOp: graph.MaxOp,
+    graph.AllOp: graph.MinOp,
+}
+"""i1 reduction -> the reduction that computes it."""
+
+
+class DecomposeBooleanReduction(RewritePattern):
+    """any -> max, all -> min (module docstring)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(
+        self, op: graph.AnyOp | graph.AllOp, rewriter: PatternRewriter
+    ) -> None:
+        reduction = BOOLEAN_REDUCTIONS[type(op)].create_inferred(
+            [op.input], dict(op.properties)
+        )
+        rewriter.replace(op, with_provenance([reduction], op), [reduction.result])
+
+
+DECOMPOSITIONS: tuple[RewritePattern, ...] = (
+    DecomposeLinear(),
+    DecomposeBooleanReduction(),
+)
 """Every decomposition `graph-decompose` applies."""
 
 

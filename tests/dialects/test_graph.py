@@ -67,6 +67,13 @@ BUILDERS: list[tuple[str, Callable[[], Operation], list[str]]] = [
         (cls.name, (lambda cls=cls: cls(x8(), x41())), ["tensor<4x8xi1>"])
         for cls in (g.EqOp, g.NeOp, g.LtOp, g.LeOp, g.GtOp, g.GeOp)
     ],
+    *[
+        (cls.name, (lambda cls=cls: cls(value([4, 1], g.i1), value([8], g.i1))), ["tensor<4x8xi1>"])
+        for cls in (g.LogicalAndOp, g.LogicalOrOp)
+    ],
+    ("graph.logical_not", lambda: g.LogicalNotOp(value([3], g.i1)), ["tensor<3xi1>"]),
+    ("graph.any", lambda: g.AnyOp(value([4, 8], g.i1), [1]), ["tensor<4xi1>"]),
+    ("graph.all", lambda: g.AllOp(value([4, 8], g.i1), [], True), ["tensor<1x1xi1>"]),
     (
         "graph.select",
         lambda: g.SelectOp(value([4, 1], g.i1), x8(), value([1], g.f32)),

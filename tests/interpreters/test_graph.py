@@ -39,6 +39,10 @@ def ints(*shape: int, low: int = -9, high: int = 10, dtype: Any = np.int32) -> A
     return rng.integers(low, high, shape).astype(dtype)
 
 
+def bools(*shape: int) -> Array:
+    return rng.integers(0, 2, shape).astype(bool)
+
+
 def f64(x: Array) -> Array:
     return np.asarray(x, dtype=np.float64)
 
@@ -560,6 +564,47 @@ CASES: list[Case] = [
         ["tensor<2x3x4xf32>"],
         [ints(2, 3, low=0, high=6, dtype=np.int64), f32(6, 4)],
         lambda i, w: [[w[i[r, c]] for c in range(3)] for r in range(2)],
+        exact=True,
+    ),
+    binary(
+        "logical_and",
+        np.logical_and,
+        bools(4, 1),
+        bools(8),
+        "tensor<4x1xi1>",
+        "tensor<8xi1>",
+        TB,
+        exact=True,
+    ),
+    binary(
+        "logical_or", np.logical_or, bools(4, 8), bools(8), TB, "tensor<8xi1>", TB, True
+    ),
+    unary("logical_not", lambda x: ~x, bools(3, 5), "tensor<3x5xi1>", exact=True),
+    Case(
+        "any",
+        "graph.any %a0 dims [1] : (tensor<3x4xi1>) -> tensor<3xi1>",
+        ["tensor<3x4xi1>"],
+        ["tensor<3xi1>"],
+        [np.array([[0, 0, 0, 0], [0, 1, 0, 0], [1, 1, 1, 1]], bool)],
+        lambda x: [False, True, True],
+        exact=True,
+    ),
+    Case(
+        "all",
+        "graph.all %a0 dims [1] keepdim : (tensor<3x4xi1>) -> tensor<3x1xi1>",
+        ["tensor<3x4xi1>"],
+        ["tensor<3x1xi1>"],
+        [np.array([[0, 0, 0, 0], [0, 1, 0, 0], [1, 1, 1, 1]], bool)],
+        lambda x: [[False], [False], [True]],
+        exact=True,
+    ),
+    Case(
+        "any-empty",
+        "graph.any %a0 dims [1] : (tensor<2x0xi1>) -> tensor<2xi1>",
+        ["tensor<2x0xi1>"],
+        ["tensor<2xi1>"],
+        [np.zeros((2, 0), bool)],
+        lambda x: [False, False],
         exact=True,
     ),
     Case(

@@ -62,6 +62,15 @@ def binary_cases() -> dict[str, str]:
         "select_f16", f"%c: {c}, %a: {t}, %b: tensor<8xf16>", t,
         f"%y = graph.select %c, %a, %b : ({c}, {t}, tensor<8xf16>) -> {t}", f"%y : {t}",
     )  # fmt: skip
+    a, b, r = "tensor<4x1x8xi1>", "tensor<5x8xi1>", "tensor<4x5x8xi1>"
+    for op in ["logical_and", "logical_or"]:
+        cases[op] = _func(
+            op, f"%a: {a}, %b: {b}", r,
+            f"%y = graph.{op} %a, %b : ({a}, {b}) -> {r}", f"%y : {r}",
+        )  # fmt: skip
+    cases["logical_not"] = _func(
+        "logical_not", f"%a: {a}", a, f"%y = graph.logical_not %a : {a}", f"%y : {a}"
+    )
     pairs = [("f32", "f16"), ("f16", "bf16"), ("f32", "i64"), ("i64", "f32"),
              ("i1", "f32"), ("f32", "i1"), ("i64", "i32"), ("i32", "i64")]  # fmt: skip
     for src, dst in pairs:
@@ -110,6 +119,12 @@ def reduction_cases(rows: tuple[int, int] = (6, 7), inner: int = 300) -> dict[st
                 f"{op}_{dtype}", f"%x: {t}", k,
                 f"%y = graph.{op} %x dims [1] keepdim : ({t}) -> {k}", f"%y : {k}",
             )  # fmt: skip
+    t, k = f"tensor<{r0}x{inner}xi1>", f"tensor<{r0}xi1>"
+    for op in ["any", "all"]:  # graph-decompose: max / min over i1
+        cases[f"{op}_i1"] = _func(
+            f"{op}_i1", f"%x: {t}", k,
+            f"%y = graph.{op} %x dims [1] : ({t}) -> {k}", f"%y : {k}",
+        )  # fmt: skip
     t = "tensor<5x9x3xf32>"
     for op in REDUCE:  # column reductions: not the trailing dims
         k = "tensor<1x9x3xf32>"

@@ -366,3 +366,27 @@ func.func @main(%x: tensor<1xbf16>) -> tensor<1xbf16> {
     x = np.array([-0.01171875], np.float32)
     lowered = apply(parse(text), "convert-graph-to-gpu")
     assert check(parse(text), lowered, "main", inputs=[x]) == 3
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="max/min over i1 in kernel_builder (signed compare, identity -1): "
+    "fixed separately; remove this mark with that fix",
+)
+def test_boolean_reductions_on_rows_with_and_without_a_true() -> None:
+    """any/all (decomposed to max/min over i1) on rows that are all false,
+    all true, or have one odd element (random masks are almost never
+    that)."""
+    programs = {
+        k: v for k, v in cases.reduction_cases((4, 1), 300).items() if "_i1" in k
+    }
+    text = cases.module(programs)
+    reference, lowered = parse(text), apply(parse(text), "convert-graph-to-gpu")
+    rows = np.zeros((4, 300), bool)
+    rows[1, 299] = True
+    rows[2] = True
+    rows[3] = True
+    rows[3, 0] = False
+    for name in programs:
+        check(reference, lowered, name, inputs=[rows])
+        check(reference, lowered, name, inputs=[~rows])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 from hypothesis import HealthCheck, given, settings
 from xdsl.dialects.builtin import ModuleOp
 
@@ -59,3 +60,31 @@ def test_random_decompose_numerics(module: ModuleOp) -> None:
     after.verify()
     assert count(after, graph.LinearOp) == 0
     assert_same_numerics(module, after, seeds=(0,))
+
+
+BOOLEAN_REDUCTIONS = """
+func.func @f(%m: tensor<3x40xi1>) -> (tensor<3xi1>, tensor<1x1xi1>) {
+  %0 = graph.any %m dims [1] {scope = #graph.scope<("mask", 0, "Mask")>}
+         : (tensor<3x40xi1>) -> tensor<3xi1>
+  %1 = graph.all %m dims [] keepdim : (tensor<3x40xi1>) -> tensor<1x1xi1>
+  func.return %0, %1 : tensor<3xi1>, tensor<1x1xi1>
+}
+"""
+
+
+def test_any_all_become_max_min() -> None:
+    before = fxdsl.parse(BOOLEAN_REDUCTIONS)
+    after = fxdsl.apply(clone_module(before), "graph-decompose")
+    assert count(after, graph.AnyOp) == count(after, graph.AllOp) == 0
+    assert count(after, graph.MaxOp) == count(after, graph.MinOp) == 1
+    (scoped,) = [op for op in after.walk() if "scope" in op.attributes]
+    assert isinstance(scoped, graph.MaxOp)
+    rows = np.zeros((3, 40), bool)
+    rows[1, 7] = True
+    rows[2, :] = True
+    for mask in (rows, ~rows, np.ones((3, 40), bool)):
+        want = fxdsl.run(before, mask)
+        got = fxdsl.run(after, mask)
+        for w, g in zip(want, got, strict=True):
+            np.testing.assert_array_equal(w, g, strict=True)
+    assert_same_numerics(before, after)

@@ -144,3 +144,18 @@ func.func @select() {
   %0 = graph.select %c, %a, %b : (tensor<4x1xi1>, tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
   func.return
 }
+
+// CHECK-LABEL: func.func @logical
+func.func @logical() {
+  %a = "test.op"() : () -> (tensor<4x1xi1>)
+  %b = "test.op"() : () -> (tensor<8xi1>)
+  // CHECK:      %[[A:.*]] = "test.op"() : () -> tensor<4x1xi1>
+  // CHECK-NEXT: %[[B:.*]] = "test.op"() : () -> tensor<8xi1>
+  // CHECK-NEXT: %[[AND:.*]] = graph.logical_and %[[A]], %[[B]] : (tensor<4x1xi1>, tensor<8xi1>) -> tensor<4x8xi1>
+  // CHECK-NEXT: %{{.*}} = graph.logical_or %[[AND]], %[[B]] : (tensor<4x8xi1>, tensor<8xi1>) -> tensor<4x8xi1>
+  // CHECK-NEXT: %{{.*}} = graph.logical_not %[[B]] : tensor<8xi1>
+  %0 = graph.logical_and %a, %b : (tensor<4x1xi1>, tensor<8xi1>) -> tensor<4x8xi1>
+  %1 = graph.logical_or %0, %b : (tensor<4x8xi1>, tensor<8xi1>) -> tensor<4x8xi1>
+  %2 = graph.logical_not %b : tensor<8xi1>
+  func.return
+}

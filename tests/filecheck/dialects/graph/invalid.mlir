@@ -726,3 +726,39 @@ func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
   %i = "test.op"() : () -> i32
   graph.yield %i : i32
 }
+
+// -----
+
+// graph.logical_and: i1 operands only.
+%a = "test.op"() : () -> (tensor<4xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.logical_and: expects i1 tensors, got tensor<4xf32>
+%r = graph.logical_and %a, %a : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+
+// -----
+
+// graph.logical_or: i1 operands only, and they broadcast.
+%a = "test.op"() : () -> (tensor<4xi1>)
+%b = "test.op"() : () -> (tensor<3xi1>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.logical_or: shapes (4,), (3,) do not broadcast (operands: tensor<4xi1>, tensor<3xi1>)
+%r = graph.logical_or %a, %b : (tensor<4xi1>, tensor<3xi1>) -> tensor<4xi1>
+
+// -----
+
+// graph.logical_not: i1 only (torch's bitwise_not on integers is another op).
+%a = "test.op"() : () -> (tensor<4xi32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.logical_not: expects i1 tensors, got tensor<4xi32>
+%r = graph.logical_not %a : tensor<4xi32>
+
+// -----
+
+// graph.any: i1 input only.
+%a = "test.op"() : () -> (tensor<4x8xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.any: expects i1 tensors, got tensor<4x8xf32>
+%r = graph.any %a dims [1] : (tensor<4x8xf32>) -> tensor<4xf32>
+
+// -----
+
+// graph.all: the result keeps the i1 type and the reduced shape.
+%a = "test.op"() : () -> (tensor<4x8xi1>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.all: result type tensor<4x8xi1> does not match inferred type tensor<4xi1> (operands: tensor<4x8xi1>)
+%r = graph.all %a dims [1] : (tensor<4x8xi1>) -> tensor<4x8xi1>

@@ -60,3 +60,14 @@ func.func @layer_norm() {
   %1 = graph.layer_norm %x, %w2, %w2 eps 0.001 : (tensor<2x4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<2x4x8xf32>
   func.return
 }
+
+// CHECK-LABEL: func.func @boolean_reductions
+func.func @boolean_reductions() {
+  %m = "test.op"() : () -> (tensor<2x4x8xi1>)
+  // CHECK:      %[[M:.*]] = "test.op"() : () -> tensor<2x4x8xi1>
+  // CHECK-NEXT: %{{.*}} = graph.any %[[M]] dims [2] : (tensor<2x4x8xi1>) -> tensor<2x4xi1>
+  // CHECK-NEXT: %{{.*}} = graph.all %[[M]] dims [] keepdim : (tensor<2x4x8xi1>) -> tensor<1x1x1xi1>
+  %0 = graph.any %m dims [2] : (tensor<2x4x8xi1>) -> tensor<2x4xi1>
+  %1 = graph.all %m dims [] keepdim : (tensor<2x4x8xi1>) -> tensor<1x1x1xi1>
+  func.return
+}
