@@ -500,6 +500,21 @@ class scope:
         self._entered.pop().frames.pop()
 
 
+@contextmanager
+def at_frames(frames: Sequence[ScopeFrame]) -> Generator[None, None, None]:
+    """Ops built inside carry exactly the scope `frames` (outermost first),
+    whatever scopes are open: for importers that read each op's module stack
+    from their input (torch.export's `nn_module_stack`) instead of nesting
+    `scope`s. Call indices are taken as given."""
+    state = _active_state("fxdsl.at_frames")
+    saved = state.frames
+    state.frames = list(frames)
+    try:
+        yield
+    finally:
+        state.frames = saved
+
+
 ResultT = TypeVar("ResultT")
 
 

@@ -1,0 +1,661 @@
+"""The ATen → graph op table of the torch.export importer.
+
+One handler per family of ATen overloads, registered under the overloads'
+names (`"aten.add.Tensor"`). A handler gets an `AtenCall` (the fx node, its
+arguments with fx nodes replaced by traced `Tensor`s, and torch's inferred
+result) and builds graph ops through `fxdsl.ops`, so shapes are checked by
+the dialect's own rules. Torch's type promotion and scalar arguments become
+explicit here: operands are cast to the dtype torch computed for the node,
+scalars take the tensor's element type, and the importer casts a result whose
+dtype still differs from torch's. Inference no-ops (dropout in eval, clone,
+alias, same-dtype casts, metadata asserts) return their input.
+
+Nothing here imports torch at module level: the table is plain data, and
+torch values are only inspected through duck typing (`.shape`, `.dtype`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from fxdsl.dialects import graph
+from fxdsl.frontends import ops
+from fxdsl.frontends.tracer import Tensor, wrap
+
+TORCH_DTYPES = {
+    "torch.float32": "f32",
+    "torch.float16": "f16",
+    "torch.bfloat16": "bf16",
+    "torch.int64": "i64",
+    "torch.int32": "i32",
+    "torch.bool": "i1",
+}
+"""torch dtype (as `str(dtype)`) → graph element type name."""
+
+
+class UnsupportedNode(Exception):
+    """A node the table cannot express (a missing mapping, an argument
+    combination without a graph form); the importer adds the node and its
+    source line."""
+
+
+def graph_dtype(torch_dtype: object) -> str:
+    """The graph dtype name of a torch dtype, or UnsupportedNode."""
+    name = str(torch_dtype)
+    if name not in TORCH_DTYPES:
+        supported = ", ".join(TORCH_DTYPES)
+        raise UnsupportedNode(f"dtype {name} is not supported (only {supported})")
+    return TORCH_DTYPES[name]
+
+
+@dataclass
+class AtenCall:
+    """One call_function node, ready for its handler."""
+
+    target: str
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+    result: Any
+    """torch's inferred result (a FakeTensor, or a tuple of them)."""
+    arg_results: tuple[Any, ...]
+    """torch's inferred value of each positional argument (None for
+    non-node arguments)."""
+
+    def arg(self, index: int, name: str, default: Any = None) -> Any:
+        """Positional argument `index`, else keyword `name`, else default."""
+        if index < len(self.args):
+            return self.args[index]
+        return self.kwargs.get(name, default)
+
+    @property
+    def shape(self) -> list[int]:
+        return [int(d) for d in self.result.shape]
+
+    @property
+    def dtype(self) -> str:
+        return graph_dtype(self.result.dtype)
+
+
+Handler = Callable[[AtenCall], Any]
+ATEN: dict[str, Handler] = {}
+"""`"aten.add.Tensor"` → handler."""
+
+
+def aten(*names: str) -> Callable[[Handler], Handler]:
+    def register(handler: Handler) -> Handler:
+        for name in names:
+            ATEN[f"aten.{name}"] = handler
+        return handler
+
+    return register
+
+
+def cast_to(x: Any, dtype: str) -> Any:
+    """A tensor cast to `dtype` (scalars pass through unchanged)."""
+    if isinstance(x, Tensor) and x.dtype != dtype:
+        return ops.cast(x, dtype)
+    return x
+
+
+def _dim(x: Tensor, dim: int) -> int:
+    return ops.normalize_dim("import", int(dim), x.ndim)
+
+
+def _dims(x: Tensor, dims: Any) -> list[int] | None:
+    """Reduction dims; None or [] means all dims (torch's convention)."""
+    if dims is None:
+        return None
+    listed = [dims] if isinstance(dims, int) else list(dims)
+    return [_dim(x, d) for d in listed] or None
+
+
+# --------------------------------------------------------------------------- #
+# Elementwise
+# --------------------------------------------------------------------------- #
+
+_UNARY: dict[str, Callable[[Tensor], Tensor]] = {
+    "neg": ops.neg,
+    "abs": ops.abs,
+    "exp": ops.exp,
+    "log": ops.log,
+    "sqrt": ops.sqrt,
+    "rsqrt": ops.rsqrt,
+    "tanh": ops.tanh,
+    "sigmoid": ops.sigmoid,
+    "relu": ops.relu,
+    "silu": ops.silu,
+    "erf": ops.erf,
+    "sin": ops.sin,
+    "cos": ops.cos,
+    "reciprocal": ops.reciprocal,
+}
+
+
+def _unary(fn: Callable[[Tensor], Tensor]) -> Handler:
+    return lambda call: fn(cast_to(call.args[0], call.dtype))
+
+
+for _name, _fn in _UNARY.items():
+    aten(f"{_name}.default", f"{_name}_.default")(_unary(_fn))
+
+
+@aten("gelu.default", "gelu_.default")
+def _gelu(call: AtenCall) -> Tensor:
+    return ops.gelu(call.args[0], call.arg(1, "approximate", "none"))
+
+
+@aten("hardswish.default", "hardswish_.default")
+def _hardswish(call: AtenCall) -> Tensor:
+    return ops.hardswish(call.args[0])
+
+
+@aten("hardsigmoid.default", "hardsigmoid_.default")
+def _hardsigmoid(call: AtenCall) -> Tensor:
+    return ops.hardsigmoid(call.args[0])
+
+
+@aten("clamp.default", "clamp_.default", "clip.default")
+def _clamp(call: AtenCall) -> Tensor:
+    low, high = call.arg(1, "min"), call.arg(2, "max")
+    return ops.clamp(cast_to(call.args[0], call.dtype), low, high)
+
+
+@aten("hardtanh.default", "hardtanh_.default")
+def _hardtanh(call: AtenCall) -> Tensor:
+    low, high = call.arg(1, "min_val", -1.0), call.arg(2, "max_val", 1.0)
+    return ops.clamp(call.args[0], low, high)
+
+
+def _arith(fn: Callable[[Any, Any], Tensor], reverse: bool = False) -> Handler:
+    def handler(call: AtenCall) -> Tensor:
+        lhs, rhs = (cast_to(a, call.dtype) for a in call.args[:2])
+        alpha = call.kwargs.get("alpha", call.args[2] if len(call.args) > 2 else 1)
+        if alpha != 1:
+            rhs = ops.mul(rhs, alpha)
+        return fn(rhs, lhs) if reverse else fn(lhs, rhs)
+
+    return handler
+
+
+for _name, _fn in {
+    "add": ops.add,
+    "sub": ops.sub,
+    "mul": ops.mul,
+    "maximum": ops.maximum,
+    "minimum": ops.minimum,
+}.items():
+    for _overload in ("Tensor", "Scalar", "default", "other"):
+        aten(f"{_name}.{_overload}", f"{_name}_.{_overload}")(_arith(_fn))
+aten("rsub.Scalar", "rsub.Tensor")(_arith(ops.sub, reverse=True))
+aten("min.other")(_arith(ops.minimum))
+aten("max.other")(_arith(ops.maximum))
+
+
+@aten("div.Tensor", "div.Scalar", "div_.Tensor", "div_.Scalar")
+def _div(call: AtenCall) -> Tensor:
+    lhs, rhs = (cast_to(a, call.dtype) for a in call.args[:2])
+    return ops.div(lhs, rhs)
+
+
+@aten("div.Tensor_mode", "div.Scalar_mode", "floor_divide.default")
+def _div_mode(call: AtenCall) -> Tensor:
+    mode = call.kwargs.get("rounding_mode", "floor")
+    if call.target.startswith("aten.floor_divide"):
+        mode = "floor"
+    lhs, rhs = (cast_to(a, call.dtype) for a in call.args[:2])
+    if mode is None:
+        return ops.div(lhs, rhs)
+    if mode == "floor" and call.dtype in ("i64", "i32"):
+        return ops.div(lhs, rhs)
+    raise UnsupportedNode(
+        f"rounding_mode={mode!r} on {call.dtype} has no graph form (only integer "
+        "floor division)"
+    )
+
+
+@aten("pow.Tensor_Scalar", "pow.Tensor_Tensor", "pow.Scalar")
+def _pow(call: AtenCall) -> Tensor:
+    base, exponent = (cast_to(a, call.dtype) for a in call.args[:2])
+    return ops.pow(base, exponent)
+
+
+def _compare(fn: Callable[[Any, Any], Tensor]) -> Handler:
+    def handler(call: AtenCall) -> Tensor:
+        lhs, rhs = call.args[:2]
+        common = _common_dtype(call)
+        return fn(cast_to(lhs, common), cast_to(rhs, common))
+
+    return handler
+
+
+def _common_dtype(call: AtenCall) -> str:
+    """The dtype torch compares two operands in (its type promotion)."""
+    import torch
+
+    values = [
+        v if v is not None else a
+        for a, v in zip(call.args[:2], call.arg_results[:2], strict=True)
+    ]
+    return graph_dtype(torch.result_type(*values))
+
+
+for _name, _fn in {
+    "eq": ops.eq,
+    "ne": ops.ne,
+    "lt": ops.lt,
+    "le": ops.le,
+    "gt": ops.gt,
+    "ge": ops.ge,
+}.items():
+    aten(f"{_name}.Tensor", f"{_name}.Scalar")(_compare(_fn))
+
+
+@aten("where.self", "where.ScalarOther", "where.ScalarSelf", "where.Scalar")
+def _where(call: AtenCall) -> Tensor:
+    cond, lhs, rhs = call.args[:3]
+    return ops.where(cond, cast_to(lhs, call.dtype), cast_to(rhs, call.dtype))
+
+
+def _logical(fn: Callable[[Tensor, Tensor], Tensor]) -> Handler:
+    def handler(call: AtenCall) -> Tensor:
+        lhs, rhs = call.args[:2]
+        if call.dtype != "i1":
+            raise UnsupportedNode(f"bitwise ops on {call.dtype} (only on bool)")
+        return fn(cast_to(lhs, "i1"), cast_to(rhs, "i1"))
+
+    return handler
+
+
+aten("logical_and.default", "bitwise_and.Tensor", "__and__.Tensor")(
+    _logical(ops.logical_and)
+)
+aten("logical_or.default", "bitwise_or.Tensor", "__or__.Tensor")(
+    _logical(ops.logical_or)
+)
+
+
+@aten("logical_not.default", "bitwise_not.default")
+def _logical_not(call: AtenCall) -> Tensor:
+    if call.target.startswith("aten.bitwise_not") and call.dtype != "i1":
+        raise UnsupportedNode(f"bitwise_not on {call.dtype} (only on bool)")
+    return ops.logical_not(cast_to(call.args[0], "i1"))
+
+
+# --------------------------------------------------------------------------- #
+# Casts and inference no-ops
+# --------------------------------------------------------------------------- #
+
+
+@aten(
+    "to.dtype",
+    "to.dtype_layout",
+    "to.device",
+    "to.other",
+    "_to_copy.default",
+    "type_as.default",
+)
+def _to(call: AtenCall) -> Tensor:
+    return cast_to(call.args[0], call.dtype)
+
+
+@aten(
+    "clone.default",
+    "alias.default",
+    "contiguous.default",
+    "detach.default",
+    "detach_.default",
+    "lift_fresh_copy.default",
+    "dropout.default",
+    "dropout_.default",
+    "feature_dropout.default",
+    "native_dropout.default",
+)
+def _identity(call: AtenCall) -> Any:
+    if call.target == "aten.native_dropout.default":
+        return (call.args[0], None)
+    train = call.arg(2, "train", False)
+    if call.target.startswith("aten.dropout") and train:
+        raise UnsupportedNode("dropout in training mode (export the model in eval)")
+    return call.args[0]
+
+
+# --------------------------------------------------------------------------- #
+# Shapes and data movement
+# --------------------------------------------------------------------------- #
+
+
+@aten(
+    "view.default",
+    "reshape.default",
+    "_unsafe_view.default",
+    "flatten.using_ints",
+    "unflatten.int",
+    "squeeze.dim",
+    "squeeze.dims",
+    "squeeze.default",
+    "unsqueeze.default",
+)
+def _reshape(call: AtenCall) -> Tensor:
+    return reshape(call.args[0], call.shape)
+
+
+def reshape(x: Tensor, shape: list[int]) -> Tensor:
+    """`x` reshaped, looking through a reshape that made `x` (so chains of
+    views import as one op, whichever level they came from)."""
+    owner = x.value.owner
+    if isinstance(owner, graph.ReshapeOp):
+        x = wrap(owner.input)
+    return x if list(x.shape) == shape else ops.reshape(x, shape)
+
+
+def permute(x: Tensor, perm: Sequence[int]) -> Tensor:
+    """`x` permuted, composed with a transpose that made `x`; the identity
+    permutation is `x` itself."""
+    order = [_dim(x, p) for p in perm]
+    owner = x.value.owner
+    if isinstance(owner, graph.TransposeOp):
+        inner = [int(p) for p in owner.perm.get_values()]
+        order = [inner[p] for p in order]
+        x = wrap(owner.input)
+    return x if order == list(range(x.ndim)) else ops.permute(x, order)
+
+
+@aten("expand.default", "expand_as.default", "broadcast_to.default")
+def _expand(call: AtenCall) -> Tensor:
+    x: Tensor = call.args[0]
+    if list(x.shape) == call.shape:
+        return x
+    return ops.broadcast_to(x, call.shape)
+
+
+@aten("permute.default")
+def _permute(call: AtenCall) -> Tensor:
+    return permute(call.args[0], list(call.args[1]))
+
+
+@aten("transpose.int")
+def _transpose(call: AtenCall) -> Tensor:
+    x: Tensor = call.args[0]
+    order = list(range(x.ndim))
+    a, b = _dim(x, call.args[1]), _dim(x, call.args[2])
+    order[a], order[b] = order[b], order[a]
+    return permute(x, order)
+
+
+@aten("t.default", "numpy_T.default")
+def _t(call: AtenCall) -> Tensor:
+    x: Tensor = call.args[0]
+    return permute(x, list(reversed(range(x.ndim))))
+
+
+@aten("slice.Tensor")
+def _slice(call: AtenCall) -> Tensor:
+    x: Tensor = call.args[0]
+    dim = _dim(x, call.arg(1, "dim", 0))
+    start, end = call.arg(2, "start"), call.arg(3, "end")
+    step = call.arg(4, "step", 1)
+    size = x.shape[dim]
+    lo = 0 if start is None else max(min(int(start), size), -size)
+    hi = size if end is None else max(min(int(end), size), -size)
+    starts, limits, steps = [0] * x.ndim, list(x.shape), [1] * x.ndim
+    starts[dim], limits[dim], steps[dim] = lo, hi, int(step)
+    return ops.slice(x, starts, limits, steps)
+
+
+@aten("select.int")
+def _select(call: AtenCall) -> Tensor:
+    x: Tensor = call.args[0]
+    dim = _dim(x, call.args[1])
+    index = int(call.args[2])
+    index = index + x.shape[dim] if index < 0 else index
+    starts, limits = [0] * x.ndim, list(x.shape)
+    starts[dim], limits[dim] = index, index + 1
+    return ops.reshape(ops.slice(x, starts, limits), call.shape)
+
+
+@aten("split.Tensor", "split_with_sizes.default", "split.sizes")
+def _split(call: AtenCall) -> tuple[Tensor, ...]:
+    x: Tensor = call.args[0]
+    return ops.split(x, call.args[1], call.arg(2, "dim", 0))
+
+
+@aten("chunk.default", "unbind.int")
+def _chunk(call: AtenCall) -> tuple[Tensor, ...]:
+    x: Tensor = call.args[0]
+    dim = _dim(x, call.arg(1 if "unbind" in call.target else 2, "dim", 0))
+    sizes = [int(r.shape[dim]) if "chunk" in call.target else 1 for r in call.result]
+    pieces = ops.split(x, sizes, dim)
+    if "unbind" in call.target:
+        return tuple(ops.reshape(p, list(r.shape)) for p, r in zip(pieces, call.result))
+    return pieces
+
+
+@aten("cat.default", "concat.default")
+def _cat(call: AtenCall) -> Tensor:
+    tensors = [cast_to(t, call.dtype) for t in call.args[0]]
+    return ops.concat(tensors, call.arg(1, "dim", 0))
+
+
+@aten("embedding.default")
+def _embedding(call: AtenCall) -> Tensor:
+    return ops.embedding(call.args[1], call.args[0])
+
+
+@aten("gather.default")
+def _gather(call: AtenCall) -> Tensor:
+    return ops.gather(call.args[0], call.args[1], call.args[2])
+
+
+@aten("index.Tensor")
+def _index(call: AtenCall) -> Tensor:
+    return ops.index(call.args[0], list(call.args[1]))
+
+
+@aten("arange.default", "arange.start", "arange.start_step")
+def _arange(call: AtenCall) -> Tensor:
+    numbers = [a for a in call.args if isinstance(a, int | float)]
+    start, end, step = (0, numbers[0], 1) if len(numbers) == 1 else (*numbers[:2], 1)
+    if len(numbers) == 3:
+        start, end, step = numbers
+    return ops.arange(start, end, step, call.dtype)
+
+
+@aten("cumsum.default")
+def _cumsum(call: AtenCall) -> Tensor:
+    return ops.cumsum(cast_to(call.args[0], call.dtype), call.args[1])
+
+
+# --------------------------------------------------------------------------- #
+# Creation: shapes are static, so these are fills of torch's result shape.
+# --------------------------------------------------------------------------- #
+
+
+def _fill(value_index: int | None, fill: float = 0.0) -> Handler:
+    def handler(call: AtenCall) -> Tensor:
+        value = fill if value_index is None else call.args[value_index]
+        return ops.full(call.shape, float(value), call.dtype)
+
+    return handler
+
+
+for _names, _handler in (
+    (("zeros.default", "zeros_like.default", "new_zeros.default"), _fill(None)),
+    (("empty.memory_format", "empty_like.default", "new_empty.default"), _fill(None)),
+    (("empty_permuted.default",), _fill(None)),
+    (("ones.default", "ones_like.default", "new_ones.default"), _fill(None, 1.0)),
+    (("full.default",), _fill(1)),
+    (("full_like.default", "new_full.default"), _fill(1)),
+    (("scalar_tensor.default",), _fill(0)),
+):
+    aten(*_names)(_handler)
+
+
+# --------------------------------------------------------------------------- #
+# Reductions and normalisations
+# --------------------------------------------------------------------------- #
+
+
+def _reduction(fn: Callable[..., Tensor], dims_index: int = 1) -> Handler:
+    def handler(call: AtenCall) -> Tensor:
+        x = cast_to(call.args[0], call.dtype)
+        dims = call.arg(dims_index, "dim")
+        keepdim = bool(call.arg(dims_index + 1, "keepdim", False))
+        return fn(x, _dims(x, dims), keepdim)
+
+    return handler
+
+
+aten("sum.dim_IntList", "sum.default")(_reduction(ops.sum))
+aten("mean.dim", "mean.default")(_reduction(ops.mean))
+aten("amax.default")(_reduction(ops.max))
+aten("amin.default")(_reduction(ops.min))
+aten("any.dim", "any.dims", "any.default")(_reduction(lambda *a: ops.any(*a)))
+aten("all.dim", "all.dims", "all.default")(_reduction(lambda *a: ops.all(*a)))
+
+
+@aten("var.correction", "var.dim", "std.correction", "std.dim")
+def _var(call: AtenCall) -> Tensor:
+    x: Tensor = call.args[0]
+    dims = _dims(x, call.arg(1, "dim"))
+    if call.target.endswith("correction"):
+        correction = call.kwargs.get("correction", 1)
+    else:
+        correction = 1 if call.arg(2, "unbiased", True) else 0
+    keepdim = bool(call.kwargs.get("keepdim", False))
+    result = ops.var(x, dims, keepdim, int(correction or 0))
+    return ops.sqrt(result) if "std" in call.target else result
+
+
+@aten("softmax.int", "_softmax.default", "_safe_softmax.default")
+def _softmax(call: AtenCall) -> Tensor:
+    return ops.softmax(cast_to(call.args[0], call.dtype), call.args[1])
+
+
+@aten("log_softmax.int", "_log_softmax.default")
+def _log_softmax(call: AtenCall) -> Tensor:
+    return ops.log_softmax(cast_to(call.args[0], call.dtype), call.args[1])
+
+
+@aten("layer_norm.default", "native_layer_norm.default")
+def _layer_norm(call: AtenCall) -> Any:
+    x: Tensor = call.args[0]
+    shape = list(call.args[1])
+    weight = call.arg(2, "weight")
+    bias = call.arg(3, "bias")
+    eps = call.arg(4, "eps", 1e-5)
+    weight = weight if weight is not None else ops.full(shape, 1.0, x.dtype)
+    bias = bias if bias is not None else ops.full(shape, 0.0, x.dtype)
+    y = ops.layer_norm(x, weight, bias, float(eps))
+    return (y, None, None) if call.target.startswith("aten.native") else y
+
+
+@aten(
+    "batch_norm.default",
+    "_native_batch_norm_legit_no_training.default",
+    "native_batch_norm.default",
+)
+def _batch_norm(call: AtenCall) -> Any:
+    x: Tensor = call.args[0]
+    weight, bias, mean, var = (call.args[i] for i in (1, 2, 3, 4))
+    training = "legit_no_training" not in call.target and bool(call.args[5])
+    if training:
+        raise UnsupportedNode("batch_norm in training mode (export in eval)")
+    eps = float(call.args[-1] if "legit" in call.target else call.args[7])
+    channel_shape = [x.shape[1]] + [1] * (x.ndim - 2)
+    scale = ops.rsqrt(ops.add(mean if var is None else var, eps))
+    if weight is not None:
+        scale = ops.mul(scale, weight)
+    y = ops.mul(
+        ops.sub(x, ops.reshape(mean, channel_shape)), ops.reshape(scale, channel_shape)
+    )
+    if bias is not None:
+        y = ops.add(y, ops.reshape(bias, channel_shape))
+    return y if call.target == "aten.batch_norm.default" else (y, None, None)
+
+
+# --------------------------------------------------------------------------- #
+# Contractions
+# --------------------------------------------------------------------------- #
+
+
+@aten("linear.default")
+def _linear(call: AtenCall) -> Tensor:
+    return ops.linear(call.args[0], call.args[1], call.arg(2, "bias"))
+
+
+@aten("mm.default", "bmm.default", "matmul.default")
+def _matmul(call: AtenCall) -> Tensor:
+    return ops.matmul(call.args[0], call.args[1])
+
+
+@aten("addmm.default", "baddbmm.default")
+def _addmm(call: AtenCall) -> Tensor:
+    bias, lhs, rhs = call.args[:3]
+    beta, alpha = call.kwargs.get("beta", 1), call.kwargs.get("alpha", 1)
+    product = ops.matmul(lhs, rhs)
+    if alpha != 1:
+        product = ops.mul(product, alpha)
+    return ops.add(product, bias if beta == 1 else ops.mul(bias, beta))
+
+
+@aten("scaled_dot_product_attention.default")
+def _sdpa(call: AtenCall) -> Tensor:
+    q, k, v = call.args[:3]
+    mask = call.arg(3, "attn_mask")
+    if float(call.arg(4, "dropout_p", 0.0)) != 0.0:
+        raise UnsupportedNode("attention dropout (export the model in eval)")
+    causal = bool(call.arg(5, "is_causal", False))
+    scale = call.kwargs.get("scale")
+    if call.kwargs.get("enable_gqa", False):
+        k, v = repeat_heads(k, q.shape[-3]), repeat_heads(v, q.shape[-3])
+    return attention(q, k, v, mask, causal, scale)
+
+
+def repeat_heads(x: Tensor, heads: int) -> Tensor:
+    """Grouped-query attention: each of x's kv heads serves heads/kv queries
+    (torch's `repeat_interleave` on dim -3)."""
+    kv = x.shape[-3]
+    if kv == heads:
+        return x
+    lead, (t, d) = list(x.shape[:-3]), x.shape[-2:]
+    grouped = ops.reshape(x, [*lead, kv, 1, t, d])
+    expanded = ops.broadcast_to(grouped, [*lead, kv, heads // kv, t, d])
+    return ops.reshape(expanded, [*lead, heads, t, d])
+
+
+def attention(
+    q: Tensor,
+    k: Tensor,
+    v: Tensor,
+    mask: Any,
+    causal: bool,
+    scale: float | None,
+) -> Tensor:
+    """`graph.attention`; a mask the importer folded is a `FoldedMask`
+    (causal or none), anything else becomes the op's mask operand."""
+    if isinstance(mask, FoldedMask):
+        causal = causal or mask.causal
+        mask = mask.operand
+    factor = 1.0 / math.sqrt(q.shape[-1]) if scale is None else float(scale)
+    if mask is None:
+        return ops.scaled_dot_product_attention(q, k, v, causal, factor)
+    return ops.scaled_dot_product_attention(
+        q, k, v, attn_mask=mask, is_causal=causal, scale=factor
+    )
+
+
+@dataclass
+class FoldedMask:
+    """An attention mask the importer evaluated: `causal` when it is the
+    causal pattern, `operand` (a materialised constant) when it is neither
+    that nor all-true."""
+
+    causal: bool
+    operand: Tensor | None
+
+
+def shape_list(values: Sequence[Any]) -> list[int]:
+    return [int(v) for v in values]

@@ -1,0 +1,193 @@
+"""Recognise decomposed ATen patterns again, so both IR levels import alike.
+
+`run_decompositions()` takes apart what the graph dialect keeps whole:
+`aten.linear` becomes `permute` + `addmm` (or `view` + `mm` + `view` for
+batched inputs), `silu` becomes `x * sigmoid(x)`, and
+`scaled_dot_product_attention` becomes two `bmm`s around a `_softmax`, with
+q and kᵀ each multiplied by √scale and a guard that zeroes fully masked
+rows. `recognise` finds these shapes in the fx graph and returns, for the
+node that ends each one, a `Pattern`: the nodes it reads and how to build
+the whole op. The importer then imports only what outputs need, so the
+pattern's inner nodes never reach the IR.
+
+The guard (`where(¬any(scores ≠ -inf), 0, softmax)`) only changes rows whose
+every key is masked; the importer's folded masks leave each row a key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from fxdsl.frontends import ops
+from fxdsl.frontends.aten_ops import attention
+
+VIEWS = frozenset(
+    {
+        "aten.view.default",
+        "aten._unsafe_view.default",
+        "aten.reshape.default",
+        "aten.expand.default",
+        "aten.clone.default",
+        "aten.alias.default",
+    }
+)
+"""Ops that keep element order: a pattern looks through them."""
+RESHAPES = ("aten.view.default", "aten._unsafe_view.default", "aten.reshape.default")
+
+
+@dataclass
+class Pattern:
+    """`build(*values of inputs)` emits the recognised op."""
+
+    inputs: list[Any]
+    build: Callable[..., Any]
+    masks: set[int] = field(default_factory=set[int])
+    """Indices of inputs that are attention masks (read as a pattern when
+    folded)."""
+
+
+def _target(node: Any) -> str:
+    return str(node.target) if getattr(node, "op", None) == "call_function" else ""
+
+
+def _through_views(node: Any) -> Any:
+    while _target(node) in VIEWS:
+        node = node.args[0]
+    return node
+
+
+def _shape(node: Any) -> tuple[int, ...]:
+    return tuple(int(d) for d in node.meta["val"].shape)
+
+
+def _scalar_factor(node: Any) -> tuple[Any, float]:
+    """(x, c) for `x * c` with a Python scalar c, else (node, 1.0)."""
+    if _target(node) in ("aten.mul.Scalar", "aten.mul.Tensor"):
+        x, c = node.args[:2]
+        if isinstance(c, int | float) and not isinstance(c, bool):
+            return x, float(c)
+    return node, 1.0
+
+
+def _is_transpose_of_last_two(node: Any) -> bool:
+    target = _target(node)
+    rank = len(_shape(node))
+    if target == "aten.permute.default":
+        perm = [p % rank for p in node.args[1]]
+        return perm == [*range(rank - 2), rank - 1, rank - 2]
+    if target == "aten.transpose.int":
+        return sorted(d % rank for d in node.args[1:3]) == [rank - 2, rank - 1]
+    return target == "aten.t.default" and rank == 2
+
+
+# --------------------------------------------------------------------------- #
+# linear: [view] (addmm | mm) (view x) (permute W) [view]
+# --------------------------------------------------------------------------- #
+
+
+def _linear(node: Any) -> Pattern | None:
+    inner = node.args[0] if _target(node) in VIEWS else node
+    target = _target(inner)
+    if target == "aten.addmm.default":
+        if inner.kwargs.get("beta", 1) != 1 or inner.kwargs.get("alpha", 1) != 1:
+            return None
+        bias, x, wt = inner.args[:3]
+    elif target == "aten.mm.default":
+        bias, (x, wt) = None, inner.args[:2]
+    else:
+        return None
+    if not _is_transpose_of_last_two(wt) or len(_shape(wt)) != 2:
+        return None
+    weight = wt.args[0]
+    source = x.args[0] if _target(x) in RESHAPES else x
+    same_rows = _shape(source)[:-1] == _shape(node)[:-1]
+    if not same_rows or _shape(source)[-1:] != _shape(x)[-1:]:
+        return None
+    if bias is not None and len(_shape(bias)) != 1:
+        return None
+    inputs = [source, weight] + ([bias] if bias is not None else [])
+    return Pattern(inputs, lambda x, w, b=None: ops.linear(x, w, b))
+
+
+# --------------------------------------------------------------------------- #
+# silu: x * sigmoid(x)
+# --------------------------------------------------------------------------- #
+
+
+def _silu(node: Any) -> Pattern | None:
+    if _target(node) != "aten.mul.Tensor":
+        return None
+    lhs, rhs = node.args[:2]
+    for x, gate in ((lhs, rhs), (rhs, lhs)):
+        if _target(gate) == "aten.sigmoid.default" and gate.args[0] is x:
+            return Pattern([x], ops.silu)
+    return None
+
+
+# --------------------------------------------------------------------------- #
+# attention: bmm(softmax(bmm(q·a, kᵀ·b) [+ mask]) [guarded], v)
+# --------------------------------------------------------------------------- #
+
+
+def _unguarded(node: Any) -> Any:
+    """The softmax under SDPA's fully-masked-row guard, if there is one."""
+    if _target(node) == "aten.where.self":
+        _, zeros, probs = node.args[:3]
+        if _target(zeros) in (
+            "aten.full_like.default",
+            "aten.zeros_like.default",
+        ) and _target(probs) in ("aten._softmax.default", "aten.softmax.int"):
+            return probs
+    return node
+
+
+def _attention(node: Any) -> Pattern | None:
+    bmm = _through_views(node)
+    if _target(bmm) not in ("aten.bmm.default", "aten.matmul.default"):
+        return None
+    probs = _unguarded(_through_views(bmm.args[0]))
+    if _target(probs) not in ("aten._softmax.default", "aten.softmax.int"):
+        return None
+    scores = probs.args[0]
+    if probs.args[1] % len(_shape(scores)) != len(_shape(scores)) - 1:
+        return None
+    mask = None
+    if _target(scores) == "aten.add.Tensor":
+        scores, mask = scores.args[:2]
+    qk = _through_views(scores)
+    if _target(qk) not in ("aten.bmm.default", "aten.matmul.default"):
+        return None
+    q, q_factor = _scalar_factor(_through_views(qk.args[0]))
+    kt, k_factor = _scalar_factor(_through_views(qk.args[1]))
+    if not _is_transpose_of_last_two(kt):
+        return None
+    k, v = kt.args[0], _through_views(bmm.args[1])
+    batch = _shape(q)[:-2]
+    if not (batch == _shape(k)[:-2] == _shape(v)[:-2]):
+        return None
+    if _shape(node) != (*batch, _shape(q)[-2], _shape(v)[-1]):
+        return None
+    scale = q_factor * k_factor
+    inputs = [q, k, v] + ([mask] if mask is not None else [])
+    build = lambda q, k, v, m=None: attention(q, k, v, m, False, scale)
+    return Pattern(inputs, build, masks={3} if mask is not None else set())
+
+
+RECOGNISERS = (_attention, _linear, _silu)
+
+
+def recognise(graph: Any, is_folded: Callable[[Any], bool]) -> dict[Any, Pattern]:
+    """The patterns of `graph`, by the node that ends each (folded nodes are
+    left to folding)."""
+    found: dict[Any, Pattern] = {}
+    for node in graph.nodes:
+        if node.op != "call_function" or is_folded(node):
+            continue
+        for recogniser in RECOGNISERS:
+            pattern = recogniser(node)
+            if pattern is not None:
+                found[node] = pattern
+                break
+    return found

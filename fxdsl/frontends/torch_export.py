@@ -1,0 +1,520 @@
+"""Import `torch.export` programs into the graph dialect.
+
+    program = fxdsl.from_torch(model, (input_ids,))      # runs torch.export
+    program = fxdsl.from_exported_program(ep)            # or ep.run_decompositions()
+    (logits,) = fxdsl.run(program.module, *program.weights, input_ids.numpy())
+
+The result is one `func.func @forward` whose arguments are the program's
+tensor placeholders in torch.export's order: parameters, buffers and lifted
+constants first (argument attribute `graph.param = "<fqn>"`, their arrays in
+`program.weights`), then the user inputs; it returns the user outputs. Both
+IR levels import: the default export graph (`aten.linear`, `layer_norm`,
+`scaled_dot_product_attention`) and the core-ATen graph after
+`run_decompositions()`, whose decomposed linear, silu and attention are
+recognised again (`aten_patterns`), so both reach the same IR.
+
+On the way:
+- **Shape-only subgraphs fold.** Shapes are static, so a node that depends on
+  no user input and no parameter (HF's mask construction: arange, cumsum,
+  index, comparisons) is evaluated once with torch and becomes a constant where
+  a graph op uses it. A folded attention mask that is the causal pattern
+  becomes `causal` on `graph.attention`; an all-true one disappears.
+- **Inference no-ops vanish** (dropout in eval, clone, alias, same-dtype
+  casts, `_assert_tensor_metadata`), and only nodes an output needs are
+  imported.
+- **Provenance.** `nn_module_stack` becomes each op's `scope` (the root
+  frame, the model itself, is the function; a key's `@N` suffix is the call
+  index), and the export's input names become argument names.
+- **Errors** are `TorchImportError`s naming the ATen op, the node and the
+  source line of its `stack_trace`; a dynamic dim asks for static shapes.
+
+torch is imported lazily: `import fxdsl` never needs it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+
+from fxdsl.dialects.graph import ScopeFrame
+from fxdsl.frontends import aten_ops, ops
+from fxdsl.frontends.aten_ops import (
+    ATEN,
+    AtenCall,
+    FoldedMask,
+    UnsupportedNode,
+    cast_to,
+    graph_dtype,
+)
+from fxdsl.frontends.tracer import Tensor, TensorSpec, at_frames, trace
+
+NO_OPS = frozenset({"aten._assert_tensor_metadata.default", "aten._assert_async.msg"})
+"""Nodes with no result that inference drops."""
+
+SHAPE_ONLY = frozenset(
+    f"aten.{name}"
+    for name in (
+        "zeros_like.default",
+        "ones_like.default",
+        "empty_like.default",
+        "full_like.default",
+        "new_zeros.default",
+        "new_ones.default",
+        "new_empty.default",
+        "new_full.default",
+    )
+)
+"""Ops whose value depends only on their input's shape and dtype: they fold
+even when that input does not."""
+
+NEVER_FOLD = frozenset(
+    f"aten.{name}" for name in ("rand.default", "randn.default", "bernoulli.p")
+)
+
+MASK_ARGUMENTS = {"aten.scaled_dot_product_attention.default": (3, "attn_mask")}
+"""Arguments that are attention masks: folded, they are read as a pattern."""
+
+_CALL_INDEX = re.compile(r"@(\d+)$")
+
+
+class TorchImportError(Exception):
+    """A program the importer cannot take; the message names the ATen op,
+    the node and its source line."""
+
+
+@dataclass
+class ImportedProgram:
+    """An imported program: the module and the arrays of its weights.
+
+    `weights` holds the arrays of the leading `graph.param` arguments, in
+    argument order; call the function with `*weights, *user_inputs`.
+    Unpacks as `module, weights = fxdsl.from_exported_program(ep)`.
+    """
+
+    module: ModuleOp
+    weights: list[np.ndarray[Any, Any]]
+    input_names: list[str]
+    output_names: list[str]
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter((self.module, self.weights))
+
+    def run(self, *inputs: Any) -> tuple[np.ndarray[Any, Any], ...]:
+        """The reference interpreter on user inputs (numpy or torch)."""
+        from fxdsl.api import run
+
+        return run(self.module, *self.weights, *(to_numpy(x) for x in inputs))
+
+
+def to_numpy(value: Any) -> np.ndarray[Any, Any]:
+    """A torch tensor (or array-like) as the numpy array fxdsl runs on; bf16
+    becomes float32 holding the same values, as the reference keeps bf16."""
+    if hasattr(value, "detach"):
+        import torch
+
+        tensor = value.detach().cpu()
+        if tensor.dtype == torch.bfloat16:
+            tensor = tensor.float()
+        return tensor.numpy()
+    return np.asarray(value)
+
+
+def from_torch(
+    model: Any,
+    args: Sequence[Any],
+    kwargs: dict[str, Any] | None = None,
+    *,
+    decompose: bool = False,
+    strict: bool = False,
+) -> ImportedProgram:
+    """`torch.export.export(model, args, kwargs)` then import it.
+
+    `decompose=True` imports the core-ATen graph (`run_decompositions()`)
+    instead of the default one; the IR is the same either way.
+    """
+    import torch
+
+    model = model.eval() if hasattr(model, "eval") else model
+    with torch.no_grad():
+        program = torch.export.export(model, tuple(args), kwargs, strict=strict)
+        if decompose:
+            program = program.run_decompositions()
+    return from_exported_program(program)
+
+
+def from_exported_program(program: Any, name: str = "forward") -> ImportedProgram:
+    """Import a `torch.export.ExportedProgram` (see the module docstring)."""
+    import torch
+
+    with torch.no_grad():
+        return _Importer(program).run(name)
+
+
+@dataclass
+class _Importer:
+    program: Any
+    folded: dict[Any, Any] = field(default_factory=dict)
+    """fx node → its torch value, for nodes evaluated at import."""
+    values: dict[Any, Any] = field(default_factory=dict)
+    """fx node → its traced Tensor (or tuple of them)."""
+    constants: dict[tuple[Any, tuple[ScopeFrame, ...]], Tensor] = field(
+        default_factory=dict
+    )
+
+    def run(self, name: str) -> ImportedProgram:
+        from fxdsl.frontends.aten_patterns import recognise
+
+        graph = self.program.graph
+        signature = self.program.graph_signature
+        self._check_outputs(signature)
+        self.placeholders = [n for n in graph.nodes if n.op == "placeholder"]
+        self.kinds = {spec.arg.name: spec for spec in signature.input_specs}
+        self._fold_constant_inputs()
+        self.foldable = self._foldable(graph)
+        self.patterns = recognise(graph, self._is_folded_node)
+        self.needed = self._needed(graph)
+        tensor_inputs = [p for p in self.placeholders if self._is_graph_input(p)]
+        specs = [self._spec(p) for p in tensor_inputs]
+        output = graph.find_nodes(op="output")[0]
+        returned: list[Any] = []
+
+        def body(*args: Tensor) -> list[Tensor]:
+            self.values.update(zip(tensor_inputs, args))
+            for node in graph.nodes:
+                if node.op == "call_function" and node in self.needed:
+                    self._import_node(node)
+            outputs = self._flat_outputs(output)
+            returned.extend(self._tensor_of(o, ()) for o in outputs)
+            return returned
+
+        module = trace(body, *specs, name=name)
+        _erase_unused(module)
+        weights = [
+            to_numpy(self._weight(p))
+            for p in tensor_inputs
+            if self.kinds[p.name].kind.name != "USER_INPUT"
+        ]
+        return ImportedProgram(
+            module,
+            weights,
+            [p.name for p in tensor_inputs if self.kinds[p.name].target is None],
+            [str(o) for o in self._flat_outputs(output)],
+        )
+
+    # -- what to import ------------------------------------------------------ #
+
+    def _check_outputs(self, signature: Any) -> None:
+        for spec in signature.output_specs:
+            if spec.kind.name not in ("USER_OUTPUT",):
+                raise TorchImportError(
+                    f"the program has a {spec.kind.name} output ({spec.arg.name}); "
+                    "only inference programs without buffer mutations import"
+                )
+
+    def _is_graph_input(self, placeholder: Any) -> bool:
+        if placeholder in self.folded:
+            return False
+        value = placeholder.meta.get("val")
+        return value is not None and hasattr(value, "shape")
+
+    def _fold_constant_inputs(self) -> None:
+        """Buffers and lifted constants are known: their nodes fold. So are
+        non-tensor user inputs (export specialised the program to them)."""
+        import torch
+
+        for node in self.placeholders:
+            spec = self.kinds[node.name]
+            kind = spec.kind.name
+            value = node.meta.get("val")
+            if kind in ("BUFFER", "CONSTANT_TENSOR"):
+                self.folded[node] = self._weight(node)
+            elif kind == "USER_INPUT" and not isinstance(value, torch.Tensor):
+                self.folded[node] = value
+
+    def _weight(self, node: Any) -> Any:
+        target = self.kinds[node.name].target
+        program = self.program
+        if target in program.state_dict:
+            return program.state_dict[target]
+        return program.constants[target]
+
+    def _foldable(self, graph: Any) -> set[Any]:
+        """Nodes whose value is known at import: they depend on no user
+        input and no parameter (one pass in graph order)."""
+        known = set(self.folded)
+        for node in graph.nodes:
+            target = str(node.target)
+            if node.op != "call_function" or target in NEVER_FOLD | NO_OPS:
+                continue
+            if target in SHAPE_ONLY or all(n in known for n in node.all_input_nodes):
+                known.add(node)
+        return known
+
+    def _is_folded_node(self, node: Any) -> bool:
+        """Whether `node`'s value is known at import (and so folds)."""
+        return node in self.foldable
+
+    def _needed(self, graph: Any) -> set[Any]:
+        """Nodes an output needs, through recognised patterns' inputs."""
+        output = graph.find_nodes(op="output")[0]
+        needed: set[Any] = set()
+        pending = list(output.all_input_nodes)
+        while pending:
+            node = pending.pop()
+            if node in needed:
+                continue
+            needed.add(node)
+            if node in self.patterns:
+                pending.extend(self.patterns[node].inputs)
+            elif not self._is_folded_node(node):
+                pending.extend(node.all_input_nodes)
+        return needed
+
+    # -- one node ------------------------------------------------------------ #
+
+    def _import_node(self, node: Any) -> None:
+        target = str(node.target)
+        if target in NO_OPS:
+            return
+        _check_static(node)
+        frames = _frames(node)
+        try:
+            if self._is_folded_node(node):
+                self.folded[node] = self._evaluate(node)
+                return
+            with at_frames(frames):
+                self.values[node] = self._emit(node, target, frames)
+        except (UnsupportedNode, ValueError, TypeError) as error:
+            raise TorchImportError(_describe(node, str(error))) from None
+
+    def _emit(self, node: Any, target: str, frames: tuple[ScopeFrame, ...]) -> Any:
+        if node in self.patterns:
+            pattern = self.patterns[node]
+            inputs = [
+                self.fold_mask(n, frames)
+                if i in pattern.masks and self._is_folded_node(n)
+                else self._operand(node, n, frames)
+                for i, n in enumerate(pattern.inputs)
+            ]
+            return pattern.build(*inputs)
+        if target == "<built-in function getitem>":
+            source, index = node.args
+            return self.values[source][index]
+        handler = ATEN.get(target)
+        if handler is None:
+            raise UnsupportedNode(f"{target} has no graph-dialect mapping")
+        args, kwargs = self._arguments(node, target, frames)
+        call = AtenCall(
+            target,
+            args,
+            kwargs,
+            node.meta.get("val"),
+            tuple(a.meta.get("val") if hasattr(a, "meta") else None for a in node.args),
+        )
+        result = handler(call)
+        if isinstance(result, Tensor):
+            result = cast_to(result, call.dtype)
+            if list(result.shape) != call.shape:
+                raise UnsupportedNode(
+                    f"imported as shape {result.shape}, torch says {tuple(call.shape)}"
+                )
+        return result
+
+    def _arguments(
+        self, node: Any, target: str, frames: tuple[ScopeFrame, ...]
+    ) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        from torch.fx.node import map_arg
+
+        mask_index, mask_name = MASK_ARGUMENTS.get(target, (-1, ""))
+
+        def operand(n: Any) -> Any:
+            return self._operand(node, n, frames)
+
+        args = list(map_arg(tuple(node.args), operand))
+        kwargs = dict(map_arg(dict(node.kwargs), operand))
+        mask = node.args[mask_index] if 0 <= mask_index < len(node.args) else None
+        mask = node.kwargs.get(mask_name, mask)
+        if mask is not None and self._is_folded_node(mask):
+            folded = self.fold_mask(mask, frames)
+            if mask_index < len(args):
+                args[mask_index] = folded
+            kwargs.pop(mask_name, None)
+            if mask_index >= len(args):
+                kwargs[mask_name] = folded
+        return tuple(args), kwargs
+
+    def _operand(self, user: Any, node: Any, frames: tuple[ScopeFrame, ...]) -> Any:
+        if node in self.folded or (
+            node not in self.values and self._is_folded_node(node)
+        ):
+            if node not in self.folded:
+                self.folded[node] = self._evaluate(node)
+            return self._materialise(node, frames)
+        return self.values[node]
+
+    def _tensor_of(self, node: Any, frames: tuple[ScopeFrame, ...]) -> Tensor:
+        value = self._operand(None, node, frames)
+        if not isinstance(value, Tensor):
+            raise TorchImportError(f"output {node} is not a tensor ({value!r})")
+        return value
+
+    def fold_mask(self, node: Any, frames: tuple[ScopeFrame, ...]) -> FoldedMask:
+        """Read a folded attention mask: causal, all-true, or an operand."""
+        import torch
+
+        mask = self.folded[node]
+        if not isinstance(mask, torch.Tensor):
+            raise UnsupportedNode(f"attention mask {node} is not a tensor")
+        if mask.dtype == torch.bool:
+            keep = mask
+        else:
+            keep = mask == 0
+            if not bool(((mask == 0) | torch.isneginf(mask)).all()):
+                return FoldedMask(False, self._materialise(node, frames))
+        if bool(keep.all()):
+            return FoldedMask(False, None)
+        t, s = keep.shape[-2:]
+        causal = torch.ones(t, s, dtype=torch.bool).tril()
+        if bool((keep == causal).all()):
+            return FoldedMask(True, None)
+        return FoldedMask(False, self._materialise(node, frames))
+
+    # -- folding ------------------------------------------------------------- #
+
+    def _evaluate(self, node: Any) -> Any:
+        """Run one foldable node with torch on the known values."""
+        import torch
+        from torch.fx.node import map_arg
+
+        known: dict[Any, Any] = {}
+        for source in node.all_input_nodes:
+            if source in self.folded or self._is_folded_node(source):
+                if source not in self.folded:
+                    self.folded[source] = self._evaluate(source)
+                known[source] = self.folded[source]
+            else:  # a shape-only op's input: only its shape and dtype count
+                val = source.meta["val"]
+                known[source] = torch.zeros(val.shape, dtype=val.dtype)
+        args = map_arg(tuple(node.args), lambda n: known[n])
+        kwargs = dict(map_arg(dict(node.kwargs), lambda n: known[n]))
+        if "device" in kwargs:
+            kwargs["device"] = "cpu"
+        return node.target(*args, **kwargs)
+
+    def _materialise(self, node: Any, frames: tuple[ScopeFrame, ...]) -> Any:
+        """A folded value as a graph constant, once per module call that
+        uses it (so identical layers stay identical for graph-dedup)."""
+        import torch
+
+        value = self.folded[node]
+        if not isinstance(value, torch.Tensor):
+            return value
+        key = (node, frames)
+        if key not in self.constants:
+            dtype = graph_dtype(value.dtype)
+            array = to_numpy(value)
+            with at_frames(frames):
+                flat = array.reshape(-1)
+                if flat.size and bool((flat == flat[0]).all()):
+                    made = ops.full(array.shape, float(flat[0]), dtype)
+                else:
+                    made = ops.constant(array, dtype)
+            self.constants[key] = made
+        return self.constants[key]
+
+    def _flat_outputs(self, output: Any) -> list[Any]:
+        import torch.utils._pytree as pytree
+
+        return [o for o in pytree.tree_leaves(output.args[0]) if o is not None]
+
+    def _spec(self, placeholder: Any) -> TensorSpec:
+        value = placeholder.meta["val"]
+        _check_static(placeholder)
+        spec = self.kinds[placeholder.name]
+        param = spec.target if spec.kind.name != "USER_INPUT" else None
+        return TensorSpec(
+            tuple(int(d) for d in value.shape),
+            graph_dtype(value.dtype),
+            name=placeholder.name,
+            param=param,
+        )
+
+
+def _frames(node: Any) -> tuple[ScopeFrame, ...]:
+    """`nn_module_stack` as scope frames, without the root (the function)."""
+    stack = node.meta.get("nn_module_stack") or {}
+    frames: list[ScopeFrame] = []
+    for key, (fqn, type_name) in stack.items():
+        if not fqn:
+            continue
+        match = _CALL_INDEX.search(str(key))
+        index = int(match.group(1)) if match else 0
+        frames.append((str(fqn), index, str(type_name)))
+    return tuple(frames)
+
+
+def _check_static(node: Any) -> None:
+    import torch
+
+    value = node.meta.get("val")
+    values = value if isinstance(value, list | tuple) else [value]
+    for item in values:
+        shape = getattr(item, "shape", ())
+        if any(isinstance(d, torch.SymInt) for d in shape):
+            raise TorchImportError(
+                _describe(
+                    node,
+                    f"dynamic shape {tuple(shape)}: fxdsl imports static shapes "
+                    "only; export without dynamic_shapes (or with static ones)",
+                )
+            )
+
+
+def _describe(node: Any, message: str) -> str:
+    """`message` about `node`, with its op and source line."""
+    target = str(node.target) if node.op == "call_function" else node.op
+    return f"{target} (node %{node.name}): {message}{_source_line(node)}"
+
+
+def _source_line(node: Any) -> str:
+    trace_text = node.meta.get("stack_trace") or ""
+    lines = [line.strip() for line in trace_text.strip().splitlines()]
+    for i in range(len(lines) - 1, -1, -1):
+        match = re.match(r'File "(.+)", line (\d+)', lines[i])
+        if match:
+            code = lines[i + 1] if i + 1 < len(lines) else ""
+            return f"\n  at {match.group(1)}:{match.group(2)}: {code}"
+    return ""
+
+
+def _erase_unused(module: ModuleOp) -> None:
+    """Drop side-effect-free ops whose results nothing uses (what recognised
+    patterns and folding left behind)."""
+    from xdsl.traits import is_side_effect_free
+
+    for region_op in module.walk():
+        for region in region_op.regions:
+            for block in region.blocks:
+                for op in reversed(list(block.ops)):
+                    if _dead(op) and is_side_effect_free(op):
+                        block.erase_op(op)
+
+
+def _dead(op: Operation) -> bool:
+    return bool(op.results) and all(not r.uses for r in op.results)
+
+
+__all__ = [
+    "ImportedProgram",
+    "TorchImportError",
+    "aten_ops",
+    "from_exported_program",
+    "from_torch",
+    "to_numpy",
+]
