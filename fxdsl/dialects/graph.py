@@ -624,6 +624,68 @@ class ReciprocalOp(UnaryOp):
 
 
 @irdl_op_definition
+class ClampOp(UnaryOp):
+    """torch.clamp with scalar bounds: `min(max(x, min), max)`, either bound
+    optional (not both absent); NaN stays NaN, and `min > max` gives `max`
+    everywhere, as torch. Integer tensors take integral bounds only.
+
+    %y = graph.clamp %x max 6.0 min 0.0 : tensor<8xf32>
+    """
+
+    name = "graph.clamp"
+    FLOAT_ONLY: ClassVar[bool] = False
+    PROP_KINDS: ClassVar[dict[str, str]] = {"min": _FLOAT, "max": _FLOAT}
+    min = opt_prop_def(FloatAttr)
+    max = opt_prop_def(FloatAttr)
+
+    def __init__(
+        self, input: SSAValue, min: float | None = None, max: float | None = None
+    ):
+        bounds = {"min": min, "max": max}
+        properties: dict[str, Attribute] = {
+            k: FloatAttr(float(v), Float64Type())
+            for k, v in bounds.items()
+            if v is not None
+        }
+        self._build(operands=[input], result_types=[input.type], properties=properties)
+
+    @property
+    def bounds(self) -> tuple[float | None, float | None]:
+        """(min, max), None where absent."""
+        return tuple(None if b is None else b.value.data for b in (self.min, self.max))  # type: ignore[return-value]
+
+    def verify_operands(self) -> None:
+        super().verify_operands()
+        if dtype_of(self.input) == i1:
+            raise ShapeError(
+                f"expects a float or integer tensor, got {self.input.type}"
+            )
+        if self.bounds == (None, None):
+            raise ShapeError("needs a min or a max bound")
+        if dtype_of(self.input) in FLOAT_TYPES:
+            return
+        for bound in self.bounds:
+            if bound is not None and not (math.isfinite(bound) and bound == int(bound)):
+                raise ShapeError(
+                    f"bound {bound} is not an integer, for {self.input.type}"
+                )
+
+
+@irdl_op_definition
+class HardswishOp(UnaryOp):
+    """torch's hardswish: `x * min(max(x + 3, 0), 6) / 6`."""
+
+    name = "graph.hardswish"
+
+
+@irdl_op_definition
+class HardsigmoidOp(UnaryOp):
+    """torch's hardsigmoid: `min(max(x + 3, 0), 6) / 6`."""
+
+    name = "graph.hardsigmoid"
+
+
+@irdl_op_definition
 class CastOp(UnaryOp):
     """Element type conversion, same shape (numpy `astype` semantics).
 
@@ -1524,7 +1586,8 @@ class FusionGroupOp(IRDLOperation):
 
 GRAPH_OPS: tuple[type[IRDLOperation], ...] = (
     NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, TanhOp, SigmoidOp, ReluOp, GeluOp,
-    SiluOp, ErfOp, SinOp, CosOp, ReciprocalOp, CastOp, LogicalNotOp,
+    SiluOp, ErfOp, SinOp, CosOp, ReciprocalOp, CastOp, LogicalNotOp, ClampOp,
+    HardswishOp, HardsigmoidOp,
     AddOp, SubOp, MulOp, DivOp, PowOp, MaximumOp, MinimumOp,
     EqOp, NeOp, LtOp, LeOp, GtOp, GeOp, LogicalAndOp, LogicalOrOp, SelectOp,
     SumOp, MeanOp, MaxOp, MinOp, AnyOp, AllOp, VarOp, SoftmaxOp, LogSoftmaxOp,

@@ -208,6 +208,24 @@ def logical_not(x: Tensor) -> Tensor:
     return _unary(graph.LogicalNotOp, x)
 
 
+def hardswish(x: Tensor) -> Tensor:
+    """torch's hardswish, `x * min(max(x + 3, 0), 6) / 6` (float tensors)."""
+    return _unary(graph.HardswishOp, x)
+
+
+def hardsigmoid(x: Tensor) -> Tensor:
+    """torch's hardsigmoid, `min(max(x + 3, 0), 6) / 6` (float tensors)."""
+    return _unary(graph.HardsigmoidOp, x)
+
+
+def clamp(x: Tensor, min: float | None = None, max: float | None = None) -> Tensor:
+    """torch.clamp with scalar bounds (at least one); an integer tensor takes
+    integral bounds only (no type promotion)."""
+    name = graph.ClampOp.name
+    x = _tensor(name, x)
+    return wrap(emit(lambda: graph.ClampOp(x.value, min, max), name, x).result)
+
+
 def gelu(x: Tensor, approximate: str = "none") -> Tensor:
     """GELU, erf form (`"none"`) or tanh form (`"tanh"`)."""
     name = graph.GeluOp.name
@@ -573,6 +591,7 @@ __all__ = [
     "any",
     "broadcast_to",
     "cast",
+    "clamp",
     "concat",
     "constant",
     "cos",
@@ -586,6 +605,8 @@ __all__ = [
     "ge",
     "gelu",
     "gt",
+    "hardsigmoid",
+    "hardswish",
     "layer_norm",
     "le",
     "linear",

@@ -15,6 +15,10 @@ Values are numpy arrays of exactly the dtype and shape of their IR type
 - reductions over `dims` (empty: every dim), `keepdim` keeps size-1 dims.
 - gather: torch.gather (the index may be smaller than the input outside
   `dim`); gather and embedding indices out of range are an error.
+- clamp: `min(max(x, min), max)` with the bounds in the tensor's dtype
+  (NaN propagates; `min > max` gives `max`); hardsigmoid
+  `min(max(x + 3, 0), 6) / 6` and hardswish `x * min(max(x + 3, 0), 6) / 6`
+  in torch's order of operations.
 - cast: numpy `astype` (float -> int truncates toward zero, x -> i1 is x != 0).
 
 Precision: every op computes in its tensor's dtype, except that
@@ -108,6 +112,12 @@ def _sigmoid(x: Array) -> Array:
     return np.exp(-np.logaddexp(0, -x))
 
 
+def _relu6_of_x_plus_3(x: Array) -> Array:
+    # torch's order of operations for hardsigmoid / hardswish
+    three, six = x.dtype.type(3), x.dtype.type(6)
+    return np.minimum(np.maximum(x + three, x.dtype.type(0)), six)
+
+
 def _div(lhs: Array, rhs: Array) -> Array:
     if np.issubdtype(lhs.dtype, np.integer):
         return np.floor_divide(lhs, rhs)
@@ -131,6 +141,8 @@ UNARY: dict[type[Operation], Callable[[Array], Array]] = {
     graph.ReciprocalOp: np.reciprocal,
     graph.CastOp: lambda x: x,  # `_finish` converts to the result type
     graph.LogicalNotOp: np.logical_not,
+    graph.HardsigmoidOp: lambda x: _relu6_of_x_plus_3(x) / x.dtype.type(6),
+    graph.HardswishOp: lambda x: x * _relu6_of_x_plus_3(x) / x.dtype.type(6),
 }
 
 BINARY: dict[type[Operation], Callable[[Array, Array], Array]] = {
@@ -241,6 +253,16 @@ class GraphFunctions(InterpreterFunctions):
             inner = _SQRT_2_OVER_PI * (x + 0.044715 * x * x * x)
             return _finish(op, 0.5 * x * (1.0 + np.tanh(inner)))
         return _finish(op, 0.5 * x * (1.0 + _erf(x / math.sqrt(2.0))))
+
+    @impl(graph.ClampOp)
+    def run_clamp(
+        self, interpreter: Interpreter, op: graph.ClampOp, args: PythonValues
+    ) -> PythonValues:
+        x = _widen(args[0])
+        low, high = (None if b is None else x.dtype.type(b) for b in op.bounds)
+        if low is not None:
+            x = np.maximum(x, low)
+        return _finish(op, x if high is None else np.minimum(x, high))
 
     @impl(graph.SelectOp)
     def run_select(

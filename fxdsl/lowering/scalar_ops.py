@@ -211,6 +211,37 @@ def _not(e: Emitter, args: list[SSAValue], _op: Operation) -> SSAValue:
     return e.emit(arith.CmpiOp(args[0], e.const(0, i1), "eq"))
 
 
+def _clamp(e: Emitter, args: list[SSAValue], op: Operation) -> SSAValue:
+    assert isinstance(op, graph.ClampOp)
+    (x,) = args
+    kinds = (arith.MaximumfOp, arith.MinimumfOp)
+    if not is_float(x):
+        kinds = (arith.MaxSIOp, arith.MinSIOp)
+    for kind, bound in zip(kinds, op.bounds):
+        if bound is not None:
+            limit = e.const(bound if is_float(x) else int(bound), x.type)
+            x = e.emit(kind(x, limit))  # type: ignore[call-arg]
+    return x
+
+
+def _relu6_of_x_plus_3(e: Emitter, x: SSAValue) -> SSAValue:
+    # torch's order of operations (see the reference interpreter)
+    shifted = e.emit(arith.AddfOp(x, e.const(3.0, x.type)))
+    low = e.emit(arith.MaximumfOp(shifted, e.const(0.0, x.type)))
+    return e.emit(arith.MinimumfOp(low, e.const(6.0, x.type)))
+
+
+def _hardsigmoid(e: Emitter, args: list[SSAValue], _op: Operation) -> SSAValue:
+    x = args[0]
+    return e.emit(arith.DivfOp(_relu6_of_x_plus_3(e, x), e.const(6.0, x.type)))
+
+
+def _hardswish(e: Emitter, args: list[SSAValue], _op: Operation) -> SSAValue:
+    x = args[0]
+    scaled = e.emit(arith.MulfOp(x, _relu6_of_x_plus_3(e, x)))
+    return e.emit(arith.DivfOp(scaled, e.const(6.0, x.type)))
+
+
 ScalarRule = Callable[[Emitter, list[SSAValue], Operation], SSAValue]
 
 SCALAR_OPS: dict[type[Operation], ScalarRule] = {
@@ -249,5 +280,8 @@ SCALAR_OPS: dict[type[Operation], ScalarRule] = {
     graph.LogicalAndOp: _logical(_and),
     graph.LogicalOrOp: _logical(_or),
     graph.LogicalNotOp: _not,
+    graph.ClampOp: _clamp,
+    graph.HardsigmoidOp: _hardsigmoid,
+    graph.HardswishOp: _hardswish,
 }
 """Elementwise graph op -> its scalar expansion."""

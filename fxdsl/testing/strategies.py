@@ -715,6 +715,8 @@ _UNARY: tuple[tuple[type[g.UnaryOp], float | None], ...] = (
     (g.ErfOp, 1.0),
     (g.SinOp, 1.0),
     (g.CosOp, 1.0),
+    (g.HardswishOp, None),
+    (g.HardsigmoidOp, 1.0),
 )
 
 # (weight, step); the first entry is what hypothesis shrinks towards.

@@ -79,7 +79,8 @@ _ELEMENTWISE_OPS: tuple[type[Operation], ...] = (
     graph.AddOp, graph.SubOp, graph.MulOp, graph.DivOp, graph.PowOp,
     graph.MaximumOp, graph.MinimumOp, graph.EqOp, graph.NeOp, graph.LtOp,
     graph.LeOp, graph.GtOp, graph.GeOp, graph.SelectOp, graph.LogicalAndOp,
-    graph.LogicalOrOp, graph.LogicalNotOp,
+    graph.LogicalOrOp, graph.LogicalNotOp, graph.ClampOp, graph.HardswishOp,
+    graph.HardsigmoidOp,
 )  # fmt: skip
 _VIEW_OPS = (graph.ReshapeOp, graph.TransposeOp, graph.SliceOp, graph.BroadcastToOp)
 _REDUCTION_OPS = (

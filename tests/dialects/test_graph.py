@@ -54,9 +54,11 @@ BUILDERS: list[tuple[str, Callable[[], Operation], list[str]]] = [
         for cls in (
             g.NegOp, g.AbsOp, g.ExpOp, g.LogOp, g.SqrtOp, g.RsqrtOp, g.TanhOp,
             g.SigmoidOp, g.ReluOp, g.SiluOp, g.ErfOp, g.SinOp, g.CosOp,
-            g.ReciprocalOp,
+            g.ReciprocalOp, g.HardswishOp, g.HardsigmoidOp,
         )
     ],
+    ("graph.clamp", lambda: g.ClampOp(x48(), 0.0, 6.0), ["tensor<4x8xf32>"]),
+    ("graph.clamp", lambda: g.ClampOp(value([3], g.i32), max=2), ["tensor<3xi32>"]),
     ("graph.gelu", lambda: g.GeluOp(value([3], g.bf16), "tanh"), ["tensor<3xbf16>"]),
     ("graph.cast", lambda: g.CastOp(x48(), g.i1), ["tensor<4x8xi1>"]),
     *[

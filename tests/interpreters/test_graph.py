@@ -566,6 +566,38 @@ CASES: list[Case] = [
         lambda i, w: [[w[i[r, c]] for c in range(3)] for r in range(2)],
         exact=True,
     ),
+    unary(
+        "clamp",
+        lambda x: [[f64(min(max(v, -0.5), 0.75)) for v in row] for row in x],
+        f32(3, 5),
+        props=" min -0.5 max 0.75",
+    ),
+    unary(
+        "clamp-nan-and-crossed",
+        lambda x: np.where(np.isnan(x), np.nan, -1.0),
+        np.array([[np.nan, 0.0, 5.0, -5.0, np.inf]] * 3, np.float32),
+        props=" min 1.0 max -1.0",
+    ),
+    unary(
+        "clamp-i32",
+        lambda x: np.maximum(x, -2),
+        ints(3, 5),
+        "tensor<3x5xi32>",
+        exact=True,
+        props=" min -2.0",
+    ),
+    unary(
+        "hardsigmoid",
+        elementwise(lambda v: 0.0 if v <= -3 else 1.0 if v >= 3 else v / 6 + 0.5),
+        np.array([[-4, -3, -1.5, 0, 1.5, 3, 4, np.nan]], np.float32),
+        "tensor<1x8xf32>",
+    ),
+    unary(
+        "hardswish",
+        elementwise(lambda v: 0.0 if v <= -3 else v if v >= 3 else v * (v + 3) / 6),
+        np.array([[-4, -3, -1.5, 0, 1.5, 3, 4, np.nan]], np.float32),
+        "tensor<1x8xf32>",
+    ),
     binary(
         "logical_and",
         np.logical_and,

@@ -7,7 +7,7 @@ import math
 
 UNARY = [
     "neg", "abs", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "relu",
-    "gelu", "silu", "erf", "sin", "cos", "reciprocal",
+    "gelu", "silu", "erf", "sin", "cos", "reciprocal", "hardswish", "hardsigmoid",
 ]  # fmt: skip
 BINARY = ["add", "sub", "mul", "div", "pow", "maximum", "minimum"]
 COMPARE = ["eq", "ne", "lt", "le", "gt", "ge"]
@@ -36,8 +36,16 @@ def unary_cases() -> dict[str, str]:
             f"gelu_tanh_{dtype}", f"%x: {t}", t,
             f'%y = graph.gelu %x approximate "tanh" : {t}', f"%y : {t}",
         )  # fmt: skip
+        cases[f"clamp_{dtype}"] = _func(
+            f"clamp_{dtype}", f"%x: {t}", t,
+            f"%y = graph.clamp %x min -0.5 max 0.25 : {t}", f"%y : {t}",
+        )  # fmt: skip
     for dtype in ["i64", "i32"]:
         t = f"tensor<4x40x{dtype}>"
+        cases[f"clamp_{dtype}"] = _func(
+            f"clamp_{dtype}", f"%x: {t}", t, f"%y = graph.clamp %x max 1.0 : {t}",
+            f"%y : {t}",
+        )  # fmt: skip
         for op in ["neg", "abs", "relu"]:
             cases[f"{op}_{dtype}"] = _func(
                 f"{op}_{dtype}", f"%x: {t}", t, f"%y = graph.{op} %x : {t}", f"%y : {t}"

@@ -159,3 +159,22 @@ func.func @logical() {
   %2 = graph.logical_not %b : tensor<8xi1>
   func.return
 }
+
+// CHECK-LABEL: func.func @clamp_and_hard_activations
+func.func @clamp_and_hard_activations() {
+  %x = "test.op"() : () -> (tensor<4x8xf16>)
+  %i = "test.op"() : () -> (tensor<8xi64>)
+  // CHECK:      %[[X:.*]] = "test.op"() : () -> tensor<4x8xf16>
+  // CHECK-NEXT: %[[I:.*]] = "test.op"() : () -> tensor<8xi64>
+  // CHECK-NEXT: %{{.*}} = graph.clamp %[[X]] max 6.000000e+00 min 0.000000e+00 : tensor<4x8xf16>
+  // CHECK-NEXT: %{{.*}} = graph.clamp %[[X]] min -inf : tensor<4x8xf16>
+  // CHECK-NEXT: %{{.*}} = graph.clamp %[[I]] max 3.000000e+00 : tensor<8xi64>
+  // CHECK-NEXT: %{{.*}} = graph.hardswish %[[X]] : tensor<4x8xf16>
+  // CHECK-NEXT: %{{.*}} = graph.hardsigmoid %[[X]] : tensor<4x8xf16>
+  %0 = graph.clamp %x min 0.0 max 6.0 : tensor<4x8xf16>
+  %1 = graph.clamp %x min -inf : tensor<4x8xf16>
+  %2 = graph.clamp %i max 3.0 : tensor<8xi64>
+  %3 = graph.hardswish %x : tensor<4x8xf16>
+  %4 = graph.hardsigmoid %x : tensor<4x8xf16>
+  func.return
+}

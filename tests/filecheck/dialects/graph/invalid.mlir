@@ -762,3 +762,38 @@ func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
 %a = "test.op"() : () -> (tensor<4x8xi1>)
 // CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.all: result type tensor<4x8xi1> does not match inferred type tensor<4xi1> (operands: tensor<4x8xi1>)
 %r = graph.all %a dims [1] : (tensor<4x8xi1>) -> tensor<4x8xi1>
+
+// -----
+
+// graph.clamp: at least one bound (torch.clamp requires one).
+%x = "test.op"() : () -> (tensor<4xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.clamp: needs a min or a max bound (operands: tensor<4xf32>)
+%y = graph.clamp %x : tensor<4xf32>
+
+// -----
+
+// graph.clamp: no type promotion, so an integer tensor takes integral bounds.
+%x = "test.op"() : () -> (tensor<4xi32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.clamp: bound 0.5 is not an integer, for tensor<4xi32>
+%y = graph.clamp %x min 0.5 : tensor<4xi32>
+
+// -----
+
+// graph.clamp: not on booleans.
+%x = "test.op"() : () -> (tensor<4xi1>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.clamp: expects a float or integer tensor, got tensor<4xi1>
+%y = graph.clamp %x max 1.0 : tensor<4xi1>
+
+// -----
+
+// graph.hardswish takes floats only.
+%x = "test.op"() : () -> (tensor<4xi32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.hardswish: expects a float tensor, got tensor<4xi32>
+%y = graph.hardswish %x : tensor<4xi32>
+
+// -----
+
+// graph.hardsigmoid takes floats only.
+%x = "test.op"() : () -> (tensor<4xi64>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.hardsigmoid: expects a float tensor, got tensor<4xi64>
+%y = graph.hardsigmoid %x : tensor<4xi64>
