@@ -12,7 +12,7 @@ from xdsl.transforms import get_all_passes as upstream_passes
 
 from fxdsl.ir_utils import verify_ssa
 from fxdsl.parsing import make_context, parse_module
-from fxdsl.pipeline_syntax import quote_dotted_values
+from fxdsl.pipeline_syntax import check_pass_options, quote_dotted_values
 from fxdsl.universe import get_all_passes
 
 
@@ -32,9 +32,11 @@ def parse_pipeline(pipeline: str) -> PassPipeline:
     """Parse a `-p`-style pipeline (`"cse,graph-fuse{max-args=64}"`) into
     passes that verify the module after each step. Raises ValueError (or
     xDSL's ArgSpecParseError) for unknown passes and bad options."""
+    spec = quote_dotted_values(pipeline)
+    check_pass_options(spec, available_passes())
     return PassPipeline.parse_spec(
         available_passes(),
-        quote_dotted_values(pipeline),
+        spec,
         lambda _prev, mod, _next: verify_ssa(mod),
     )
 

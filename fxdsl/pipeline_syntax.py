@@ -5,7 +5,18 @@ Kept free of fxdsl imports so that drivers can use it before loading passes.
 
 from __future__ import annotations
 
+import dataclasses
 import re
+import types
+from collections.abc import Callable, Mapping
+from typing import Any, Union, get_args, get_origin, get_type_hints
+
+from xdsl.passes import ModulePass
+from xdsl.utils.arg_spec import (
+    ArgSpec,
+    _convert_arg_to_type,  # pyright: ignore[reportPrivateUsage]
+    parse_pipeline,
+)
 
 _DOTTED_VALUE = re.compile(r"[A-Za-z_][\w]*(?:\.[\w*]+)+|[A-Za-z_]\w*\.?\*")
 
@@ -37,3 +48,59 @@ def quote_dotted_values(pipeline: str) -> str:
         out.append(char)
         pos += 1
     return "".join(out)
+
+
+_KINDS: dict[Any, tuple[str, str]] = {
+    bool: ("true or false", "booleans"),
+    int: ("an integer", "integers"),
+    float: ("a number", "numbers"),
+    str: ("a word or quoted string", "words or quoted strings"),
+}
+
+
+def check_pass_options(
+    pipeline: str, passes: Mapping[str, Callable[[], type[ModulePass]]]
+) -> None:
+    """Raise ValueError for the first bad option of a known pass in
+    `pipeline`, naming the pass and the option as users type them
+    (`graph-fuse: option max-args expects an integer, got abc`); xDSL's own
+    messages name the dataclass fields (`max_args`) and, for a value of the
+    wrong type, not the option at all. Unknown passes are left to xDSL."""
+    for spec in parse_pipeline(pipeline):
+        if spec.name in passes:
+            _check_spec(spec, passes[spec.name]())
+
+
+def _check_spec(spec: ArgSpec, cls: type[ModulePass]) -> None:
+    fields = [f.name for f in dataclasses.fields(cls) if f.init and f.name != "name"]
+    hints = get_type_hints(cls)
+    for typed, value in spec.parameters.items():
+        field = typed.replace("-", "_")
+        if field not in fields:
+            known = ", ".join(_dashed(f) for f in fields) or "none"
+            raise ValueError(f"{spec.name}: unknown option {typed} (options: {known})")
+        try:
+            # the conversion xDSL's from_spec applies to each option
+            _convert_arg_to_type(value, hints[field])
+        except ValueError:
+            got = ",".join(map(str, value)) or "no value"
+            raise ValueError(
+                f"{spec.name}: option {_dashed(field)} expects "
+                f"{_kind(hints[field])}, got {got}"
+            ) from None
+    for field in cls.required_fields() - {"name"}:
+        if field not in spec.normalize_parameter_names().parameters:
+            raise ValueError(f"{spec.name}: option {_dashed(field)} is required")
+
+
+def _dashed(field: str) -> str:
+    return field.replace("_", "-")
+
+
+def _kind(hint: Any) -> str:
+    args = [a for a in get_args(hint) if a is not type(None)]
+    if get_origin(hint) in (Union, types.UnionType) and len(args) == 1:
+        return _kind(args[0])
+    if get_origin(hint) is tuple and args:
+        return "a comma-separated list of " + _KINDS.get(args[0], ("", str(args[0])))[1]
+    return _KINDS.get(hint, (str(hint), ""))[0]

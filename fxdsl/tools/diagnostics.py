@@ -115,10 +115,32 @@ def describe(error: BaseException, where: str | None) -> str:
     return str(UserError(f"{type(error).__name__}: {first_line(error)}", where))
 
 
-def run_guarded(main: Callable[[], int | None], where: Callable[[], str | None]) -> int:
-    """Run a driver's main; any exception becomes an `error:` line, exit 1."""
+SIGPIPE_STATUS = 128 + 13
+
+
+def _silence_stdout() -> None:
+    # Python flushes stdout again at exit; pointing it at /dev/null keeps
+    # that flush from printing "Exception ignored ... BrokenPipeError".
+    devnull = os.open(os.devnull, os.O_WRONLY)
     try:
-        return main() or 0
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout redirected to a Python object
+        pass
+    finally:
+        os.close(devnull)
+
+
+def run_guarded(main: Callable[[], int | None], where: Callable[[], str | None]) -> int:
+    """Run a driver's main; any exception becomes an `error:` line, exit 1.
+    A reader that went away (`| head -1`) ends the driver quietly with the
+    status of a Unix tool killed by SIGPIPE (141)."""
+    try:
+        code = main() or 0
+        sys.stdout.flush()  # a broken pipe shows here, not at exit
+        return code
+    except BrokenPipeError:
+        _silence_stdout()
+        return SIGPIPE_STATUS
     except SystemExit as error:
         code = error.code
         # argparse exits with 2 after printing `error:`; fxdsl drivers use 1.

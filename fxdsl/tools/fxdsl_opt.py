@@ -21,7 +21,7 @@ from xdsl.utils.target import Target
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from fxdsl.parsing import LocatingParser, make_context
-from fxdsl.pipeline_syntax import quote_dotted_values
+from fxdsl.pipeline_syntax import check_pass_options, quote_dotted_values
 from fxdsl.tools.atomic_write import write_atomic
 from fxdsl.tools.diagnostics import (
     UserError,
@@ -60,6 +60,7 @@ class FxdslOptMain(xDSLOptMain):
         # Op names as option values (`ops=graph.add`) need quotes in xDSL.
         self.args.passes = quote_dotted_values(self.args.passes)
         try:
+            check_pass_options(self.args.passes, self.available_passes)
             super().setup_pipeline()
         except ValueError as error:
             # xDSL reports an unknown pass name as a bare ValueError.
@@ -75,9 +76,25 @@ class FxdslOptMain(xDSLOptMain):
             return  # an old-style target function takes no options
         try:
             cast(Callable[[], type[Target]], factory)().from_spec(spec)
+        except ImportError as error:
+            # xDSL's llvm target needs llvmlite, an optional package
+            message = (
+                f"-t {spec.name} needs the Python package '{error.name}', which "
+                "is not installed"
+            )
+            raise UserError(message, self.get_input_name()) from error
         except ValueError as error:
             message = f"bad options for target '{spec.name}': {error}"
             raise UserError(message, self.get_input_name()) from error
+
+    def get_input_stream(self) -> tuple[IO[bytes], str]:
+        # `-` is stdin, as for fxdsl-run and mlir-opt
+        if self.args.input_file == "-":
+            return sys.stdin.buffer, "mlir"
+        return super().get_input_stream()
+
+    def get_input_name(self) -> str:
+        return "stdin" if self.args.input_file == "-" else super().get_input_name()
 
     def parse_chunk(
         self, chunk: IO[bytes], file_extension: str, start_offset: int = 0
@@ -114,30 +131,42 @@ class FxdslOptMain(xDSLOptMain):
                 raise UserError(f"cannot write {path}: {error.strerror}") from error
 
     def output_resulting_program(self, prog: ModuleOp) -> str:
+        # Imported here: the universe loads $FXDSL_PLUGINS, whose import
+        # errors run_guarded must catch (an import at the top cannot be).
+        from fxdsl.universe import TARGETS
+
+        name = parse_spec(self.args.target).name
+        upstream = name not in TARGETS and name != "mlir"
         try:
-            return super().output_resulting_program(prog)
+            output = super().output_resulting_program(prog)
         except DiagnosticException:
             raise  # fxdsl's targets say what is wrong themselves
         except Exception as error:
-            # Upstream targets (riscv-asm, x86-asm, ...) assert on IR that is
-            # not in their dialects instead of saying so.
-            # Imported here: the universe loads $FXDSL_PLUGINS, whose import
-            # errors run_guarded must catch (an import at the top cannot be).
-            from fxdsl.universe import TARGETS
-
-            name = parse_spec(self.args.target).name
-            if name in TARGETS:
+            if not upstream:
                 raise
-            # An assertion's text is an op's multi-line repr: the type says it.
+            # Upstream targets (riscv-asm, x86-asm, ...) assert on IR that is
+            # not in their dialects instead of saying so; an assertion's
+            # text is an op's multi-line repr: the type says it.
             why = type(error).__name__
             if not isinstance(error, AssertionError):
                 why = f"{why}: {first_line(error)}"
-            message = (
-                f"-t {name}: xDSL's {name} target failed on this input ({why}); "
-                "it prints only IR already lowered to its dialects, not graph "
-                f"IR (fxdsl's targets: {', '.join(TARGETS)}, mlir)"
-            )
-            raise UserError(message, self.get_input_name()) from error
+            what = f"failed on this input ({why})"
+            raise self._upstream_target_error(name, what) from error
+        if upstream and not output.strip() and not prog.body.block.is_empty:
+            # others (wgsl, wat) print nothing for ops they do not know
+            what = "printed nothing for this input"
+            raise self._upstream_target_error(name, what)
+        return output
+
+    def _upstream_target_error(self, name: str, what: str) -> UserError:
+        from fxdsl.universe import TARGETS
+
+        message = (
+            f"-t {name}: xDSL's {name} target {what}; it prints only IR already "
+            f"lowered to its dialects, not graph IR (fxdsl's targets: "
+            f"{', '.join(TARGETS)}, mlir)"
+        )
+        return UserError(message, self.get_input_name())
 
     def apply_passes(self, prog: ModuleOp) -> None:
         try:

@@ -1,6 +1,7 @@
 """`graph-partition`: torch.fx's CapabilityBasedPartitioner as a pass.
 
 fxdsl-opt in.mlir -p 'graph-partition{ops=add,mul,exp outline=group}'
+fxdsl-opt in.mlir -p graph-partition        # every graph op is supported
 """
 
 from __future__ import annotations
@@ -46,7 +47,8 @@ class GraphPartitionPass(ModulePass):
     `"graph.add"`; `"graph.*"` allows the whole dialect; `-p` cannot spell an
     unquoted dot):
 
-    * `ops`: the supported ops (required).
+    * `ops`: the supported ops: op names like `add,mul` or `"graph.*"` for
+      every graph op (the default).
     * `outline`: `func` (default) makes `func.func private @fused_<id>` and a
       `func.call`; `group` makes a `graph.fusion_group` in place.
     * `allow-single-node`: keep partitions with one compute op (default false).
@@ -57,7 +59,7 @@ class GraphPartitionPass(ModulePass):
 
     name = "graph-partition"
 
-    ops: tuple[str, ...] = ()
+    ops: tuple[str, ...] = ("graph.*",)
     outline: str = "func"
     allow_single_node: bool = False
     non_compute_ops: tuple[str, ...] = ()

@@ -6,6 +6,7 @@ the behaviours one at a time, with exact outputs.
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import re
 import subprocess
@@ -218,6 +219,18 @@ def test_dot_target_is_registered(program: Path) -> None:
     assert "subgraph cluster_f {" in out
 
 
+@pytest.mark.parametrize("target", ["wgsl", "wat"])
+def test_upstream_target_printing_nothing_is_a_named_error(
+    program: Path, target: str
+) -> None:
+    code, out, err = run([str(program), "-t", target])
+    assert (code, out) == (1, "")
+    assert err.startswith(
+        f"{program}: error: -t {target}: xDSL's {target} target printed nothing "
+        "for this input; it prints only IR already lowered to its dialects"
+    )
+
+
 @pytest.mark.parametrize(
     ("target", "why"),
     [
@@ -243,7 +256,24 @@ def test_upstream_target_on_graph_ir_is_a_named_error(
     ("argv", "expected"),
     [
         (["-p", "no-such-pass"], "error: Unrecognized passes: ['no-such-pass']"),
-        (["-p", "cse{bogus=1}"], "error: Provided arguments"),
+        (["-p", "cse{bogus=1}"], "error: cse: unknown option bogus (options: none)"),
+        (
+            ["-p", "graph-fuse{max-args=abc}"],
+            "error: graph-fuse: option max-args expects an integer, got abc",
+        ),
+        (
+            ["-p", "graph-fuse{maxargs=3}"],
+            "error: graph-fuse: unknown option maxargs (options: max-args,",
+        ),
+        pytest.param(
+            ["-t", "llvm"],
+            "error: -t llvm needs the Python package 'llvmlite', which is not "
+            "installed",
+            marks=pytest.mark.skipif(
+                importlib.util.find_spec("llvmlite") is not None,
+                reason="llvmlite is installed",
+            ),
+        ),
         (["-t", "dot{bogus=1}"], "error: bad options for target 'dot'"),
     ],
 )
@@ -273,6 +303,11 @@ def test_stdin_and_exit_status() -> None:
     )  # fmt: skip
     assert bad.returncode == 1
     assert bad.stderr.startswith("stdin:3:8: error: graph.matmul:")
+    dash = subprocess.run(
+        [sys.executable, "-m", "fxdsl.tools.fxdsl_opt", "-", "-p", "cse"],
+        input=PROGRAM, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert (dash.returncode, dash.stdout, dash.stderr) == (0, ok.stdout, "")
 
 
 def test_plain_xdsl_opt_sees_the_graph_dialect() -> None:

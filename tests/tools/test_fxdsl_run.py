@@ -9,10 +9,12 @@ import io
 import re
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pytest
+from xdsl.dialects.builtin import TensorType, f64
 
 import fxdsl
 from fxdsl.interpreters.run import random_inputs, run_reference
@@ -167,6 +169,29 @@ def test_check_fails_when_the_pipeline_changes_numerics(
     # A loose enough tolerance accepts the difference.
     rc = fxdsl_run.main([str(program), "-p", "x", "--check", "--rtol", "1e9"])
     assert rc == 0
+
+
+def test_checksums_of_infinities_warn_nothing() -> None:
+    typ = TensorType(f64, [4])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        line = fxdsl_run.checksum_line(
+            2, np.array([np.inf, -np.inf, 1e308, 1e308]), typ
+        )
+    assert "sum=nan" in line
+    assert "mean_abs=inf" in line
+
+
+def test_a_closed_pipe_ends_quietly(program: Path) -> None:
+    # `fxdsl-run ... | head -1`: no "error: Broken pipe", the SIGPIPE status
+    child = subprocess.Popen(
+        [*_command(), str(program)], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert child.stdout is not None
+    assert child.stderr is not None
+    child.stdout.close()
+    assert child.stderr.read() == b""
+    assert child.wait(timeout=60) == 141
 
 
 def test_compare_reports_max_abs_and_rel_diff() -> None:

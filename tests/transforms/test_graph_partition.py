@@ -246,7 +246,10 @@ def test_fuse_rejects_cyclic_partitions_and_bad_kind() -> None:
 @pytest.mark.parametrize(
     ("pipeline", "message"),
     [
-        ("graph-partition", "option ops is empty"),
+        ("graph-partition{ops}", "option ops is empty"),
+        ("graph-partition{ops=add allow-single-node=3}", "expects true or false"),
+        ("graph-partition{ops=add max_groups=3}", "unknown option max_groups"),
+        ("graph-partition{allow_single_node=3}", "option allow-single-node expects"),
         ("graph-partition{ops=addd}", "ops: unknown op 'graph.addd'"),
         ('graph-partition{ops="nodialect.*"}', "unknown op 'nodialect.*'"),
         ("graph-partition{ops=add non-compute-ops=foo}", "non-compute-ops: unknown op"),
@@ -259,6 +262,14 @@ def test_driver_errors(
     fxdsl_opt_error: Callable[[str, str], str], pipeline: str, message: str
 ) -> None:
     assert message in fxdsl_opt_error(TRAP, pipeline)
+
+
+def test_default_supports_every_graph_op() -> None:
+    # `-p graph-partition` with no options works (it failed: "ops is empty")
+    module = fxdsl.parse(TRAP)
+    fxdsl.apply(module, "graph-partition{outline=group}")
+    groups = [op for op in module.walk() if isinstance(op, g.FusionGroupOp)]
+    assert [len(list(grp.body.block.ops)) for grp in groups] == [5]
 
 
 def test_pass_matches_python_api() -> None:

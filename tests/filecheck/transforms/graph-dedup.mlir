@@ -12,8 +12,8 @@
 
 // BAD-OPS: error: graph-dedup: min-ops must be >= 1, got 0
 // BAD-COPIES: error: graph-dedup: min-copies must be >= 2 (one copy is not a duplicate), got 1
-// BAD-TYPE: error: {{.*}}given ('many',), expected <class 'int'>
-// BAD-NAME: error: Provided arguments ["max_ops"] not found
+// BAD-TYPE: error: graph-dedup: option min-ops expects an integer, got many
+// BAD-NAME: error: graph-dedup: unknown option max-ops (options: min-ops, min-copies
 
 // Two identical chains on different inputs: one function, two calls; the
 // argument is the chain's only external input (used twice inside).
