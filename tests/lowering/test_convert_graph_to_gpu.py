@@ -235,6 +235,17 @@ def test_cuda_target_without_kernels_is_an_error(tmp_path: Path) -> None:
     assert "error: -t cuda: the module has no gpu.module" in result.stderr
 
 
+def test_cuda_target_on_a_lowered_module_needing_no_kernel(tmp_path: Path) -> None:
+    identity = "func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+    identity += "  func.return %x : tensor<4xf32>\n}\n"
+    result = run_opt(
+        identity, "-p", "convert-graph-to-gpu", "-t", "cuda", tmp_path=tmp_path
+    )
+    assert (result.returncode, result.stderr) == (0, "")
+    assert "#include <cuda_fp16.h>" in result.stdout
+    assert "// no kernels: this module needs none" in result.stdout
+
+
 @pytest.mark.parametrize("block_size", [True, False])
 def test_min_blocks_per_sm_prints_launch_bounds(
     block_size: bool, tmp_path: Path

@@ -105,6 +105,21 @@ def test_gpt2_block_kernels_compile(pipeline: str, tmp_path: Path) -> None:
 
 
 @pytest.mark.nvcc
+def test_module_without_kernels_is_an_empty_translation_unit(tmp_path: Path) -> None:
+    # `func.return %x` needs no kernel; -t cuda said "run convert-graph-to-gpu
+    # first" right after it ran
+    identity = """
+    func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+      func.return %x : tensor<4xf32>
+    }
+    """
+    names, source = lowered(identity)
+    assert names == []
+    assert source.endswith("// no kernels: this module needs none\n")
+    assert ".entry" not in compile_ptx(source, tmp_path, "empty")
+
+
+@pytest.mark.nvcc
 def test_random_graph_kernels_compile(tmp_path: Path) -> None:
     """Kernels of random graphs from the shared strategy (fused, all float
     dtypes) compile; all examples in one nvcc call."""
