@@ -84,6 +84,12 @@ def _widen(value: Array) -> Array:
     return value.astype(np.float32) if value.dtype == np.float16 else value
 
 
+def _max_along(x: Array, dim: int) -> Array:
+    # initial=-inf: a softmax over a size-0 dim is empty (as in torch), not
+    # numpy's "zero-size array to reduction operation maximum"
+    return np.max(x, axis=dim, keepdims=True, initial=-np.inf)
+
+
 def _ints(attr: DenseArrayBase[Any]) -> tuple[int, ...]:
     # The dialect's int-list properties (perm, start, sizes, ...) hold i64.
     return cast(DenseArrayBase[IntegerType], attr).get_values()
@@ -285,7 +291,7 @@ class GraphFunctions(InterpreterFunctions):
         self, interpreter: Interpreter, op: graph.SoftmaxOp, args: PythonValues
     ) -> PythonValues:
         x, dim = _widen(args[0]), op.dim.value.data
-        e = np.exp(x - np.max(x, axis=dim, keepdims=True))
+        e = np.exp(x - _max_along(x, dim))
         return _finish(op, e / np.sum(e, axis=dim, keepdims=True))
 
     @impl(graph.LogSoftmaxOp)
@@ -293,7 +299,7 @@ class GraphFunctions(InterpreterFunctions):
         self, interpreter: Interpreter, op: graph.LogSoftmaxOp, args: PythonValues
     ) -> PythonValues:
         x, dim = _widen(args[0]), op.dim.value.data
-        shifted = x - np.max(x, axis=dim, keepdims=True)
+        shifted = x - _max_along(x, dim)
         log_sum = np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
         return _finish(op, shifted - log_sum)
 

@@ -941,3 +941,18 @@ def test_type_checker_catches_wrong_dtype() -> None:
     )
     assert "expected tensor<2xbf16>" in str(check_value(np.zeros(2, np.float64), typ))
     assert "expected tensor<2xbf16>" in str(check_value(np.zeros(3, np.float32), typ))
+
+
+@pytest.mark.parametrize("op", ["softmax", "log_softmax"])
+@pytest.mark.parametrize(("shape", "dim"), [((4, 0), 1), ((0, 4), 1), ((0, 4), 0)])
+def test_softmax_over_empty_tensors_is_empty(
+    op: str, shape: tuple[int, int], dim: int
+) -> None:
+    # torch gives an empty tensor; numpy's max over a size-0 axis raised
+    t = f"tensor<{shape[0]}x{shape[1]}xf32>"
+    module = fxdsl.parse(
+        f"func.func @f(%x: {t}) -> {t} {{\n"
+        f"  %y = graph.{op} %x dim {dim} : {t}\n  func.return %y : {t}\n}}"
+    )
+    (y,) = run_reference(module, np.zeros(shape, np.float32))
+    assert (y.shape, y.dtype) == (shape, np.float32)
