@@ -639,12 +639,22 @@ def attention(
     if isinstance(mask, FoldedMask):
         causal = causal or mask.causal
         mask = mask.operand
-    factor = 1.0 / math.sqrt(q.shape[-1]) if scale is None else float(scale)
+    factor = tidy_scale(scale, q.shape[-1])
     if mask is None:
         return ops.scaled_dot_product_attention(q, k, v, causal, factor)
     return ops.scaled_dot_product_attention(
         q, k, v, attn_mask=mask, is_causal=causal, scale=factor
     )
+
+
+def tidy_scale(scale: float | None, head_dim: int) -> float:
+    """The attention scale, canonical: torch's default 1/√d for None or
+    anything within rounding of it (`d ** -0.5`, or √s·√s from the core
+    decomposition), else 15 digits, so both IR levels print the same."""
+    default = 1.0 / math.sqrt(head_dim)
+    if scale is None or math.isclose(scale, default, rel_tol=1e-12):
+        return default
+    return float(f"{float(scale):.15g}")
 
 
 @dataclass

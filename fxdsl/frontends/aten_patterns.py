@@ -58,6 +58,17 @@ def _through_views(node: Any) -> Any:
     return node
 
 
+def _view_source(node: Any, shape: tuple[int, ...]) -> Any:
+    """The earliest node of shape `shape` that `node` is a view chain of
+    (GQA's head repeat and bmm's batch flattening are such chains), or None."""
+    found = node if _shape(node) == shape else None
+    while _target(node) in VIEWS:
+        node = node.args[0]
+        if _shape(node) == shape:
+            found = node
+    return found
+
+
 def _shape(node: Any) -> tuple[int, ...]:
     return tuple(int(d) for d in node.meta["val"].shape)
 
@@ -83,31 +94,46 @@ def _is_transpose_of_last_two(node: Any) -> bool:
 
 
 # --------------------------------------------------------------------------- #
-# linear: [view] (addmm | mm) (view x) (permute W) [view]
+# linear: x @ Wᵀ (+ b) as [view] addmm, [view] mm [view], or bmm over views
 # --------------------------------------------------------------------------- #
 
 
-def _linear(node: Any) -> Pattern | None:
-    inner = node.args[0] if _target(node) in VIEWS else node
-    target = _target(inner)
-    if target == "aten.addmm.default":
-        if inner.kwargs.get("beta", 1) != 1 or inner.kwargs.get("alpha", 1) != 1:
-            return None
-        bias, x, wt = inner.args[:3]
-    elif target == "aten.mm.default":
-        bias, (x, wt) = None, inner.args[:2]
-    else:
-        return None
-    if not _is_transpose_of_last_two(wt) or len(_shape(wt)) != 2:
+def _product(node: Any, lhs: Any, wt: Any) -> tuple[Any, Any] | None:
+    """(x, W) when `lhs @ wt` computes `node` as `x @ Wᵀ` (`lhs` a view of
+    x, `wt` a transposed 2-D W, perhaps broadcast over a batch)."""
+    wt = _through_views(wt)
+    if len(_shape(wt)) != 2 or not _is_transpose_of_last_two(wt):
         return None
     weight = wt.args[0]
-    source = x.args[0] if _target(x) in RESHAPES else x
-    same_rows = _shape(source)[:-1] == _shape(node)[:-1]
-    if not same_rows or _shape(source)[-1:] != _shape(x)[-1:]:
+    x = _view_source(lhs, (*_shape(node)[:-1], _shape(weight)[1]))
+    return None if x is None else (x, weight)
+
+
+def _linear(node: Any) -> Pattern | None:
+    target, bias = _target(node), None
+    if target == "aten.add.Tensor" and all(hasattr(a, "meta") for a in node.args[:2]):
+        node_inner, bias = node.args[:2]
+        if len(_shape(bias)) != 1:
+            return None
+    else:
+        node_inner = node
+    inner = _through_views(node_inner)
+    if _target(inner) == "aten.addmm.default" and bias is None:
+        if inner.kwargs.get("beta", 1) != 1 or inner.kwargs.get("alpha", 1) != 1:
+            return None
+        bias, lhs, wt = inner.args[:3]
+    elif _target(inner) in (
+        "aten.mm.default",
+        "aten.bmm.default",
+        "aten.matmul.default",
+    ):
+        lhs, wt = inner.args[:2]
+    else:
         return None
-    if bias is not None and len(_shape(bias)) != 1:
+    found = _product(node, lhs, wt)
+    if found is None or (bias is not None and len(_shape(bias)) != 1):
         return None
-    inputs = [source, weight] + ([bias] if bias is not None else [])
+    inputs = [*found] + ([bias] if bias is not None else [])
     return Pattern(inputs, lambda x, w, b=None: ops.linear(x, w, b))
 
 
@@ -163,11 +189,12 @@ def _attention(node: Any) -> Pattern | None:
     kt, k_factor = _scalar_factor(_through_views(qk.args[1]))
     if not _is_transpose_of_last_two(kt):
         return None
-    k, v = kt.args[0], _through_views(bmm.args[1])
-    batch = _shape(q)[:-2]
-    if not (batch == _shape(k)[:-2] == _shape(v)[:-2]):
-        return None
-    if _shape(node) != (*batch, _shape(q)[-2], _shape(v)[-1]):
+    *batch, t, dv = _shape(node)
+    s, d = _shape(scores)[-1], _shape(q)[-1]
+    q = _view_source(q, (*batch, t, d))
+    k = _view_source(kt.args[0], (*batch, s, d))
+    v = _view_source(bmm.args[1], (*batch, s, dv))
+    if q is None or k is None or v is None:
         return None
     scale = q_factor * k_factor
     inputs = [q, k, v] + ([mask] if mask is not None else [])
