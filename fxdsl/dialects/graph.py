@@ -1465,6 +1465,58 @@ class FullOp(GraphOp):
         return [self.result.type]
 
 
+@irdl_op_definition
+class ArangeOp(GraphOp):
+    """torch.arange: element i is `start + i * step` (computed in float64,
+    then converted, as torch does on the CPU); the length is the result's.
+    Integer results take integral `start` and `step`; `step` is nonzero.
+
+    %r = graph.arange start 0.0 step 2.0 : tensor<5xi64>
+    """
+
+    name = "graph.arange"
+    PROP_KINDS: ClassVar[dict[str, str]] = {"start": _FLOAT, "step": _FLOAT}
+    start = prop_def(FloatAttr)
+    step = prop_def(FloatAttr)
+    result = result_def(TensorType)
+
+    def __init__(self, start: float, step: float, length: int, dtype: Attribute = i64):
+        super().__init__(
+            result_types=[tensor([length], dtype)],
+            properties={
+                "start": FloatAttr(float(start), Float64Type()),
+                "step": FloatAttr(float(step), Float64Type()),
+            },
+        )
+
+    @property
+    def start_value(self) -> float:
+        return self.start.value.data
+
+    @property
+    def step_value(self) -> float:
+        return self.step.value.data
+
+    def infer_result_types(self) -> list[Attribute]:
+        dtype, shape = dtype_of(self.result), shape_of(self.result)
+        if dtype not in ELEMENT_TYPES or dtype == i1:
+            raise ShapeError(
+                f"result must be a float or integer tensor, got {self.result.type}"
+            )
+        if len(shape) != 1:
+            raise ShapeError(f"result must have rank 1, got {self.result.type}")
+        start, step = self.start_value, self.step_value
+        if not (math.isfinite(start) and math.isfinite(step)) or step == 0:
+            raise ShapeError(
+                f"start and step must be finite, step nonzero: got {start}, {step}"
+            )
+        if dtype not in FLOAT_TYPES and (start != int(start) or step != int(step)):
+            raise ShapeError(
+                f"start {start} and step {step} must be integers for {self.result.type}"
+            )
+        return [self.result.type]
+
+
 # --------------------------------------------------------------------------- #
 # Structure
 # --------------------------------------------------------------------------- #
@@ -1595,7 +1647,7 @@ GRAPH_OPS: tuple[type[IRDLOperation], ...] = (
     MatmulOp, LinearOp, AttentionOp,
     ReshapeOp, TransposeOp, BroadcastToOp, SliceOp, ConcatOp, SplitOp, GatherOp,
     EmbeddingOp,
-    ConstantOp, FullOp,
+    ConstantOp, FullOp, ArangeOp,
     FusionGroupOp, YieldOp,
 )  # fmt: skip
 

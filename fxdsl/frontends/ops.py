@@ -583,12 +583,29 @@ def full(shape: Sequence[int], value: float, dtype: str = "f32") -> Tensor:
     return wrap(emit(lambda: graph.FullOp(dims, value, element), name).result)
 
 
+def arange(start: float, end: float, step: float = 1, dtype: str = "i64") -> Tensor:
+    """torch.arange(start, end, step): `ceil((end - start) / step)` elements
+    `start + i * step` of `dtype` (a `graph.arange`)."""
+    name = graph.ArangeOp.name
+    if step == 0 or not builtins.all(map(math.isfinite, (start, end, step))):
+        raise ValueError(f"{name}: start, end and step must be finite, step nonzero")
+    length = math.ceil((end - start) / step)
+    if length < 0:
+        raise ValueError(
+            f"{name}: end {end} is not reachable from start {start} with step {step}"
+        )
+    element = dtype_attr(dtype)
+    make = lambda: graph.ArangeOp(start, step, length, element)
+    return wrap(emit(make, name).result)
+
+
 __all__ = [
     "Tensor",
     "abs",
     "add",
     "all",
     "any",
+    "arange",
     "broadcast_to",
     "cast",
     "clamp",

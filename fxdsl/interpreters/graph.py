@@ -19,6 +19,8 @@ Values are numpy arrays of exactly the dtype and shape of their IR type
   (NaN propagates; `min > max` gives `max`); hardsigmoid
   `min(max(x + 3, 0), 6) / 6` and hardswish `x * min(max(x + 3, 0), 6) / 6`
   in torch's order of operations.
+- arange: `start + i * step` in int64 (integer results) or float64, then
+  converted (torch's CPU accumulation types).
 - cast: numpy `astype` (float -> int truncates toward zero, x -> i1 is x != 0).
 
 Precision: every op computes in its tensor's dtype, except that
@@ -122,6 +124,16 @@ def _relu6_of_x_plus_3(x: Array) -> Array:
     # torch's order of operations for hardsigmoid / hardswish
     three, six = x.dtype.type(3), x.dtype.type(6)
     return np.minimum(np.maximum(x + three, x.dtype.type(0)), six)
+
+
+def arange_values(op: graph.ArangeOp) -> Array:
+    """The elements of `op` before conversion: int64 for integer results,
+    float64 otherwise (torch's CPU accumulation types)."""
+    (length,) = graph.shape_of(op.result)
+    start, step = op.start_value, op.step_value
+    if graph.dtype_of(op.result) in graph.FLOAT_TYPES:
+        return start + step * np.arange(length, dtype=np.float64)
+    return int(start) + int(step) * np.arange(length, dtype=np.int64)
 
 
 def _div(lhs: Array, rhs: Array) -> Array:
@@ -420,6 +432,12 @@ class GraphFunctions(InterpreterFunctions):
         ):
             raise _fail(op, f"value {value} does not fit {op.result.type}")
         return _finish(op, np.full(graph.shape_of(op.result), value))
+
+    @impl(graph.ArangeOp)
+    def run_arange(
+        self, interpreter: Interpreter, op: graph.ArangeOp, args: PythonValues
+    ) -> PythonValues:
+        return _finish(op, arange_values(op))
 
     @impl(graph.FusionGroupOp)
     def run_fusion_group(

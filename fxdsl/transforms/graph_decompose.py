@@ -11,6 +11,9 @@ one pattern each):
 * `any` / `all` over i1 -> `max` / `min` over i1 (the same values; the
   kernels already reduce booleans with max and min).
 
+* `arange` -> `constant` (shapes are static, so its values are known;
+  the reference interpreter computes them).
+
 Not decomposed, on purpose: `layer_norm`, `softmax`, `log_softmax`, `var`
 and `gelu` are fusible as they are (a layer_norm or softmax is a row-reduction
 group with its prologue and epilogue; gelu is elementwise), and a row kernel
@@ -22,9 +25,11 @@ Every new op keeps the attributes (`scope`, ...) of the op it replaces.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
+import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp, TensorType
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -36,6 +41,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from fxdsl.dialects import graph
+from fxdsl.interpreters.graph import arange_values
 from fxdsl.ir_utils import with_provenance
 
 
@@ -72,9 +78,30 @@ class DecomposeBooleanReduction(RewritePattern):
         rewriter.replace(op, with_provenance([reduction], op), [reduction.result])
 
 
+def constant_like(
+    values: np.ndarray[Any, Any], typ: TensorType[Any]
+) -> graph.ConstantOp:
+    """A `graph.constant` of type `typ` holding `values` (converted)."""
+    convert = float if graph.dtype_of(typ) in graph.FLOAT_TYPES else int
+    flat = [convert(v) for v in values.ravel().tolist()]
+    # from_list's overloads are per element class; both kinds are accepted
+    from_list: Any = DenseIntOrFPElementsAttr.from_list
+    return graph.ConstantOp(from_list(typ, flat))
+
+
+class DecomposeArange(RewritePattern):
+    """arange -> constant (module docstring)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: graph.ArangeOp, rewriter: PatternRewriter) -> None:
+        constant = constant_like(arange_values(op), op.result.type)
+        rewriter.replace(op, with_provenance([constant], op), [constant.result])
+
+
 DECOMPOSITIONS: tuple[RewritePattern, ...] = (
     DecomposeLinear(),
     DecomposeBooleanReduction(),
+    DecomposeArange(),
 )
 """Every decomposition `graph-decompose` applies."""
 

@@ -129,6 +129,8 @@ BUILDERS: list[tuple[str, Callable[[], Operation], list[str]]] = [
         ["tensor<2xi64>"],
     ),
     ("graph.full", lambda: g.FullOp([2, 2], float("-inf")), ["tensor<2x2xf32>"]),
+    ("graph.arange", lambda: g.ArangeOp(2, 3, 5), ["tensor<5xi64>"]),
+    ("graph.arange", lambda: g.ArangeOp(0.5, -0.25, 3, g.f16), ["tensor<3xf16>"]),
     ("graph.fusion_group", _fusion_group, ["tensor<4xf32>"]),
 ]  # fmt: skip
 

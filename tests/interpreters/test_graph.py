@@ -640,6 +640,25 @@ CASES: list[Case] = [
         exact=True,
     ),
     Case(
+        "arange",
+        "graph.arange start -3.0 step 2.0 : tensor<5xi64>",
+        [],
+        ["tensor<5xi64>"],
+        [],
+        lambda: [-3, -1, 1, 3, 5],
+        exact=True,
+    ),
+    Case(
+        "arange-f32",
+        # float64 steps rounded once: 0.1 + 2 * 0.3 is 0.7 in f32
+        "graph.arange start 0.1 step 0.3 : tensor<3xf32>",
+        [],
+        ["tensor<3xf32>"],
+        [],
+        lambda: np.array([0.1, 0.4, 0.7], np.float32),
+        exact=True,
+    ),
+    Case(
         "constant",
         "graph.constant dense<[[1.5, -2.0], [0.25, 3.0]]> : tensor<2x2xf32>",
         [],

@@ -41,6 +41,7 @@ THEMES = {
     "resident_rows": lambda: cases.reduction_cases(rows=(2, 1), inner=1280),
     "attention": cases.attention_cases,
     "split_k": cases.split_k_cases,
+    "importer": cases.importer_cases,
 }
 
 
@@ -377,9 +378,7 @@ def test_boolean_reductions_on_rows_with_and_without_a_true() -> None:
     """any/all (decomposed to max/min over i1) on rows that are all false,
     all true, or have one odd element (random masks are almost never
     that)."""
-    programs = {
-        k: v for k, v in cases.reduction_cases((4, 1), 300).items() if "_i1" in k
-    }
+    programs = cases.boolean_reduction_cases()
     text = cases.module(programs)
     reference, lowered = parse(text), apply(parse(text), "convert-graph-to-gpu")
     rows = np.zeros((4, 300), bool)

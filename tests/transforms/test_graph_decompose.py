@@ -88,3 +88,19 @@ def test_any_all_become_max_min() -> None:
         for w, g in zip(want, got, strict=True):
             np.testing.assert_array_equal(w, g, strict=True)
     assert_same_numerics(before, after)
+
+
+def test_arange_becomes_a_constant() -> None:
+    before = fxdsl.parse("""
+    func.func @f() -> (tensor<4xi64>, tensor<3xbf16>) {
+      %0 = graph.arange start 7.0 step -2.0 : tensor<4xi64>
+      %1 = graph.arange start 0.1 step 0.3 : tensor<3xbf16>
+      func.return %0, %1 : tensor<4xi64>, tensor<3xbf16>
+    }""")
+    after = fxdsl.apply(clone_module(before), "graph-decompose")
+    assert count(after, graph.ArangeOp) == 0
+    assert count(after, graph.ConstantOp) == 2
+    ints, _ = fxdsl.run(after)
+    np.testing.assert_array_equal(ints, [7, 5, 3, 1], strict=True)
+    for want, got in zip(fxdsl.run(before), fxdsl.run(after), strict=True):
+        np.testing.assert_array_equal(want, got, strict=True)

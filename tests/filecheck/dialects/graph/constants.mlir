@@ -32,3 +32,15 @@ func.func @full() {
   %5 = graph.full value -0.25 : tensor<1xf16>
   func.return
 }
+
+// CHECK-LABEL: func.func @arange
+func.func @arange() {
+  // CHECK-NEXT: %{{.*}} = graph.arange start 0.000000e+00 step 1.000000e+00 : tensor<8xi64>
+  // CHECK-NEXT: %{{.*}} = graph.arange start 3.000000e+00 step -2.000000e+00 : tensor<4xi32>
+  // CHECK-NEXT: %{{.*}} = graph.arange start 1.000000e-01 step 2.500000e-01 : tensor<0xbf16>
+  %0 = graph.arange start 0.0 step 1.0 : tensor<8xi64>
+  // Properties may come in any order; they print sorted by name.
+  %1 = graph.arange step -2.0 start 3.0 : tensor<4xi32>
+  %2 = graph.arange start 0.1 step 0.25 : tensor<0xbf16>
+  func.return
+}

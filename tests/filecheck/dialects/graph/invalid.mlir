@@ -797,3 +797,27 @@ func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
 %x = "test.op"() : () -> (tensor<4xi64>)
 // CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.hardsigmoid: expects a float tensor, got tensor<4xi64>
 %y = graph.hardsigmoid %x : tensor<4xi64>
+
+// -----
+
+// graph.arange: a rank-1 result.
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.arange: result must have rank 1, got tensor<2x4xi64>
+%r = graph.arange start 0.0 step 1.0 : tensor<2x4xi64>
+
+// -----
+
+// graph.arange: a nonzero step.
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.arange: start and step must be finite, step nonzero: got 0.0, 0.0
+%r = graph.arange start 0.0 step 0.0 : tensor<4xf32>
+
+// -----
+
+// graph.arange: integer results take integral start and step.
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.arange: start 0.0 and step 0.5 must be integers for tensor<4xi32>
+%r = graph.arange start 0.0 step 0.5 : tensor<4xi32>
+
+// -----
+
+// graph.arange: no boolean ranges.
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.arange: result must be a float or integer tensor, got tensor<2xi1>
+%r = graph.arange start 0.0 step 1.0 : tensor<2xi1>
