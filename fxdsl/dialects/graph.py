@@ -1007,6 +1007,36 @@ class LogSoftmaxOp(SoftmaxLikeOp):
 
 
 @irdl_op_definition
+class CumsumOp(GraphOp):
+    """torch.cumsum along `dim`, in the input's type (integers wrap; torch
+    would promote them to i64, the importer casts first). Lowered by
+    graph-decompose as a masked sum (see there).
+
+    %y = graph.cumsum %x dim 1 : tensor<4x8xi64>
+    """
+
+    name = "graph.cumsum"
+    input = operand_def(TensorType)
+    dim = prop_def(IntegerAttr)
+    result = result_def(TensorType)
+
+    def __init__(self, input: SSAValue, dim: int):
+        self._build(
+            operands=[input],
+            result_types=[input.type],
+            properties={"dim": IntegerAttr(dim, i64)},
+        )
+
+    def infer_result_types(self) -> list[Attribute]:
+        if dtype_of(self.input) == i1:
+            raise ShapeError(
+                f"expects a float or integer tensor, got {self.input.type}"
+            )
+        rules.check_dims([self.dim.value.data], len(shape_of(self.input)))
+        return [self.input.type]
+
+
+@irdl_op_definition
 class LayerNormOp(GraphOp):
     """Layer norm over the trailing dims given by `weight`'s shape (biased
     variance, `eps` default 1e-5, as torch).
@@ -1643,7 +1673,7 @@ GRAPH_OPS: tuple[type[IRDLOperation], ...] = (
     AddOp, SubOp, MulOp, DivOp, PowOp, MaximumOp, MinimumOp,
     EqOp, NeOp, LtOp, LeOp, GtOp, GeOp, LogicalAndOp, LogicalOrOp, SelectOp,
     SumOp, MeanOp, MaxOp, MinOp, AnyOp, AllOp, VarOp, SoftmaxOp, LogSoftmaxOp,
-    LayerNormOp,
+    CumsumOp, LayerNormOp,
     MatmulOp, LinearOp, AttentionOp,
     ReshapeOp, TransposeOp, BroadcastToOp, SliceOp, ConcatOp, SplitOp, GatherOp,
     EmbeddingOp,

@@ -377,6 +377,14 @@ def log_softmax(x: Tensor, dim: int = -1) -> Tensor:
     return _softmax(graph.LogSoftmaxOp, x, dim)
 
 
+def cumsum(x: Tensor, dim: int) -> Tensor:
+    """torch.cumsum along `dim`, in `x`'s element type (no promotion)."""
+    name = graph.CumsumOp.name
+    x = _tensor(name, x)
+    d = normalize_dim(name, dim, x.ndim)
+    return wrap(emit(lambda: graph.CumsumOp(x.value, d), name, x).result)
+
+
 def layer_norm(x: Tensor, weight: Tensor, bias: Tensor, eps: float = 1e-5) -> Tensor:
     """Layer norm over the trailing dims given by `weight`'s shape."""
     name = graph.LayerNormOp.name
@@ -612,6 +620,7 @@ __all__ = [
     "concat",
     "constant",
     "cos",
+    "cumsum",
     "div",
     "embedding",
     "eq",

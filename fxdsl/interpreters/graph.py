@@ -19,6 +19,7 @@ Values are numpy arrays of exactly the dtype and shape of their IR type
   (NaN propagates; `min > max` gives `max`); hardsigmoid
   `min(max(x + 3, 0), 6) / 6` and hardswish `x * min(max(x + 3, 0), 6) / 6`
   in torch's order of operations.
+- cumsum: running sum in the input's dtype (f16 in float32, rounded once).
 - arange: `start + i * step` in int64 (integer results) or float64, then
   converted (torch's CPU accumulation types).
 - cast: numpy `astype` (float -> int truncates toward zero, x -> i1 is x != 0).
@@ -314,6 +315,13 @@ class GraphFunctions(InterpreterFunctions):
         shifted = x - _max_along(x, dim)
         log_sum = np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
         return _finish(op, shifted - log_sum)
+
+    @impl(graph.CumsumOp)
+    def run_cumsum(
+        self, interpreter: Interpreter, op: graph.CumsumOp, args: PythonValues
+    ) -> PythonValues:
+        x = _widen(args[0])
+        return _finish(op, np.cumsum(x, axis=op.dim.value.data, dtype=x.dtype))
 
     @impl(graph.LayerNormOp)
     def run_layer_norm(

@@ -14,6 +14,12 @@ one pattern each):
 * `arange` -> `constant` (shapes are static, so its values are known;
   the reference interpreter computes them).
 
+* `cumsum(x, dim d)` -> `sum(select(j <= i, x[.., None, j, ..], 0), d + 1)`:
+  each output i sums the inputs j <= i. The mask compares two index
+  constants of n elements (not an n x n literal) and fuses with the select
+  into the sum's kernel: O(n^2) adds, fine for the mask-sized inputs torch
+  programs take cumsums of (the importer folds most at import).
+
 Not decomposed, on purpose: `layer_norm`, `softmax`, `log_softmax`, `var`
 and `gelu` are fusible as they are (a layer_norm or softmax is a row-reduction
 group with its prologue and epilogue; gelu is elementwise), and a row kernel
@@ -29,7 +35,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp, TensorType
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp, TensorType, i64
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -98,10 +104,34 @@ class DecomposeArange(RewritePattern):
         rewriter.replace(op, with_provenance([constant], op), [constant.result])
 
 
+class DecomposeCumsum(RewritePattern):
+    """cumsum -> masked sum over a new dim (module docstring)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: graph.CumsumOp, rewriter: PatternRewriter) -> None:
+        shape, dim = graph.shape_of(op.input), op.dim.value.data
+        n, trailing = shape[dim], (1,) * (len(shape) - dim - 1)
+        index = np.arange(n, dtype=np.int64)
+        outputs = constant_like(
+            index.reshape(n, 1, *trailing), graph.tensor((n, 1, *trailing), i64)
+        )
+        inputs = constant_like(
+            index.reshape(n, *trailing), graph.tensor((n, *trailing), i64)
+        )
+        keep = graph.LeOp(inputs.result, outputs.result)
+        spread = graph.ReshapeOp(op.input, (*shape[:dim], 1, *shape[dim:]))
+        zero = graph.FullOp((), 0.0, graph.dtype_of(op.input))
+        masked = graph.SelectOp(keep.result, spread.result, zero.result)
+        total = graph.SumOp(masked.result, [dim + 1])
+        new_ops = [outputs, inputs, keep, spread, zero, masked, total]
+        rewriter.replace(op, with_provenance(new_ops, op), [total.result])
+
+
 DECOMPOSITIONS: tuple[RewritePattern, ...] = (
     DecomposeLinear(),
     DecomposeBooleanReduction(),
     DecomposeArange(),
+    DecomposeCumsum(),
 )
 """Every decomposition `graph-decompose` applies."""
 

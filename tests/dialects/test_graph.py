@@ -88,6 +88,7 @@ BUILDERS: list[tuple[str, Callable[[], Operation], list[str]]] = [
     ("graph.var", lambda: g.VarOp(x48(), [1], True, correction=0), ["tensor<4x1xf32>"]),
     ("graph.softmax", lambda: g.SoftmaxOp(x48(), 1), ["tensor<4x8xf32>"]),
     ("graph.log_softmax", lambda: g.LogSoftmaxOp(x48(), 0), ["tensor<4x8xf32>"]),
+    ("graph.cumsum", lambda: g.CumsumOp(value([4, 8], g.i64), 0), ["tensor<4x8xi64>"]),
     ("graph.layer_norm", lambda: g.LayerNormOp(x48(), x8(), x8()), ["tensor<4x8xf32>"]),
     (
         "graph.matmul",

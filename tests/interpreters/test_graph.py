@@ -640,6 +640,23 @@ CASES: list[Case] = [
         exact=True,
     ),
     Case(
+        "cumsum",
+        "graph.cumsum %a0 dim 1 : tensor<3x5xf32>",
+        ["tensor<3x5xf32>"],
+        ["tensor<3x5xf32>"],
+        [f32(3, 5)],
+        lambda x: [[f64(sum(f64(row[: c + 1]))) for c in range(5)] for row in x],
+    ),
+    Case(
+        "cumsum-i32",
+        "graph.cumsum %a0 dim 0 : tensor<3x5xi32>",
+        ["tensor<3x5xi32>"],
+        ["tensor<3x5xi32>"],
+        [ints(3, 5)],
+        lambda x: [[int(x[: r + 1, c].sum()) for c in range(5)] for r in range(3)],
+        exact=True,
+    ),
+    Case(
         "arange",
         "graph.arange start -3.0 step 2.0 : tensor<5xi64>",
         [],

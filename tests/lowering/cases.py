@@ -264,6 +264,16 @@ def importer_cases() -> dict[str, str]:
         "%r = graph.arange start 4.0 step -3.0 : tensor<5xi64>\n"
         f"    %y = graph.add %x, %r : ({t}, tensor<5xi64>) -> {t}", f"%y : {t}",
     )  # fmt: skip
+    for dtype, shape, dim in (
+        ("f32", "3x40", 1),
+        ("i64", "2x70x3", 1),
+        ("f16", "20x3", 0),
+    ):
+        t = f"tensor<{shape}x{dtype}>"
+        name = f"cumsum_dim{dim}_{dtype}"
+        cases[name] = _func(
+            name, f"%x: {t}", t, f"%y = graph.cumsum %x dim {dim} : {t}", f"%y : {t}"
+        )
     return cases
 
 

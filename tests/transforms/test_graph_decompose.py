@@ -104,3 +104,29 @@ def test_arange_becomes_a_constant() -> None:
     np.testing.assert_array_equal(ints, [7, 5, 3, 1], strict=True)
     for want, got in zip(fxdsl.run(before), fxdsl.run(after), strict=True):
         np.testing.assert_array_equal(want, got, strict=True)
+
+
+def test_cumsum_becomes_a_masked_sum_that_fuses() -> None:
+    before = fxdsl.parse("""
+    func.func @f(%x: tensor<3x40xf32>, %i: tensor<2x9x3xi64>)
+        -> (tensor<3x40xf32>, tensor<2x9x3xi64>) {
+      %0 = graph.cumsum %x dim 1 : tensor<3x40xf32>
+      %1 = graph.cumsum %i dim 1 : tensor<2x9x3xi64>
+      func.return %0, %1 : tensor<3x40xf32>, tensor<2x9x3xi64>
+    }""")
+    after = fxdsl.apply(clone_module(before), "graph-decompose")
+    assert count(after, graph.CumsumOp) == 0
+    assert count(after, graph.SumOp) == 2
+    x = np.arange(120, dtype=np.float32).reshape(3, 40) / 7
+    i = np.arange(-27, 27).reshape(2, 9, 3)
+    got = fxdsl.run(after, x, i)
+    np.testing.assert_allclose(got[0], np.cumsum(x, axis=1), rtol=1e-6)
+    np.testing.assert_array_equal(got[1], np.cumsum(i, axis=1), strict=True)
+    # the mask, the select and the sum become one kernel per cumsum
+    fused = fxdsl.apply(clone_module(after), "graph-fuse")
+    assert count(fused, graph.FusionGroupOp) == 2
+    assert all(
+        isinstance(op.parent_op(), graph.FusionGroupOp)
+        for op in fused.walk()
+        if isinstance(op, graph.SelectOp | graph.LeOp)
+    )

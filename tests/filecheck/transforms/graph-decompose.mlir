@@ -33,3 +33,40 @@ func.func @kept(%x: tensor<4x8xf32>, %w: tensor<8xf32>, %b: tensor<8xf32>) -> te
   %g = graph.gelu %s : tensor<4x8xf32>
   func.return %g : tensor<4x8xf32>
 }
+
+// any / all over i1 -> max / min over i1.
+// CHECK-LABEL: func.func @boolean_reductions
+// CHECK-NEXT:    %[[A:.*]] = graph.max %m dims [1] keepdim : (tensor<4x8xi1>) -> tensor<4x1xi1>
+// CHECK-NEXT:    %[[B:.*]] = graph.min %m dims [] : (tensor<4x8xi1>) -> tensor<i1>
+// CHECK-NEXT:    func.return %[[A]], %[[B]]
+func.func @boolean_reductions(%m: tensor<4x8xi1>) -> (tensor<4x1xi1>, tensor<i1>) {
+  %a = graph.any %m dims [1] keepdim : (tensor<4x8xi1>) -> tensor<4x1xi1>
+  %b = graph.all %m dims [] : (tensor<4x8xi1>) -> tensor<i1>
+  func.return %a, %b : tensor<4x1xi1>, tensor<i1>
+}
+
+// arange -> its values as a constant.
+// CHECK-LABEL: func.func @arange
+// CHECK-NEXT:    %[[C:.*]] = graph.constant dense<[5, 2, -1]> : tensor<3xi32>
+// CHECK-NEXT:    func.return %[[C]]
+func.func @arange() -> tensor<3xi32> {
+  %r = graph.arange start 5.0 step -3.0 : tensor<3xi32>
+  func.return %r : tensor<3xi32>
+}
+
+// cumsum along dim 0 of 3x2 -> output i sums inputs j <= i: the index
+// constants compare (3x1x1 outputs, 3x1 inputs), the select spreads x over
+// a new dim 0, and the sum reduces the inputs' dim.
+// CHECK-LABEL: func.func @cumsum
+// CHECK-NEXT:    %[[I:.*]] = graph.constant dense<{{\[\[\[}}0]], {{\[\[}}1]], {{\[\[}}2]]]> : tensor<3x1x1xi64>
+// CHECK-NEXT:    %[[J:.*]] = graph.constant dense<{{\[\[}}0], [1], [2]]> : tensor<3x1xi64>
+// CHECK-NEXT:    %[[K:.*]] = graph.le %[[J]], %[[I]] : (tensor<3x1xi64>, tensor<3x1x1xi64>) -> tensor<3x3x1xi1>
+// CHECK-NEXT:    %[[X:.*]] = graph.reshape %x : (tensor<3x2xi64>) -> tensor<1x3x2xi64>
+// CHECK-NEXT:    %[[Z:.*]] = graph.full value 0.000000e+00 : tensor<i64>
+// CHECK-NEXT:    %[[S:.*]] = graph.select %[[K]], %[[X]], %[[Z]] : (tensor<3x3x1xi1>, tensor<1x3x2xi64>, tensor<i64>) -> tensor<3x3x2xi64>
+// CHECK-NEXT:    %[[R:.*]] = graph.sum %[[S]] dims [1] : (tensor<3x3x2xi64>) -> tensor<3x2xi64>
+// CHECK-NEXT:    func.return %[[R]]
+func.func @cumsum(%x: tensor<3x2xi64>) -> tensor<3x2xi64> {
+  %r = graph.cumsum %x dim 0 : tensor<3x2xi64>
+  func.return %r : tensor<3x2xi64>
+}

@@ -821,3 +821,17 @@ func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
 // graph.arange: no boolean ranges.
 // CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.arange: result must be a float or integer tensor, got tensor<2xi1>
 %r = graph.arange start 0.0 step 1.0 : tensor<2xi1>
+
+// -----
+
+// graph.cumsum: not on booleans (torch promotes them; the importer casts).
+%x = "test.op"() : () -> (tensor<4xi1>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.cumsum: expects a float or integer tensor, got tensor<4xi1>
+%y = graph.cumsum %x dim 0 : tensor<4xi1>
+
+// -----
+
+// graph.cumsum: dim in range.
+%x = "test.op"() : () -> (tensor<4x3xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.cumsum: dim 2 out of range for rank 2 (operands: tensor<4x3xf32>)
+%y = graph.cumsum %x dim 2 : tensor<4x3xf32>

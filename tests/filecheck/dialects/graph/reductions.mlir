@@ -71,3 +71,16 @@ func.func @boolean_reductions() {
   %1 = graph.all %m dims [] keepdim : (tensor<2x4x8xi1>) -> tensor<1x1x1xi1>
   func.return
 }
+
+// CHECK-LABEL: func.func @cumsum
+func.func @cumsum() {
+  %x = "test.op"() : () -> (tensor<2x4x8xf32>)
+  %n = "test.op"() : () -> (tensor<5xi32>)
+  // CHECK:      %[[X:.*]] = "test.op"() : () -> tensor<2x4x8xf32>
+  // CHECK-NEXT: %[[N:.*]] = "test.op"() : () -> tensor<5xi32>
+  // CHECK-NEXT: %{{.*}} = graph.cumsum %[[X]] dim 1 : tensor<2x4x8xf32>
+  // CHECK-NEXT: %{{.*}} = graph.cumsum %[[N]] dim 0 : tensor<5xi32>
+  %0 = graph.cumsum %x dim 1 : tensor<2x4x8xf32>
+  %1 = graph.cumsum %n dim 0 : tensor<5xi32>
+  func.return
+}
