@@ -9,6 +9,8 @@ import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
+from fxdsl.interpreters.tolerance import close_elements, reorder_slack, summed_terms
+
 Array = np.ndarray[Any, Any]
 
 
@@ -35,10 +37,12 @@ def assert_outputs_close(
     rtol: float = 1e-5,
     atol: float = 1e-6,
     context: str = "",
+    terms: int = 0,
 ) -> None:
     """Same number of outputs, same shapes and dtypes, values within
-    `atol + rtol * |expected|` (exact for integer and boolean outputs; NaNs
-    must sit at the same places)."""
+    `atol + rtol * |expected|` plus the slack of reordering sums of `terms`
+    terms (`fxdsl.interpreters.tolerance`); exact for integer and boolean
+    outputs; NaNs must sit at the same places."""
     prefix = f"{context}: " if context else ""
     if len(expected) != len(actual):
         raise AssertionError(
@@ -59,14 +63,18 @@ def assert_outputs_close(
                     f"{where}: {mismatched} of {want.size} elements differ (exact)"
                 )
             continue
-        _check_close(want, got, rtol, atol, where)
+        _check_close(want, got, rtol, atol, where, terms)
 
 
-def _check_close(want: Array, got: Array, rtol: float, atol: float, where: str) -> None:
+def _check_close(
+    want: Array, got: Array, rtol: float, atol: float, where: str, terms: int
+) -> None:
     want64, got64 = want.astype(np.float64), got.astype(np.float64)
-    close = np.isclose(got64, want64, rtol=rtol, atol=atol, equal_nan=True)
+    close = close_elements(got64, want64, rtol, atol, terms)
     if close.all():
         return
+    slack = reorder_slack(want64, terms)
+    allowed = f"atol={atol}" + (f" + {slack:.3g} for reordered sums" if slack else "")
     with np.errstate(invalid="ignore", divide="ignore"):
         # A NaN on one side only counts as an infinite difference.
         diff = np.nan_to_num(np.abs(got64 - want64), nan=np.inf)
@@ -75,7 +83,7 @@ def _check_close(want: Array, got: Array, rtol: float, atol: float, where: str) 
     worst = np.unravel_index(int(np.argmax(np.where(bad, diff, -1.0))), want.shape)
     raise AssertionError(
         f"{where}: {int(bad.sum())} of {want.size} elements differ beyond "
-        f"rtol={rtol}, atol={atol}; max abs diff {diff[bad].max():.3g}, "
+        f"rtol={rtol}, {allowed}; max abs diff {diff[bad].max():.3g}, "
         f"max rel diff {rel[bad].max():.3g}; worst at index "
         f"{tuple(int(i) for i in worst)}: expected {want64[worst]!r}, "
         f"got {got64[worst]!r}"
@@ -93,7 +101,8 @@ def assert_same_numerics(
     """Run the entry function of `before` and `after` on the same random inputs
     (one set per seed, made from `before`'s signature) with the reference
     interpreter and assert equal output counts, shapes, dtypes and values
-    within tolerance. Neither module is modified. `entry` defaults to the
+    within tolerance (`assert_outputs_close`, with the reordering slack of
+    `before`'s reductions). Neither module is modified. `entry` defaults to the
     first public function of `before` (the same name is run in `after`)."""
     from fxdsl.interpreters.run import random_inputs, run_reference
 
@@ -103,5 +112,10 @@ def assert_same_numerics(
         expected = run_reference(before, *[np.copy(x) for x in inputs], entry=name)
         actual = run_reference(after, *[np.copy(x) for x in inputs], entry=name)
         assert_outputs_close(
-            expected, actual, rtol, atol, context=f"@{name}, seed {seed}"
+            expected,
+            actual,
+            rtol,
+            atol,
+            context=f"@{name}, seed {seed}",
+            terms=summed_terms(before),
         )

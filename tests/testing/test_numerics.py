@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,6 +13,7 @@ from xdsl.rewriter import Rewriter
 
 import fxdsl
 from fxdsl.dialects import graph as g
+from fxdsl.interpreters.tolerance import summed_terms
 from fxdsl.testing import assert_same_numerics, clone_module, graphs
 from fxdsl.testing.numerics import assert_outputs_close
 
@@ -102,3 +104,38 @@ def test_entry_selects_the_function() -> None:
 @given(graphs(scoped=True))
 def test_random_graphs_equal_their_clones(module: ModuleOp) -> None:
     assert_same_numerics(module, clone_module(module))
+
+
+GPT2_BLOCK = Path(__file__).parents[2] / "examples" / "gpt2_block.mlir"
+
+
+def _bypass_first(module: ModuleOp, kind: type[g.GeluOp]) -> None:
+    # a stand-in miscompile: the op's result becomes its input
+    op = next(o for o in module.walk() if isinstance(o, kind))
+    op.result.replace_all_uses_with(op.input)
+    op.detach()
+    op.erase()
+
+
+def test_reordered_sums_pass_and_a_miscompile_still_fails() -> None:
+    # split-K changes the summation order of 768- and 3072-term sums: max abs
+    # diff 0.84 on outputs of ~7000, beyond an elementwise rtol of 1e-5
+    before = fxdsl.parse(GPT2_BLOCK.read_text())
+    split_k = fxdsl.apply(clone_module(before), "graph-decompose,graph-split-k")
+    assert_same_numerics(before, split_k, seeds=(0,))
+    wrong = fxdsl.apply(clone_module(before), "graph-decompose,graph-split-k")
+    _bypass_first(wrong, g.GeluOp)
+    with pytest.raises(AssertionError, match="for reordered sums"):
+        assert_same_numerics(before, wrong, seeds=(0,))
+
+
+def test_summed_terms_counts_what_each_reduction_sums() -> None:
+    # sum over dims [1] of 4x8: 8 terms; tanh, add, neg: none
+    module = fxdsl.parse(PROGRAM)
+    assert summed_terms(module) == 8
+    matmul = fxdsl.parse(
+        "func.func @f(%a: tensor<4x8xf32>, %b: tensor<8x3xf32>) -> tensor<4x3xf32> {\n"
+        "  %c = graph.matmul %a, %b : (tensor<4x8xf32>, tensor<8x3xf32>)"
+        " -> tensor<4x3xf32>\n  func.return %c : tensor<4x3xf32>\n}"
+    )
+    assert summed_terms(matmul) == 8

@@ -171,6 +171,34 @@ def test_check_fails_when_the_pipeline_changes_numerics(
     assert rc == 0
 
 
+GPT2_BLOCK = str(Path(__file__).parents[2] / "examples" / "gpt2_block.mlir")
+
+
+def test_check_accepts_reordered_sums_and_rejects_a_miscompile(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # split-K reorders 3072-term sums: elementwise rtol 1e-5 said MISMATCH
+    pipeline = "graph-decompose,graph-split-k,graph-fuse"
+    result = fxdsl_run_cli(GPT2_BLOCK, "-p", pipeline, "--check")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert re.search(r"check 0: .* summed terms\) ok$", result.stdout, re.M)
+    from fxdsl.dialects import graph
+
+    real_pipeline = fxdsl_run.apply_pipeline
+
+    def miscompile(module, pipeline, where):  # type: ignore[no-untyped-def]
+        real_pipeline(module, pipeline, where)
+        gelu = next(op for op in module.walk() if isinstance(op, graph.GeluOp))
+        gelu.result.replace_all_uses_with(gelu.input)
+        gelu.detach()
+        gelu.erase()
+
+    monkeypatch.setattr(fxdsl_run, "apply_pipeline", miscompile)
+    result = fxdsl_run_cli(GPT2_BLOCK, "-p", "graph-split-k", "--check")
+    assert result.returncode == 1
+    assert "MISMATCH" in result.stdout
+
+
 def test_checksums_of_infinities_warn_nothing() -> None:
     typ = TensorType(f64, [4])
     with warnings.catch_warnings():
