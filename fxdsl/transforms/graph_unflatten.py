@@ -13,8 +13,9 @@ ancestor; ops of one call need not be contiguous, but interleavings that would
 make a cycle between calls are an error.
 
 Interface of a module function: its arguments are the values defined outside
-and used inside: the original function's arguments first, then other values,
-each in order of first use, then its weights. A weight is an argument of the
+and used inside, in order of first use in the body, then its weights (also
+in order of first use): a canonical order, so calls with identical bodies
+share a function whichever values reach them. A weight is an argument of the
 original function marked `graph.param = "<name>"` whose name lies inside the
 module's fqn (`layers.0.attn.weight` in `layers.0.attn` and in `layers.0`);
 in the module's function it carries `graph.param` relative to the module
@@ -81,7 +82,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     SymbolRefAttr,
 )
-from xdsl.ir import BlockArgument, SSAValue
+from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
@@ -212,14 +213,10 @@ class _Unflattener:
         if self.restorable:
             strip_names(callee.body.block, self.restorable)
         relative = [self.relative_weight(node, v) for v in outlined.inputs]
-        order = sorted(
-            range(len(relative)),
-            key=lambda i: (
-                relative[i] is not None,
-                not isinstance(outlined.inputs[i], BlockArgument),
-                i,
-            ),
-        )
+        # Canonical: first use in the body, weights last. Where a value comes
+        # from (an argument of the caller or not) must not count, or identical
+        # calls reached in another order would not share a function.
+        order = sorted(range(len(relative)), key=lambda i: (relative[i] is not None, i))
         entry = self.resolved.get(node)
         if entry is not None:
             apply_signature(outlined, entry, order, lambda i: _param_attrs(relative[i]))

@@ -105,6 +105,34 @@ def test_non_contiguous_call_without_cycle() -> None:
     assert_same_numerics(module, flat)
 
 
+SAME_MODULE_TWICE = """
+func.func @main(%x: tensor<4x4xf32>, %w: tensor<4x4xf32>, %b: tensor<4xf32>)
+    -> tensor<4x4xf32> {
+  %0 = graph.matmul %x, %w {scope = #graph.scope<("lin", 0, "Linear")>}
+    : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %1 = graph.add %0, %b {scope = #graph.scope<("lin", 0, "Linear")>}
+    : (tensor<4x4xf32>, tensor<4xf32>) -> tensor<4x4xf32>
+  %2 = graph.matmul %1, %w {scope = #graph.scope<("lin", 1, "Linear")>}
+    : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %3 = graph.add %2, %b {scope = #graph.scope<("lin", 1, "Linear")>}
+    : (tensor<4x4xf32>, tensor<4xf32>) -> tensor<4x4xf32>
+  func.return %3 : tensor<4x4xf32>
+}
+"""
+
+
+def test_calls_reached_in_another_order_share_one_function() -> None:
+    # y = lin(x); z = lin(y) with w, b plain arguments: the second call's
+    # input is not a function argument, which put it after w and b, so the
+    # two identical bodies got two functions (@lin and @"lin@1")
+    module = fxdsl.parse(SAME_MODULE_TWICE)
+    unflat = unflatten(clone_module(module))
+    assert list(functions(unflat)) == ["main", "lin"]
+    assert [c.callee.string_value() for c in module_calls(unflat)] == ["lin", "lin"]
+    assert_same_numerics(module, unflat)
+    assert str(flatten(unflat)) == str(module)
+
+
 CYCLE = INTERLEAVED.replace(
     '%b = graph.tanh %a {scope = #graph.scope<("m", 0, "M")>}',
     '%b = graph.add %a, %r {scope = #graph.scope<("m", 0, "M")>}',

@@ -75,10 +75,11 @@ func.func @called_twice_differently(%x: tensor<4xf32>) -> tensor<4xf32> {
 }
 
 // Multiple outputs, one of them unused outside: only used values are results
-// (in order of definition); inputs are function arguments first.
+// (in order of definition); inputs in order of first use in the body,
+// whether or not they are function arguments (a canonical order).
 // CHECK-LABEL: func.func @multi_output(
 // CHECK-NEXT:    %[[T:.*]] = graph.neg %[[Y:.*]] :
-// CHECK-NEXT:    %[[A:.*]], %[[C:.*]] = func.call @head(%{{.*}}, %[[Y]], %[[T]]) {{.*}} -> (tensor<4xf32>, tensor<4xf32>)
+// CHECK-NEXT:    %[[A:.*]], %[[C:.*]] = func.call @head(%[[T]], %{{.*}}, %[[Y]]) {{.*}} -> (tensor<4xf32>, tensor<4xf32>)
 // CHECK-NEXT:    graph.add %[[A]], %[[C]]
 // CHECK-LABEL: func.func private @head(%{{.*}}: tensor<4xf32>, %{{.*}}: tensor<4xf32>, %{{.*}}: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
 // CHECK:         graph.exp
