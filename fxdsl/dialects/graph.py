@@ -1403,6 +1403,47 @@ class GatherOp(GraphOp):
 
 
 @irdl_op_definition
+class IndexOp(GraphOp):
+    """torch's advanced indexing `x[..., i, ..., j]` (`aten.index.Tensor`):
+    one i64/i32 index tensor per dim in `dims` (increasing; the other dims
+    are kept whole), broadcast together. Their broadcast shape replaces the
+    indexed dims in place when those are adjacent, else it comes first
+    (`shape_rules.index_shape`). Negative indices count from the end.
+
+    %y = graph.index %x, %i dims [1] : (tensor<4x8x3xf32>, tensor<5xi64>)
+           -> tensor<4x5x3xf32>
+    """
+
+    name = "graph.index"
+    input = operand_def(TensorType)
+    indices = var_operand_def(TensorType)
+    dims = prop_def(DenseArrayBase)
+    result = result_def(TensorType)
+
+    def __init__(
+        self, input: SSAValue, indices: Sequence[SSAValue], dims: Sequence[int]
+    ):
+        self._build(
+            operands=[input, list(indices)],
+            result_types=[input.type],
+            properties={"dims": ints(dims)},
+        )
+
+    @property
+    def dim_list(self) -> tuple[int, ...]:
+        return tuple(self.dims.get_values())
+
+    def infer_result_types(self) -> list[Attribute]:
+        for index in self.indices:
+            if dtype_of(index) not in INDEX_TYPES:
+                raise ShapeError(f"indices must be i64 or i32, got {index.type}")
+        shape = rules.index_shape(
+            shape_of(self.input), self.dim_list, [shape_of(i) for i in self.indices]
+        )
+        return [tensor(shape, dtype_of(self.input))]
+
+
+@irdl_op_definition
 class EmbeddingOp(GraphOp):
     """Row lookup `weight[indices]` (torch.nn.functional.embedding).
 
@@ -1676,7 +1717,7 @@ GRAPH_OPS: tuple[type[IRDLOperation], ...] = (
     CumsumOp, LayerNormOp,
     MatmulOp, LinearOp, AttentionOp,
     ReshapeOp, TransposeOp, BroadcastToOp, SliceOp, ConcatOp, SplitOp, GatherOp,
-    EmbeddingOp,
+    EmbeddingOp, IndexOp,
     ConstantOp, FullOp, ArangeOp,
     FusionGroupOp, YieldOp,
 )  # fmt: skip

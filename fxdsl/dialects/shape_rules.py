@@ -165,6 +165,25 @@ def gather_shape(shape: Shape, dim: int, index: Shape) -> Shape:
     return index
 
 
+def index_shape(shape: Shape, dims: Sequence[int], indices: Sequence[Shape]) -> Shape:
+    """torch's advanced indexing (`aten.index.Tensor`, numpy's rule too): the
+    index tensors of increasing `dims` broadcast together; that shape
+    replaces the indexed dims in place when they are adjacent, else it
+    comes first, followed by the other dims."""
+    if not dims:
+        raise ShapeError("needs at least one index tensor")
+    if len(dims) != len(indices):
+        raise ShapeError(f"{len(indices)} index tensors for dims {list(dims)}")
+    check_dims(dims, len(shape))
+    if list(dims) != sorted(dims):
+        raise ShapeError(f"dims {list(dims)} must be increasing")
+    indexed = broadcast_shapes(*indices)
+    first, last = dims[0], dims[-1]
+    if last - first + 1 == len(dims):
+        return (*shape[:first], *indexed, *shape[last + 1 :])
+    return (*indexed, *(d for i, d in enumerate(shape) if i not in dims))
+
+
 def embedding_shape(indices: Shape, weight: Shape) -> Shape:
     if len(weight) != 2:
         raise ShapeError(f"weight must be 2-D (num, dim), got rank {len(weight)}")

@@ -553,6 +553,24 @@ def gather(x: Tensor, dim: int, index: Tensor) -> Tensor:
     )
 
 
+def index(x: Tensor, indices: Sequence[Tensor | None]) -> Tensor:
+    """torch's `x[indices]` (`aten.index.Tensor`): one entry per leading dim
+    of `x`, an i64/i32 index Tensor or None (that dim kept whole); the index
+    tensors broadcast together, and their shape replaces the indexed dims in
+    place when those are adjacent, else it comes first. Negative indices
+    count from the end."""
+    name = graph.IndexOp.name
+    x = _tensor(name, x)
+    if len(indices) > x.ndim:
+        raise ValueError(f"{name}: {len(indices)} indices for a rank-{x.ndim} tensor")
+    dims = [d for d, t in enumerate(indices) if t is not None]
+    tensors = [_tensor(name, indices[d]) for d in dims]
+    if not tensors:
+        raise ValueError(f"{name}: needs at least one index tensor, got only None")
+    make = lambda: graph.IndexOp(x.value, [t.value for t in tensors], dims)
+    return wrap(emit(make, name, x, *tensors).result)
+
+
 def embedding(indices: Tensor, weight: Tensor) -> Tensor:
     """Rows of `weight` (num, dim) selected by integer `indices`."""
     name = graph.EmbeddingOp.name
@@ -633,6 +651,7 @@ __all__ = [
     "gt",
     "hardsigmoid",
     "hardswish",
+    "index",
     "layer_norm",
     "le",
     "linear",

@@ -22,6 +22,8 @@ Values are numpy arrays of exactly the dtype and shape of their IR type
 - cumsum: running sum in the input's dtype (f16 in float32, rounded once).
 - arange: `start + i * step` in int64 (integer results) or float64, then
   converted (torch's CPU accumulation types).
+- index: torch's advanced indexing (numpy's rule for where the indexed dims
+  go); negative indices count from the end, out of range is an error.
 - cast: numpy `astype` (float -> int truncates toward zero, x -> i1 is x != 0).
 
 Precision: every op computes in its tensor's dtype, except that
@@ -420,6 +422,22 @@ class GraphFunctions(InterpreterFunctions):
         indices, weight = args
         _check_indices(op, indices, weight.shape[0])
         return _finish(op, np.take(weight, indices.astype(np.intp), axis=0))
+
+    @impl(graph.IndexOp)
+    def run_index(
+        self, interpreter: Interpreter, op: graph.IndexOp, args: PythonValues
+    ) -> PythonValues:
+        x, *indices = args
+        selection: list[Any] = [slice(None)] * x.ndim
+        for dim, index in zip(op.dim_list, indices, strict=True):
+            size = x.shape[dim]
+            if index.size and (index.min() < -size or index.max() >= size):
+                bad = index[(index < -size) | (index >= size)].flat[0]
+                raise _fail(
+                    op, f"index {bad} is out of range for dim {dim} of size {size}"
+                )
+            selection[dim] = index.astype(np.intp)
+        return _finish(op, x[tuple(selection)])
 
     @impl(graph.ConstantOp)
     def run_constant(

@@ -149,7 +149,8 @@ _INDEX_PRESERVING = (
 def index_bound(module: ModuleOp, value: SSAValue) -> int | None:
     """The exclusive upper bound of valid values for `value` when it is used
     (directly, through data movement, fusion groups or calls) as the indices
-    of graph.embedding or the index of graph.gather; None when it is not."""
+    of graph.embedding, the index of graph.gather or an index of graph.index;
+    None when it is not."""
     bound: int | None = None
     work, seen = [value], {value}
     while work:
@@ -162,6 +163,8 @@ def index_bound(module: ModuleOp, value: SSAValue) -> int | None:
                 limit = graph.shape_of(user.weight)[0]
             elif isinstance(user, graph.GatherOp) and index == 1:
                 limit = graph.shape_of(user.input)[user.dim.value.data]
+            elif isinstance(user, graph.IndexOp) and index > 0:
+                limit = graph.shape_of(user.input)[user.dim_list[index - 1]]
             elif isinstance(user, graph.FusionGroupOp):
                 followed = [user.body.block.args[index]]
             elif isinstance(user, func.CallOp):
@@ -186,7 +189,7 @@ def random_inputs(
 
     Floats are standard normal clipped to [-FLOAT_BOUND, FLOAT_BOUND] = [-3, 3]
     (then rounded to f16/bf16 as needed); i1 are fair coin flips; integers
-    used as embedding/gather indices are uniform in [0, size of the indexed
+    used as embedding/gather/index indices are uniform in [0, size of the indexed
     dim); other integers are uniform in [1, 8] (positive, so that they are
     safe divisors and exponents).
     """

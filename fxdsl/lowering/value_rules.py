@@ -1,6 +1,6 @@
 """How one element of a non-elementwise op's result is read inside a kernel:
 views are index remappings (reshape, transpose, slice, broadcast_to, split),
-concat selects a piece, gather/embedding load their index first, constants
+concat selects a piece, gather/embedding/index load their index first, constants
 are literals (splats) or `__device__` arrays (`memref.global` in the
 `gpu.module`). One rule per op in `VALUE_RULES`.
 """
@@ -121,6 +121,28 @@ def _embedding(b: KernelBuilder, op: Operation, _v: SSAValue, idx: Index) -> SSA
     return b.value_at(op.weight, (row, idx[-1]))
 
 
+def _index(b: KernelBuilder, op: Operation, _v: SSAValue, idx: Index) -> SSAValue:
+    assert isinstance(op, graph.IndexOp)
+    dims, shape = op.dim_list, shape_of(op.input)
+    rank = len(shape_of(op.result)) - len(shape) + len(dims)  # of the indices
+    adjacent = dims[-1] - dims[0] + 1 == len(dims)
+    start = dims[0] if adjacent else 0
+    positions, kept = idx[start : start + rank], [*idx[:start], *idx[start + rank :]]
+    source: list[SSAValue] = []
+    for dim, size in enumerate(shape):
+        if dim not in dims:
+            source.append(kept.pop(0))
+            continue
+        index = op.indices[dims.index(dim)]
+        value = b.value_at(index, b.broadcast_index(positions, shape_of(index)))
+        # a negative index counts from the end (in the index's own type)
+        negative = b.emit(arith.CmpiOp(value, b.const(0, value.type), "slt"))
+        wrapped = b.emit(arith.AddiOp(value, b.const(size, value.type)))
+        value = b.emit(arith.SelectOp(negative, wrapped, value))
+        source.append(b.emit(arith.IndexCastOp(value, IndexType())))
+    return b.value_at(op.input, tuple(source))
+
+
 def _full(b: KernelBuilder, op: Operation, value: SSAValue, _idx: Index) -> SSAValue:
     assert isinstance(op, graph.FullOp)
     typ = compute_type(dtype_of(value))
@@ -156,6 +178,7 @@ VALUE_RULES: dict[type[Operation], ValueRule] = {
     graph.ConcatOp: _concat,
     graph.GatherOp: _gather,
     graph.EmbeddingOp: _embedding,
+    graph.IndexOp: _index,
     graph.FullOp: _full,
     graph.ConstantOp: _constant,
 }

@@ -20,7 +20,8 @@ Every op falls in one fusibility class (the table `FUSIBILITY`):
   (the kernel reads its operands as strided buffers, float4 per row) and
   no reductions; one attention per group.
 * `OPAQUE`: matmul and linear (library calls; run `graph-decompose` first so the
-  bias add of a linear can fuse), gather and embedding (data-dependent indexing),
+  bias add of a linear can fuse), gather, embedding and index (data-dependent
+  indexing),
   concat and split (several inputs/outputs with offsets: they stay memory
   operations between kernels), reductions over non-trailing dims (a column
   reduction is a different kernel), func.call and every op of other dialects.
@@ -90,7 +91,7 @@ _REDUCTION_OPS = (
 _CONSTANT_OPS = (graph.ConstantOp, graph.FullOp)
 _OPAQUE_OPS = (
     graph.MatmulOp, graph.LinearOp, graph.GatherOp, graph.EmbeddingOp,
-    graph.ConcatOp, graph.SplitOp,
+    graph.IndexOp, graph.ConcatOp, graph.SplitOp,
 )  # fmt: skip
 
 FUSIBILITY: dict[type[Operation], Fusibility] = {

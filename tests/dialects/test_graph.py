@@ -120,6 +120,11 @@ BUILDERS: list[tuple[str, Callable[[], Operation], list[str]]] = [
     ),
     ("graph.gather", lambda: g.GatherOp(x48(), value([4, 2], g.i64), 1), ["tensor<4x2xf32>"]),
     (
+        "graph.index",
+        lambda: g.IndexOp(value([4, 6, 5]), [value([2, 1], g.i64), value([3], g.i32)], [0, 2]),
+        ["tensor<2x3x6xf32>"],
+    ),
+    (
         "graph.embedding",
         lambda: g.EmbeddingOp(value([1, 5], g.i32), value([10, 6], g.f16)),
         ["tensor<1x5x6xf16>"],

@@ -657,6 +657,36 @@ CASES: list[Case] = [
         exact=True,
     ),
     Case(
+        "index-adjacent",
+        "graph.index %a0, %a1, %a2 dims [1, 2] : (tensor<2x4x5x3xf32>, "
+        "tensor<6xi64>, tensor<2x1xi32>) -> tensor<2x2x6x3xf32>",
+        ["tensor<2x4x5x3xf32>", "tensor<6xi64>", "tensor<2x1xi32>"],
+        ["tensor<2x2x6x3xf32>"],
+        [
+            f32(2, 4, 5, 3),
+            ints(6, low=-4, high=4, dtype=np.int64),
+            ints(2, 1, low=-5, high=5),
+        ],
+        lambda x, i, j: [
+            [
+                [[x[a, i[c], j[b, 0], d] for d in range(3)] for c in range(6)]
+                for b in range(2)
+            ]
+            for a in range(2)
+        ],
+        exact=True,
+    ),
+    Case(
+        "index-separated",
+        "graph.index %a0, %a1, %a2 dims [0, 2] : (tensor<2x4x5xi32>, "
+        "tensor<3xi64>, tensor<3xi64>) -> tensor<3x4xi32>",
+        ["tensor<2x4x5xi32>", "tensor<3xi64>", "tensor<3xi64>"],
+        ["tensor<3x4xi32>"],
+        [ints(2, 4, 5), np.array([1, -1, 0]), np.array([4, 0, -5])],
+        lambda x, i, j: [[x[i[n], m, j[n]] for m in range(4)] for n in range(3)],
+        exact=True,
+    ),
+    Case(
         "arange",
         "graph.arange start -3.0 step 2.0 : tensor<5xi64>",
         [],
@@ -992,3 +1022,14 @@ def test_softmax_over_empty_tensors_is_empty(
     )
     (y,) = run_reference(module, np.zeros(shape, np.float32))
     assert (y.shape, y.dtype) == (shape, np.float32)
+
+
+def test_index_out_of_range_names_the_op_and_dim() -> None:
+    text = """func.func @f(%x: tensor<4x3xf32>, %i: tensor<2xi64>) -> tensor<4x2xf32> {
+      %r = graph.index %x, %i dims [1] : (tensor<4x3xf32>, tensor<2xi64>) -> tensor<4x2xf32>
+      func.return %r : tensor<4x2xf32>
+    }"""
+    with pytest.raises(
+        ValueError, match="graph.index: index -4 is out of range for dim 1 of size 3"
+    ):
+        _run_text(text, f32(4, 3), np.array([2, -4]))

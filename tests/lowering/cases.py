@@ -274,6 +274,20 @@ def importer_cases() -> dict[str, str]:
         cases[name] = _func(
             name, f"%x: {t}", t, f"%y = graph.cumsum %x dim {dim} : {t}", f"%y : {t}"
         )
+    x = "tensor<4x6x5x3xf32>"
+    for name, (dims, index_types, result) in {
+        "index_adjacent": ([1, 2], ["tensor<2x1xi64>", "tensor<7xi32>"], "4x2x7x3"),
+        "index_separated": ([0, 2], ["tensor<2x1xi64>", "tensor<7xi32>"], "2x7x6x3"),
+        "index_one": ([1], ["tensor<9xi64>"], "4x9x5x3"),
+    }.items():
+        names = [f"%i{n}" for n in range(len(dims))]
+        args = ", ".join(f"{n}: {t}" for n, t in zip(names, index_types))
+        r = f"tensor<{result}xf32>"
+        cases[name] = _func(
+            name, f"%x: {x}, {args}", r,
+            f"%y = graph.index %x, {', '.join(names)} dims {dims} : "
+            f"({x}, {', '.join(index_types)}) -> {r}", f"%y : {r}",
+        )  # fmt: skip
     return cases
 
 

@@ -389,3 +389,18 @@ def test_boolean_reductions_on_rows_with_and_without_a_true() -> None:
     for name in programs:
         check(reference, lowered, name, inputs=[rows])
         check(reference, lowered, name, inputs=[~rows])
+
+
+def test_index_kernel_reads_negative_indices_from_the_end() -> None:
+    """graph.index's value rule wraps a negative index by the dim's size, as
+    the reference (and torch) do; random inputs only draw [0, size)."""
+    programs = {k: v for k, v in cases.importer_cases().items() if "index" in k}
+    text = cases.module(programs)
+    reference, lowered = parse(text), apply(parse(text), "convert-graph-to-gpu")
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((4, 6, 5, 3)).astype(np.float32)
+    i = np.array([[-1], [-4]])
+    j = np.array([-5, 4, 0, -1, 2, -3, 1], np.int32)
+    check(reference, lowered, "index_adjacent", inputs=[x, i, j])
+    check(reference, lowered, "index_separated", inputs=[x, i, j])
+    check(reference, lowered, "index_one", inputs=[x, np.arange(-6, 3)])

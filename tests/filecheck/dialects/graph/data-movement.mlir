@@ -79,3 +79,22 @@ func.func @gather_embedding() {
   %2 = graph.embedding %ids, %wte : (tensor<1x16xi64>, tensor<100x32xbf16>) -> tensor<1x16x32xbf16>
   func.return
 }
+
+// CHECK-LABEL: func.func @index
+func.func @index() {
+  %x = "test.op"() : () -> (tensor<4x6x5x3xf32>)
+  %i = "test.op"() : () -> (tensor<2x1xi64>)
+  %j = "test.op"() : () -> (tensor<7xi32>)
+  // CHECK:      %[[X:.*]] = "test.op"() : () -> tensor<4x6x5x3xf32>
+  // CHECK-NEXT: %[[I:.*]] = "test.op"() : () -> tensor<2x1xi64>
+  // CHECK-NEXT: %[[J:.*]] = "test.op"() : () -> tensor<7xi32>
+  // CHECK-NEXT: %{{.*}} = graph.index %[[X]], %[[I]] dims [1] : (tensor<4x6x5x3xf32>, tensor<2x1xi64>) -> tensor<4x2x1x5x3xf32>
+  // CHECK-NEXT: %{{.*}} = graph.index %[[X]], %[[I]], %[[J]] dims [1, 2] : (tensor<4x6x5x3xf32>, tensor<2x1xi64>, tensor<7xi32>) -> tensor<4x2x7x3xf32>
+  // CHECK-NEXT: %{{.*}} = graph.index %[[X]], %[[I]], %[[J]] dims [0, 2] : (tensor<4x6x5x3xf32>, tensor<2x1xi64>, tensor<7xi32>) -> tensor<2x7x6x3xf32>
+  // Adjacent indexed dims: their broadcast shape (2x7) replaces them in place.
+  %0 = graph.index %x, %i dims [1] : (tensor<4x6x5x3xf32>, tensor<2x1xi64>) -> tensor<4x2x1x5x3xf32>
+  %1 = graph.index %x, %i, %j dims [1, 2] : (tensor<4x6x5x3xf32>, tensor<2x1xi64>, tensor<7xi32>) -> tensor<4x2x7x3xf32>
+  // Separated indexed dims: their broadcast shape comes first.
+  %2 = graph.index %x, %i, %j dims [0, 2] : (tensor<4x6x5x3xf32>, tensor<2x1xi64>, tensor<7xi32>) -> tensor<2x7x6x3xf32>
+  func.return
+}

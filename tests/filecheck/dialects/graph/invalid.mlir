@@ -835,3 +835,44 @@ func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
 %x = "test.op"() : () -> (tensor<4x3xf32>)
 // CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.cumsum: dim 2 out of range for rank 2 (operands: tensor<4x3xf32>)
 %y = graph.cumsum %x dim 2 : tensor<4x3xf32>
+
+// -----
+
+// graph.index: one index tensor per indexed dim.
+%x = "test.op"() : () -> (tensor<4x6xf32>)
+%i = "test.op"() : () -> (tensor<2xi64>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.index: 1 index tensors for dims [0, 1] (operands: tensor<4x6xf32>, tensor<2xi64>)
+%y = graph.index %x, %i dims [0, 1] : (tensor<4x6xf32>, tensor<2xi64>) -> tensor<2xf32>
+
+// -----
+
+// graph.index: integer indices only.
+%x = "test.op"() : () -> (tensor<4x6xf32>)
+%i = "test.op"() : () -> (tensor<2xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.index: indices must be i64 or i32, got tensor<2xf32>
+%y = graph.index %x, %i dims [0] : (tensor<4x6xf32>, tensor<2xf32>) -> tensor<2x6xf32>
+
+// -----
+
+// graph.index: index tensors broadcast together.
+%x = "test.op"() : () -> (tensor<4x6xf32>)
+%i = "test.op"() : () -> (tensor<2xi64>)
+%j = "test.op"() : () -> (tensor<3xi64>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.index: shapes (2,), (3,) do not broadcast (operands: tensor<4x6xf32>, tensor<2xi64>, tensor<3xi64>)
+%y = graph.index %x, %i, %j dims [0, 1] : (tensor<4x6xf32>, tensor<2xi64>, tensor<3xi64>) -> tensor<2xf32>
+
+// -----
+
+// graph.index: dims increasing (operands follow the dims in order).
+%x = "test.op"() : () -> (tensor<4x6xf32>)
+%i = "test.op"() : () -> (tensor<2xi64>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.index: dims [1, 0] must be increasing (operands: tensor<4x6xf32>, tensor<2xi64>, tensor<2xi64>)
+%y = graph.index %x, %i, %i dims [1, 0] : (tensor<4x6xf32>, tensor<2xi64>, tensor<2xi64>) -> tensor<2xf32>
+
+// -----
+
+// graph.index: the result shape follows the indexing rule.
+%x = "test.op"() : () -> (tensor<4x6x5xf32>)
+%i = "test.op"() : () -> (tensor<2xi64>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.index: result type tensor<4x2x5xf32> does not match inferred type tensor<2x6xf32> (operands: tensor<4x6x5xf32>, tensor<2xi64>, tensor<2xi64>)
+%y = graph.index %x, %i, %i dims [0, 2] : (tensor<4x6x5xf32>, tensor<2xi64>, tensor<2xi64>) -> tensor<4x2x5xf32>
