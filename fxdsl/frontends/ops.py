@@ -309,11 +309,26 @@ def logical_or(lhs: Any, rhs: Any) -> Tensor:
     return _binary(graph.LogicalOrOp, lhs, rhs)
 
 
-def where(cond: Tensor, lhs: Any, rhs: Any) -> Tensor:
-    """`cond ? lhs : rhs` elementwise; `cond` is i1, one of lhs/rhs may be a
-    scalar (it takes the other's element type)."""
+def _scalar_dtype(*values: Any) -> str:
+    """torch's dtype for Python scalars alone: bool, else i64, f32 with a float."""
+    kinds = {np.asarray(v).dtype.kind for v in values}
+    if kinds == {"b"}:
+        return "i1"
+    return "f32" if kinds & {"f"} else "i64"
+
+
+def where(cond: Tensor, lhs: Any, rhs: Any, dtype: str | None = None) -> Tensor:
+    """`cond ? lhs : rhs` elementwise; `cond` is i1. Either of lhs/rhs may be
+    a Python scalar (a rank-0 `graph.full` of the other's element type); when
+    both are, their type is `dtype`, by default torch's: f32 if either is a
+    float, i1 if both are bools, else i64."""
     name = graph.SelectOp.name
     c = _tensor(name, cond)
+    if not isinstance(lhs, Tensor) and not isinstance(rhs, Tensor):
+        kind = dtype or _scalar_dtype(lhs, rhs)
+        if kind in INTEGER_DTYPES and float(lhs) != int(lhs):
+            raise TypeError(f"{name}: float scalar {lhs} as {kind} (no type promotion)")
+        lhs = full((), float(lhs), kind)
     a, b = _pair(name, lhs, rhs)
     make = lambda: _create(graph.SelectOp, [c, a, b])
     return wrap(emit(make, name, c, a, b).result)

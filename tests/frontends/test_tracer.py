@@ -149,8 +149,28 @@ def test_where_and_select_with_scalar_branch() -> None:
         "graph.full", "graph.gt", "graph.full", "graph.select",
     ]  # fmt: skip
     assert result_types(module) == ["tensor<2x3xf32>"] * 2
-    with pytest.raises(TypeError, match="graph.select: needs at least one Tensor"):
-        trace(lambda x: ops.where(x > 0, 1.0, 2.0), F23)
+
+
+def test_where_with_two_scalar_branches_takes_torchs_dtype() -> None:
+    def fn(x: Tensor) -> tuple[Tensor, ...]:
+        c = x > 0
+        return (
+            ops.where(c, 1.0, 2),
+            ops.where(c, 1, 0),
+            ops.where(c, True, False),
+            ops.where(c, 1, 2, dtype="i32"),
+        )
+
+    module = trace(fn, F23)
+    types = ["f32", "i64", "i1", "i32"]
+    assert result_types(module) == [f"tensor<2x3x{t}>" for t in types]
+    x = np.array([[1, -1, 2], [-2, 0, 3]], np.float32)
+    out = fxdsl.run(module, x)
+    np.testing.assert_array_equal(out[0], np.where(x > 0, 1.0, 2.0), strict=False)
+    np.testing.assert_array_equal(out[1], np.where(x > 0, 1, 0), strict=True)
+    np.testing.assert_array_equal(out[2], x > 0, strict=True)
+    with pytest.raises(TypeError, match="graph.select: float scalar 0.5 as i64"):
+        trace(lambda x: ops.where(x > 0, 0.5, 2, dtype="i64"), F23)
 
 
 # --------------------------------------------------------------------------- #
