@@ -2,6 +2,11 @@
 # Both create ./.venv and install fxdsl into it on first use.
 VENV ?= .venv
 BIN := $(VENV)/bin
+# The PyTorch import is tested on real models in CI, so the venv gets torch
+# and transformers too. torch==2.13.0 resolves to the CPU build on these
+# machines (a bare `torch` pulls a multi-GB CUDA build). No torchvision: its
+# registry wheel does not load with the CPU torch and breaks transformers.
+TORCH_PACKAGES ?= torch==2.13.0 transformers
 
 .PHONY: demo test install
 install: $(VENV)/.installed
@@ -10,6 +15,7 @@ $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[dev]'
+	$(BIN)/python -m pip install -q $(TORCH_PACKAGES)
 	touch $@
 
 # 12 GPT-2 blocks: trace, dedup, decompose, fuse, run, compare with the reference.

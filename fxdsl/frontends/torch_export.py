@@ -166,6 +166,7 @@ class _Importer:
     constants: dict[tuple[Any, tuple[ScopeFrame, ...]], Tensor] = field(
         default_factory=dict
     )
+    mask_kinds: dict[Any, str] = field(default_factory=dict)
 
     def run(self, name: str) -> ImportedProgram:
         from fxdsl.frontends.aten_patterns import recognise
@@ -332,22 +333,18 @@ class _Importer:
         from torch.fx.node import map_arg
 
         mask_index, mask_name = MASK_ARGUMENTS.get(target, (-1, ""))
-
-        def operand(n: Any) -> Any:
-            return self._operand(node, n, frames)
-
-        args = list(map_arg(tuple(node.args), operand))
-        kwargs = dict(map_arg(dict(node.kwargs), operand))
         mask = node.args[mask_index] if 0 <= mask_index < len(node.args) else None
         mask = node.kwargs.get(mask_name, mask)
-        if mask is not None and self._is_folded_node(mask):
-            folded = self.fold_mask(mask, frames)
-            if mask_index < len(args):
-                args[mask_index] = folded
-            kwargs.pop(mask_name, None)
-            if mask_index >= len(args):
-                kwargs[mask_name] = folded
-        return tuple(args), kwargs
+        folded_mask = mask is not None and self._is_folded_node(mask)
+
+        def operand(n: Any) -> Any:
+            # A folded mask is read as a pattern, never materialised.
+            if folded_mask and n is mask:
+                return self.fold_mask(n, frames)
+            return self._operand(node, n, frames)
+
+        args = tuple(map_arg(tuple(node.args), operand))
+        return args, dict(map_arg(dict(node.kwargs), operand))
 
     def _operand(self, user: Any, node: Any, frames: tuple[ScopeFrame, ...]) -> Any:
         if node in self.folded or (
@@ -366,24 +363,33 @@ class _Importer:
 
     def fold_mask(self, node: Any, frames: tuple[ScopeFrame, ...]) -> FoldedMask:
         """Read a folded attention mask: causal, all-true, or an operand."""
+        kind = self._mask_kind(node)
+        if kind == "operand":
+            return FoldedMask(False, self._materialise(node, frames))
+        return FoldedMask(kind == "causal", None)
+
+    def _mask_kind(self, node: Any) -> str:
+        """ "causal", "none" (all kept) or "operand"; once per mask node."""
+        if node not in self.mask_kinds:
+            self.mask_kinds[node] = self._classify_mask(node)
+        return self.mask_kinds[node]
+
+    def _classify_mask(self, node: Any) -> str:
         import torch
 
+        if node not in self.folded:
+            self.folded[node] = self._evaluate(node)
         mask = self.folded[node]
         if not isinstance(mask, torch.Tensor):
             raise UnsupportedNode(f"attention mask {node} is not a tensor")
-        if mask.dtype == torch.bool:
-            keep = mask
-        else:
-            keep = mask == 0
-            if not bool(((mask == 0) | torch.isneginf(mask)).all()):
-                return FoldedMask(False, self._materialise(node, frames))
+        keep = mask if mask.dtype == torch.bool else mask == 0
+        if mask.dtype != torch.bool and not bool((keep | torch.isneginf(mask)).all()):
+            return "operand"
         if bool(keep.all()):
-            return FoldedMask(False, None)
+            return "none"
         t, s = keep.shape[-2:]
         causal = torch.ones(t, s, dtype=torch.bool).tril()
-        if bool((keep == causal).all()):
-            return FoldedMask(True, None)
-        return FoldedMask(False, self._materialise(node, frames))
+        return "causal" if bool((keep == causal).all()) else "operand"
 
     # -- folding ------------------------------------------------------------- #
 

@@ -58,6 +58,7 @@ from fxdsl.tools.diagnostics import (
     run_guarded,
     verify_located,
 )
+from fxdsl.tools.weights import bind, load_weights, parameter_names, side_file
 
 Array = np.ndarray[Any, Any]
 F32_TOLERANCE = (1e-5, 1e-6)
@@ -73,6 +74,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--inputs", default="random", help="'random' or comma-separated .npy files"
     )
     parser.add_argument("--seed", type=int, default=0, help="seed for random inputs")
+    parser.add_argument(
+        "--weights",
+        help="weights of the graph.param arguments (.npz by fqn; default: "
+        "FILE.weights.npz beside the IR file when it exists)",
+    )
     parser.add_argument(
         "--backend",
         choices=("cpu", "cuda", "auto"),
@@ -130,6 +136,10 @@ def load_inputs(
 ) -> list[Array]:
     if spec == "random":
         return random_inputs(module, entry, seed)
+    return load_arrays(spec)
+
+
+def load_arrays(spec: str) -> list[Array]:
     arrays: list[Array] = []
     for path in spec.split(","):
         try:
@@ -137,6 +147,24 @@ def load_inputs(
         except (OSError, ValueError, EOFError) as error:
             raise UserError(f"cannot read input '{path}': {error}") from error
     return arrays
+
+
+def with_weights(
+    args: argparse.Namespace, module: ModuleOp, entry: str, inputs: list[Array]
+) -> list[Array]:
+    """`inputs` with the parameter arguments bound from the weights file
+    (`--weights`, or the side file `fxdsl-import` wrote); unchanged without
+    one. Random inputs then fill only the other arguments."""
+    path = args.weights
+    if path is None and args.file != "-" and side_file(args.file).is_file():
+        path = str(side_file(args.file))
+    if path is None:
+        return inputs
+    function = entry_function(module, entry)
+    if args.inputs == "random":
+        users = [i for i, n in enumerate(parameter_names(function)) if n is None]
+        inputs = [inputs[i] for i in users]
+    return bind(function, load_weights(path), inputs)
 
 
 def run_backend(
@@ -255,6 +283,7 @@ def run_main(argv: Sequence[str], located: list[str]) -> int:
         # Inputs come from the unmodified module, so that --check compares
         # both runs on identical inputs.
         inputs = load_inputs(args.inputs, module, entry, args.seed)
+        inputs = with_weights(args, module, entry, inputs)
     except ValueError as error:
         raise UserError(str(error), where) from error
     if args.pipeline:
