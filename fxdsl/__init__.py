@@ -7,6 +7,7 @@ The Python API in one place; every name is imported on first use so that
     module = fxdsl.parse(text)                            # IR text -> module
     fxdsl.apply(module, "graph-decompose,graph-fuse")     # -p pipeline syntax
     outputs = fxdsl.run(module, x)                        # reference interpreter
+    program = fxdsl.from_torch(model, (x,))               # PyTorch -> graph IR
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ _EXPORTS: dict[str, str] = {
     "run": "fxdsl.api",
     "compile": "fxdsl.api",
     "BackendUnavailable": "fxdsl.runtime.compile",
+    "from_torch": "fxdsl.frontends.torch_export",
+    "from_exported_program": "fxdsl.frontends.torch_export",
 }
 
 # Derived from the table so that a new export is one line there; pyright

@@ -180,18 +180,13 @@ def _arith(fn: Callable[[Any, Any], Tensor], reverse: bool = False) -> Handler:
     return handler
 
 
-for _name, _fn in {
-    "add": ops.add,
-    "sub": ops.sub,
-    "mul": ops.mul,
-    "maximum": ops.maximum,
-    "minimum": ops.minimum,
-}.items():
-    for _overload in ("Tensor", "Scalar", "default", "other"):
-        aten(f"{_name}.{_overload}", f"{_name}_.{_overload}")(_arith(_fn))
+for _name, _fn in {"add": ops.add, "sub": ops.sub, "mul": ops.mul}.items():
+    aten(f"{_name}.Tensor", f"{_name}_.Tensor", f"{_name}.Scalar", f"{_name}_.Scalar")(
+        _arith(_fn)
+    )
 aten("rsub.Scalar", "rsub.Tensor")(_arith(ops.sub, reverse=True))
-aten("min.other")(_arith(ops.minimum))
-aten("max.other")(_arith(ops.maximum))
+aten("maximum.default", "max.other")(_arith(ops.maximum))
+aten("minimum.default", "min.other")(_arith(ops.minimum))
 
 
 @aten("div.Tensor", "div.Scalar", "div_.Tensor", "div_.Scalar")
@@ -564,8 +559,10 @@ def _batch_norm(call: AtenCall) -> Any:
     if training:
         raise UnsupportedNode("batch_norm in training mode (export in eval)")
     eps = float(call.args[-1] if "legit" in call.target else call.args[7])
+    if mean is None or var is None:
+        raise UnsupportedNode("batch_norm without running statistics")
     channel_shape = [x.shape[1]] + [1] * (x.ndim - 2)
-    scale = ops.rsqrt(ops.add(mean if var is None else var, eps))
+    scale = ops.rsqrt(ops.add(var, eps))
     if weight is not None:
         scale = ops.mul(scale, weight)
     y = ops.mul(
@@ -641,7 +638,7 @@ def attention(
         mask = mask.operand
     factor = tidy_scale(scale, q.shape[-1])
     if mask is None:
-        return ops.scaled_dot_product_attention(q, k, v, causal, factor)
+        return ops.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=factor)
     return ops.scaled_dot_product_attention(
         q, k, v, attn_mask=mask, is_causal=causal, scale=factor
     )

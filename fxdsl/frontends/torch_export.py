@@ -135,16 +135,23 @@ def from_torch(
 ) -> ImportedProgram:
     """`torch.export.export(model, args, kwargs)` then import it.
 
+    The model is exported in eval mode (and left in the mode it was in);
     `decompose=True` imports the core-ATen graph (`run_decompositions()`)
     instead of the default one; the IR is the same either way.
     """
     import torch
 
-    model = model.eval() if hasattr(model, "eval") else model
-    with torch.no_grad():
-        program = torch.export.export(model, tuple(args), kwargs, strict=strict)
-        if decompose:
-            program = program.run_decompositions()
+    training = bool(getattr(model, "training", False))
+    if training:
+        model.eval()
+    try:
+        with torch.no_grad():
+            program = torch.export.export(model, tuple(args), kwargs, strict=strict)
+            if decompose:
+                program = program.run_decompositions()
+    finally:
+        if training:
+            model.train()
     return from_exported_program(program)
 
 
