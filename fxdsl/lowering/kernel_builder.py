@@ -51,7 +51,6 @@ from typing import Any
 
 from xdsl.dialects import arith, gpu, memref, scf, vector
 from xdsl.dialects.builtin import (
-    AnyFloat,
     Float32Type,
     IndexType,
     MemRefType,
@@ -64,6 +63,7 @@ from fxdsl.dialects import graph
 from fxdsl.dialects.graph import dtype_of, shape_of
 from fxdsl.dialects.shape_rules import broadcast_shapes
 from fxdsl.ir_utils import OpFailure
+from fxdsl.lowering.combiners import combiner, identity
 from fxdsl.lowering.layout import contiguous_strides, layout_of_type
 from fxdsl.lowering.reductions import finish, reduction_stats
 from fxdsl.lowering.scalar_ops import SCALAR_OPS, compute_type, constant_op
@@ -83,19 +83,6 @@ VECTOR_WIDTH = 4
 MAX_RESIDENT_STEPS = 8
 """Most loop steps per thread of a register-resident row (`resident_row`):
 8 float4s, 32 registers per row input; a 4096-float row takes 4."""
-
-# combiner of a reduction kind: (float op, int op, float identity); the
-# integer identity depends on the width (`_int_identity`)
-COMBINERS: dict[str, tuple[type[Operation], type[Operation], float]] = {
-    "add": (arith.AddfOp, arith.AddiOp, 0.0),
-    "max": (arith.MaximumfOp, arith.MaxSIOp, float("-inf")),
-    "min": (arith.MinimumfOp, arith.MinSIOp, float("inf")),
-}
-
-
-def _int_identity(kind: str, typ: Attribute) -> int:
-    width = typ.width.data  # type: ignore[attr-defined]
-    return {"add": 0, "max": -(2 ** (width - 1)), "min": 2 ** (width - 1) - 1}[kind]
 
 
 class KernelBuilder:
@@ -369,15 +356,13 @@ class KernelBuilder:
     ) -> SSAValue:  # fmt: skip
         """`acc` combined (by `kind`) with `element(p)` for each of `positions`
         in order."""
-        combine = COMBINERS[kind][0 if isinstance(typ, AnyFloat) else 1]
+        combine = combiner(kind, typ).op
         for position in positions:
             acc = self.emit(combine(acc, element(position)))  # type: ignore[call-arg]
         return acc
 
     def _identity(self, kind: str, typ: Attribute) -> SSAValue:
-        if isinstance(typ, AnyFloat):
-            return self.const(COMBINERS[kind][2], typ)
-        return self.const(_int_identity(kind, typ), typ)
+        return self.const(identity(kind, typ), typ)
 
     def block_reduce(
         self, kind: str, outer_idx: Index, inner: Sequence[int],
@@ -388,7 +373,7 @@ class KernelBuilder:
         then a block-wide `gpu.all_reduce` (region form, upstream-valid for
         every combiner)."""
         width = self.width(inner)
-        combine = COMBINERS[kind][0 if isinstance(typ, AnyFloat) else 1]
+        combine = combiner(kind, typ).op
         if owned is not None:  # the row is in registers: no loop
             partial = self._identity(kind, typ)
             for start in owned:

@@ -82,6 +82,8 @@ SCALAR: dict[type[Operation], Callable[..., Any]] = {
     arith.RemUIOp: lambda a, b: a % b, arith.FloorDivSIOp: _floordiv,
     arith.MaximumfOp: _maximum, arith.MinimumfOp: _minimum,
     arith.MaxSIOp: max, arith.MinSIOp: min,
+    arith.AndIOp: lambda a, b: a & b, arith.OrIOp: lambda a, b: a | b,
+    arith.XOrIOp: lambda a, b: a ^ b,
     arith.NegfOp: lambda a: -a,
     arith.SelectOp: lambda c, a, b: a if c else b,
     math.ExpOp: np.exp, math.Exp2Op: np.exp2, math.LogOp: np.log,

@@ -147,9 +147,8 @@ def reduction_cases(rows: tuple[int, int] = (6, 7), inner: int = 300) -> dict[st
 
 
 def boolean_reduction_cases(rows: int = 4, inner: int = 300) -> dict[str, str]:
-    """any/all over i1 rows (graph-decompose: max / min over i1). Not a theme
-    yet: the CUDA printer and kernel builder do not reduce i1 correctly
-    (being fixed separately); test_numerics runs them, xfail."""
+    """any/all over i1 rows (graph-decompose: max / min over i1: `or` and
+    `and`, `fxdsl.lowering.combiners`)."""
     cases: dict[str, str] = {}
     t, k = f"tensor<{rows}x{inner}xi1>", f"tensor<{rows}xi1>"
     for op in ["any", "all"]:
@@ -361,6 +360,7 @@ THEMES = {
     "unary": unary_cases,
     "binary": binary_cases,
     "reduction": reduction_cases,
+    "boolean_reduction": boolean_reduction_cases,
     "movement": movement_cases,
     "attention": attention_cases,
     "importer": importer_cases,

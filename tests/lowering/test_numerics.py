@@ -369,11 +369,6 @@ func.func @main(%x: tensor<1xbf16>) -> tensor<1xbf16> {
     assert check(parse(text), lowered, "main", inputs=[x]) == 3
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="max/min over i1 in kernel_builder (signed compare, identity -1): "
-    "fixed separately; remove this mark with that fix",
-)
 def test_boolean_reductions_on_rows_with_and_without_a_true() -> None:
     """any/all (decomposed to max/min over i1) on rows that are all false,
     all true, or have one odd element (random masks are almost never
