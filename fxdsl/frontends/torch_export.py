@@ -39,7 +39,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Operation
 
 from fxdsl.dialects.graph import ScopeFrame
@@ -52,7 +53,7 @@ from fxdsl.frontends.aten_ops import (
     cast_to,
     graph_dtype,
 )
-from fxdsl.frontends.tracer import Tensor, TensorSpec, at_frames, trace
+from fxdsl.frontends.tracer import Tensor, TensorSpec, at_frames, emit, trace, wrap
 
 NO_OPS = frozenset({"aten._assert_tensor_metadata.default", "aten._assert_async.msg"})
 """Nodes with no result that inference drops."""
@@ -101,6 +102,8 @@ class ImportedProgram:
     weights: list[np.ndarray[Any, Any]]
     input_names: list[str]
     output_names: list[str]
+    origins: dict[Operation, str] = field(default_factory=dict)
+    """The fx node name each op of the function came from."""
 
     def __iter__(self) -> Iterator[Any]:
         return iter((self.module, self.weights))
@@ -160,12 +163,87 @@ def from_exported_program(program: Any, name: str = "forward") -> ImportedProgra
     import torch
 
     with torch.no_grad():
-        return _Importer(program).run(name)
+        return _Importer(_exported_source(program)).run(name)
+
+
+def from_graph_module(
+    module: Any, name: str = "forward", fallback: frozenset[str] | None = None
+) -> ImportedProgram:
+    """Import an ATen-level `torch.fx.GraphModule` whose nodes carry torch's
+    `meta["val"]` (an AOTAutograd graph, a `split_module` piece). Every
+    placeholder is an argument; `get_attr` tensors are constants.
+
+    With `fallback` (a set of ATen overload names to leave to torch, maybe
+    empty) a node without a mapping is not an error: it becomes a call of
+    an external function named after its overload (`func.call
+    @"aten.topk.default"`, declared `private`) with attribute
+    `torch.node = "<node name>"`, so the IR shows the whole program and the
+    torch.compile backend can partition it."""
+    import torch
+
+    source = Source(module.graph, {}, {})
+    for node in module.graph.nodes:
+        if node.op == "get_attr":
+            source.known[node] = _attribute(module, str(node.target))
+    with torch.no_grad():
+        return _Importer(source, fallback).run(name)
+
+
+def _attribute(module: Any, path: str) -> Any:
+    for part in path.split("."):
+        module = getattr(module, part)
+    return module
+
+
+@dataclass
+class Source:
+    """What the importer reads: an fx graph, which placeholders are weights
+    (name → (fqn, tensor)), and the values of nodes known before import."""
+
+    graph: Any
+    weights: dict[str, tuple[str, Any]]
+    known: dict[Any, Any]
+
+
+def _exported_source(program: Any) -> Source:
+    """Parameters (and buffers, constants) as weights, buffers, constants
+    and non-tensor user inputs as known values."""
+    import torch
+
+    for spec in program.graph_signature.output_specs:
+        if spec.kind.name != "USER_OUTPUT":
+            raise TorchImportError(
+                f"the program has a {spec.kind.name} output ({spec.arg.name}); "
+                "only inference programs without buffer mutations import"
+            )
+    kinds = {spec.arg.name: spec for spec in program.graph_signature.input_specs}
+    source = Source(program.graph, {}, {})
+    for node in program.graph.nodes:
+        if node.op != "placeholder":
+            continue
+        spec = kinds[node.name]
+        kind, target = spec.kind.name, spec.target
+        if kind in ("BUFFER", "CONSTANT_TENSOR"):
+            source.known[node] = _state(program, target)
+        elif kind == "PARAMETER":
+            source.weights[node.name] = (target, _state(program, target))
+        elif not isinstance(node.meta.get("val"), torch.Tensor):
+            source.known[node] = node.meta.get("val")
+    return source
+
+
+def _state(program: Any, target: str) -> Any:
+    if target in program.state_dict:
+        return program.state_dict[target]
+    return program.constants[target]
 
 
 @dataclass
 class _Importer:
-    program: Any
+    source: Source
+    fallback: frozenset[str] | None = None
+    """None: an unmapped node is an error; else the overloads left to torch
+    and every unmapped node become external calls."""
     folded: dict[Any, Any] = field(default_factory=dict)
     """fx node → its torch value, for nodes evaluated at import."""
     values: dict[Any, Any] = field(default_factory=dict)
@@ -174,26 +252,32 @@ class _Importer:
         default_factory=dict
     )
     mask_kinds: dict[Any, str] = field(default_factory=dict)
+    externals: dict[str, Any] = field(default_factory=dict)
+    """External function declarations of fallback calls, by symbol."""
+    origins: dict[Operation, str] = field(default_factory=dict)
+    """Each imported op's fx node name."""
+    block: Any = None
 
     def run(self, name: str) -> ImportedProgram:
         from fxdsl.frontends.aten_patterns import recognise
 
-        graph = self.program.graph
-        signature = self.program.graph_signature
-        self._check_outputs(signature)
-        self.placeholders = [n for n in graph.nodes if n.op == "placeholder"]
-        self.kinds = {spec.arg.name: spec for spec in signature.input_specs}
-        self._fold_constant_inputs()
+        graph = self.source.graph
+        self.folded.update(self.source.known)
         self.foldable = self._foldable(graph)
         self.patterns = recognise(graph, self._is_folded_node)
         self.needed = self._needed(graph)
-        tensor_inputs = [p for p in self.placeholders if self._is_graph_input(p)]
+        tensor_inputs = [
+            p
+            for p in graph.nodes
+            if p.op == "placeholder" and p not in self.folded and _is_tensor(p)
+        ]
         specs = [self._spec(p) for p in tensor_inputs]
         output = graph.find_nodes(op="output")[0]
         returned: list[Any] = []
 
         def body(*args: Tensor) -> list[Tensor]:
             self.values.update(zip(tensor_inputs, args))
+            self.block = args[0].value.owner if args else None
             for node in graph.nodes:
                 if node.op == "call_function" and node in self.needed:
                     self._import_node(node)
@@ -202,55 +286,18 @@ class _Importer:
             return returned
 
         module = trace(body, *specs, name=name)
+        module.body.block.add_ops(self.externals.values())
         _erase_unused(module)
-        weights = [
-            to_numpy(self._weight(p))
-            for p in tensor_inputs
-            if self.kinds[p.name].kind.name != "USER_INPUT"
-        ]
+        weights = self.source.weights
         return ImportedProgram(
             module,
-            weights,
-            [p.name for p in tensor_inputs if self.kinds[p.name].target is None],
+            [to_numpy(weights[p.name][1]) for p in tensor_inputs if p.name in weights],
+            [p.name for p in tensor_inputs if p.name not in weights],
             [str(o) for o in self._flat_outputs(output)],
+            {op: name for op, name in self.origins.items() if op.parent is not None},
         )
 
     # -- what to import ------------------------------------------------------ #
-
-    def _check_outputs(self, signature: Any) -> None:
-        for spec in signature.output_specs:
-            if spec.kind.name not in ("USER_OUTPUT",):
-                raise TorchImportError(
-                    f"the program has a {spec.kind.name} output ({spec.arg.name}); "
-                    "only inference programs without buffer mutations import"
-                )
-
-    def _is_graph_input(self, placeholder: Any) -> bool:
-        if placeholder in self.folded:
-            return False
-        value = placeholder.meta.get("val")
-        return value is not None and hasattr(value, "shape")
-
-    def _fold_constant_inputs(self) -> None:
-        """Buffers and lifted constants are known: their nodes fold. So are
-        non-tensor user inputs (export specialised the program to them)."""
-        import torch
-
-        for node in self.placeholders:
-            spec = self.kinds[node.name]
-            kind = spec.kind.name
-            value = node.meta.get("val")
-            if kind in ("BUFFER", "CONSTANT_TENSOR"):
-                self.folded[node] = self._weight(node)
-            elif kind == "USER_INPUT" and not isinstance(value, torch.Tensor):
-                self.folded[node] = value
-
-    def _weight(self, node: Any) -> Any:
-        target = self.kinds[node.name].target
-        program = self.program
-        if target in program.state_dict:
-            return program.state_dict[target]
-        return program.constants[target]
 
     def _foldable(self, graph: Any) -> set[Any]:
         """Nodes whose value is known at import: they depend on no user
@@ -292,14 +339,78 @@ class _Importer:
             return
         _check_static(node)
         frames = _frames(node)
+        last = self.block.last_op if self.block is not None else None
         try:
             if self._is_folded_node(node):
                 self.folded[node] = self._evaluate(node)
                 return
             with at_frames(frames):
-                self.values[node] = self._emit(node, target, frames)
+                if self.fallback is not None and target in self.fallback:
+                    reason = "listed in torch_executed_ops"
+                    self.values[node] = self._call_torch(node, target, frames, reason)
+                else:
+                    self.values[node] = self._emit(node, target, frames)
         except (UnsupportedNode, ValueError, TypeError) as error:
-            raise TorchImportError(_describe(node, str(error))) from None
+            if self.fallback is None or node in self.patterns:
+                raise TorchImportError(_describe(node, str(error))) from None
+            with at_frames(frames):
+                self.values[node] = self._call_torch(node, target, frames, str(error))
+        self._record_origin(node, last)
+
+    def _record_origin(self, node: Any, last: Operation | None) -> None:
+        """Remember which fx node each new op came from."""
+        if self.block is None:
+            return
+        op = self.block.first_op if last is None else last.next_op
+        while op is not None:
+            self.origins[op] = node.name
+            op = op.next_op
+
+    def _call_torch(
+        self, node: Any, target: str, frames: tuple[ScopeFrame, ...], reason: str
+    ) -> Any:
+        """A node left to torch: a call of the external function
+        `@"<overload>"`, with the node's tensor arguments as operands."""
+        import torch
+        import torch.utils._pytree as pytree
+        from torch.fx.node import map_arg
+
+        operands: list[Tensor] = []
+
+        def collect(n: Any) -> Any:
+            value = self._operand(node, n, frames)
+            if isinstance(value, Tensor):
+                operands.append(value)
+            return n
+
+        map_arg((node.args, node.kwargs), collect)
+        result = node.meta.get("val")
+        leaves = pytree.tree_leaves(result)
+        if not leaves or not all(isinstance(r, torch.Tensor) for r in leaves):
+            raise TorchImportError(
+                _describe(node, f"a node left to torch must return tensors ({reason})")
+            )
+        types = [TensorSpec(tuple(r.shape), graph_dtype(r.dtype)).type for r in leaves]
+        symbol = self._external(target, [t.type for t in operands], types)
+        make = lambda: func.CallOp(symbol, [t.value for t in operands], types)
+        op = emit(make, "func.call", *operands)
+        op.attributes["torch.node"] = StringAttr(node.name)
+        op.attributes["torch.reason"] = StringAttr(reason.splitlines()[0])
+        values = tuple(wrap(r) for r in op.results)
+        return values[0] if isinstance(result, torch.Tensor) else values
+
+    def _external(self, target: str, inputs: list[Any], outputs: list[Any]) -> str:
+        """The symbol of an external declaration of `target` with this
+        signature (one per distinct signature: `aten.topk.default_1`...)."""
+        signature = func.FunctionType.from_lists(inputs, outputs)
+        name, n = target, 0
+        while name in self.externals:
+            if self.externals[name].function_type == signature:
+                return name
+            n += 1
+            name = f"{target}_{n}"
+        self.externals[name] = func.FuncOp.external(name, inputs, outputs)
+        return name
 
     def _emit(self, node: Any, target: str, frames: tuple[ScopeFrame, ...]) -> Any:
         if node in self.patterns:
@@ -449,14 +560,19 @@ class _Importer:
     def _spec(self, placeholder: Any) -> TensorSpec:
         value = placeholder.meta["val"]
         _check_static(placeholder)
-        spec = self.kinds[placeholder.name]
-        param = spec.target if spec.kind.name != "USER_INPUT" else None
+        weight = self.source.weights.get(placeholder.name)
+        param = weight[0] if weight is not None else None
         return TensorSpec(
             tuple(int(d) for d in value.shape),
             graph_dtype(value.dtype),
             name=placeholder.name,
             param=param,
         )
+
+
+def _is_tensor(node: Any) -> bool:
+    value = node.meta.get("val")
+    return value is not None and hasattr(value, "shape")
 
 
 def _frames(node: Any) -> tuple[ScopeFrame, ...]:
