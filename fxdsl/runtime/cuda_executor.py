@@ -251,9 +251,13 @@ class CudaExecutor:
     def _is_bf16(self, slot: int) -> bool:
         return self.plan.buffers[slot].element == "bf16"
 
-    def _make_view(self, buffers: list[Any], view: BufferView) -> Any:
+    def _make_view(
+        self, buffers: list[Any], view: BufferView, bits: bool = False
+    ) -> Any:
+        """`view` of its buffer; a bf16 buffer as float32 values (a copy), or
+        with `bits` as the `uint16` bits it holds (writable in place)."""
         flat = buffers[view.slot].reshape(-1)  # inputs keep their shape
-        if self._is_bf16(view.slot):
+        if self._is_bf16(view.slot) and not bits:
             flat = _from_bf16_bits(self.cp, flat)
         item = flat.itemsize
         return self.cp.lib.stride_tricks.as_strided(
@@ -311,12 +315,13 @@ class CudaExecutor:
     def _gemm(self, step: Gemm, buffers: list[Any]) -> None:
         """A GEMM through `cupy.matmul` (f16/bf16, or no direct cuBLAS)."""
         lhs, rhs = self._view(buffers, step.lhs), self._view(buffers, step.rhs)
-        out = self._view(buffers, step.out)
         if self._is_bf16(step.out.slot):
-            product = self.cp.matmul(lhs, rhs)
-            flat = buffers[step.out.slot]
-            flat[...] = _to_bf16_bits(self.cp, product).reshape(flat.shape)
-        elif out.flags.c_contiguous:
+            # only the view's elements: it may be a slice or a transpose
+            bits = self._make_view(buffers, step.out, bits=True)
+            bits[...] = _to_bf16_bits(self.cp, self.cp.matmul(lhs, rhs))
+            return
+        out = self._view(buffers, step.out)
+        if out.flags.c_contiguous:
             self.cp.matmul(lhs, rhs, out=out)  # no temporary, no copy kernel
         else:
             out[...] = self.cp.matmul(lhs, rhs)

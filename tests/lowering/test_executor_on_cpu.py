@@ -24,6 +24,7 @@ from xdsl.dialects.builtin import ModuleOp
 import fxdsl
 from fxdsl.api import apply
 from fxdsl.frontends.models import gpt2_stack
+from fxdsl.interpreters.dtypes import round_to_bf16
 from fxdsl.interpreters.run import random_inputs, run_reference
 from fxdsl.lowering.cuda_printer import kernel_source
 from fxdsl.lowering.pipeline import GPU_PIPELINE
@@ -489,3 +490,51 @@ def test_gemm_only_program_is_graphed_too(executor_module: Any, tmp_path: Path) 
     (want,) = run_reference(module, *inputs)
     (got,) = run(*inputs)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("element", ["bf16", "f16", "f32"])
+def test_gemm_writes_only_its_strided_output_view(
+    executor_module: Any, element: str
+) -> None:
+    """Two GEMMs write the two column halves of one 4x6 output (a concat done
+    in place) and a third its transpose: each GEMM writes only the elements
+    of its output view. The bf16 path wrote the whole buffer, row-major."""
+    from fxdsl.lowering.layout import Layout
+    from fxdsl.runtime.launch_plan import BufferSpec, BufferView, Gemm, LaunchPlan
+
+    dtype = {"bf16": "float32", "f16": "float16", "f32": "float32"}[element]
+    a, b, c = (BufferSpec(s, dtype, element) for s in ((4, 8), (8, 3), (8, 3)))
+    out, out_t = BufferSpec((4, 6), dtype, element), BufferSpec((3, 4), dtype, element)
+
+    def view(
+        slot: int, shape: tuple[int, ...], strides: tuple[int, ...], offset: int = 0
+    ) -> BufferView:
+        return BufferView(slot, Layout(shape, strides, offset))
+
+    plan = LaunchPlan(
+        function="halves",
+        buffers=(a, b, c, out, out_t),
+        num_inputs=3,
+        steps=(
+            Gemm(view(0, (1, 4, 8), (32, 8, 1)), view(1, (1, 8, 3), (24, 3, 1)),
+                 view(3, (1, 4, 3), (24, 6, 1))),
+            Gemm(view(0, (1, 4, 8), (32, 8, 1)), view(2, (1, 8, 3), (24, 3, 1)),
+                 view(3, (1, 4, 3), (24, 6, 1), offset=3)),
+            Gemm(view(0, (1, 4, 8), (32, 8, 1)), view(1, (1, 8, 3), (24, 3, 1)),
+                 view(4, (1, 4, 3), (12, 1, 4))),
+        ),
+        outputs=(view(3, (4, 6), (6, 1)), view(4, (3, 4), (4, 1))),
+    )  # fmt: skip
+    run = executor_module.CudaExecutor(plan, {})
+    rng = np.random.default_rng(0)
+    inputs = [rng.standard_normal(s.shape).astype(dtype) for s in (a, b, c)]
+    got, got_t = run(*inputs)
+    # products of the inputs as the device holds them, in float64
+    rounded = round_to_bf16 if element == "bf16" else (lambda t: t)
+    x, w, v = (np.asarray(rounded(t), np.float64) for t in inputs)
+    want = np.concatenate([x @ w, x @ v], axis=1)
+    tol = {"bf16": 2e-2, "f16": 2e-3, "f32": 1e-5}[element]
+    np.testing.assert_allclose(np.asarray(got, np.float64), want, rtol=tol, atol=tol)
+    np.testing.assert_allclose(
+        np.asarray(got_t, np.float64), want[:, :3].T, rtol=tol, atol=tol
+    )
