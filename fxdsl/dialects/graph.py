@@ -1144,14 +1144,25 @@ class AttentionOp(GraphOp):
     s <= t only (top-left aligned, as torch's `is_causal`), so every row has
     at least one key. `graph-fuse-attention` forms it from the unfused graph.
 
+    An optional 4th operand `mask`, broadcastable to (..., T, S), is torch's
+    `attn_mask`: i1 (true: attend; false: the score becomes -inf) or additive
+    (of the query's type, added to the scaled scores). With `causal` too,
+    both apply. A row whose scores are all -inf (every key masked) gives
+    zeros, as torch 2.13's SDPA does. A masked attention has no fused kernel:
+    `graph-decompose` rewrites it into matmuls and a softmax.
+
         %o = graph.attention %q, %k, %v causal scale 1.250000e-01
                : tensor<2x8x16xf32>
+        %o = graph.attention %q, %k, %v, %m scale 1.250000e-01
+               : (tensor<2x8x16xf32>, tensor<2x8x16xf32>, tensor<2x8x16xf32>,
+                  tensor<8x8xi1>) -> tensor<2x8x16xf32>
     """
 
     name = "graph.attention"
     query = operand_def(TensorType)
     key = operand_def(TensorType)
     value = operand_def(TensorType)
+    mask = opt_operand_def(TensorType)
     scale = prop_def(FloatAttr)
     causal = opt_prop_def(UnitAttr)
     result = result_def(TensorType)
@@ -1163,12 +1174,13 @@ class AttentionOp(GraphOp):
         value: SSAValue,
         scale: float,
         causal: bool = False,
+        mask: SSAValue | None = None,
     ):
         properties: dict[str, Attribute] = {"scale": FloatAttr(scale, Float64Type())}
         if causal:
             properties["causal"] = UnitAttr()
         self._build(
-            operands=[query, key, value],
+            operands=[query, key, value, [] if mask is None else [mask]],
             result_types=[query.type],
             properties=properties,
         )
@@ -1181,11 +1193,16 @@ class AttentionOp(GraphOp):
     def is_causal(self) -> bool:
         return self.causal is not None
 
+    @property
+    def is_boolean_mask(self) -> bool:
+        return self.mask is not None and dtype_of(self.mask) == i1
+
     def infer_result_types(self) -> list[Attribute]:
-        dtypes = {dtype_of(o) for o in self.operands}
+        qkv = (self.query, self.key, self.value)
+        dtypes = {dtype_of(o) for o in qkv}
         if len(dtypes) != 1 or dtype_of(self.query) not in FLOAT_TYPES:
             raise ShapeError("query, key and value must share one float type")
-        q, k, v = (shape_of(o) for o in self.operands)
+        q, k, v = (shape_of(o) for o in qkv)
         if min(len(q), len(k), len(v)) < 2:
             raise ShapeError("query, key and value must have rank >= 2")
         if not q[:-2] == k[:-2] == v[:-2]:
@@ -1196,7 +1213,22 @@ class AttentionOp(GraphOp):
             raise ShapeError(f"key and value lengths differ: {k[-2]} and {v[-2]}")
         if k[-2] < 1:
             raise ShapeError("key length must be >= 1 (a softmax over no keys)")
+        if self.mask is not None:
+            self._check_mask((*q[:-1], k[-2]))
         return [tensor((*q[:-1], v[-1]), dtype_of(self.query))]
+
+    def _check_mask(self, scores: Shape) -> None:
+        assert self.mask is not None
+        if dtype_of(self.mask) not in (i1, dtype_of(self.query)):
+            raise ShapeError(
+                f"mask must be i1 or the query's type {dtype_of(self.query)}, "
+                f"got {self.mask.type}"
+            )
+        if not rules.can_broadcast_to(shape_of(self.mask), scores):
+            raise ShapeError(
+                f"mask {self.mask.type} does not broadcast to the scores' shape "
+                f"{scores}"
+            )
 
 
 # --------------------------------------------------------------------------- #

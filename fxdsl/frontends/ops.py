@@ -432,16 +432,24 @@ def scaled_dot_product_attention(
     query: Tensor,
     key: Tensor,
     value: Tensor,
+    attn_mask: Tensor | None = None,
     is_causal: bool = False,
     scale: float | None = None,
 ) -> Tensor:
-    """`softmax(q @ k^T * scale) @ v` as one `graph.attention` op (torch's
-    signature; `scale` defaults to 1/sqrt(head dim))."""
+    """`softmax(q @ k^T * scale + mask) @ v` as one `graph.attention` op
+    (torch's signature; `scale` defaults to 1/sqrt(head dim)). `attn_mask`
+    broadcasts to (..., T, S): i1 (true: attend) or additive, of the query's
+    type. Unlike torch, `attn_mask` and `is_causal` may be given together
+    (both apply). A row with every key masked gives zeros, as torch."""
     name = graph.AttentionOp.name
     q, k, v = (_tensor(name, t) for t in (query, key, value))
+    masks = [] if attn_mask is None else [_tensor(name, attn_mask)]
     factor = scale if scale is not None else 1.0 / math.sqrt(q.shape[-1])
-    make = lambda: graph.AttentionOp(q.value, k.value, v.value, factor, is_causal)
-    return wrap(emit(make, name, q, k, v).result)
+    mask = masks[0].value if masks else None
+    make = lambda: graph.AttentionOp(
+        q.value, k.value, v.value, factor, is_causal, mask=mask
+    )
+    return wrap(emit(make, name, q, k, v, *masks).result)
 
 
 # --------------------------------------------------------------------------- #

@@ -24,6 +24,9 @@ Values are numpy arrays of exactly the dtype and shape of their IR type
   converted (torch's CPU accumulation types).
 - index: torch's advanced indexing (numpy's rule for where the indexed dims
   go); negative indices count from the end, out of range is an error.
+- attention: torch's SDPA; an i1 mask sets masked scores to -inf, another
+  mask is added to the scaled scores; a row whose scores are all -inf gives
+  zeros (torch 2.13), not NaN.
 - cast: numpy `astype` (float -> int truncates toward zero, x -> i1 is x != 0).
 
 Precision: every op computes in its tensor's dtype, except that
@@ -347,13 +350,21 @@ class GraphFunctions(InterpreterFunctions):
     def run_attention(
         self, interpreter: Interpreter, op: graph.AttentionOp, args: PythonValues
     ) -> PythonValues:
-        q, k, v = (_widen(a) for a in args)
+        q, k, v, *mask = (_widen(a) for a in args)
         scores = np.matmul(q, np.swapaxes(k, -1, -2)) * op.scale_value
+        if mask and op.is_boolean_mask:
+            scores = np.where(mask[0], scores, -np.inf)
+        elif mask:
+            scores = scores + mask[0]
         if op.is_causal:
             t, s = scores.shape[-2:]
             scores = np.where(np.tri(t, s, dtype=bool), scores, -np.inf)
-        e = np.exp(scores - np.max(scores, axis=-1, keepdims=True))
-        probs = e / np.sum(e, axis=-1, keepdims=True)
+        top = np.max(scores, axis=-1, keepdims=True)
+        # a row without keys (all -inf) gives zeros, as torch's SDPA
+        empty = top == -np.inf
+        e = np.exp(scores - np.where(empty, 0, top))
+        total = np.sum(e, axis=-1, keepdims=True)
+        probs = e / np.where(empty, 1, total)
         return _finish(op, np.matmul(probs, v))
 
     @impl(graph.LinearOp)

@@ -159,6 +159,12 @@ def _dot(
 def build_attention(builder: KernelBuilder, op: graph.AttentionOp) -> None:
     """Emit the kernel of the group around `op` (module docstring); the
     group must be one `graph-fuse` may build (`attention_fusible`)."""
+    if op.mask is not None:
+        raise OpFailure(
+            "convert-groups-to-gpu: graph.attention with a mask has no fused "
+            "kernel; run graph-decompose before grouping it",
+            op,
+        )
     if not attention_fusible(builder.group.body.block.ops):
         raise OpFailure(
             "convert-groups-to-gpu: a fusion group with a graph.attention may "

@@ -14,7 +14,8 @@ folds into the attention kernel (exact in real arithmetic):
   under a per-row shift.
 * **value**: moved after the attention when its bias is the same for every
   key row: the probabilities of a row sum to 1, so `P (v + b_v) = P v + b_v`,
-  an epilogue add on the output row.
+  an epilogue add on the output row. Not with a mask operand: a row whose
+  keys are all masked has no probabilities (its output is 0, not `b_v`).
 
 Whether a bias is the same along the key rows is read off its strided
 layout (`fxdsl.lowering.layout`): the bias broadcast to the add's shape,
@@ -98,6 +99,8 @@ def _foldable(
     """(data, bias) operands of `add` when its bias folds (module doc)."""
     if roles.keys() == {QUERY} and not roles[QUERY]:
         return None  # q = add(x, b) already: the prologue as it stands
+    if VALUE in roles and attention.mask is not None:
+        return None  # a row with every key masked has probabilities summing to 0
     leaves = _leaves(add.result)
     if len(leaves) != len(roles) or set(leaves) != {(attention, r) for r in roles}:
         return None  # something else reads the add
@@ -121,11 +124,12 @@ class FoldAttentionBias(RewritePattern):
         self, op: graph.AttentionOp, rewriter: PatternRewriter
     ) -> None:
         adds: dict[graph.AddOp, Roles] = {}
-        for role, operand in enumerate(op.operands):
+        qkv = [op.query, op.key, op.value]
+        for role, operand in enumerate(qkv):
             found = _chain(operand)
             if found is not None:
                 adds.setdefault(found[0], {})[role] = found[1]
-        operands = list(op.operands)
+        operands = list(qkv)
         epilogue: SSAValue | None = None
         folded = False
         replay = _Replay(rewriter, op)
@@ -148,11 +152,13 @@ class FoldAttentionBias(RewritePattern):
         if not folded:
             return
         q, k, v = operands
-        attention = graph.AttentionOp(q, k, v, op.scale_value, op.is_causal)
+        attention = graph.AttentionOp(
+            q, k, v, op.scale_value, op.is_causal, mask=op.mask
+        )
         new_ops: list[Operation] = [attention]
         if epilogue is not None:
             new_ops.append(graph.AddOp(attention.result, epilogue))
-        old = [o.owner for o in op.operands if isinstance(o.owner, Operation)]
+        old = [o.owner for o in qkv if isinstance(o.owner, Operation)]
         rewriter.replace(op, with_provenance(new_ops, op), [new_ops[-1].results[0]])
         erase_dead(rewriter, old)
 

@@ -12,9 +12,11 @@ Every op falls in one fusibility class (the table `FUSIBILITY`):
   `(outer, inner)`, the input shape split before the reduced dims.
 * `CONSTANT`: graph.constant, graph.full. Never grouped; cloned into each group
   that reads one, so a constant is never a group argument.
-* `ATTENTION`: graph.attention. Its own kernel shape (one thread per query
-  row, `fxdsl.lowering.attention_kernel`), which takes elementwise ops on
-  either side (`attention_fusible`): a *prologue* computing its operands
+* `ATTENTION`: graph.attention without a mask (a masked one is `OPAQUE`:
+  `graph-decompose` rewrites it into ops that fuse). Its own kernel shape
+  (one thread per query row, `fxdsl.lowering.attention_kernel`), which takes
+  elementwise ops on either side (`attention_fusible`): a *prologue*
+  computing its operands
   (a bias add on q, read as q is loaded) and an *epilogue* on its result
   (a bias add on the output, applied before the row is stored). No views
   (the kernel reads its operands as strided buffers, float4 per row) and
@@ -150,6 +152,8 @@ def classify(op: Operation) -> Fusibility:
     """The fusibility class of one op (a non-trailing reduction is opaque,
     but for a short `serial_reduction`, which is elementwise)."""
     kind = FUSIBILITY.get(type(op), Fusibility.OPAQUE)
+    if isinstance(op, graph.AttentionOp) and op.mask is not None:
+        return Fusibility.OPAQUE  # no fused kernel: graph-decompose splits it
     if kind is Fusibility.REDUCTION and reduction_space(op) is None:
         return Fusibility.ELEMENTWISE if serial_reduction(op) else Fusibility.OPAQUE
     return kind
@@ -314,6 +318,8 @@ def attention_fusible(ops: Iterable[Operation]) -> bool:
     if len(attentions) != 1:
         return False
     (attention,) = attentions
+    if attention.mask is not None:
+        return False  # no kernel takes it (graph-decompose splits it)
     # truly elementwise: the attention kernel has no serial reductions
     if any(
         op is not attention and FUSIBILITY.get(type(op)) is not Fusibility.ELEMENTWISE

@@ -20,6 +20,14 @@ one pattern each):
   into the sum's kernel: O(n^2) adds, fine for the mask-sized inputs torch
   programs take cumsums of (the importer folds most at import).
 
+* `attention` with a mask operand -> `matmul(q, k^T) * scale`, then
+  `select(mask, s, -inf)` (i1 mask) or `add(s, mask)` (additive), the
+  causal select when `causal`, `softmax`, `matmul(., v)`, and a
+  `select(rowmax(s) > -inf, o, 0)` that gives the zeros torch gives for a
+  row with every key masked. The fused attention kernel takes no mask; this
+  way a masked attention lowers through the ordinary fused path (the mask
+  and scale fuse into the softmax's row kernel). Unmasked attention stays.
+
 Not decomposed, on purpose: `layer_norm`, `softmax`, `log_softmax`, `var`
 and `gelu` are fusible as they are (a layer_norm or softmax is a row-reduction
 group with its prologue and epilogue; gelu is elementwise), and a row kernel
@@ -127,11 +135,55 @@ class DecomposeCumsum(RewritePattern):
         rewriter.replace(op, with_provenance(new_ops, op), [total.result])
 
 
+class DecomposeMaskedAttention(RewritePattern):
+    """attention with a mask -> matmuls, masks and softmax (module docstring)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(
+        self, op: graph.AttentionOp, rewriter: PatternRewriter
+    ) -> None:
+        if op.mask is None:
+            return
+        dtype = graph.dtype_of(op.query)
+        rank = len(graph.shape_of(op.key))
+        swap = [*range(rank - 2), rank - 1, rank - 2]
+        key_t = graph.TransposeOp(op.key, swap)
+        product = graph.MatmulOp(op.query, key_t.result)
+        factor = graph.FullOp((), op.scale_value, dtype)
+        scaled = graph.MulOp(product.result, factor.result)
+        minus_inf = graph.FullOp((), float("-inf"), dtype)
+        new_ops: list[Operation] = [key_t, product, factor, scaled, minus_inf]
+        if op.is_boolean_mask:
+            masked = graph.SelectOp(op.mask, scaled.result, minus_inf.result)
+        else:
+            masked = graph.AddOp(scaled.result, op.mask)
+        new_ops.append(masked)
+        if op.is_causal:
+            t, s = graph.shape_of(masked.result)[-2:]
+            index = np.arange(max(t, s), dtype=np.int64)
+            rows = constant_like(index[:t].reshape(t, 1), graph.tensor((t, 1), i64))
+            cols = constant_like(index[:s], graph.tensor((s,), i64))
+            keep = graph.LeOp(cols.result, rows.result)
+            masked = graph.SelectOp(keep.result, masked.results[0], minus_inf.result)
+            new_ops += [rows, cols, keep, masked]
+        scores = masked.results[0]
+        last = len(graph.shape_of(scores)) - 1
+        probs = graph.SoftmaxOp(scores, last)
+        output = graph.MatmulOp(probs.result, op.value)
+        top = graph.MaxOp(scores, [last], keepdim=True)
+        has_key = graph.NeOp(top.result, minus_inf.result)
+        zero = graph.FullOp((), 0.0, dtype)
+        result = graph.SelectOp(has_key.result, output.result, zero.result)
+        new_ops += [probs, output, top, has_key, zero, result]
+        rewriter.replace(op, with_provenance(new_ops, op), [result.result])
+
+
 DECOMPOSITIONS: tuple[RewritePattern, ...] = (
     DecomposeLinear(),
     DecomposeBooleanReduction(),
     DecomposeArange(),
     DecomposeCumsum(),
+    DecomposeMaskedAttention(),
 )
 """Every decomposition `graph-decompose` applies."""
 

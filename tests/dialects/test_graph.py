@@ -108,6 +108,14 @@ BUILDERS: list[tuple[str, Callable[[], Operation], list[str]]] = [
         ),
         ["tensor<2x4x3xf32>"],
     ),
+    (
+        "graph.attention",
+        lambda: g.AttentionOp(
+            value([2, 4, 8]), value([2, 6, 8]), value([2, 6, 3]), 0.125,
+            mask=value([4, 6], g.i1),
+        ),
+        ["tensor<2x4x3xf32>"],
+    ),
     ("graph.reshape", lambda: g.ReshapeOp(x48(), [2, 16]), ["tensor<2x16xf32>"]),
     ("graph.broadcast_to", lambda: g.BroadcastToOp(x8(), [3, 8]), ["tensor<3x8xf32>"]),
     ("graph.transpose", lambda: g.TransposeOp(value([2, 3, 4]), [2, 0, 1]), ["tensor<4x2x3xf32>"]),

@@ -71,15 +71,33 @@ def var_ref(x: Array, axis: tuple[int, ...], correction: int, keepdims: bool) ->
     return ((x - mean) ** 2).sum(axis=axis, keepdims=keepdims) / (n - correction)
 
 
-def attention_ref(q: Array, k: Array, v: Array, scale: float, causal: bool) -> Array:
-    """Row by row in float64: query t sees keys s <= t when causal."""
+def attention_ref(
+    q: Array,
+    k: Array,
+    v: Array,
+    scale: float,
+    causal: bool,
+    mask: Array | None = None,
+) -> Array:
+    """Row by row in float64: query t sees keys s <= t when causal, and
+    keys s where a boolean mask is true (an additive one is added); a row
+    that sees no key is zeros (torch's SDPA)."""
     out = np.zeros((*q.shape[:-1], v.shape[-1]))
+    full = None if mask is None else np.broadcast_to(mask, (*q.shape[:-1], k.shape[1]))
     for b in range(q.shape[0]):
         for t in range(q.shape[1]):
-            keys = range(min(t + 1, k.shape[1]) if causal else k.shape[1])
+            keys = [s for s in range(k.shape[1]) if not causal or s <= t]
+            if full is not None and full.dtype == bool:
+                keys = [s for s in keys if full[b, t, s]]
+            if not keys:
+                continue
             scores = np.array([f64(q[b, t]) @ f64(k[b, s]) * scale for s in keys])
+            if full is not None and full.dtype != bool:
+                scores = scores + np.array([full[b, t, s] for s in keys], np.float64)
+                if np.all(scores == -np.inf):
+                    continue
             weights = np.exp(scores - scores.max())
-            out[b, t] = weights @ f64(v[b, : len(weights)]) / weights.sum()
+            out[b, t] = weights @ f64(v[b, keys]) / weights.sum()
     return out
 
 
@@ -685,6 +703,44 @@ CASES: list[Case] = [
         [ints(2, 4, 5), np.array([1, -1, 0]), np.array([4, 0, -5])],
         lambda x, i, j: [[x[i[n], m, j[n]] for m in range(4)] for n in range(3)],
         exact=True,
+    ),
+    Case(
+        "attention-bool-mask",
+        "graph.attention %a0, %a1, %a2, %a3 scale 0.5 : (tensor<2x3x4xf32>, "
+        "tensor<2x5x4xf32>, tensor<2x5x2xf32>, tensor<3x5xi1>) -> tensor<2x3x2xf32>",
+        [
+            "tensor<2x3x4xf32>",
+            "tensor<2x5x4xf32>",
+            "tensor<2x5x2xf32>",
+            "tensor<3x5xi1>",
+        ],
+        ["tensor<2x3x2xf32>"],
+        [
+            f32(2, 3, 4),
+            f32(2, 5, 4),
+            f32(2, 5, 2),
+            np.array([[1, 0, 1, 1, 0], [0, 0, 0, 0, 0], [0, 0, 0, 0, 1]], bool),
+        ],
+        lambda q, k, v, m: attention_ref(q, k, v, 0.5, causal=False, mask=m),
+    ),
+    Case(
+        "attention-additive-mask-causal",
+        "graph.attention %a0, %a1, %a2, %a3 causal scale 0.5 : (tensor<2x3x4xf32>, "
+        "tensor<2x5x4xf32>, tensor<2x5x2xf32>, tensor<2x1x5xf32>) -> tensor<2x3x2xf32>",
+        [
+            "tensor<2x3x4xf32>",
+            "tensor<2x5x4xf32>",
+            "tensor<2x5x2xf32>",
+            "tensor<2x1x5xf32>",
+        ],
+        ["tensor<2x3x2xf32>"],
+        [
+            f32(2, 3, 4),
+            f32(2, 5, 4),
+            f32(2, 5, 2),
+            np.array([[[-np.inf, 0.5, 0, -1, 2]], [[0, 1, -np.inf, 0, 0]]], np.float32),
+        ],
+        lambda q, k, v, m: attention_ref(q, k, v, 0.5, causal=True, mask=m),
     ),
     Case(
         "arange",

@@ -287,6 +287,17 @@ def importer_cases() -> dict[str, str]:
             f"%y = graph.index %x, {', '.join(names)} dims {dims} : "
             f"({x}, {', '.join(index_types)}) -> {r}", f"%y : {r}",
         )  # fmt: skip
+    q, k, v = "tensor<2x9x8xf32>", "tensor<2x11x8xf32>", "tensor<2x11x4xf32>"
+    for name, (mask, causal) in {
+        "attention_bool_mask": ("tensor<9x11xi1>", ""),
+        "attention_additive_mask": ("tensor<2x1x11xf32>", " causal"),
+    }.items():
+        o = "tensor<2x9x4xf32>"
+        cases[name] = _func(
+            name, f"%q: {q}, %k: {k}, %v: {v}, %m: {mask}", o,
+            f"%y = graph.attention %q, %k, %v, %m{causal} scale 0.3 : "
+            f"({q}, {k}, {v}, {mask}) -> {o}", f"%y : {o}",
+        )  # fmt: skip
     return cases
 
 

@@ -195,3 +195,43 @@ def test_bad_fold_bias_is_an_error() -> None:
     bad = GraphFuseAttentionPass(fold_bias="yes")  # type: ignore[arg-type]
     with pytest.raises(PassFailedException, match="fold-bias must be true or false"):
         bad.apply(Context(), projected((24,)))
+
+
+@pytest.mark.parametrize("boolean", [True, False])
+def test_fold_keeps_the_mask(boolean: bool) -> None:
+    """A masked attention on views of a bias add of q and k: the bias folds
+    and the new attention keeps the mask operand (the mask is no q, k or v).
+    A v bias does not fold with a mask: a row with every key masked (random
+    i1 masks have some) gives 0, where `P v + b_v` would give `b_v`."""
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((2, 5, 12)).astype(np.float32)
+    bias = rng.standard_normal((12,)).astype(np.float32)
+    if boolean:
+        mask = rng.random((5, 5)) > 0.3
+    else:
+        mask = rng.standard_normal((2, 1, 5)).astype(np.float32)
+
+    def fn(x, b, m):  # type: ignore[no-untyped-def]
+        q, k, v = ops.split(x, 4, dim=-1)
+        q, k = ops.split(ops.concat([q, k], -1) + b[:8], 4, dim=-1)
+        return ops.scaled_dot_product_attention(q, k, v, attn_mask=m)
+
+    def fn_v(x, b, m):  # type: ignore[no-untyped-def]
+        q, k, v = ops.split(x + b, 4, dim=-1)
+        return ops.scaled_dot_product_attention(q, k, v, attn_mask=m)
+
+    before = trace(fn, x, bias, mask)
+    after = fxdsl.apply(clone_module(before), FOLD)
+    (attention,) = ops_of(after, graph.AttentionOp)
+    assert attention.mask is not None
+    assert attention.mask == entry_args(after)[2]
+    assert not any(shape_of(a.result) == (2, 5, 8) for a in ops_of(after, graph.AddOp))
+    assert_same_numerics(before, after, rtol=1e-5, atol=1e-5)
+    with_v = trace(fn_v, x, bias, mask)
+    kept = fxdsl.apply(clone_module(with_v), FOLD)
+    assert any(shape_of(a.result) == (2, 5, 12) for a in ops_of(kept, graph.AddOp))
+    assert_same_numerics(with_v, kept, rtol=1e-5, atol=1e-5)
+
+
+def entry_args(module: ModuleOp) -> list:
+    return list(next(iter(module.body.ops)).body.block.args)  # type: ignore[attr-defined]

@@ -130,3 +130,51 @@ def test_cumsum_becomes_a_masked_sum_that_fuses() -> None:
         for op in fused.walk()
         if isinstance(op, graph.SelectOp | graph.LeOp)
     )
+
+
+def test_masked_attention_decomposed_and_never_a_fused_kernel() -> None:
+    """graph-decompose splits a masked attention into ops that fuse (the
+    fused attention kernel takes no mask); graph-fuse alone leaves it out of
+    every group (it is opaque to fusion); an unmasked one stays."""
+    from fxdsl.transforms.fusibility import Fusibility, classify
+
+    text = """
+    func.func @f(%q: tensor<2x4x8xf32>, %k: tensor<2x6x8xf32>, %v: tensor<2x6x3xf32>,
+                 %m: tensor<4x6xi1>) -> (tensor<2x4x3xf32>, tensor<2x4x3xf32>) {
+      %e = graph.exp %q : tensor<2x4x8xf32>
+      %o = graph.attention %e, %k, %v, %m scale 0.5
+             : (tensor<2x4x8xf32>, tensor<2x6x8xf32>, tensor<2x6x3xf32>, tensor<4x6xi1>)
+             -> tensor<2x4x3xf32>
+      %e2 = graph.exp %q : tensor<2x4x8xf32>
+      %p = graph.attention %e2, %k, %v scale 0.5
+             : (tensor<2x4x8xf32>, tensor<2x6x8xf32>, tensor<2x6x3xf32>)
+             -> tensor<2x4x3xf32>
+      func.return %o, %p : tensor<2x4x3xf32>, tensor<2x4x3xf32>
+    }"""
+    before = fxdsl.parse(text)
+    masked, plain = [op for op in before.walk() if isinstance(op, graph.AttentionOp)]
+    assert classify(masked) is Fusibility.OPAQUE
+    assert classify(plain) is Fusibility.ATTENTION
+    fused = fxdsl.apply(clone_module(before), "graph-fuse")
+    grouped = [
+        op
+        for op in fused.walk()
+        if isinstance(op, graph.AttentionOp)
+        and isinstance(op.parent_op(), graph.FusionGroupOp)
+    ]
+    assert [op.mask for op in grouped] == [None]
+    after = fxdsl.apply(clone_module(before), "graph-decompose")
+    attentions = [op for op in after.walk() if isinstance(op, graph.AttentionOp)]
+    assert [op.mask for op in attentions] == [None]
+    assert count(after, graph.SoftmaxOp) == 1
+    rng = np.random.default_rng(0)
+    mask = rng.random((4, 6)) > 0.5
+    mask[2] = False  # a query row without keys: zeros, as torch
+    inputs = [
+        rng.standard_normal(s).astype(np.float32)
+        for s in [(2, 4, 8), (2, 6, 8), (2, 6, 3)]
+    ]
+    want, got = fxdsl.run(before, *inputs, mask), fxdsl.run(after, *inputs, mask)
+    assert not want[0][:, 2].any()
+    for w, g in zip(want, got, strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)

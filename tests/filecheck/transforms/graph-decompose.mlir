@@ -70,3 +70,36 @@ func.func @cumsum(%x: tensor<3x2xi64>) -> tensor<3x2xi64> {
   %r = graph.cumsum %x dim 0 : tensor<3x2xi64>
   func.return %r : tensor<3x2xi64>
 }
+
+// A masked attention -> q k^T * scale, the mask (a select to -inf for i1),
+// softmax, the product with v, and zeros for rows without any key.
+// CHECK-LABEL: func.func @masked_attention
+// CHECK-NEXT:    %[[KT:.*]] = graph.transpose %k perm [0, 2, 1] {scope = #graph.scope<("attn", 0, "Attention")>} : (tensor<2x6x8xf32>) -> tensor<2x8x6xf32>
+// CHECK-NEXT:    %[[S:.*]] = graph.matmul %q, %[[KT]] {{.*}}: (tensor<2x4x8xf32>, tensor<2x8x6xf32>) -> tensor<2x4x6xf32>
+// CHECK-NEXT:    %[[C:.*]] = graph.full value 1.250000e-01 {{.*}}: tensor<f32>
+// CHECK-NEXT:    %[[SC:.*]] = graph.mul %[[S]], %[[C]] {{.*}}: (tensor<2x4x6xf32>, tensor<f32>) -> tensor<2x4x6xf32>
+// CHECK-NEXT:    %[[INF:.*]] = graph.full value -inf {{.*}}: tensor<f32>
+// CHECK-NEXT:    %[[M:.*]] = graph.select %m, %[[SC]], %[[INF]] {{.*}}: (tensor<4x6xi1>, tensor<2x4x6xf32>, tensor<f32>) -> tensor<2x4x6xf32>
+// CHECK-NEXT:    %[[P:.*]] = graph.softmax %[[M]] dim 2
+// CHECK-NEXT:    %[[O:.*]] = graph.matmul %[[P]], %v
+// CHECK-NEXT:    %[[TOP:.*]] = graph.max %[[M]] dims [2] keepdim
+// CHECK-NEXT:    %[[ANY:.*]] = graph.ne %[[TOP]], %[[INF]]
+// CHECK-NEXT:    %[[Z:.*]] = graph.full value 0.000000e+00
+// CHECK-NEXT:    %[[R:.*]] = graph.select %[[ANY]], %[[O]], %[[Z]] {{.*}}: (tensor<2x4x1xi1>, tensor<2x4x3xf32>, tensor<f32>) -> tensor<2x4x3xf32>
+// CHECK-NEXT:    func.return %[[R]]
+func.func @masked_attention(%q: tensor<2x4x8xf32>, %k: tensor<2x6x8xf32>, %v: tensor<2x6x3xf32>, %m: tensor<4x6xi1>) -> tensor<2x4x3xf32> {
+  %o = graph.attention %q, %k, %v, %m scale 0.125 {scope = #graph.scope<("attn", 0, "Attention")>} : (tensor<2x4x8xf32>, tensor<2x6x8xf32>, tensor<2x6x3xf32>, tensor<4x6xi1>) -> tensor<2x4x3xf32>
+  func.return %o : tensor<2x4x3xf32>
+}
+
+// An additive mask is added; an attention without a mask stays.
+// CHECK-LABEL: func.func @additive_mask
+// CHECK:         %[[SC:.*]] = graph.mul
+// CHECK-NEXT:    graph.full value -inf
+// CHECK-NEXT:    %{{.*}} = graph.add %[[SC]], %a : (tensor<4x6xf32>, tensor<6xf32>) -> tensor<4x6xf32>
+// CHECK:         graph.attention %q, %k, %v scale 1.250000e-01 : (tensor<4x8xf32>, tensor<6x8xf32>, tensor<6x3xf32>) -> tensor<4x3xf32>
+func.func @additive_mask(%q: tensor<4x8xf32>, %k: tensor<6x8xf32>, %v: tensor<6x3xf32>, %a: tensor<6xf32>) -> (tensor<4x3xf32>, tensor<4x3xf32>) {
+  %o = graph.attention %q, %k, %v, %a scale 0.125 : (tensor<4x8xf32>, tensor<6x8xf32>, tensor<6x3xf32>, tensor<6xf32>) -> tensor<4x3xf32>
+  %p = graph.attention %q, %k, %v scale 0.125 : (tensor<4x8xf32>, tensor<6x8xf32>, tensor<6x3xf32>) -> tensor<4x3xf32>
+  func.return %o, %p : tensor<4x3xf32>, tensor<4x3xf32>
+}

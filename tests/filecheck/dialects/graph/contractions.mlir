@@ -43,3 +43,27 @@ func.func @linear() {
   %1 = graph.linear %x, %w : (tensor<2x4x8xf16>, tensor<3x8xf16>) -> tensor<2x4x3xf16>
   func.return
 }
+
+// CHECK-LABEL: func.func @attention_mask
+func.func @attention_mask() {
+  %q = "test.op"() : () -> (tensor<2x4x8xf32>)
+  %k = "test.op"() : () -> (tensor<2x6x8xf32>)
+  %b = "test.op"() : () -> (tensor<4x6xi1>)
+  %a = "test.op"() : () -> (tensor<2x1x6xf32>)
+  %s = "test.op"() : () -> (tensor<8x8xf32>)
+  // CHECK:      %[[Q:.*]] = "test.op"() : () -> tensor<2x4x8xf32>
+  // CHECK-NEXT: %[[K:.*]] = "test.op"() : () -> tensor<2x6x8xf32>
+  // CHECK-NEXT: %[[B:.*]] = "test.op"() : () -> tensor<4x6xi1>
+  // CHECK-NEXT: %[[A:.*]] = "test.op"() : () -> tensor<2x1x6xf32>
+  // CHECK-NEXT: %[[S:.*]] = "test.op"() : () -> tensor<8x8xf32>
+  // CHECK-NEXT: %{{.*}} = graph.attention %[[Q]], %[[K]], %[[K]], %[[B]] scale 1.250000e-01 : (tensor<2x4x8xf32>, tensor<2x6x8xf32>, tensor<2x6x8xf32>, tensor<4x6xi1>) -> tensor<2x4x8xf32>
+  // CHECK-NEXT: %{{.*}} = graph.attention %[[Q]], %[[K]], %[[K]], %[[A]] causal scale 1.250000e-01 : (tensor<2x4x8xf32>, tensor<2x6x8xf32>, tensor<2x6x8xf32>, tensor<2x1x6xf32>) -> tensor<2x4x8xf32>
+  // CHECK-NEXT: %{{.*}} = graph.attention %[[S]], %[[S]], %[[S]], %[[S]] scale 1.250000e-01 : tensor<8x8xf32>
+  // A boolean mask (true: attend), broadcast over the batch.
+  %0 = graph.attention %q, %k, %k, %b scale 0.125 : (tensor<2x4x8xf32>, tensor<2x6x8xf32>, tensor<2x6x8xf32>, tensor<4x6xi1>) -> tensor<2x4x8xf32>
+  // An additive mask, with causal too (both apply).
+  %1 = graph.attention %q, %k, %k, %a causal scale 0.125 : (tensor<2x4x8xf32>, tensor<2x6x8xf32>, tensor<2x6x8xf32>, tensor<2x1x6xf32>) -> tensor<2x4x8xf32>
+  // Four operands of one type print in the short form.
+  %2 = graph.attention %s, %s, %s, %s scale 0.125 : tensor<8x8xf32>
+  func.return
+}

@@ -876,3 +876,20 @@ func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
 %i = "test.op"() : () -> (tensor<2xi64>)
 // CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.index: result type tensor<4x2x5xf32> does not match inferred type tensor<2x6xf32> (operands: tensor<4x6x5xf32>, tensor<2xi64>, tensor<2xi64>)
 %y = graph.index %x, %i, %i dims [0, 2] : (tensor<4x6x5xf32>, tensor<2xi64>, tensor<2xi64>) -> tensor<4x2x5xf32>
+
+// -----
+
+// graph.attention: the mask is i1 or of the query's type.
+%q = "test.op"() : () -> (tensor<4x8xf32>)
+%m = "test.op"() : () -> (tensor<4x4xi64>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.attention: mask must be i1 or the query's type f32, got tensor<4x4xi64>
+%o = graph.attention %q, %q, %q, %m scale 1.0 : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x4xi64>) -> tensor<4x8xf32>
+
+// -----
+
+// graph.attention: the mask broadcasts to the scores, (..., T, S).
+%q = "test.op"() : () -> (tensor<2x4x8xf32>)
+%k = "test.op"() : () -> (tensor<2x6x8xf32>)
+%m = "test.op"() : () -> (tensor<4x4xi1>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.attention: mask tensor<4x4xi1> does not broadcast to the scores' shape (2, 4, 6)
+%o = graph.attention %q, %k, %k, %m scale 1.0 : (tensor<2x4x8xf32>, tensor<2x6x8xf32>, tensor<2x6x8xf32>, tensor<4x4xi1>) -> tensor<2x4x8xf32>
