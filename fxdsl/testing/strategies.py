@@ -299,6 +299,9 @@ class _Builder:
         if op_type is g.GeluOp and self.chance(50):
             self.emit(g.GeluOp(x, "tanh"), b)
             return
+        if self.chance(10):
+            self.emit(g.ClampOp(x, -0.5, 0.75), 0.75)
+            return
         self.emit(op_type(x), b if bound is None else bound)
 
     def exp(self) -> None:
@@ -331,6 +334,15 @@ class _Builder:
         exponent = self.emit(g.TanhOp(a), 1.0)
         self.emit(_create(g.PowOp, [b, exponent]), self.bound[b])
 
+    def logical(self, cond: SSAValue) -> SSAValue:
+        """`cond` negated, or combined with an earlier i1 value of the same
+        shape (a shape that keeps the select's operands broadcasting)."""
+        others = [c for c in self.conds if shape_of(c) == shape_of(cond)]
+        if self.chance(30):
+            return self.emit(g.LogicalNotOp(cond), 1.0)
+        op_type = self.choice((g.LogicalAndOp, g.LogicalOrOp))
+        return self.emit(_create(op_type, [cond, self.choice(others)]), 1.0)
+
     def select(self) -> None:
         a = self.pick()
         b = self.partner(a)
@@ -345,6 +357,8 @@ class _Builder:
         if cond is None:
             cmp = self.choice((g.GtOp, g.LtOp, g.GeOp, g.LeOp, g.EqOp, g.NeOp))
             cond = self.emit(_create(cmp, [a, b]), 1.0)
+        if self.chance(30):
+            cond = self.logical(cond)
         bound = max(self.bound[a], self.bound[b])
         self.emit(_create(g.SelectOp, [cond, a, b]), bound)
 
@@ -456,7 +470,21 @@ class _Builder:
         largest = max(self.bound[x] * self.bound[key] * head, 1.0)
         scale = 2.0 ** -math.ceil(math.log2(largest))
         causal = self.chance(50)
-        self.emit(g.AttentionOp(x, key, value, scale, causal), self.bound[value])
+        mask = self.attention_mask((*batch, rows, keys), g.dtype_of(x))
+        self.emit(
+            g.AttentionOp(x, key, value, scale, causal, mask=mask), self.bound[value]
+        )
+
+    def attention_mask(self, scores: Shape, dtype: Attribute) -> SSAValue | None:
+        """None, or torch's attn_mask for scores of this shape: i1 (a random
+        one has rows without keys: zeros) or additive (of the query's type)."""
+        if not self.chance(25):
+            return None
+        source = self.param(self.gen.param_name(self, "mask"), scores[-2:])
+        if dtype == g.f32 and self.chance(50):
+            return source
+        zero = self.emit(g.FullOp((), 0.0), 0.0)
+        return self.emit(_create(g.GtOp, [source, zero]), 1.0)
 
     def _packed_qkv(self, x: SSAValue) -> tuple[SSAValue, SSAValue, SSAValue]:
         """q, k, v as GPT-2 makes them: a split of one biased (..., T, 3d)
