@@ -7,6 +7,9 @@ the CUDA printer recognises the op in a `gpu.all_reduce` region and prints
 the same combination and identity in its block-reduction helper. Over i1,
 max is `or` and min is `and` (from false and true): `arith.maxsi` would
 compare i1 signed (true is -1), and its integer identity, -1, is true.
+A block-wide reduction moves i1 partials as i32 0/1 (warp shuffles take
+32-bit values), reduced with the int combiner: max and min of 0/1 are or
+and and.
 """
 
 from __future__ import annotations

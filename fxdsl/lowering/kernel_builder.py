@@ -53,9 +53,12 @@ from xdsl.dialects import arith, gpu, memref, scf, vector
 from xdsl.dialects.builtin import (
     Float32Type,
     IndexType,
+    IntegerAttr,
     MemRefType,
     UnitAttr,
     VectorType,
+    i32,
+    i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
@@ -63,7 +66,7 @@ from fxdsl.dialects import graph
 from fxdsl.dialects.graph import dtype_of, shape_of
 from fxdsl.dialects.shape_rules import broadcast_shapes
 from fxdsl.ir_utils import OpFailure
-from fxdsl.lowering.combiners import combiner, identity
+from fxdsl.lowering.combiners import combiner, domain, identity
 from fxdsl.lowering.layout import contiguous_strides, layout_of_type
 from fxdsl.lowering.reductions import finish, reduction_stats
 from fxdsl.lowering.scalar_ops import SCALAR_OPS, compute_type, constant_op
@@ -97,8 +100,11 @@ class KernelBuilder:
     ):
         self.group = group
         self.func = gpu.FuncOp(name, (list(arg_types), []), kernel=True)
-        # upstream MLIR marks kernels with this discardable attribute
+        # what upstream's gpu.func always carries and xDSL's lacks: the kernel
+        # marker, and the count of workgroup attributions (mlir-opt's
+        # GPU-to-NVVM conversion crashed on a gpu.func without it)
         self.func.attributes["gpu.kernel"] = UnitAttr()
+        self.func.attributes["workgroup_attributions"] = IntegerAttr(0, i64)
         self.entry = self.func.body.block
         self.block = self.entry
         n_in = len(group.inputs)
@@ -373,7 +379,6 @@ class KernelBuilder:
         then a block-wide `gpu.all_reduce` (region form, upstream-valid for
         every combiner)."""
         width = self.width(inner)
-        combine = combiner(kind, typ).op
         if owned is not None:  # the row is in registers: no loop
             partial = self._identity(kind, typ)
             for start in owned:
@@ -389,12 +394,18 @@ class KernelBuilder:
             units = self.index(prod(inner) // width)
             bounds = (self.thread_id, units, self.block_dim)
             partial = self.accumulate(kind, typ, bounds, positions, element)
-        reducer = Block(arg_types=[typ, typ])
-        combined = combine(*reducer.args)  # type: ignore[call-arg]
+        # warp shuffles move 32-bit values: an i1 partial crosses the block
+        # as i32 0/1 (whose max and min are or and and)
+        across = i32 if domain(typ) == "bool" else typ
+        if across != typ:
+            partial = self.emit(arith.ExtUIOp(partial, across))
+        reducer = Block(arg_types=[across, across])
+        combined = combiner(kind, across).op(*reducer.args)  # type: ignore[call-arg]
         reducer.add_ops([combined, gpu.YieldOp([combined.results[0]])])
-        return self.emit(
+        total = self.emit(
             gpu.AllReduceOp.from_body(Region(reducer), partial, UnitAttr())
         )
+        return total if across == typ else self.emit(arith.TruncIOp(total, typ))
 
     def width(self, shape: Sequence[int]) -> int:
         """Lanes per loop step over `shape`: `VECTOR_WIDTH` when its innermost

@@ -4,6 +4,7 @@ validity, determinism and error paths of `convert-graph-to-gpu`."""
 from __future__ import annotations
 
 import importlib.util
+import re
 import shutil
 import subprocess
 import sys
@@ -227,6 +228,55 @@ func.func @matmul_in_group(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>) -> tensor<4
         "error: convert-groups-to-gpu: cannot lower graph.matmul here" in result.stderr
     )
     assert "Traceback" not in result.stderr
+
+
+# upstream's own order (its gpu-lower-to-nvvm-pipeline): scf to cf, the
+# kernels to NVVM (math ops it leaves, as math.absi, to LLVM); PTX from LLVM's
+# NVPTX backend shows nothing is left over
+NVVM_PIPELINE = (
+    "builtin.module(gpu.module(convert-scf-to-cf,convert-gpu-to-nvvm,"
+    "convert-math-to-llvm,reconcile-unrealized-casts),"
+    "nvvm-attach-target{chip=sm_90},gpu-module-to-binary{format=isa})"
+)
+
+
+NO_UPSTREAM_LOWERING = pytest.mark.xfail(
+    strict=True,
+    reason="integer pow is math.ipowi, which upstream lowers only by "
+    "convert-math-to-funcs on a builtin.module, not inside a gpu.module",
+)
+
+
+@pytest.mark.skipif(MLIR_OPT is None, reason="upstream mlir-opt is not installed")
+@pytest.mark.parametrize(
+    "name",
+    [
+        "gpt2",
+        "rows",
+        *(
+            pytest.param(t, marks=NO_UPSTREAM_LOWERING) if t == "binary" else t
+            for t in sorted(cases.THEMES)
+        ),
+    ],
+)
+def test_upstream_converts_the_kernels_to_nvvm_and_ptx(
+    name: str, tmp_path: Path
+) -> None:
+    """mlir-opt's GPU-to-NVVM conversion takes every kernel (it crashed in
+    GPUFuncOp::addWorkgroupAttribution on gpu.funcs without a
+    `workgroup_attributions` count) and the PTX has one entry per gpu.func."""
+    module = lower(_program(name), "graph-decompose,graph-fuse,convert-graph-to-gpu")
+    kernels = [op.sym_name.data for op in module.walk() if isinstance(op, gpu.FuncOp)]
+    lowered = tmp_path / "lowered.mlir"
+    lowered.write_text(str(module))
+    assert MLIR_OPT is not None
+    result = subprocess.run(
+        [MLIR_OPT, str(lowered), f"--pass-pipeline={NVVM_PIPELINE}"],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    entries = re.findall(r"\.entry (\w+)", result.stdout)
+    assert sorted(entries) == sorted(kernels)
 
 
 def test_cuda_target_without_kernels_is_an_error(tmp_path: Path) -> None:

@@ -46,7 +46,7 @@
 // CHECK:               scf.yield
 // CHECK:             arith.divf
 // CHECK-COUNT-2:     vector.store %{{.*}} : memref<2x2x8x8xf32, strided<[128, 8, 16, 1]>>, vector<4xf32>
-// CHECK:         }) {sym_name = "heads_0_attention", gpu.kernel}
+// CHECK:         }) {sym_name = "heads_0_attention", gpu.kernel, workgroup_attributions = 0 : i64}
 func.func @heads(%qkv: tensor<2x8x48xf32>) -> tensor<2x8x16xf32> {
   %q, %k, %v = graph.split %qkv dim 2 sizes [16, 16, 16] : (tensor<2x8x48xf32>) -> (tensor<2x8x16xf32>, tensor<2x8x16xf32>, tensor<2x8x16xf32>)
   %q4 = graph.reshape %q : (tensor<2x8x16xf32>) -> tensor<2x8x2x8xf32>
@@ -88,7 +88,7 @@ func.func @transposed_out(%q: tensor<2x8x8xf32>, %k: tensor<2x8x8xf32>, %v: tens
 // BIAS:           arith.divf
 // BIAS:           vector.load %{{.*}} : memref<2x2x1x8xf32, strided<[0, 8, 0, 1], offset: 32>>, vector<4xf32>
 // BIAS:           vector.store %{{.*}} : memref<2x2x8x8xf32, strided<[128, 8, 16, 1]>>, vector<4xf32>
-// BIAS:         }) {sym_name = "biased_0_attention", gpu.kernel}
+// BIAS:         }) {sym_name = "biased_0_attention", gpu.kernel, workgroup_attributions = 0 : i64}
 func.func @biased(%x: tensor<2x8x48xf32>, %b: tensor<48xf32>) -> tensor<2x8x16xf32> {
   %qkv = graph.add %x, %b : (tensor<2x8x48xf32>, tensor<48xf32>) -> tensor<2x8x48xf32>
   %q, %k, %v = graph.split %qkv dim 2 sizes [16, 16, 16] : (tensor<2x8x48xf32>) -> (tensor<2x8x16xf32>, tensor<2x8x16xf32>, tensor<2x8x16xf32>)

@@ -23,7 +23,7 @@
 // CHECK:           vector.store %{{.*}}, %{{.*}}[%[[R]], %[[J1]]] :
 // CHECK-NOT:       vector.load
 // CHECK-NOT:       scf.for
-// CHECK:         }) {sym_name = "softmax_0_softmax", gpu.kernel}
+// CHECK:         }) {sym_name = "softmax_0_softmax", gpu.kernel, workgroup_attributions = 0 : i64}
 func.func @softmax(%x: tensor<2x1280xf32>) -> tensor<2x1280xf32> {
   %y = graph.softmax %x dim 1 : tensor<2x1280xf32>
   func.return %y : tensor<2x1280xf32>

@@ -50,13 +50,13 @@
 // CHECK-COUNT-3:     vector.insert
 // CHECK-NEXT:        vector.store
 // CHECK-NEXT:      }
-// CHECK:         }) {sym_name = "fused5_0_relu", gpu.kernel} : () -> ()
+// CHECK:         }) {sym_name = "fused5_0_relu", gpu.kernel, workgroup_attributions = 0 : i64} : () -> ()
 // CHECK-NEXT:    "gpu.func"()
 // CHECK-COUNT-2:   "gpu.all_reduce"
 // CHECK-NOT:       "gpu.all_reduce"
-// CHECK:         }) {sym_name = "softmax_group_0_softmax", gpu.kernel} : () -> ()
+// CHECK:         }) {sym_name = "softmax_group_0_softmax", gpu.kernel, workgroup_attributions = 0 : i64} : () -> ()
 // CHECK-NEXT:    "gpu.func"()
-// CHECK:         }) {sym_name = "unfused_0_exp", gpu.kernel} : () -> ()
+// CHECK:         }) {sym_name = "unfused_0_exp", gpu.kernel, workgroup_attributions = 0 : i64} : () -> ()
 // CHECK-NOT:     fused5_again
 // CHECK-NEXT:  }) : () -> ()
 

@@ -38,7 +38,7 @@
 // CHECK-NEXT:          memref.store %[[S]], %[[Y]][%[[R]], %[[J]]] : memref<4x6xf32>
 // CHECK-NEXT:        }
 // CHECK-NEXT:        "gpu.return"() : () -> ()
-// CHECK-NEXT:      }) {sym_name = "bias_add_0_add", gpu.kernel} : () -> ()
+// CHECK-NEXT:      }) {sym_name = "bias_add_0_add", gpu.kernel, workgroup_attributions = 0 : i64} : () -> ()
 
 // Row kernel: one block per row, f16 loads extended to an f32 accumulator,
 // a block-wide gpu.all_reduce, thread 0 stores the f16 result.
@@ -71,7 +71,7 @@
 // CHECK-NEXT:          }
 // CHECK-NEXT:        }
 // CHECK-NEXT:        "gpu.return"() : () -> ()
-// CHECK-NEXT:      }) {sym_name = "row_sum_0_sum", gpu.kernel} : () -> ()
+// CHECK-NEXT:      }) {sym_name = "row_sum_0_sum", gpu.kernel, workgroup_attributions = 0 : i64} : () -> ()
 
 func.func @bias_add(%x: memref<4x6xf32>, %b: memref<6xf32>) -> memref<4x6xf32> {
   %0 = bufferization.to_tensor %x restrict : memref<4x6xf32> to tensor<4x6xf32>
