@@ -1440,7 +1440,9 @@ class IndexOp(GraphOp):
     one i64/i32 index tensor per dim in `dims` (increasing; the other dims
     are kept whole), broadcast together. Their broadcast shape replaces the
     indexed dims in place when those are adjacent, else it comes first
-    (`shape_rules.index_shape`). Negative indices count from the end.
+    (`shape_rules.index_shape`). Negative indices count from the end; one
+    out of range is an error in the reference, and unchecked in a kernel (as
+    for gather). Lowered like gather: one kernel, an element per thread.
 
     %y = graph.index %x, %i dims [1] : (tensor<4x8x3xf32>, tensor<5xi64>)
            -> tensor<4x5x3xf32>
@@ -1573,6 +1575,7 @@ class ArangeOp(GraphOp):
     """torch.arange: element i is `start + i * step` (computed in float64,
     then converted, as torch does on the CPU); the length is the result's.
     Integer results take integral `start` and `step`; `step` is nonzero.
+    Shapes are static, so `graph-decompose` folds it to a `graph.constant`.
 
     %r = graph.arange start 0.0 step 2.0 : tensor<5xi64>
     """
