@@ -112,26 +112,32 @@ class DecomposeArange(RewritePattern):
         rewriter.replace(op, with_provenance([constant], op), [constant.result])
 
 
+def _lower_triangle(rows: int, cols: int, trailing: int) -> list[Operation]:
+    """Ops computing the i1 mask `j <= i` of shape (rows, cols, 1 x trailing)
+    (the last op's result): two index constants of rows and cols elements
+    compared, which fuses, instead of a rows x cols literal."""
+    ones = (1,) * trailing
+    out_index = np.arange(rows, dtype=np.int64).reshape(rows, 1, *ones)
+    in_index = np.arange(cols, dtype=np.int64).reshape(cols, *ones)
+    outputs = constant_like(out_index, graph.tensor(out_index.shape, i64))
+    inputs = constant_like(in_index, graph.tensor(in_index.shape, i64))
+    return [outputs, inputs, graph.LeOp(inputs.result, outputs.result)]
+
+
 class DecomposeCumsum(RewritePattern):
     """cumsum -> masked sum over a new dim (module docstring)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: graph.CumsumOp, rewriter: PatternRewriter) -> None:
         shape, dim = graph.shape_of(op.input), op.dim.value.data
-        n, trailing = shape[dim], (1,) * (len(shape) - dim - 1)
-        index = np.arange(n, dtype=np.int64)
-        outputs = constant_like(
-            index.reshape(n, 1, *trailing), graph.tensor((n, 1, *trailing), i64)
-        )
-        inputs = constant_like(
-            index.reshape(n, *trailing), graph.tensor((n, *trailing), i64)
-        )
-        keep = graph.LeOp(inputs.result, outputs.result)
+        n = shape[dim]
+        mask_ops = _lower_triangle(n, n, len(shape) - dim - 1)
         spread = graph.ReshapeOp(op.input, (*shape[:dim], 1, *shape[dim:]))
         zero = graph.FullOp((), 0.0, graph.dtype_of(op.input))
-        masked = graph.SelectOp(keep.result, spread.result, zero.result)
+        keep = mask_ops[-1].results[0]
+        masked = graph.SelectOp(keep, spread.result, zero.result)
         total = graph.SumOp(masked.result, [dim + 1])
-        new_ops = [outputs, inputs, keep, spread, zero, masked, total]
+        new_ops = [*mask_ops, spread, zero, masked, total]
         rewriter.replace(op, with_provenance(new_ops, op), [total.result])
 
 
@@ -160,12 +166,10 @@ class DecomposeMaskedAttention(RewritePattern):
         new_ops.append(masked)
         if op.is_causal:
             t, s = graph.shape_of(masked.result)[-2:]
-            index = np.arange(max(t, s), dtype=np.int64)
-            rows = constant_like(index[:t].reshape(t, 1), graph.tensor((t, 1), i64))
-            cols = constant_like(index[:s], graph.tensor((s,), i64))
-            keep = graph.LeOp(cols.result, rows.result)
-            masked = graph.SelectOp(keep.result, masked.results[0], minus_inf.result)
-            new_ops += [rows, cols, keep, masked]
+            mask_ops = _lower_triangle(t, s, 0)
+            keep = mask_ops[-1].results[0]
+            masked = graph.SelectOp(keep, masked.results[0], minus_inf.result)
+            new_ops += [*mask_ops, masked]
         scores = masked.results[0]
         last = len(graph.shape_of(scores)) - 1
         probs = graph.SoftmaxOp(scores, last)
