@@ -544,7 +544,15 @@ def _layer_norm(call: AtenCall) -> Any:
     weight = weight if weight is not None else ops.full(shape, 1.0, x.dtype)
     bias = bias if bias is not None else ops.full(shape, 0.0, x.dtype)
     y = ops.layer_norm(x, weight, bias, float(eps))
-    return (y, None, None) if call.target.startswith("aten.native") else y
+    if not call.target.startswith("aten.native"):
+        return y
+    # native_layer_norm also returns what its backward reads: the mean and
+    # 1/std over the normalised dims, kept as size-1 dims (unused ones are
+    # erased after import).
+    dims = list(range(x.ndim - len(shape), x.ndim))
+    mean = ops.mean(x, dims, keepdim=True)
+    variance = ops.var(x, dims, keepdim=True, correction=0)
+    return (y, mean, ops.rsqrt(ops.add(variance, float(eps))))
 
 
 @aten(

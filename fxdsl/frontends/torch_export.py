@@ -43,7 +43,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Operation
 
-from fxdsl.dialects.graph import ScopeFrame
+from fxdsl.dialects.graph import SCOPE, ScopeAttr, ScopeFrame
 from fxdsl.frontends import aten_ops, ops
 from fxdsl.frontends.aten_ops import (
     ATEN,
@@ -53,7 +53,7 @@ from fxdsl.frontends.aten_ops import (
     cast_to,
     graph_dtype,
 )
-from fxdsl.frontends.tracer import Tensor, TensorSpec, at_frames, emit, trace, wrap
+from fxdsl.frontends.tracer import Tensor, TensorSpec, at_frames, trace, wrap
 
 NO_OPS = frozenset({"aten._assert_tensor_metadata.default", "aten._assert_async.msg"})
 """Nodes with no result that inference drops."""
@@ -104,6 +104,8 @@ class ImportedProgram:
     output_names: list[str]
     origins: dict[Operation, str] = field(default_factory=dict)
     """The fx node name each op of the function came from."""
+    folded: dict[str, Any] = field(default_factory=dict)
+    """The torch value of each node evaluated at import, by node name."""
 
     def __iter__(self) -> Iterator[Any]:
         return iter((self.module, self.weights))
@@ -167,7 +169,10 @@ def from_exported_program(program: Any, name: str = "forward") -> ImportedProgra
 
 
 def from_graph_module(
-    module: Any, name: str = "forward", fallback: frozenset[str] | None = None
+    module: Any,
+    name: str = "forward",
+    fallback: frozenset[str] | None = None,
+    forced: dict[str, str] | None = None,
 ) -> ImportedProgram:
     """Import an ATen-level `torch.fx.GraphModule` whose nodes carry torch's
     `meta["val"]` (an AOTAutograd graph, a `split_module` piece). Every
@@ -176,9 +181,10 @@ def from_graph_module(
     With `fallback` (a set of ATen overload names to leave to torch, maybe
     empty) a node without a mapping is not an error: it becomes a call of
     an external function named after its overload (`func.call
-    @"aten.topk.default"`, declared `private`) with attribute
-    `torch.node = "<node name>"`, so the IR shows the whole program and the
-    torch.compile backend can partition it."""
+    @"aten.topk.default"`, declared `private`) with attributes
+    `torch.node = "<node name>"` and `torch.reason`, so the IR shows the
+    whole program and the torch.compile backend can partition it; so does
+    each node named in `forced` (node name → reason)."""
     import torch
 
     source = Source(module.graph, {}, {})
@@ -186,7 +192,7 @@ def from_graph_module(
         if node.op == "get_attr":
             source.known[node] = _attribute(module, str(node.target))
     with torch.no_grad():
-        return _Importer(source, fallback).run(name)
+        return _Importer(source, fallback, dict(forced or {})).run(name)
 
 
 def _attribute(module: Any, path: str) -> Any:
@@ -244,6 +250,8 @@ class _Importer:
     fallback: frozenset[str] | None = None
     """None: an unmapped node is an error; else the overloads left to torch
     and every unmapped node become external calls."""
+    forced: dict[str, str] = field(default_factory=dict)
+    """Nodes left to torch (fallback mode), by name, with the reason."""
     folded: dict[Any, Any] = field(default_factory=dict)
     """fx node → its torch value, for nodes evaluated at import."""
     values: dict[Any, Any] = field(default_factory=dict)
@@ -283,10 +291,11 @@ class _Importer:
                     self._import_node(node)
             outputs = self._flat_outputs(output)
             returned.extend(self._tensor_of(o, ()) for o in outputs)
+            declarations.extend(self.externals.values())
             return returned
 
-        module = trace(body, *specs, name=name)
-        module.body.block.add_ops(self.externals.values())
+        declarations: list[Operation] = []
+        module = trace(body, *specs, name=name, declarations=declarations)
         _erase_unused(module)
         weights = self.source.weights
         return ImportedProgram(
@@ -295,6 +304,7 @@ class _Importer:
             [p.name for p in tensor_inputs if p.name not in weights],
             [str(o) for o in self._flat_outputs(output)],
             {op: name for op, name in self.origins.items() if op.parent is not None},
+            {node.name: value for node, value in self.folded.items()},
         )
 
     # -- what to import ------------------------------------------------------ #
@@ -345,8 +355,8 @@ class _Importer:
                 self.folded[node] = self._evaluate(node)
                 return
             with at_frames(frames):
-                if self.fallback is not None and target in self.fallback:
-                    reason = "listed in torch_executed_ops"
+                reason = self._left_to_torch(node, target)
+                if reason is not None:
                     self.values[node] = self._call_torch(node, target, frames, reason)
                 else:
                     self.values[node] = self._emit(node, target, frames)
@@ -356,6 +366,13 @@ class _Importer:
             with at_frames(frames):
                 self.values[node] = self._call_torch(node, target, frames, str(error))
         self._record_origin(node, last)
+
+    def _left_to_torch(self, node: Any, target: str) -> str | None:
+        if self.fallback is None:
+            return None
+        if target in self.fallback:
+            return "listed in torch_executed_ops"
+        return self.forced.get(node.name)
 
     def _record_origin(self, node: Any, last: Operation | None) -> None:
         """Remember which fx node each new op came from."""
@@ -370,7 +387,9 @@ class _Importer:
         self, node: Any, target: str, frames: tuple[ScopeFrame, ...], reason: str
     ) -> Any:
         """A node left to torch: a call of the external function
-        `@"<overload>"`, with the node's tensor arguments as operands."""
+        `@"<overload>"`, with the node's tensor arguments as operands (in
+        argument order; folded ones are not operands, their value is in
+        `ImportedProgram.folded`)."""
         import torch
         import torch.utils._pytree as pytree
         from torch.fx.node import map_arg
@@ -378,9 +397,14 @@ class _Importer:
         operands: list[Tensor] = []
 
         def collect(n: Any) -> Any:
-            value = self._operand(node, n, frames)
-            if isinstance(value, Tensor):
-                operands.append(value)
+            # torch reads a folded argument's value itself: no operand.
+            if self._is_folded_node(n):
+                if n not in self.folded:
+                    self.folded[n] = self._evaluate(n)
+            else:
+                value = self._operand(node, n, frames)
+                if isinstance(value, Tensor):
+                    operands.append(value)
             return n
 
         map_arg((node.args, node.kwargs), collect)
@@ -392,8 +416,12 @@ class _Importer:
             )
         types = [TensorSpec(tuple(r.shape), graph_dtype(r.dtype)).type for r in leaves]
         symbol = self._external(target, [t.type for t in operands], types)
-        make = lambda: func.CallOp(symbol, [t.value for t in operands], types)
-        op = emit(make, "func.call", *operands)
+        # Not through `emit`: a call verifies only inside a module, which the
+        # function joins after the trace.
+        op = func.CallOp(symbol, [t.value for t in operands], types)
+        if frames:
+            op.attributes[SCOPE] = ScopeAttr(frames)
+        self.block.add_op(op)
         op.attributes["torch.node"] = StringAttr(node.name)
         op.attributes["torch.reason"] = StringAttr(reason.splitlines()[0])
         values = tuple(wrap(r) for r in op.results)
@@ -514,6 +542,7 @@ class _Importer:
     def _evaluate(self, node: Any) -> Any:
         """Run one foldable node with torch on the known values."""
         import torch
+        from torch._subclasses.fake_tensor import unset_fake_temporarily
         from torch.fx.node import map_arg
 
         known: dict[Any, Any] = {}
@@ -529,7 +558,10 @@ class _Importer:
         kwargs = dict(map_arg(dict(node.kwargs), lambda n: known[n]))
         if "device" in kwargs:
             kwargs["device"] = "cpu"
-        return node.target(*args, **kwargs)
+        # Real values even where a compiler runs under a FakeTensorMode
+        # (AOTAutograd calls the torch.compile backend inside one).
+        with unset_fake_temporarily():
+            return node.target(*args, **kwargs)
 
     def _materialise(self, node: Any, frames: tuple[ScopeFrame, ...]) -> Any:
         """A folded value as a graph constant, once per module call that

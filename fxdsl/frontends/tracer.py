@@ -643,14 +643,19 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][\w$.]*")
 
 
 def trace(
-    fn: Callable[..., Any], *specs: SpecLike, name: str | None = None
+    fn: Callable[..., Any],
+    *specs: SpecLike,
+    name: str | None = None,
+    declarations: Sequence[Operation] = (),
 ) -> ModuleOp:
     """Trace `fn` on symbolic tensors described by `specs` into a module.
 
     Specs are `TensorSpec`s or numpy arrays (their shape and dtype). `fn`
     returns a tensor or a tuple/list of tensors (inputs may be returned
     directly). The result is a verified `builtin.module` holding one
-    `func.func @name` (default: `fn.__name__`; `main` for lambdas).
+    `func.func @name` (default: `fn.__name__`; `main` for lambdas), then the
+    ops of `declarations` (a list `fn` may fill while it runs: the external
+    functions its calls name).
     """
     arg_specs = [_as_spec(s) for s in specs]
     block = Block(arg_types=[s.type for s in arg_specs])
@@ -679,7 +684,7 @@ def trace(
         Region(block),
         arg_attrs=arg_attrs,
     )
-    module = ModuleOp([func_op])
+    module = ModuleOp([func_op, *declarations])
     if state.signatures:
         module.attributes[CALL_SIGNATURES] = DictionaryAttr(dict(state.signatures))
     module.verify()

@@ -1,0 +1,355 @@
+"""`torch.compile(model, backend="fxdsl")`: a Dynamo backend.
+
+    compiled = torch.compile(model, backend="fxdsl")
+    compiled = torch.compile(model, backend="fxdsl", options={"min_block_size": 3})
+
+Dynamo hands the backend a torch-level fx graph; AOTAutograd (with torch's
+core-ATen decompositions) turns it into ATen graphs: one for inference, or a
+forward and a backward for training. Each goes through the same steps:
+`torch_islands.plan` imports it into the graph dialect with the nodes fxdsl
+cannot take left to torch, partitions it into islands, and the `_Runner`
+below runs the result: islands through `fxdsl.compile`, torch's nodes through
+torch, in the program's order. A model never fails to compile for want of an
+op; a graph the importer cannot take at all (dynamic shapes, a torch op that
+returns no tensor) runs in torch with one logged warning.
+
+Options (`options={...}`):
+- `device`: "cuda" or "cpu"; default: "cuda" when the inputs are CUDA
+  tensors and fxdsl's CUDA backend can run, else "cpu" (the numpy reference
+  interpreter: for checking, not for speed).
+- `pipeline`: the pass pipeline for islands (default: `fxdsl.compile`'s).
+- `cuda_graph`: replay each island's kernels as a CUDA graph (CUDA only).
+- `min_block_size` (default 5, as Torch-TensorRT): islands with fewer fx
+  nodes stay in torch.
+- `torch_executed_ops`: ATen overloads to leave to torch
+  (`{"aten.gelu.default"}`).
+- `dryrun`: True prints the partition report (or a path: writes it there)
+  and runs the graph in torch without compiling anything.
+- `dump_ir`: a folder; each graph's partitioned IR is written there.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+
+from fxdsl.frontends.torch_export import TorchImportError
+from fxdsl.frontends.torch_islands import Plan, plan
+
+LOG = logging.getLogger("fxdsl.torch_compile")
+_LOGGED_KINDS: set[str] = set()
+_COMPILED: dict[tuple[str, str, str | None, bool], Callable[..., Any]] = {}
+"""Compiled islands by (IR text, device, pipeline, cuda_graph): a recompile
+or a second graph with the same island reuses it (kernels are also cached on
+disk by the runtime)."""
+_GRAPH_IDS = itertools.count()
+
+
+@dataclass(frozen=True)
+class Options:
+    """The backend's options, checked (an unknown one is a ValueError)."""
+
+    device: str | None = None
+    pipeline: str | None = None
+    cuda_graph: bool = False
+    min_block_size: int = 5
+    torch_executed_ops: frozenset[str] = field(default_factory=frozenset)
+    dryrun: bool | str = False
+    dump_ir: str | None = None
+
+    @staticmethod
+    def parse(options: dict[str, Any] | None) -> Options:
+        given = dict(options or {})
+        known = set(Options.__dataclass_fields__)
+        unknown = sorted(set(given) - known)
+        if unknown:
+            raise ValueError(
+                f"fxdsl backend: unknown option(s) {', '.join(unknown)}; "
+                f"known: {', '.join(sorted(known))}"
+            )
+        if given.get("device") not in (None, "cpu", "cuda"):
+            device = given["device"]
+            raise ValueError(
+                f"fxdsl backend: device must be 'cpu' or 'cuda', got {device!r}"
+            )
+        size = given.get("min_block_size", 1)
+        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+            raise ValueError(
+                f"fxdsl backend: min_block_size must be an integer >= 1, got {size!r}"
+            )
+        ops = given.get("torch_executed_ops", ())
+        given["torch_executed_ops"] = frozenset(_overload_name(o) for o in ops)
+        return Options(**given)
+
+
+def _overload_name(op: Any) -> str:
+    """`"aten.gelu.default"` for a string, an OpOverload or a packet
+    (`torch.ops.aten.gelu` means its `.default`)."""
+    name = str(op)
+    if hasattr(op, "overloads") and not hasattr(op, "_overloadname"):
+        name = f"{name}.default"
+    return name if name.startswith("aten.") else f"aten.{name}"
+
+
+def fxdsl_backend(
+    gm: Any, example_inputs: Sequence[Any], options: dict[str, Any] | None = None
+) -> Callable[..., Any]:
+    """The Dynamo backend (registered as "fxdsl" through the
+    `torch_dynamo_backends` entry point)."""
+    from torch._decomp import core_aten_decompositions
+    from torch._dynamo.backends.common import aot_autograd
+
+    settings = Options.parse(options)
+    compiler = functools.partial(compile_aten_graph, settings=settings)
+    decompositions = core_aten_decompositions()
+    if _training(gm, example_inputs):
+        # torch 2.13's core decomposition of scaled_dot_product_attention
+        # leaves a backward (the flash kernel's) that does not match it:
+        # GPT-2's gradients come out up to 0.24 off. Training keeps SDPA
+        # whole (it runs in torch).
+        decompositions = {
+            op: fn for op, fn in decompositions.items() if "scaled_dot" not in str(op)
+        }
+    backend = aot_autograd(
+        fw_compiler=compiler, bw_compiler=compiler, decompositions=decompositions
+    )
+    return backend(gm, example_inputs)
+
+
+def _training(gm: Any, example_inputs: Sequence[Any]) -> bool:
+    """Whether AOTAutograd will build a backward: grad mode on and some
+    input or parameter requiring grad."""
+    import torch
+
+    if not torch.is_grad_enabled():
+        return False
+    tensors = [*example_inputs, *gm.parameters()]
+    return any(getattr(t, "requires_grad", False) for t in tensors)
+
+
+def compile_aten_graph(
+    gm: Any, example_inputs: Sequence[Any], settings: Options
+) -> Callable[..., Any]:
+    """One ATen graph (AOTAutograd's forward or backward) to a callable."""
+    from torch._subclasses.fake_tensor import unset_fake_temporarily
+
+    # AOTAutograd calls compilers under its FakeTensorMode; folding at import
+    # computes real values.
+    with unset_fake_temporarily():
+        return _compile(gm, example_inputs, settings)
+
+
+def _compile(
+    gm: Any, example_inputs: Sequence[Any], settings: Options
+) -> Callable[..., Any]:
+    try:
+        partitioned = plan(gm, settings.min_block_size, settings.torch_executed_ops)
+    except TorchImportError as error:
+        LOG.warning("fxdsl: this graph runs in torch: %s", str(error).splitlines()[0])
+        return _boxed(gm.forward)
+    name = f"graph_{next(_GRAPH_IDS)}"
+    if settings.dump_ir:
+        folder = Path(settings.dump_ir)
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{name}.mlir").write_text(str(partitioned.imported.module) + "\n")
+    if settings.dryrun:
+        _write_report(partitioned.report(), settings.dryrun, name)
+        return _boxed(gm.forward)
+    _log_fallbacks(partitioned)
+    runner = _Runner(gm, partitioned, _device(settings, example_inputs), settings)
+    return _boxed(runner)
+
+
+def _boxed(run: Callable[..., Any]) -> Callable[..., Any]:
+    """AOTAutograd's calling convention: one list of arguments, which the
+    callee may clear to free them early."""
+
+    def call(args: list[Any]) -> Any:
+        values = list(args)
+        args.clear()
+        return run(*values)
+
+    call._boxed_call = True  # type: ignore[attr-defined]
+    return call
+
+
+def _log_fallbacks(partitioned: Plan) -> None:
+    """Why each op kind runs in torch, once per process: a warning for ops
+    without a mapping, info for those the options sent there."""
+    for node, (target, reason, source) in partitioned.fallbacks.items():
+        if target in _LOGGED_KINDS:
+            continue
+        _LOGGED_KINDS.add(target)
+        chosen = "min_block_size" in reason or "torch_executed_ops" in reason
+        level = logging.INFO if chosen else logging.WARNING
+        where = source.strip().replace("\n", " ")
+        LOG.log(
+            level, "fxdsl: %s runs in torch (%%%s: %s) %s", target, node, reason, where
+        )
+
+
+def _write_report(text: str, dryrun: bool | str, name: str) -> None:
+    if isinstance(dryrun, str):
+        path = Path(dryrun)
+        with path.open("a") as stream:
+            stream.write(f"[{name}]\n{text}")
+    else:
+        print(text, end="")
+
+
+def _device(settings: Options, example_inputs: Sequence[Any]) -> str:
+    if settings.device is not None:
+        return settings.device
+    on_gpu = any(
+        getattr(getattr(t, "device", None), "type", "") == "cuda"
+        for t in example_inputs
+    )
+    if not on_gpu:
+        return "cpu"
+    from fxdsl.runtime.compile import cuda_unavailable_reason
+
+    return "cuda" if cuda_unavailable_reason() is None else "cpu"
+
+
+class _Runner:
+    """Runs a partitioned graph: islands compiled by fxdsl, the rest by torch,
+    in the order of the partitioned function's ops."""
+
+    def __init__(self, gm: Any, partitioned: Plan, device: str, settings: Options):
+        import torch.utils._pytree as pytree
+
+        self.device = device
+        module = partitioned.imported.module
+        self.folded = partitioned.imported.folded
+        functions = {
+            op.sym_name.data: op
+            for op in module.body.block.ops
+            if isinstance(op, func.FuncOp)
+        }
+        self.main = functions["forward"]
+        self.nodes = {n.name: n for n in gm.graph.nodes}
+        placeholders = [n.name for n in gm.graph.nodes if n.op == "placeholder"]
+        names = partitioned.imported.input_names
+        self.argument_index = [placeholders.index(n) for n in names]
+        self.steps: list[tuple[Any, Any]] = []
+        for op in self.main.body.block.ops:
+            if not isinstance(op, func.CallOp):
+                continue
+            callee = op.callee.string_value()
+            if "torch.node" in op.attributes:
+                self.steps.append((op, self._torch_step(op)))
+            else:
+                island = _island_module(functions[callee])
+                self.steps.append((op, _compiled(island, device, settings)))
+        output = next(n for n in gm.graph.nodes if n.op == "output")
+        self.leaves, self.spec = pytree.tree_flatten(output.args[0])
+        self.returned = list(self.main.body.block.last_op.operands)  # type: ignore[union-attr]
+
+    def _torch_step(self, op: func.CallOp) -> Callable[[list[Any]], Any]:
+        """Run the op's fx node with torch: node arguments in order, folded
+        ones from the import, the others from the call's operands."""
+        from torch.fx.node import map_arg
+
+        node = self.nodes[op.attributes["torch.node"].data]  # type: ignore[union-attr]
+
+        def run(operands: list[Any]) -> Any:
+            given = iter(operands)
+
+            def value(n: Any) -> Any:
+                return self.folded[n.name] if n.name in self.folded else next(given)
+
+            args = map_arg(node.args, value)
+            kwargs = map_arg(node.kwargs, value)
+            return node.target(*args, **kwargs)
+
+        return run
+
+    def __call__(self, *args: Any) -> Any:
+        import torch.utils._pytree as pytree
+
+        env: dict[Any, Any] = {}
+        for block_arg, index in zip(self.main.args, self.argument_index):
+            env[block_arg] = args[index]
+        for op, step in self.steps:
+            operands = [env[v] for v in op.operands]
+            if "torch.node" in op.attributes:
+                outputs = pytree.tree_leaves(step(operands))
+            else:
+                outputs = _call_island(step, operands, self.device, op)
+            env.update(zip(op.results, outputs))
+        returned = iter(self.returned)
+        flat = []
+        for leaf in self.leaves:
+            if leaf is None or not hasattr(leaf, "name"):
+                flat.append(leaf)
+                continue
+            value = next(returned)  # the function returns every tensor leaf
+            folded = self.folded.get(leaf.name)
+            flat.append(env[value] if folded is None else folded)
+        result = pytree.tree_unflatten(flat, self.spec)
+        return result if isinstance(result, tuple | list) else (result,)
+
+
+def _island_module(function: func.FuncOp) -> ModuleOp:
+    """An island's function alone in a module, public, as `fxdsl.compile`
+    takes it."""
+    clone = function.clone()
+    clone.sym_visibility = StringAttr("public")
+    return ModuleOp([clone])
+
+
+def _compiled(module: ModuleOp, device: str, settings: Options) -> Callable[..., Any]:
+    import fxdsl
+
+    key = (str(module), device, settings.pipeline, settings.cuda_graph)
+    if key not in _COMPILED:
+        options: dict[str, Any] = {"cuda_graph": True} if settings.cuda_graph else {}
+        _COMPILED[key] = fxdsl.compile(
+            module, backend=device, pipeline=settings.pipeline, **options
+        )
+    return _COMPILED[key]
+
+
+def _call_island(
+    run: Callable[..., Any], operands: list[Any], device: str, op: func.CallOp
+) -> list[Any]:
+    """Torch tensors in, torch tensors out: numpy on the CPU (zero-copy where
+    the layout allows), DLPack on the GPU."""
+    import torch
+
+    if device == "cuda":
+        return [torch.from_dlpack(r) for r in run(*operands)]
+    arrays = [_to_numpy(t) for t in operands]
+    results = run(*arrays)
+    return [_to_torch(r, typ) for r, typ in zip(results, op.result_types)]
+
+
+def _to_numpy(tensor: Any) -> Any:
+    import torch
+
+    tensor = tensor.detach()
+    if tensor.device.type != "cpu":
+        tensor = tensor.cpu()
+    if tensor.dtype == torch.bfloat16:
+        tensor = tensor.float()
+    return tensor.contiguous().numpy()
+
+
+def _to_torch(array: Any, typ: Any) -> Any:
+    import torch
+
+    from fxdsl.interpreters.dtypes import is_bf16
+
+    tensor = torch.from_numpy(array)
+    return tensor.to(torch.bfloat16) if is_bf16(typ.element_type) else tensor
+
+
+__all__ = ["Options", "compile_aten_graph", "fxdsl_backend"]

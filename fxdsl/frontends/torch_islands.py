@@ -1,0 +1,151 @@
+"""Which parts of an ATen graph fxdsl compiles, and which stay in torch.
+
+The whole graph is imported into the graph dialect (`from_graph_module` in
+fallback mode): a node without a mapping, or one whose ATen overload the user
+listed in `torch_executed_ops`, becomes a call of an external function
+`@"aten.<op>.<overload>"` carrying `torch.node`. Our own
+`CapabilityBasedPartitioner` then groups the graph ops into the largest
+acyclic islands; an island of fewer than `min_block_size` fx nodes goes back
+to torch (its nodes are imported again as external calls, until no small
+island is left), and each island is outlined into a function `@fused_<id>`.
+The result is one module that shows the whole program: islands as calls of
+fxdsl functions, torch's part as calls of external declarations (`-t dot`
+draws both, and the backend's `dump_ir` option writes it).
+
+Why the partition is made on the graph dialect and not on the fx graph:
+whether a node imports depends on its arguments (dtypes, masks, shapes), which
+only the import knows, and the partitioner that fxdsl users already have is
+the one that should decide.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from xdsl.dialects import func
+from xdsl.ir import Operation
+
+from fxdsl.frontends.torch_export import (
+    ImportedProgram,
+    _source_line,
+    from_graph_module,
+)
+from fxdsl.rewrite.partitioner import CapabilityBasedPartitioner, Partition
+
+NON_COMPUTE = ("graph.constant", "graph.full")
+"""Ops that never make an island on their own."""
+
+
+@dataclass
+class Plan:
+    """The partitioned program: `imported.module` holds `@forward` (calls of
+    islands and of torch ops) and one `@fused_<id>` per island."""
+
+    imported: ImportedProgram
+    islands: dict[str, list[str]]
+    """Island function name → the fx node names it computes."""
+    fallbacks: dict[str, tuple[str, str, str]] = field(default_factory=dict)
+    """fx node name → (ATen overload, reason, source line) for torch's part."""
+    total: int = 0
+    """call_function nodes of the graph (getitem not counted)."""
+
+    @property
+    def supported(self) -> int:
+        return self.total - len(self.fallbacks)
+
+    def report(self) -> str:
+        """The dry-run report: coverage, islands, and what falls back where."""
+        coverage = 100.0 * self.supported / self.total if self.total else 100.0
+        sizes = ", ".join(str(len(n)) for n in self.islands.values()) or "none"
+        lines = [
+            "fxdsl partition report",
+            f"  {self.total} operators, {self.supported} supported, "
+            f"{coverage:.2f} % coverage",
+            f"  {len(self.islands)} fxdsl island(s), sizes (fx nodes): {sizes}",
+            f"  {len(self.fallbacks)} operator(s) run in torch:",
+        ]
+        for node, (target, reason, source) in self.fallbacks.items():
+            where = source.strip().replace("\n", " ") or "(no source line)"
+            lines.append(f"    %{node} {target}: {reason}")
+            lines.append(f"      {where}")
+        return "\n".join(lines) + "\n"
+
+
+def plan(
+    module: Any,
+    min_block_size: int = 5,
+    torch_executed_ops: frozenset[str] = frozenset(),
+) -> Plan:
+    """Import, partition and outline the ATen GraphModule `module`."""
+    nodes = {n.name: n for n in module.graph.nodes}
+    forced: dict[str, str] = {}
+    while True:
+        imported = from_graph_module(module, fallback=torch_executed_ops, forced=forced)
+        partitions, groups = _groups(imported)
+        small = [names for names in groups if len(names) < min_block_size]
+        if not small:
+            break
+        for names in small:
+            reason = (
+                f"in an island of {len(names)} node(s), below "
+                f"min_block_size={min_block_size}"
+            )
+            forced.update(dict.fromkeys(names, reason))
+    return _outline(imported, partitions, groups, nodes)
+
+
+def _groups(imported: ImportedProgram) -> tuple[list[Partition], list[list[str]]]:
+    """The partitioner's groups, and each as fx node names (ordered)."""
+    externals = {
+        op.sym_name.data
+        for op in imported.module.body.block.ops
+        if isinstance(op, func.FuncOp) and op.is_declaration
+    }
+
+    def supported(op: Operation) -> bool:
+        call = isinstance(op, func.CallOp)
+        return not (call and op.callee.string_value() in externals)
+
+    partitioner = CapabilityBasedPartitioner(
+        imported.module,
+        supported,
+        allows_single_node_partition=True,
+        non_compute_ops=NON_COMPUTE,
+    )
+    partitions = partitioner.propose_partitions()
+    origins = imported.origins
+    groups = [
+        list(dict.fromkeys(origins[op] for op in p.ops if op in origins))
+        for p in partitions
+    ]
+    return partitions, groups
+
+
+def _outline(
+    imported: ImportedProgram,
+    partitions: list[Partition],
+    groups: list[list[str]],
+    nodes: dict[str, Any],
+) -> Plan:
+    CapabilityBasedPartitioner(imported.module, lambda op: True).fuse_partitions(
+        partitions
+    )
+    islands = {f"fused_{p.id}": names for p, names in zip(partitions, groups)}
+    plan = Plan(imported, islands)
+    plan.total = sum(1 for n in nodes.values() if _is_operator(n))
+    for op in imported.module.walk():
+        if isinstance(op, func.CallOp) and "torch.node" in op.attributes:
+            name = op.attributes["torch.node"].data
+            reason = op.attributes["torch.reason"].data
+            node = nodes[name]
+            plan.fallbacks[name] = (str(node.target), reason, _source_line(node))
+    return plan
+
+
+def _is_operator(node: Any) -> bool:
+    getitem = "<built-in function getitem>"
+    return node.op == "call_function" and str(node.target) != getitem
+
+
+__all__ = ["Plan", "plan"]
