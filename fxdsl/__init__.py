@@ -25,6 +25,8 @@ _EXPORTS: dict[str, str] = {
     "run": "fxdsl.api",
     "compile": "fxdsl.api",
     "BackendUnavailable": "fxdsl.runtime.compile",
+    "random_inputs": "fxdsl.interpreters.run",
+    "interpreters": "fxdsl.interpreters",
     "from_torch": "fxdsl.frontends.torch_export",
     "from_exported_program": "fxdsl.frontends.torch_export",
 }

@@ -10,10 +10,11 @@ import types
 import pytest
 
 import fxdsl
+import fxdsl.interpreters
 import fxdsl.rewrite
 from fxdsl._lazy import lazy_exports
 
-PACKAGES = [fxdsl, fxdsl.rewrite]
+PACKAGES = [fxdsl, fxdsl.rewrite, fxdsl.interpreters]
 
 
 def test_import_fxdsl_loads_nothing_heavy() -> None:
@@ -36,9 +37,23 @@ def test_every_export_resolves_to_its_definition(package: types.ModuleType) -> N
     for name, source in table.items():
         value = getattr(package, name)
         defining = importlib.import_module(source)
-        expected = defining if name == "ops" else getattr(defining, name)
+        module_entry = source.rpartition(".")[2] == name  # `ops`, `interpreters`
+        expected = defining if module_entry else getattr(defining, name)
         assert value is expected, name
         assert name in dir(package)
+
+
+def test_interpreters_run_needs_no_import() -> None:
+    # the README's fxdsl.interpreters.run.random_inputs was an AttributeError
+    # unless fxdsl.interpreters.run had been imported
+    probe = (
+        "import fxdsl\n"
+        "print(fxdsl.interpreters.run.random_inputs is fxdsl.random_inputs)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == "True"
 
 
 def test_ops_is_the_ops_module() -> None:

@@ -61,8 +61,14 @@ def _unary(op_cls: type[graph.UnaryOp], x: Tensor) -> Tensor:
 
 
 def _tensor(name: str, x: Any) -> Tensor:
+    # a numpy array where a tensor is expected (layer_norm's weight) is a
+    # constant, its element type from its dtype (float64 becomes f32)
+    if isinstance(x, np.ndarray):
+        return constant(x)
     if not isinstance(x, Tensor):
-        raise TypeError(f"{name}: expected a Tensor, got {type(x).__name__}")
+        raise TypeError(
+            f"{name}: expected a Tensor or a numpy array, got {type(x).__name__}"
+        )
     return x
 
 

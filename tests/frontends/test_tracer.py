@@ -565,7 +565,7 @@ ERRORS = [
     (lambda x: ops.split(x, [1, 1], dim=1), ValueError, "graph.split: sizes"),
     (lambda x: ops.gelu(x, "fast"), ValueError, "graph.gelu: approximate"),
     (lambda x: ops.cast(x, "f64"), TypeError, "unknown dtype 'f64'"),
-    (lambda x: ops.relu(np.ones(3)), TypeError, "graph.relu: expected a Tensor"),
+    (lambda x: ops.relu([1.0]), TypeError, "graph.relu: expected a Tensor or a"),
     (lambda x: 3, TypeError, "must return tensors"),
 ]  # fmt: skip
 
@@ -620,3 +620,20 @@ def test_tracing_is_deterministic_and_reparses() -> None:
     first, second = str(trace(fn, *specs)), str(trace(fn, *specs))
     assert first == second
     assert str(fxdsl.parse(first)) == first
+
+
+def test_numpy_arrays_are_constants_where_tensors_are_expected() -> None:
+    # the README's first example: layer_norm's weight and bias as numpy arrays
+    weight = np.linspace(0.5, 1.5, 3).astype(np.float32)
+
+    def fn(x: Tensor) -> Tensor:
+        return ops.layer_norm(x, weight, np.zeros(3))  # float64 becomes f32
+
+    module = trace(fn, F23)
+    constants = [op for op in body(module) if op.name == "graph.constant"]
+    assert len(constants) == 2
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    (y,) = fxdsl.run(module, x)
+    centered = x - x.mean(1, keepdims=True)
+    want = centered / np.sqrt((centered**2).mean(1, keepdims=True) + 1e-5) * weight
+    np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-6)
