@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
 
 from fxdsl.rewrite.registry import registered_passes, unregister_pass
+from fxdsl.testing.docs import code_blocks
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "rewrite-api.md"
-BLOCK = re.compile(r"^```python\n(.*?)^```", re.DOTALL | re.MULTILINE)
 
 
 def python_blocks() -> list[str]:
-    return BLOCK.findall(DOC.read_text())
+    return [b.text for b in code_blocks(DOC) if b.language == "python"]
 
 
 def test_the_tutorial_has_examples() -> None:
