@@ -42,7 +42,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 
 from fxdsl.frontends.torch_export import TorchImportError
-from fxdsl.frontends.torch_islands import Plan, plan
+from fxdsl.frontends.torch_islands import Plan, chosen_by_option, plan
 
 LOG = logging.getLogger("fxdsl.torch_compile")
 _LOGGED_KINDS: set[str] = set()
@@ -155,6 +155,14 @@ def _compile(
     except TorchImportError as error:
         LOG.warning("fxdsl: this graph runs in torch: %s", str(error).splitlines()[0])
         return _boxed(gm.forward)
+    except Exception as error:  # noqa: BLE001 - a model must never fail to run
+        LOG.warning(
+            "fxdsl: this graph runs in torch: the importer failed (%s: %s); "
+            "please report it",
+            type(error).__name__,
+            error,
+        )
+        return _boxed(gm.forward)
     name = f"graph_{next(_GRAPH_IDS)}"
     if settings.dump_ir:
         folder = Path(settings.dump_ir)
@@ -188,8 +196,7 @@ def _log_fallbacks(partitioned: Plan) -> None:
         if target in _LOGGED_KINDS:
             continue
         _LOGGED_KINDS.add(target)
-        chosen = "min_block_size" in reason or "torch_executed_ops" in reason
-        level = logging.INFO if chosen else logging.WARNING
+        level = logging.INFO if chosen_by_option(reason) else logging.WARNING
         where = source.strip().replace("\n", " ")
         LOG.log(
             level, "fxdsl: %s runs in torch (%%%s: %s) %s", target, node, reason, where
@@ -258,7 +265,15 @@ class _Runner:
         ones from the import, the others from the call's operands."""
         from torch.fx.node import map_arg
 
+        import torch
+
         node = self.nodes[op.attributes["torch.node"].data]  # type: ignore[union-attr]
+        target = node.target
+        # The import erased the graph's clones and `contiguous` calls (they
+        # change no value), so a view may meet a tensor of other strides than
+        # in the graph; the graph is functional, so reshape means the same.
+        if str(target) in ("aten.view.default", "aten._unsafe_view.default"):
+            target = torch.ops.aten.reshape.default
 
         def run(operands: list[Any]) -> Any:
             given = iter(operands)
@@ -268,7 +283,7 @@ class _Runner:
 
             args = map_arg(node.args, value)
             kwargs = map_arg(node.kwargs, value)
-            return node.target(*args, **kwargs)
+            return target(*args, **kwargs)
 
         return run
 

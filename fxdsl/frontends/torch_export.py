@@ -272,7 +272,11 @@ class _Importer:
         graph = self.source.graph
         self.folded.update(self.source.known)
         self.foldable = self._foldable(graph)
-        self.patterns = recognise(graph, self._is_folded_node)
+        self.patterns = {
+            node: pattern
+            for node, pattern in recognise(graph, self._is_folded_node).items()
+            if self._left_to_torch(node, str(node.target)) is None
+        }
         self.needed = self._needed(graph)
         tensor_inputs = [
             p
@@ -371,7 +375,7 @@ class _Importer:
         if self.fallback is None:
             return None
         if target in self.fallback:
-            return "listed in torch_executed_ops"
+            return "listed in torch_executed_ops"  # torch_islands.EXECUTED_OPS_REASON
         return self.forced.get(node.name)
 
     def _record_origin(self, node: Any, last: Operation | None) -> None:

@@ -51,18 +51,29 @@ class Plan:
     """call_function nodes of the graph (getitem not counted)."""
 
     @property
-    def supported(self) -> int:
+    def compiled(self) -> int:
+        """Nodes fxdsl runs (in islands, folded, or erased no-ops)."""
         return self.total - len(self.fallbacks)
+
+    @property
+    def supported(self) -> int:
+        """Nodes fxdsl can express: compiled, or sent to torch by an option
+        (`min_block_size`, `torch_executed_ops`) rather than for want of a
+        mapping."""
+        return self.compiled + sum(
+            1 for _, r, _ in self.fallbacks.values() if chosen_by_option(r)
+        )
 
     def report(self) -> str:
         """The dry-run report: coverage, islands, and what falls back where."""
-        coverage = 100.0 * self.supported / self.total if self.total else 100.0
+        share = lambda n: f"{100.0 * n / self.total if self.total else 100.0:.2f} %"
         sizes = ", ".join(str(len(n)) for n in self.islands.values()) or "none"
         lines = [
             "fxdsl partition report",
-            f"  {self.total} operators, {self.supported} supported, "
-            f"{coverage:.2f} % coverage",
-            f"  {len(self.islands)} fxdsl island(s), sizes (fx nodes): {sizes}",
+            f"  {self.total} operators, {self.supported} supported "
+            f"({share(self.supported)} coverage), {self.compiled} compiled "
+            f"({share(self.compiled)})",
+            f"  {len(self.islands)} fxdsl island(s), sizes in fx nodes: {sizes}",
             f"  {len(self.fallbacks)} operator(s) run in torch:",
         ]
         for node, (target, reason, source) in self.fallbacks.items():
@@ -70,6 +81,15 @@ class Plan:
             lines.append(f"    %{node} {target}: {reason}")
             lines.append(f"      {where}")
         return "\n".join(lines) + "\n"
+
+
+MIN_BLOCK_REASON = "below min_block_size"
+EXECUTED_OPS_REASON = "listed in torch_executed_ops"
+
+
+def chosen_by_option(reason: str) -> bool:
+    """Whether an option, not a missing mapping, sent a node to torch."""
+    return MIN_BLOCK_REASON in reason or EXECUTED_OPS_REASON in reason
 
 
 def plan(
@@ -88,8 +108,8 @@ def plan(
             break
         for names in small:
             reason = (
-                f"in an island of {len(names)} node(s), below "
-                f"min_block_size={min_block_size}"
+                f"in an island of {len(names)} node(s), {MIN_BLOCK_REASON}="
+                f"{min_block_size}"
             )
             forced.update(dict.fromkeys(names, reason))
     return _outline(imported, partitions, groups, nodes)
@@ -148,4 +168,4 @@ def _is_operator(node: Any) -> bool:
     return node.op == "call_function" and str(node.target) != getitem
 
 
-__all__ = ["Plan", "plan"]
+__all__ = ["EXECUTED_OPS_REASON", "Plan", "chosen_by_option", "plan"]

@@ -134,6 +134,60 @@ def mlp(batch: int = 4) -> Example:
     return model, (torch.randn(batch, 16),), {}
 
 
+def mixtral(batch: int = 1, length: int = 8) -> Example:
+    """HF `MixtralForCausalLM`, 4 experts, 2 per token: its router's `topk`,
+    `sort`, `histc`, `index_put` and the grouped-matmul custom op have no
+    graph-dialect mapping (the torch.compile backend leaves them to torch)."""
+    import torch
+    from transformers import MixtralConfig, MixtralForCausalLM
+
+    torch.manual_seed(0)
+    config = MixtralConfig(
+        vocab_size=128,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        num_local_experts=4,
+        num_experts_per_tok=2,
+        max_position_embeddings=64,
+        bos_token_id=0,
+        eos_token_id=0,
+        pad_token_id=0,
+    )
+    model = MixtralForCausalLM(config).eval()
+    return model, (_ids(128, batch, length),), {"use_cache": False}
+
+
+def _qr_model() -> Any:
+    import torch
+
+    class WithQR(torch.nn.Module):
+        """An MLP with `torch.linalg.qr` in the middle (an op fxdsl will
+        never have)."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.up = torch.nn.Linear(16, 16)
+            self.down = torch.nn.Linear(16, 8)
+
+        def forward(self, x: Any) -> Any:
+            h = torch.nn.functional.gelu(self.up(x))
+            q, _ = torch.linalg.qr(h.reshape(-1, 4, 4))
+            return self.down(torch.tanh(h + q.reshape(h.shape)) * 2.0 + 1.0)
+
+    return WithQR
+
+
+def with_qr(batch: int = 4) -> Example:
+    """An MLP with `torch.linalg.qr` in the middle."""
+    import torch
+
+    torch.manual_seed(0)
+    return _qr_model()().eval(), (torch.randn(batch, 16),), {}
+
+
 MODELS: dict[str, Callable[..., Example]] = {
     "gpt2": gpt2,
     "bert": bert,
@@ -144,6 +198,14 @@ MODELS: dict[str, Callable[..., Example]] = {
     "mlp": mlp,
 }
 """The import issue's model list, by name."""
+
+BACKEND_MODELS: dict[str, Callable[..., Example]] = {
+    **MODELS,
+    "mixtral": mixtral,
+    "with_qr": with_qr,
+}
+"""What the torch.compile backend is tested on: those and models with ops
+that fall back to torch."""
 
 
 def eager_outputs(example: Example) -> list[Any]:

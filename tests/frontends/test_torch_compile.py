@@ -1,0 +1,251 @@
+"""`torch.compile(model, backend="fxdsl")` on the CPU: real models match
+eager (inference and a GPT-2 training step), ops without a mapping fall back
+to torch with the reason logged, the dry-run report, and the options that
+shape the partition. Skips without torch/transformers, except under CI."""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import logging
+import os
+import re
+from typing import Any
+
+import numpy as np
+import pytest
+
+
+def _need(name: str) -> Any:
+    """The module; skipped without it, except under CI (which installs it)."""
+    if os.environ.get("CI"):  # CI installs torch: missing there is a failure
+        return importlib.import_module(name)
+    return pytest.importorskip(name)
+
+
+torch = _need("torch")
+_need("transformers")
+
+import torch.utils._pytree as pytree  # noqa: E402
+
+from fxdsl.frontends import torch_compile  # noqa: E402
+from fxdsl.frontends.torch_islands import Plan  # noqa: E402
+from fxdsl.testing.torch_models import (  # noqa: E402
+    BACKEND_MODELS,
+    eager_outputs,
+    gpt2,
+    mlp,
+    with_qr,
+)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_dynamo() -> Any:
+    torch._dynamo.reset()
+    torch_compile._LOGGED_KINDS.clear()
+    yield
+    torch._dynamo.reset()
+
+
+def _leaves(returned: Any) -> list[np.ndarray]:
+    if hasattr(returned, "to_tuple"):
+        returned = returned.to_tuple()
+    return [
+        t.detach().numpy()
+        for t in pytree.tree_leaves(returned)
+        if isinstance(t, torch.Tensor)
+    ]
+
+
+def _compiled_outputs(example: Any, options: dict[str, Any] | None = None) -> Any:
+    model, args, kwargs = example
+    compiled = torch.compile(model, backend="fxdsl", options=options)
+    with torch.no_grad():
+        return _leaves(compiled(*args, **kwargs))
+
+
+@pytest.mark.parametrize("name", list(BACKEND_MODELS))
+def test_models_match_eager(name: str) -> None:
+    example = BACKEND_MODELS[name]()
+    got, want = _compiled_outputs(example), eager_outputs(example)
+    assert len(got) == len(want)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)
+
+
+def test_inference_mode_takes_the_inference_path() -> None:
+    model, args, _ = mlp()
+    compiled = torch.compile(model, backend="fxdsl")
+    with torch.inference_mode():
+        got = compiled(*args)
+    np.testing.assert_allclose(got.numpy(), model(*args).detach().numpy(), atol=1e-6)
+
+
+def test_unsupported_op_falls_back_with_the_reason_logged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    example = with_qr()
+    with caplog.at_level(logging.INFO, logger="fxdsl.torch_compile"):
+        got = _compiled_outputs(example)
+    np.testing.assert_allclose(got[0], eager_outputs(example)[0], atol=1e-5)
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1
+    assert "aten.linalg_qr.default runs in torch" in warnings[0]
+    assert "no graph-dialect mapping" in warnings[0]
+    assert "torch_models.py" in warnings[0]  # the source line of the call
+    # Once per op kind: a second model with the same op logs nothing new.
+    caplog.clear()
+    torch._dynamo.reset()
+    with caplog.at_level(logging.WARNING, logger="fxdsl.torch_compile"):
+        _compiled_outputs(with_qr(batch=8))
+    assert not caplog.records
+
+
+def test_dryrun_prints_the_partition_report(capsys: pytest.CaptureFixture[str]) -> None:
+    example = with_qr()
+    got = _compiled_outputs(example, {"dryrun": True})
+    np.testing.assert_allclose(got[0], eager_outputs(example)[0], atol=1e-6)
+    report = capsys.readouterr().out
+    assert report.startswith("fxdsl partition report\n")
+    numbers = re.search(
+        r"(\d+) operators, (\d+) supported \(([\d.]+) % coverage\), (\d+) compiled",
+        report,
+    )
+    assert numbers is not None
+    total, supported, coverage, compiled = numbers.groups()
+    assert int(supported) == int(total) - 1  # only qr has no mapping
+    assert float(coverage) == pytest.approx(100 * int(supported) / int(total), abs=0.01)
+    assert int(compiled) <= int(supported)
+    assert "%linalg_qr aten.linalg_qr.default: aten.linalg_qr.default has no" in report
+    assert "torch_models.py" in report
+    assert "torch.linalg.qr(" in report
+    # The island before qr (3 nodes) is below the default min_block_size 5.
+    assert "1 fxdsl island(s), sizes in fx nodes: 6\n" in report
+
+
+def test_dryrun_to_a_file(tmp_path: Any) -> None:
+    path = tmp_path / "report.txt"
+    _compiled_outputs(with_qr(), {"dryrun": str(path)})
+    text = path.read_text()
+    assert text.startswith("[graph_")
+    assert "fxdsl partition report" in text
+
+
+def _plan_of(example: Any, **options: Any) -> Plan:
+    """The backend's plan of the example's inference graph."""
+    plans: list[Plan] = []
+    real_plan = torch_compile.plan
+
+    def spy(*args: Any, **kwargs: Any) -> Plan:
+        plans.append(real_plan(*args, **kwargs))
+        return plans[-1]
+
+    torch_compile.plan = spy  # type: ignore[assignment]
+    try:
+        got = _compiled_outputs(example, options)
+    finally:
+        torch_compile.plan = real_plan  # type: ignore[assignment]
+    np.testing.assert_allclose(got[0], eager_outputs(example)[0], atol=1e-5)
+    (found,) = plans
+    return found
+
+
+def test_min_block_size_sends_small_islands_to_torch() -> None:
+    every = _plan_of(with_qr(), min_block_size=1)
+    assert sorted(len(n) for n in every.islands.values()) == [3, 6]
+    assert list(every.fallbacks) == ["linalg_qr"]
+    # The island after qr (reshape, add, tanh, mul, add, linear: 6 nodes)
+    # stays; the one before it (linear, gelu, reshape) goes back to torch,
+    # and with it the weight's transpose its linear had absorbed.
+    four = _plan_of(with_qr(), min_block_size=4)
+    assert [len(n) for n in four.islands.values()] == [6]
+    assert sorted(four.fallbacks) == ["addmm", "gelu", "linalg_qr", "permute", "view"]
+    reasons = {r for _, r, _ in four.fallbacks.values()}
+    assert "in an island of 3 node(s), below min_block_size=4" in reasons
+    assert four.supported == every.supported == every.total - 1
+    assert four.compiled == every.compiled - 4
+    none = _plan_of(with_qr(), min_block_size=100)
+    assert not none.islands
+    assert none.compiled == none.total - len(none.fallbacks)
+
+
+def test_torch_executed_ops_stay_in_torch() -> None:
+    plan = _plan_of(mlp(), min_block_size=1, torch_executed_ops={"aten.gelu.default"})
+    assert [t for t, _, _ in plan.fallbacks.values()] == ["aten.gelu.default"]
+    assert len(plan.islands) == 2  # split at the gelu
+    packet = _plan_of(mlp(), min_block_size=1, torch_executed_ops=[torch.ops.aten.gelu])
+    assert [t for t, _, _ in packet.fallbacks.values()] == ["aten.gelu.default"]
+    assert len(_plan_of(mlp(), min_block_size=1).islands) == 1
+
+
+def test_partitioned_ir_is_dumped(tmp_path: Any) -> None:
+    _compiled_outputs(with_qr(), {"dump_ir": str(tmp_path), "min_block_size": 1})
+    (path,) = tmp_path.glob("graph_*.mlir")
+    text = path.read_text()
+    assert "func.call @aten.linalg_qr.default" in text
+    assert 'torch.node = "linalg_qr"' in text
+    assert text.count("func.call @fused_") == 2
+    assert "func.func private @aten.linalg_qr.default" in text
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"min_blocksize": 2}, "unknown option(s) min_blocksize"),
+        ({"device": "tpu"}, "device must be 'cpu' or 'cuda'"),
+        ({"min_block_size": 0}, "min_block_size must be an integer >= 1"),
+    ],
+)
+def test_bad_options_are_clear_errors(options: dict[str, Any], message: str) -> None:
+    model, args, _ = mlp()
+    with pytest.raises(Exception, match=re.escape(message)):
+        torch.compile(model, backend="fxdsl", options=options)(*args)
+
+
+def test_new_shapes_recompile_and_match() -> None:
+    model, _, _ = mlp()
+    compiled = torch.compile(model, backend="fxdsl", dynamic=False)
+    with torch.no_grad():
+        for batch in (2, 3, 2):
+            x = torch.randn(batch, 16)
+            np.testing.assert_allclose(
+                compiled(x).numpy(), model(x).numpy(), rtol=1e-5, atol=1e-6
+            )
+
+
+def test_gpt2_training_step_matches_eager() -> None:
+    """Loss, the gradient of every parameter, and the parameters after one
+    SGD step (dropout off: eager and compiled draw different masks)."""
+    model, (ids,), _ = gpt2(layers=2)
+    model.train()
+    for module in model.modules():
+        if isinstance(module, torch.nn.Dropout):
+            module.p = 0.0
+    reference = copy.deepcopy(model)
+
+    def step(net: Any, run: Any) -> tuple[float, dict[str, Any]]:
+        optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
+        loss = run(ids, labels=ids, use_cache=False).loss
+        loss.backward()
+        grads = {n: p.grad.clone() for n, p in net.named_parameters()}
+        optimizer.step()
+        return float(loss), grads
+
+    loss, grads = step(model, torch.compile(model, backend="fxdsl"))
+    want_loss, want_grads = step(reference, reference)
+    assert loss == pytest.approx(want_loss, rel=1e-6)
+    assert set(grads) == set(want_grads)
+    for name, grad in want_grads.items():
+        torch.testing.assert_close(grads[name], grad, rtol=1e-4, atol=1e-5, msg=name)
+    for (name, p), q in zip(model.named_parameters(), reference.parameters()):
+        torch.testing.assert_close(p, q, rtol=1e-5, atol=1e-6, msg=name)
+
+
+def test_backend_is_registered_by_entry_point() -> None:
+    from importlib.metadata import entry_points
+
+    (entry,) = [
+        e for e in entry_points(group="torch_dynamo_backends") if e.name == "fxdsl"
+    ]
+    assert entry.load() is torch_compile.fxdsl_backend
+    assert "fxdsl" in torch._dynamo.list_backends()
