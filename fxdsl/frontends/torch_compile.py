@@ -263,9 +263,8 @@ class _Runner:
     def _torch_step(self, op: func.CallOp) -> Callable[[list[Any]], Any]:
         """Run the op's fx node with torch: node arguments in order, folded
         ones from the import, the others from the call's operands."""
-        from torch.fx.node import map_arg
-
         import torch
+        from torch.fx.node import map_arg
 
         node = self.nodes[op.attributes["torch.node"].data]  # type: ignore[union-attr]
         target = node.target
