@@ -150,6 +150,8 @@ def compile_aten_graph(
 def _compile(
     gm: Any, example_inputs: Sequence[Any], settings: Options
 ) -> Callable[..., Any]:
+    if _symbolic(gm):
+        return _boxed(_Specialising(gm, settings))
     try:
         partitioned = plan(gm, settings.min_block_size, settings.torch_executed_ops)
     except TorchImportError as error:
@@ -187,6 +189,67 @@ def _boxed(run: Callable[..., Any]) -> Callable[..., Any]:
 
     call._boxed_call = True  # type: ignore[attr-defined]
     return call
+
+
+def _symbolic(gm: Any) -> bool:
+    """Whether Dynamo made the graph shape-generic (`dynamic=True`, or a
+    shape that changed between calls)."""
+    import torch
+
+    for node in gm.graph.nodes:
+        value = node.meta.get("val")
+        if isinstance(value, torch.SymInt):
+            return True
+        if any(isinstance(d, torch.SymInt) for d in getattr(value, "shape", ())):
+            return True
+    return False
+
+
+class _Specialising:
+    """A shape-generic graph, compiled once per concrete input signature:
+    the graph is traced again (`make_fx`) with the call's shapes, sizes
+    become constants, and the static graph takes the usual path. The graph
+    dialect has static shapes only; this is how fxdsl honours
+    `dynamic=True` (each new shape compiles, as with `dynamic=False`)."""
+
+    def __init__(self, gm: Any, settings: Options):
+        self.gm = gm
+        self.settings = settings
+        self.compiled: dict[tuple[Any, ...], Callable[..., Any]] = {}
+
+    def __call__(self, *args: Any) -> Any:
+        import torch
+
+        key = tuple(
+            (tuple(a.shape), a.dtype, a.device.type)
+            if isinstance(a, torch.Tensor)
+            else a
+            for a in args
+        )
+        if key not in self.compiled:
+            self.compiled[key] = self._specialise(args)
+        return self.compiled[key](*[a for a in args if isinstance(a, torch.Tensor)])
+
+    def _specialise(self, args: Sequence[Any]) -> Callable[..., Any]:
+        import torch
+        from torch.fx.experimental.proxy_tensor import make_fx
+
+        positions = [i for i, a in enumerate(args) if isinstance(a, torch.Tensor)]
+
+        def with_sizes(*tensors: Any) -> Any:
+            merged = list(args)
+            for i, tensor in zip(positions, tensors):
+                merged[i] = tensor
+            return self.gm(*merged)
+
+        tensors = [args[i] for i in positions]
+        static = make_fx(with_sizes, tracing_mode="fake")(*tensors)
+        LOG.info(
+            "fxdsl: specialised a dynamic graph to %s",
+            [tuple(t.shape) for t in tensors],
+        )
+        compiled = _compile(static, tensors, self.settings)
+        return lambda *tensors: compiled(list(tensors))
 
 
 def _log_fallbacks(partitioned: Plan) -> None:

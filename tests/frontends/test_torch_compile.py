@@ -249,3 +249,31 @@ def test_backend_is_registered_by_entry_point() -> None:
     ]
     assert entry.load() is torch_compile.fxdsl_backend
     assert "fxdsl" in torch._dynamo.list_backends()
+
+
+def test_dynamic_true_specialises_per_shape(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The graph dialect has static shapes: a shape-generic graph from
+    `dynamic=True` is compiled once per concrete input shape, and every call
+    runs in fxdsl, not in torch."""
+    runs: list[int] = []
+    real_call = torch_compile._Runner.__call__
+
+    def counted(self: Any, *args: Any) -> Any:
+        runs.append(1)
+        return real_call(self, *args)
+
+    monkeypatch.setattr(torch_compile._Runner, "__call__", counted)
+    model, _, _ = mlp()
+    compiled = torch.compile(model, backend="fxdsl", dynamic=True)
+    with caplog.at_level(logging.INFO, logger="fxdsl.torch_compile"), torch.no_grad():
+        for batch in (2, 3, 5, 3):
+            x = torch.randn(batch, 16)
+            np.testing.assert_allclose(
+                compiled(x).numpy(), model(x).numpy(), rtol=1e-5, atol=1e-6
+            )
+    messages = [r.getMessage() for r in caplog.records]
+    assert any("specialised a dynamic graph" in m for m in messages)
+    assert not [m for m in messages if "runs in torch" in m]
+    assert len(runs) == 4
