@@ -8,7 +8,8 @@ normalised to [0, rank) because the dialect stores only those.
 
 Binary ops accept a Python scalar (or a numpy array, which becomes a
 `graph.constant`) on either side as long as one side is a Tensor; it takes the
-tensor's element type (no type promotion).
+tensor's element type (no type promotion). `where` also takes two scalars
+(their type is torch's, or `dtype`).
 """
 
 from __future__ import annotations
