@@ -611,7 +611,10 @@ def resident_row(units: int) -> tuple[int, int] | None:
     the kernel is unrolled: each thread loads its elements once, and every
     statistic and the store reuse them (one HBM read of the row instead of
     one per statistic). None: the row is too long, or no such block exists
-    (e.g. 16 steps), and the kernel loops (reloading from L2/HBM)."""
+    (e.g. 16 steps), and the kernel loops (reloading from L2/HBM); or the
+    row is empty (a loop of no steps, where a resident row would load one)."""
+    if units == 0:
+        return None
     for threads in range(ROW_BLOCK, 31, -32):
         if units % threads == 0 and units // threads <= MAX_RESIDENT_STEPS:
             return threads, units // threads

@@ -432,3 +432,27 @@ def test_masked_attention_through_the_default_pipeline(boolean: bool) -> None:
     empty = (3,) if boolean else (1,)
     assert not expected[:, empty[0]].any() if boolean else not expected[1].any()
     assert check(reference, lowered, name, inputs=[q, k, v, mask]) >= 1
+
+
+@pytest.mark.parametrize(
+    ("shape", "op", "result"),
+    [
+        ("4x0", "graph.softmax %x dim 1 : tensor<4x0xf32>", "4x0"),
+        ("4x0", "graph.log_softmax %x dim 1 : tensor<4x0xf32>", "4x0"),
+        ("4x0", "graph.sum %x dims [1] : (tensor<4x0xf32>) -> tensor<4xf32>", "4"),
+        ("4x0", "graph.mean %x dims [1] : (tensor<4x0xf32>) -> tensor<4xf32>", "4"),
+        ("0x4", "graph.softmax %x dim 1 : tensor<0x4xf32>", "0x4"),
+        ("0x4", "graph.sum %x dims [0] : (tensor<0x4xf32>) -> tensor<4xf32>", "4"),
+    ],
+)
+def test_reductions_over_empty_dims(shape: str, op: str, result: str) -> None:
+    """A row of 0 elements: the result torch gives (empty, zeros, NaN); the
+    kernel was a register-resident row of 0 steps that still loaded one
+    element of an empty buffer."""
+    t, r = f"tensor<{shape}xf32>", f"tensor<{result}xf32>"
+    text = f"func.func @f(%x: {t}) -> {r} {{\n  %y = {op}\n  func.return %y : {r}\n}}"
+    for pipeline in (
+        "convert-graph-to-gpu",
+        "graph-decompose,graph-fuse,convert-graph-to-gpu",
+    ):
+        check(parse(text), apply(parse(text), pipeline), "f")
