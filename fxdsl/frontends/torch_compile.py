@@ -403,7 +403,10 @@ def _call_island(
     import torch
 
     if device == "cuda":
-        return [torch.from_dlpack(r) for r in run(*operands)]
+        from fxdsl.runtime.torch_stream import on_torch_stream
+
+        with on_torch_stream():
+            return [torch.from_dlpack(r) for r in run(*operands)]
     arrays = [_to_numpy(t) for t in operands]
     results = run(*arrays)
     return [_to_torch(r, typ) for r, typ in zip(results, op.result_types)]

@@ -277,3 +277,20 @@ def test_dynamic_true_specialises_per_shape(
     assert any("specialised a dynamic graph" in m for m in messages)
     assert not [m for m in messages if "runs in torch" in m]
     assert len(runs) == 4
+
+
+@pytest.mark.gpu
+def test_cuda_islands_follow_torchs_current_stream() -> None:
+    """On a side stream, with work queued before and after: the result is
+    right only if fxdsl's kernels run in order on torch's stream."""
+    model, (x,), _ = mlp(batch=256)
+    model = model.cuda()
+    compiled = torch.compile(model, backend="fxdsl", options={"device": "cuda"})
+    side = torch.cuda.Stream()
+    with torch.no_grad(), torch.cuda.stream(side):
+        big = x.cuda().repeat(64, 1)[: x.shape[0]]  # queued before
+        y = compiled(big * 1.0)
+        z = y + 1.0  # queued after
+    side.synchronize()
+    want = model(x.cuda()) + 1.0
+    torch.testing.assert_close(z, want, rtol=1e-4, atol=1e-4)

@@ -77,9 +77,12 @@ def test_reference_matches_eager(imported: Any, name: str, level: str) -> None:
     _assert_matches_eager(program.run(*example[1]), example, 1e-5)
 
 
+@pytest.mark.parametrize("level", LEVELS)
 @pytest.mark.parametrize("name", list(MODELS))
-def test_gpu_pipeline_on_the_emulator_matches_eager(imported: Any, name: str) -> None:
-    example, program = imported[name, "default"]
+def test_gpu_pipeline_on_the_emulator_matches_eager(
+    imported: Any, name: str, level: str
+) -> None:
+    example, program = imported[name, level]
     lowered = fxdsl.apply(program.module.clone(), GPU_PIPELINE)
     machine = Emulator(lowered)
     got = machine.run("forward", *program.weights, *_inputs(example))
