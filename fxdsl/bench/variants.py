@@ -127,17 +127,22 @@ def _import_torch() -> Any:
 
 
 def _torch(
-    mode: str | None, *, compiled: bool
+    mode: str | None, *, compiled: bool, backend: str = "inductor"
 ) -> Callable[[Device, Workload, ModuleOp, Dims], Compiled]:
+    """torch eager, or `torch.compile` with `backend` (fxdsl's own backend
+    runs on the CPU too: its islands then run on the reference)."""
+
     def compile(device: Device, w: Workload, _m: ModuleOp, dims: Dims) -> Compiled:
         torch = _import_torch()
-        if compiled and not isinstance(device, CudaDevice):
+        inductor = backend == "inductor"
+        if compiled and inductor and not isinstance(device, CudaDevice):
             raise Skipped("torch.compile is only timed on backend cuda")
         fn = w.torch_fn(dims)
         if compiled:
             # a fresh dynamo state, so each compile really compiles
             torch._dynamo.reset()
-            fn = torch.compile(fn, mode=mode)
+            options = None if inductor else {"device": device.name}
+            fn = torch.compile(fn, mode=mode, backend=backend, options=options)
         if mode == "reduce-overhead":
             # CUDA-graph outputs are reused by the next replay; say so.
             graph_fn = fn
@@ -238,6 +243,7 @@ def default_variants() -> list[Variant]:
             kernel_pipeline=split_k["cuda"],
             applies=lambda w: w.skinny,
         ),
+        Variant("fxdsl-backend", _torch(None, compiled=True, backend="fxdsl")),
         Variant("torch-eager", _torch(None, compiled=False), compiles=False),
         Variant("torch-compile", _torch(None, compiled=True)),
         Variant(

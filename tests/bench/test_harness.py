@@ -45,7 +45,8 @@ DATE = "2026-01-02"
 HAS_TORCH = importlib.util.find_spec("torch") is not None
 HAS_MATPLOTLIB = importlib.util.find_spec("matplotlib") is not None
 BASE_VARIANTS = [
-    "fxdsl", "fxdsl-unfused", "fxdsl-cudagraph", "torch-eager", "torch-compile", "copy",
+    "fxdsl", "fxdsl-unfused", "fxdsl-cudagraph", "fxdsl-backend", "torch-eager",
+    "torch-compile", "copy",
 ]  # fmt: skip
 
 
@@ -97,9 +98,9 @@ def test_every_workload_and_variant_is_reported(full_run: tuple[Path, str]) -> N
         rows = rows_of(document, workload.name)
         expected = list(BASE_VARIANTS)
         if workload.reduce_overhead:
-            expected.insert(5, "torch-compile-reduce-overhead")
+            expected.insert(6, "torch-compile-reduce-overhead")
         if workload.max_autotune:
-            expected.insert(5, "torch-compile-max-autotune")
+            expected.insert(6, "torch-compile-max-autotune")
         if workload.attention:
             expected[2:2] = ["fxdsl-unfused-attention", "fxdsl-bias-unfolded"]
         if workload.skinny:
