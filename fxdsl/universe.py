@@ -19,6 +19,9 @@ from xdsl.utils.target import Target
 # pass name -> "module:ClassName"; one module per pass (STYLE.md).
 PASSES: dict[str, str] = {
     "graph-split": "fxdsl.transforms.graph_split:GraphSplitPass",
+    "graph-pipeline-stages": (
+        "fxdsl.transforms.graph_pipeline_stages:GraphPipelineStagesPass"
+    ),
     "graph-partition": "fxdsl.transforms.graph_partition:GraphPartitionPass",
     "graph-fuse": "fxdsl.transforms.graph_fuse:GraphFusePass",
     "graph-decompose": "fxdsl.transforms.graph_decompose:GraphDecomposePass",

@@ -1,0 +1,360 @@
+"""`graph-pipeline-stages`: cut a function into balanced, linear pipeline stages.
+
+The planner gives each op of the function a stage by cutting the block's op
+sequence into N contiguous pieces, so that the most expensive stage (its ops'
+roofline time, `op_cost`, plus the time to receive its inputs) is as cheap as
+possible; `graph-split` (fx `split_module`) then outlines the stages, and
+each is relinked so that the stages form a chain, as a pipeline schedule runs
+them: stage p's activations are exactly stage p-1's results.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr
+from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.traits import IsTerminator, SymbolTable
+from xdsl.utils.exceptions import PassFailedException
+
+from fxdsl.dialects.graph import PARAM
+from fxdsl.ir_utils import arg_attr
+from fxdsl.transforms.graph_split import split_function
+from fxdsl.transforms.op_cost import DEVICES, Device, op_time, value_bytes
+from fxdsl.transforms.outlining import is_constant, unique_symbol
+from fxdsl.transforms.scope_tree import scope_frames
+
+PASS = "graph-pipeline-stages"
+
+
+@dataclass
+class StagePlan:
+    """Where the cuts go and what each stage is predicted to cost."""
+
+    ops: list[Operation]
+    """The function's ops that get a stage (constants do not), in order."""
+    starts: list[int]
+    """Index in `ops` of each stage's first op (`starts[0] == 0`)."""
+    compute: list[float]
+    """Predicted seconds of each stage's ops."""
+    receive: list[float]
+    """Predicted seconds to receive each stage's activations (0 for stage 0)."""
+    sent_bytes: list[int] = field(default_factory=list[int])
+    """Bytes of activations going into each stage (stage 0: the user inputs)."""
+
+    @property
+    def times(self) -> list[float]:
+        return [c + r for c, r in zip(self.compute, self.receive)]
+
+    @property
+    def balance(self) -> float:
+        """max / mean of the stage times: 1.0 is a perfect split."""
+        times = self.times
+        return max(times) / (sum(times) / len(times))
+
+    def stage_of(self, op: Operation) -> int:
+        return bisect.bisect_right(self.starts, self._index[op]) - 1
+
+    def __post_init__(self) -> None:
+        self._index = {op: i for i, op in enumerate(self.ops)}
+
+
+def _is_weight(function: func.FuncOp, value: SSAValue) -> bool:
+    return (
+        isinstance(value, BlockArgument)
+        and value.owner is function.body.block
+        and arg_attr(function, value.index, PARAM) is not None
+    )
+
+
+def _live_bytes(function: func.FuncOp, ops: list[Operation]) -> list[int]:
+    """Bytes of activations live across each cut: entry k is what a stage
+    starting at ops[k] receives (weights and constants are never sent)."""
+    block = function.body.block
+    index = {op: i for i, op in enumerate(ops)}
+    n = len(ops)
+    delta = [0] * (n + 2)
+
+    def last_use(value: SSAValue) -> int:
+        users = (block.find_ancestor_op_in_block(u.operation) for u in value.uses)
+        return max((index.get(u, n) for u in users if u is not None), default=-1)
+
+    values = [(a, 0) for a in block.args if not _is_weight(function, a)]
+    values += [(r, i + 1) for i, op in enumerate(ops) for r in op.results]
+    for value, first in values:
+        last = last_use(value)
+        if last >= first:
+            delta[first] += value_bytes(value)
+            delta[last + 1] -= value_bytes(value)
+    return [int(x) for x in np.cumsum(delta[: n + 1])]
+
+
+def _balanced_starts(
+    times: Sequence[float], receive: Sequence[float], stages: int
+) -> list[int]:
+    """Contiguous split of `times` into `stages` pieces minimising the largest
+    piece (its times plus `receive` at its start); exact dynamic programming,
+    O(stages * n^2) with the inner minimum vectorised."""
+    n = len(times)
+    prefix = np.concatenate([[0.0], np.cumsum(times)])
+    recv = np.asarray(receive, dtype=np.float64)
+    best = prefix.copy()  # best[j]: cost of ops[:j] in one stage
+    choice: list[np.ndarray] = []
+    for s in range(1, stages):
+        new = np.full(n + 1, np.inf)
+        arg = np.zeros(n + 1, dtype=np.int64)
+        for j in range(s + 1, n + 1):
+            i = np.arange(s, j)
+            cost = np.maximum(best[i], prefix[j] - prefix[i] + recv[i])
+            k = int(np.argmin(cost))
+            new[j], arg[j] = cost[k], s + k
+        best = new
+        choice.append(arg)
+    starts, j = [], n
+    for arg in reversed(choice):
+        j = int(arg[j])
+        starts.append(j)
+    return [0, *reversed(starts)]
+
+
+def _manual_starts(ops: list[Operation], cuts: Sequence[str]) -> list[int]:
+    starts = [0]
+    for scope in cuts:
+        first = next((i for i, op in enumerate(ops) if scope in _fqns(op)), None)
+        if first is None:
+            raise PassFailedException(f"{PASS}: no op is in scope '{scope}'")
+        if first <= starts[-1]:
+            raise PassFailedException(
+                f"{PASS}: cut '{scope}' does not start after the previous cut "
+                "(cuts must name scopes in program order)"
+            )
+        starts.append(first)
+    return starts
+
+
+def _fqns(op: Operation) -> tuple[str, ...]:
+    return tuple(frame[0] for frame in scope_frames(op))
+
+
+def plan_stages(
+    function: func.FuncOp,
+    stages: int,
+    cuts: Sequence[str] = (),
+    device: Device | str = "h100",
+) -> StagePlan:
+    """Plan `stages` stages of `function` (see `GraphPipelineStagesPass`);
+    with `cuts`, stage p > 0 starts at the first op in scope `cuts[p-1]`."""
+    target = DEVICES[device] if isinstance(device, str) else device
+    block = function.body.block
+    ops = [
+        op for op in block.ops if not is_constant(op) and not op.has_trait(IsTerminator)
+    ]
+    if stages > len(ops):
+        raise PassFailedException(
+            f"{PASS}: {stages} stages asked, but @{function.sym_name.data} has "
+            f"only {len(ops)} ops"
+        )
+    live = _live_bytes(function, ops)
+    times = [op_time(op, target) for op in ops]
+    receive = [b / target.link for b in live]
+    if cuts:
+        starts = _manual_starts(ops, cuts)
+    else:
+        starts = _balanced_starts(times, receive, stages)
+    ends = [*starts[1:], len(ops)]
+    return StagePlan(
+        ops,
+        starts,
+        compute=[sum(times[a:b]) for a, b in zip(starts, ends)],
+        receive=[0.0 if a == 0 else receive[a] for a in starts],
+        sent_bytes=[live[a] for a in starts],
+    )
+
+
+def _linearise(function: func.FuncOp, calls: list[func.CallOp]) -> None:
+    """Relink the outlined stages into a chain (see the pass docstring)."""
+    block = function.body.block
+    module = function.get_toplevel_object()
+    assert isinstance(module, ModuleOp)
+    terminator = block.last_op
+    assert terminator is not None
+    needed_later: list[set[SSAValue]] = []
+    later: set[SSAValue] = set(terminator.operands)
+    for call in reversed(calls):
+        needed_later.append(set(later))
+        later.update(call.operands)
+    needed_later.reverse()
+    for value in terminator.operands:
+        if _is_weight(function, value) or not (
+            isinstance(value, BlockArgument) or value.owner in calls
+        ):
+            raise PassFailedException(
+                f"{PASS}: @{function.sym_name.data} returns a weight or a constant; "
+                "a pipeline returns only what its last stage computes"
+            )
+    carried: list[SSAValue] = [a for a in block.args if not _is_weight(function, a)]
+    current: dict[SSAValue, SSAValue] = {a: a for a in block.args}
+    taken: set[str] = set()
+    for p, call in enumerate(calls):
+        outputs = [v for v in carried if v in needed_later[p]] + list(call.results)
+        callee = SymbolTable.lookup_symbol(module, call.callee)
+        assert isinstance(callee, func.FuncOp)
+        # In the function's argument order, as the import gives weights.
+        weights = [
+            a for a in block.args if a in call.operands and _is_weight(function, a)
+        ]
+        name = unique_symbol(module, f"stage_{p}", taken)
+        stage = _relinked(function, callee, call, name, weights, carried, outputs)
+        module.body.block.insert_op_after(stage, callee)
+        module.body.block.erase_op(callee)
+        new_call = func.CallOp(
+            name,
+            [*weights, *(current[v] for v in carried)],
+            [v.type for v in outputs],
+        )
+        new_call.location = call.location
+        block.insert_op_before(new_call, terminator)
+        current.update(zip(outputs, new_call.results))
+        carried = outputs
+    terminator.operands = tuple(current[v] for v in terminator.operands)
+    for call in reversed(calls):
+        block.erase_op(call)
+
+
+def _relinked(
+    function: func.FuncOp,
+    callee: func.FuncOp,
+    call: func.CallOp,
+    name: str,
+    weights: list[SSAValue],
+    carried: list[SSAValue],
+    outputs: list[SSAValue],
+) -> func.FuncOp:
+    """The stage function: weights, then the previous stage's results."""
+    inputs = [*weights, *carried]
+    body = Block(arg_types=[v.type for v in inputs])
+    arg_of: dict[SSAValue, SSAValue] = dict(zip(inputs, body.args))
+    for value, arg in arg_of.items():
+        arg.name_hint = value.name_hint
+    old = callee.body.block
+    for old_arg, operand in zip(old.args, call.operands):
+        old_arg.replace_all_uses_with(arg_of[operand])
+    returned = old.last_op
+    assert isinstance(returned, func.ReturnOp)
+    produced = dict(zip(call.results, returned.arguments))
+    for op in list(old.ops)[:-1]:
+        old.detach_op(op)
+        body.add_op(op)
+    body.add_op(
+        func.ReturnOp(*(produced[v] if v in produced else arg_of[v] for v in outputs))
+    )
+    attrs = [
+        DictionaryAttr({PARAM: StringAttr(arg_attr(function, w.index, PARAM) or "")})
+        for w in weights
+        if isinstance(w, BlockArgument)
+    ] + [DictionaryAttr({}) for _ in carried]
+    return func.FuncOp(
+        name,
+        (body.arg_types, [v.type for v in outputs]),
+        Region(body),
+        "private",
+        arg_attrs=ArrayAttr(attrs),
+    )
+
+
+def pipeline_stages(
+    module: ModuleOp,
+    stages: int,
+    cuts: Sequence[str] = (),
+    device: Device | str = "h100",
+    entry: str | None = None,
+) -> StagePlan:
+    """Cut function `entry` (default: the first public one) of `module` into
+    stages in place (see `GraphPipelineStagesPass`); returns the plan."""
+    _check_options(stages, cuts, device)
+    functions = [f for f in module.ops if isinstance(f, func.FuncOp) and f.body.blocks]
+    chosen = [
+        f for f in functions
+        if (f.sym_name.data == entry if entry is not None else _is_public(f))
+    ][:1]  # fmt: skip
+    if not chosen:
+        raise PassFailedException(f"{PASS}: no function {entry or '(public)'}")
+    function = chosen[0]
+    if len(function.body.blocks) != 1:
+        raise PassFailedException(f"{PASS}: @{entry} must have a single block")
+    plan = plan_stages(function, stages if not cuts else len(cuts) + 1, cuts, device)
+    split_function(function, plan.stage_of, keep_original_order=True)
+    calls = [op for op in function.body.block.ops if isinstance(op, func.CallOp)]
+    if len(calls) != len(plan.starts):
+        raise PassFailedException(
+            f"{PASS}: {len(plan.starts)} stages planned but {len(calls)} remain "
+            "(a stage whose results nothing uses was dropped)"
+        )
+    _linearise(function, calls)
+    return plan
+
+
+def _is_public(function: func.FuncOp) -> bool:
+    visibility = function.sym_visibility
+    return visibility is None or visibility.data == "public"
+
+
+def _check_options(stages: object, cuts: Sequence[str], device: object) -> None:
+    if isinstance(stages, bool) or not isinstance(stages, int) or stages < 1:
+        raise PassFailedException(
+            f"{PASS}: stages must be a positive integer, got {stages!r}"
+        )
+    if cuts and stages not in (2, len(cuts) + 1):
+        raise PassFailedException(
+            f"{PASS}: {len(cuts)} cuts make {len(cuts) + 1} stages, but stages={stages}"
+        )
+    if isinstance(device, str) and device not in DEVICES:
+        raise PassFailedException(
+            f"{PASS}: unknown device '{device}' (known: {', '.join(DEVICES)})"
+        )
+
+
+@dataclass(frozen=True)
+class GraphPipelineStagesPass(ModulePass):
+    """Cut the public function into `stages` pipeline stages.
+
+    Options: `stages` (>= 1, default 2); `cuts`, scope names in program order
+    (`cuts=transformer.h.2,transformer.h.4`): stage p > 0 then starts at the
+    first op in scope `cuts[p-1]`, and `stages` may be left at its default or
+    must equal len(cuts) + 1; `device` (`h100`, `cpu`): the cost model's
+    roofline numbers.
+
+    * Without cuts, the op sequence is split into contiguous stages that
+      minimise the largest predicted stage time (`plan_stages`): its ops'
+      roofline time (`fxdsl.transforms.op_cost`) plus receiving its
+      activations over the device link. Constants get no stage.
+    * The stages are outlined by `graph-split` into private
+      `func.func @stage_p`, called in order by the function.
+    * Linear: stage 0's activations are the function's non-weight arguments;
+      stage p's are exactly stage p-1's results: the values a later stage (or
+      the return) needs, those passed through first, in the order received,
+      then the values stage p computes, in order of definition.
+    * Weights (`graph.param` arguments) are arguments of every stage that uses
+      them, first, keeping their `graph.param`; they are never a stage's
+      result. Constants are cloned into the stages that use them.
+    * Errors: stages < 1, more stages than ops, an unknown cut scope or cuts
+      out of order, a function that returns a weight or a constant.
+    """
+
+    name = PASS
+
+    stages: int = 2
+    cuts: tuple[str, ...] = ()
+    device: str = "h100"
+
+    def __post_init__(self) -> None:
+        _check_options(self.stages, self.cuts, self.device)
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        pipeline_stages(op, self.stages, self.cuts, self.device)
