@@ -18,7 +18,7 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/python -m pip install -q $(TORCH_PACKAGES)
 	touch $@
 
-# 12 GPT-2 blocks: trace, dedup, decompose, fuse, run, compare with the reference.
+# HF GPT-2 (12 layers): import, dedup, decompose, fuse, run, compare with torch.
 demo: install
 	$(BIN)/python examples/pipeline.py --blocks 12 --backend auto
 

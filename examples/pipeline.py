@@ -1,12 +1,18 @@
 """The main job: a GPT-2 stack through every stage fxdsl has, checked.
 
     python examples/pipeline.py [--blocks 12] [--seq 64] [--backend auto]
+        [--source auto|hf|traced]
 
-1. trace N GPT-2 blocks (B=1, T, D=768, 12 heads) with module scopes;
+1. the model: Hugging Face's `GPT2LMHeadModel` (GPT-2 124M's config with N
+   layers, random weights) exported by torch.export and imported
+   (`--source hf`, the default when torch and transformers are installed),
+   or N GPT-2 blocks (B=1, T, D=768, 12 heads) traced with module scopes
+   (`--source traced`);
 2. graph-dedup: the N identical blocks become one function and N calls;
 3. graph-decompose, graph-fuse: linear -> matmul + bias, fusion groups;
 4. run the compiled program (CUDA when it can run here, else the numpy
-   reference) and compare with the unoptimised traced program.
+   reference) and compare with the unoptimised program: torch eager for the
+   imported model, the reference for the traced one.
 
 Prints one line per stage (ops, functions, calls, groups, time) and exits 1
 if the numbers differ beyond f32 tolerance.
@@ -15,6 +21,7 @@ if the numbers differ beyond f32 tolerance.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 import time
 
@@ -45,11 +52,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--blocks", type=int, default=12)
     parser.add_argument("--seq", type=int, default=64)
     parser.add_argument("--backend", choices=("auto", "cpu", "cuda"), default="auto")
+    parser.add_argument("--source", choices=("auto", "hf", "traced"), default="auto")
     args = parser.parse_args(argv)
 
+    source = args.source
+    if source == "auto":
+        source = "hf" if importlib.util.find_spec("transformers") else "traced"
     start = time.perf_counter()
-    traced = models.gpt2_stack(args.blocks, T=args.seq)
-    stage(f"trace {args.blocks} GPT-2 blocks", start, traced)
+    if source == "hf":
+        traced, inputs, want = hf_gpt2(args.blocks, args.seq)
+        stage(f"import HF GPT-2, {args.blocks} layers", start, traced)
+    else:
+        traced = models.gpt2_stack(args.blocks, T=args.seq)
+        stage(f"trace {args.blocks} GPT-2 blocks", start, traced)
+        inputs = models.example_inputs(traced, seed=0)
+        (want,) = fxdsl.run(traced, *inputs)
 
     module = traced.clone()
     start = time.perf_counter()
@@ -60,7 +77,6 @@ def main(argv: list[str] | None = None) -> int:
     fxdsl.apply(module, "graph-decompose,graph-fuse,cse,dce")
     stage("graph-decompose,graph-fuse", start, module)
 
-    inputs = models.example_inputs(traced, seed=0)
     backend = args.backend
     try:
         compiled = fxdsl.compile(module, backend="cuda" if backend != "cpu" else "cpu")
@@ -76,14 +92,30 @@ def main(argv: list[str] | None = None) -> int:
     (got,) = compiled(*inputs)
     got = np.asarray(got.get() if hasattr(got, "get") else got)
     print(f"run ({backend})                  {time.perf_counter() - start:7.3f} s")
-    (want,) = fxdsl.run(traced, *inputs)
     diff = float(np.max(np.abs(got - want)))
-    ok = np.allclose(got, want, rtol=1e-5, atol=1e-5)
+    ok = np.allclose(got, want, rtol=1e-4, atol=1e-4)
+    baseline = "torch eager" if source == "hf" else "traced"
     print(
-        f"max |optimised - traced| = {diff:.3e} over {got.size} values: "
+        f"max |optimised - {baseline}| = {diff:.3e} over {got.size} values: "
         f"{'ok' if ok else 'MISMATCH'}"
     )
     return 0 if ok else 1
+
+
+def hf_gpt2(layers: int, seq: int) -> tuple[object, list[np.ndarray], np.ndarray]:
+    """GPT-2 124M's architecture with `layers` layers and random weights,
+    imported; its inputs (weights, then token ids) and torch's logits."""
+    import torch
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    torch.manual_seed(0)
+    config = GPT2Config(n_layer=layers, n_positions=max(seq, 64))
+    model = GPT2LMHeadModel(config).eval()
+    ids = torch.randint(0, config.vocab_size, (1, seq))
+    program = fxdsl.from_torch(model, (ids,), {"use_cache": False})
+    with torch.no_grad():
+        logits = model(ids, use_cache=False).logits.numpy()
+    return program.module, [*program.weights, ids.numpy()], logits
 
 
 if __name__ == "__main__":
