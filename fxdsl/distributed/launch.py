@@ -4,7 +4,7 @@
 
 `launch` checks the inputs first (before any rank starts), writes the staged
 module, its weights and the inputs to a work folder, and runs
-`torchrun --nproc-per-node=<stages> -m fxdsl.distributed.launch <folder>`
+`torchrun --nproc-per-node=<stages> -m fxdsl.distributed.worker <folder>`
 on a free localhost port in a new process group: on a timeout, an error or
 an interrupt the whole group is killed, so no rank outlives the call. Each
 rank (`worker`) parses the module, joins the process group (gloo on the
@@ -90,7 +90,7 @@ def _torchrun(work: Path, ranks: int, timeout: float) -> None:
     command = [
         sys.executable, "-m", "torch.distributed.run", "--nnodes=1",
         f"--nproc-per-node={ranks}", "--master-addr=127.0.0.1",
-        f"--master-port={free_port()}", "-m", "fxdsl.distributed.launch", str(work),
+        f"--master-port={free_port()}", "-m", "fxdsl.distributed.worker", str(work),
     ]  # fmt: skip
     env = {**os.environ, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")}
     log = (work / "ranks.log").open("w+")
@@ -152,7 +152,3 @@ def worker(work: Path) -> None:
             (work / "steps.json").write_text(json.dumps(steps))
     finally:
         dist.destroy_process_group()
-
-
-if __name__ == "__main__":
-    worker(Path(sys.argv[1]))

@@ -37,6 +37,14 @@ def _dtype_name(value: Any) -> str:
     return str(np.asarray(value).dtype)
 
 
+def check_batch(batch: int, n_microbatches: int, where: str = "") -> None:
+    if batch % n_microbatches:
+        raise PipelineInputError(
+            f"{where}{': ' if where else ''}batch {batch} is not divisible by "
+            f"{n_microbatches} micro-batches"
+        )
+
+
 def check_inputs(
     staged: StagedProgram, inputs: Sequence[Any], n_microbatches: int
 ) -> None:
@@ -62,11 +70,7 @@ def check_inputs(
             raise PipelineInputError(
                 f"{where}: the pipeline splits inputs along dim 0; a scalar has none"
             )
-        if shape[0] % n_microbatches:
-            raise PipelineInputError(
-                f"{where}: batch {shape[0]} is not divisible by "
-                f"{n_microbatches} micro-batches"
-            )
+        check_batch(shape[0], n_microbatches, where)
         expected = (micro[0] * n_microbatches, *micro[1:])
         if shape != expected:
             raise PipelineInputError(
