@@ -34,7 +34,7 @@ torch is imported lazily: `import fxdsl` never needs it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,6 +42,7 @@ import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Operation
+from xdsl.utils.exceptions import VerifyException
 
 from fxdsl.dialects.graph import SCOPE, ScopeAttr, ScopeFrame
 from fxdsl.frontends import aten_ops, ops
@@ -165,7 +166,7 @@ def from_exported_program(program: Any, name: str = "forward") -> ImportedProgra
     import torch
 
     with torch.no_grad():
-        return _Importer(_exported_source(program)).run(name)
+        return _import(lambda: _Importer(_exported_source(program)), name)
 
 
 def from_graph_module(
@@ -192,7 +193,18 @@ def from_graph_module(
         if node.op == "get_attr":
             source.known[node] = _attribute(module, str(node.target))
     with torch.no_grad():
-        return _Importer(source, fallback, dict(forced or {})).run(name)
+        return _import(lambda: _Importer(source, fallback, dict(forced or {})), name)
+
+
+def _import(make: Callable[[], _Importer], name: str) -> ImportedProgram:
+    """Import fast (the module verified once, at the end); if it does not
+    verify, import again verifying each op, which names the node at fault."""
+    try:
+        return make().run(name)
+    except VerifyException:
+        importer = make()
+        importer.verify_each = True
+        return importer.run(name)
 
 
 def _attribute(module: Any, path: str) -> Any:
@@ -260,6 +272,11 @@ class _Importer:
         default_factory=dict
     )
     mask_kinds: dict[Any, str] = field(default_factory=dict)
+    mask_values: dict[tuple[Any, ...], str] = field(default_factory=dict)
+    verify_each: bool = False
+    """Verify each op as it is built; off for speed (types are inferred as
+    ops are built, and the module is verified at the end), on in the retry
+    that finds the node at fault when the module does not verify."""
     externals: dict[str, Any] = field(default_factory=dict)
     """External function declarations of fallback calls, by symbol."""
     origins: dict[Operation, str] = field(default_factory=dict)
@@ -299,7 +316,13 @@ class _Importer:
             return returned
 
         declarations: list[Operation] = []
-        module = trace(body, *specs, name=name, declarations=declarations)
+        module = trace(
+            body,
+            *specs,
+            name=name,
+            declarations=declarations,
+            verify_each=self.verify_each,
+        )
         _erase_unused(module)
         weights = self.source.weights
         return ImportedProgram(
@@ -532,14 +555,12 @@ class _Importer:
         mask = self.folded[node]
         if not isinstance(mask, torch.Tensor):
             raise UnsupportedNode(f"attention mask {node} is not a tensor")
-        keep = mask if mask.dtype == torch.bool else mask == 0
-        if mask.dtype != torch.bool and not bool((keep | torch.isneginf(mask)).all()):
-            return "operand"
-        if bool(keep.all()):
-            return "none"
-        t, s = keep.shape[-2:]
-        causal = torch.ones(t, s, dtype=torch.bool).tril()
-        return "causal" if bool((keep == causal).all()) else "operand"
+        # Every layer of a core-ATen graph folds its own copy of one mask:
+        # classify each distinct value once.
+        key = (tuple(mask.shape), str(mask.dtype), mask.numpy().tobytes())
+        if key not in self.mask_values:
+            self.mask_values[key] = _mask_pattern(mask)
+        return self.mask_values[key]
 
     # -- folding ------------------------------------------------------------- #
 
@@ -604,6 +625,21 @@ class _Importer:
             name=placeholder.name,
             param=param,
         )
+
+
+def _mask_pattern(mask: Any) -> str:
+    """ "none" when every key is kept, "causal" for the causal pattern (key
+    s kept for query t iff s <= t, in every batch), else "operand"."""
+    import torch
+
+    keep = mask if mask.dtype == torch.bool else mask == 0
+    if mask.dtype != torch.bool and not bool((keep | torch.isneginf(mask)).all()):
+        return "operand"
+    if bool(keep.all()):
+        return "none"
+    t, s = keep.shape[-2:]
+    causal = torch.ones(t, s, dtype=torch.bool).tril()
+    return "causal" if bool((keep == causal).all()) else "operand"
 
 
 def _is_tensor(node: Any) -> bool:

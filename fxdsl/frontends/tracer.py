@@ -155,6 +155,8 @@ class _TraceState:
     names: set[str] = field(default_factory=set)
     signatures: dict[str, SignatureAttr] = field(default_factory=dict)
     """Recorded call signatures, by call name."""
+    verify_each: bool = True
+    """Verify each op as it is emitted (else only the finished module)."""
 
 
 _ACTIVE: ContextVar[_TraceState | None] = ContextVar("fxdsl_trace", default=None)
@@ -437,7 +439,8 @@ def emit(make: Callable[[], OpT], name: str, *inputs: Tensor) -> OpT:
             raise ValueError(f"{name}: operand {tensor!r} belongs to a different trace")
     try:
         op = make()
-        op.verify()
+        if state.verify_each:
+            op.verify()
     except (ShapeError, VerifyException) as error:
         _unlink_orphans(inputs)
         message = str(error)
@@ -647,6 +650,7 @@ def trace(
     *specs: SpecLike,
     name: str | None = None,
     declarations: Sequence[Operation] = (),
+    verify_each: bool = True,
 ) -> ModuleOp:
     """Trace `fn` on symbolic tensors described by `specs` into a module.
 
@@ -655,7 +659,10 @@ def trace(
     directly). The result is a verified `builtin.module` holding one
     `func.func @name` (default: `fn.__name__`; `main` for lambdas), then the
     ops of `declarations` (a list `fn` may fill while it runs: the external
-    functions its calls name).
+    functions its calls name). `verify_each=False` skips verifying each op
+    as it is built (result types are still inferred, so shape errors still
+    raise there) and verifies the finished module only: for importers of
+    large programs, which retry with it on to find the op at fault.
     """
     arg_specs = [_as_spec(s) for s in specs]
     block = Block(arg_types=[s.type for s in arg_specs])
@@ -663,6 +670,7 @@ def trace(
         if spec.name is not None and _IDENTIFIER.fullmatch(spec.name):
             arg.name_hint = spec.name
     with emitting_into(block) as state:
+        state.verify_each = verify_each
         returned = fn(*(Tensor(arg, state) for arg in block.args))
     results = _results(returned, state)
     block.add_op(func.ReturnOp(*results))
