@@ -98,20 +98,58 @@ def _live_bytes(function: func.FuncOp, ops: list[Operation]) -> list[int]:
 def _balanced_starts(
     times: Sequence[float], receive: Sequence[float], stages: int
 ) -> list[int]:
-    """Contiguous split of `times` into `stages` pieces minimising the largest
-    piece (its times plus `receive` at its start); exact dynamic programming,
-    O(stages * n^2) with the inner minimum vectorised."""
-    n = len(times)
+    """Contiguous split of `times` into `stages` pieces (a piece costs its
+    times plus `receive` at its start): the smallest bottleneck first, then,
+    among the splits that reach it, the one with the least sum of squared
+    piece costs (the other stages as even as they can be). Exact dynamic
+    programming, O(stages * n^2) with the inner loop vectorised."""
     prefix = np.concatenate([[0.0], np.cumsum(times)])
-    recv = np.asarray(receive, dtype=np.float64)
-    best = prefix.copy()  # best[j]: cost of ops[:j] in one stage
+    recv = _cheap_cuts_only(np.asarray(receive, dtype=np.float64), stages)
+    bottleneck = _split(prefix, recv, stages, None)[0]
+    # relative slack: the same sums in another order differ in the last bits
+    return _split(prefix, recv, stages, bottleneck * (1 + 1e-9))[1]
+
+
+CHEAP_CUT = 2.0
+"""Cut only where the activations sent are at most this many times the
+fewest any cut sends: GPipe holds every micro-batch's received activations
+at once, and a cut inside attention would send its (T, T) scores."""
+
+
+def _cheap_cuts_only(recv: np.ndarray, stages: int) -> np.ndarray:
+    """`recv` with inf at the cuts that are not cheap (all stay allowed when
+    fewer than stages - 1 are)."""
+    inner = recv[1:-1]
+    if not len(inner):
+        return recv
+    cheap = inner <= CHEAP_CUT * inner.min()
+    if int(cheap.sum()) < stages - 1:
+        return recv
+    return np.concatenate([recv[:1], np.where(cheap, inner, np.inf), recv[-1:]])
+
+
+def _split(
+    prefix: np.ndarray, recv: np.ndarray, stages: int, limit: float | None
+) -> tuple[float, list[int]]:
+    """Without `limit`: minimise the largest piece; with it: minimise the sum
+    of squared pieces over the splits whose pieces all fit in `limit`.
+    Returns the optimum and the piece starts."""
+    n = len(prefix) - 1
+    if limit is None:
+        best = prefix.copy()
+    else:
+        best = np.where(prefix <= limit, prefix**2, np.inf)
     choice: list[np.ndarray] = []
     for s in range(1, stages):
         new = np.full(n + 1, np.inf)
         arg = np.zeros(n + 1, dtype=np.int64)
         for j in range(s + 1, n + 1):
             i = np.arange(s, j)
-            cost = np.maximum(best[i], prefix[j] - prefix[i] + recv[i])
+            piece = prefix[j] - prefix[i] + recv[i]
+            if limit is None:
+                cost = np.maximum(best[i], piece)
+            else:
+                cost = np.where(piece <= limit, best[i] + piece**2, np.inf)
             k = int(np.argmin(cost))
             new[j], arg[j] = cost[k], s + k
         best = new
@@ -120,7 +158,7 @@ def _balanced_starts(
     for arg in reversed(choice):
         j = int(arg[j])
         starts.append(j)
-    return [0, *reversed(starts)]
+    return float(best[n]), [0, *reversed(starts)]
 
 
 def _manual_starts(ops: list[Operation], cuts: Sequence[str]) -> list[int]:
