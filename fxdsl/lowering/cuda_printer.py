@@ -112,6 +112,7 @@ template <typename T> __device__ __forceinline__ T fx_ipowi(T base, T exp) {
 }
 """
 
+
 def c_type(typ: Attribute) -> str:
     """The C type of a scalar MLIR type."""
     if isinstance(typ, Float32Type):
