@@ -8,11 +8,13 @@ import re
 import shutil
 import subprocess
 import sys
+from io import StringIO
 from pathlib import Path
 
 import pytest
 from xdsl.dialects import arith, gpu, scf
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp, i32
+from xdsl.printer import Printer
 
 from fxdsl.api import apply, parse
 from fxdsl.dialects import graph
@@ -267,8 +269,10 @@ def test_upstream_converts_the_kernels_to_nvvm_and_ptx(
     `workgroup_attributions` count) and the PTX has one entry per gpu.func."""
     module = lower(_program(name), "graph-decompose,graph-fuse,convert-graph-to-gpu")
     kernels = [op.sym_name.data for op in module.walk() if isinstance(op, gpu.FuncOp)]
+    generic = StringIO()
+    Printer(generic, print_generic_format=True).print_op(module)
     lowered = tmp_path / "lowered.mlir"
-    lowered.write_text(str(module))
+    lowered.write_text(generic.getvalue())
     assert MLIR_OPT is not None
     result = subprocess.run(
         [MLIR_OPT, str(lowered), f"--pass-pipeline={NVVM_PIPELINE}"],
