@@ -1101,8 +1101,13 @@ class MatmulOp(GraphOp):
             raise ShapeError(
                 f"element types differ: lhs {self.lhs.type}, rhs {self.rhs.type}"
             )
-        names = (f"lhs {self.lhs.type}", f"rhs {self.rhs.type}")
-        shape = rules.matmul_shape(shape_of(self.lhs), shape_of(self.rhs), names)
+        lhs, rhs = shape_of(self.lhs), shape_of(self.rhs)
+        try:
+            shape = rules.matmul_shape(lhs, rhs, ("lhs", "rhs"))
+        except ShapeError:
+            # Printing the types costs more than the check: only for errors.
+            names = (f"lhs {self.lhs.type}", f"rhs {self.rhs.type}")
+            shape = rules.matmul_shape(lhs, rhs, names)
         return [tensor(shape, dtype_of(self.lhs))]
 
 

@@ -16,6 +16,7 @@ torch values are only inspected through duck typing (`.shape`, `.dtype`).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -42,6 +43,14 @@ class UnsupportedNode(Exception):
     source line."""
 
 
+@functools.cache
+def target_name(target: Any) -> str:
+    """`"aten.add.Tensor"` for an fx node's target (an OpOverload, or a
+    Python function such as `operator.getitem`). Cached: torch builds the
+    name on every `str()`, and importers ask for it per node."""
+    return str(target)
+
+
 def graph_dtype(torch_dtype: object) -> str:
     """The graph dtype name of a torch dtype, or UnsupportedNode."""
     name = str(torch_dtype)
@@ -63,6 +72,8 @@ class AtenCall:
     arg_results: tuple[Any, ...]
     """torch's inferred value of each positional argument (None for
     non-node arguments)."""
+    used: frozenset[int] | None = None
+    """For a node with several results: the indices that are read."""
 
     def arg(self, index: int, name: str, default: Any = None) -> Any:
         """Positional argument `index`, else keyword `name`, else default."""
@@ -546,9 +557,11 @@ def _layer_norm(call: AtenCall) -> Any:
     y = ops.layer_norm(x, weight, bias, float(eps))
     if not call.target.startswith("aten.native"):
         return y
+    if call.used is not None and not call.used & {1, 2}:
+        return (y, None, None)
     # native_layer_norm also returns what its backward reads: the mean and
-    # 1/std over the normalised dims, kept as size-1 dims (unused ones are
-    # erased after import).
+    # 1/std over the normalised dims, kept as size-1 dims (built only when
+    # read: in training).
     dims = list(range(x.ndim - len(shape), x.ndim))
     mean = ops.mean(x, dims, keepdim=True)
     variance = ops.var(x, dims, keepdim=True, correction=0)

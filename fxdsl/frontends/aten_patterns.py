@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fxdsl.frontends import ops
-from fxdsl.frontends.aten_ops import attention
+from fxdsl.frontends.aten_ops import attention, target_name
 
 VIEWS = frozenset(
     {
@@ -49,7 +49,9 @@ class Pattern:
 
 
 def _target(node: Any) -> str:
-    return str(node.target) if getattr(node, "op", None) == "call_function" else ""
+    if getattr(node, "op", None) != "call_function":
+        return ""
+    return target_name(node.target)
 
 
 def _through_views(node: Any) -> Any:

@@ -53,6 +53,7 @@ from fxdsl.frontends.aten_ops import (
     UnsupportedNode,
     cast_to,
     graph_dtype,
+    target_name,
 )
 from fxdsl.frontends.tracer import Tensor, TensorSpec, at_frames, trace, wrap
 
@@ -292,7 +293,7 @@ class _Importer:
         self.patterns = {
             node: pattern
             for node, pattern in recognise(graph, self._is_folded_node).items()
-            if self._left_to_torch(node, str(node.target)) is None
+            if self._left_to_torch(node, target_name(node.target)) is None
         }
         self.needed = self._needed(graph)
         tensor_inputs = [
@@ -341,7 +342,7 @@ class _Importer:
         input and no parameter (one pass in graph order)."""
         known = set(self.folded)
         for node in graph.nodes:
-            target = str(node.target)
+            target = target_name(node.target)
             if node.op != "call_function" or target in NEVER_FOLD | NO_OPS:
                 continue
             if target in SHAPE_ONLY or all(n in known for n in node.all_input_nodes):
@@ -371,7 +372,7 @@ class _Importer:
     # -- one node ------------------------------------------------------------ #
 
     def _import_node(self, node: Any) -> None:
-        target = str(node.target)
+        target = target_name(node.target)
         if target in NO_OPS:
             return
         _check_static(node)
@@ -490,6 +491,7 @@ class _Importer:
             kwargs,
             node.meta.get("val"),
             tuple(a.meta.get("val") if hasattr(a, "meta") else None for a in node.args),
+            self._used_results(node),
         )
         result = handler(call)
         if isinstance(result, Tensor):
@@ -499,6 +501,17 @@ class _Importer:
                     f"imported as shape {result.shape}, torch says {tuple(call.shape)}"
                 )
         return result
+
+    def _used_results(self, node: Any) -> frozenset[int] | None:
+        """Which results of a multi-result node the import needs."""
+        if not isinstance(node.meta.get("val"), list | tuple):
+            return None
+        getitem = "<built-in function getitem>"
+        return frozenset(
+            int(user.args[1])
+            for user in node.users
+            if target_name(user.target) == getitem and user in self.needed
+        )
 
     def _arguments(
         self, node: Any, target: str, frames: tuple[ScopeFrame, ...]

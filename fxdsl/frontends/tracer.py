@@ -86,9 +86,13 @@ def dtype_attr(dtype: str | Attribute) -> Attribute:
     return DTYPES[dtype]
 
 
+_DTYPE_NAMES: dict[Attribute, str] = {t: name for name, t in DTYPES.items()}
+
+
 def dtype_name(dtype: Attribute) -> str:
     """The dtype string of an element type (inverse of `dtype_attr`)."""
-    return str(dtype_attr(dtype))
+    # A table, not str(): printing an attribute is slow and this is hot.
+    return _DTYPE_NAMES[dtype_attr(dtype)]
 
 
 def numpy_dtype_name(dtype: np.dtype[Any]) -> str:
