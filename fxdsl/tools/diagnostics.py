@@ -11,7 +11,7 @@ import argparse
 import os
 import sys
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import NoReturn
 
 from xdsl.ir import Operation
@@ -152,3 +152,17 @@ def run_guarded(main: Callable[[], int | None], where: Callable[[], str | None])
             traceback.print_exc()
         print(describe(error, where()), file=sys.stderr)
         return 1
+
+
+def run_driver(
+    run_main: Callable[[Sequence[str], list[str]], int | None],
+    argv: Sequence[str] | None,
+) -> int:
+    """A driver's `main`: `run_main(argv, located)` under `run_guarded`,
+    where `run_main` appends the input's name to `located` once it knows it
+    (errors before that have no location)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    located: list[str] = []
+    return run_guarded(
+        lambda: run_main(args, located), lambda: located[0] if located else None
+    )

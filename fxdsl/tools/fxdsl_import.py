@@ -20,7 +20,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from fxdsl.tools.diagnostics import DriverArgumentParser, UserError, run_guarded
+from fxdsl.tools.diagnostics import DriverArgumentParser, UserError, run_driver
 
 DESCRIPTION = "import a torch.export program (.pt2) into graph IR"
 
@@ -95,11 +95,7 @@ def _quiet_torch_logs() -> Iterator[None]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    located: list[str] = []
-    return run_guarded(
-        lambda: run_main(argv, located), lambda: located[0] if located else None
-    )
+    return run_driver(run_main, argv)
 
 
 if __name__ == "__main__":

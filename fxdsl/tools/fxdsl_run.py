@@ -55,7 +55,7 @@ from fxdsl.tools.diagnostics import (
     DriverArgumentParser,
     UserError,
     decode_source,
-    run_guarded,
+    run_driver,
     verify_located,
 )
 from fxdsl.tools.weights import bind, load_weights, parameter_names, side_file
@@ -325,11 +325,7 @@ def _inputs_text(args: argparse.Namespace) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    located: list[str] = []
-    return run_guarded(
-        lambda: run_main(argv, located), lambda: located[0] if located else None
-    )
+    return run_driver(run_main, argv)
 
 
 if __name__ == "__main__":

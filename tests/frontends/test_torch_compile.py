@@ -6,25 +6,17 @@ shape the partition. Skips without torch/transformers, except under CI."""
 from __future__ import annotations
 
 import copy
-import importlib
 import logging
-import os
 import re
 from typing import Any
 
 import numpy as np
 import pytest
 
+from fxdsl.testing.optional import need
 
-def _need(name: str) -> Any:
-    """The module; skipped without it, except under CI (which installs it)."""
-    if os.environ.get("CI"):  # CI installs torch: missing there is a failure
-        return importlib.import_module(name)
-    return pytest.importorskip(name)
-
-
-torch = _need("torch")
-_need("transformers")
+torch = need("torch")
+need("transformers")
 
 import torch.utils._pytree as pytree  # noqa: E402
 

@@ -8,23 +8,16 @@ there instead of skipping)."""
 
 from __future__ import annotations
 
-import importlib
-import os
 from collections import Counter
 from typing import Any
 
 import numpy as np
 import pytest
 
+from fxdsl.testing.optional import need
 
-def _need(name: str) -> Any:
-    if os.environ.get("CI"):
-        return importlib.import_module(name)
-    return pytest.importorskip(name)
-
-
-torch = _need("torch")
-_need("transformers")
+torch = need("torch")
+need("transformers")
 
 import fxdsl  # noqa: E402
 from fxdsl.frontends.torch_export import (  # noqa: E402

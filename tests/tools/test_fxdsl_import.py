@@ -4,23 +4,16 @@ matching torch; and its errors (one `error:` line, exit 1, no output)."""
 
 from __future__ import annotations
 
-import importlib
-import os
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
+from fxdsl.testing.optional import need
 
-def _need(name: str) -> Any:
-    if os.environ.get("CI"):  # CI installs torch: missing there is a failure
-        return importlib.import_module(name)
-    return pytest.importorskip(name)
-
-
-torch = _need("torch")
-_need("transformers")
+torch = need("torch")
+need("transformers")
 
 from fxdsl.testing.torch_models import gpt2  # noqa: E402
 from fxdsl.tools import fxdsl_import, fxdsl_opt, fxdsl_run  # noqa: E402
