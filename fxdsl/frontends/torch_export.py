@@ -661,16 +661,38 @@ def _is_tensor(node: Any) -> bool:
 
 
 def _frames(node: Any) -> tuple[ScopeFrame, ...]:
-    """`nn_module_stack` as scope frames, without the root (the function)."""
+    """`nn_module_stack` as scope frames, without the root (the function).
+
+    torch.export writes `(fqn, "qualified.Class")`; Dynamo (what the
+    torch.compile backend sees) writes `("L['self'].h[0].attn", <class>)`:
+    both become `("h.0.attn", call index, "qualified.Class")`."""
     stack = node.meta.get("nn_module_stack") or {}
     frames: list[ScopeFrame] = []
-    for key, (fqn, type_name) in stack.items():
-        if not fqn:
+    for key, (fqn, module_type) in stack.items():
+        name = _plain_fqn(str(fqn))
+        if not name:
             continue
         match = _CALL_INDEX.search(str(key))
         index = int(match.group(1)) if match else 0
-        frames.append((str(fqn), index, str(type_name)))
+        frames.append((name, index, _type_name(module_type)))
     return tuple(frames)
+
+
+_DYNAMO_ROOT = re.compile(r"^L\['self'\]\.?")
+_DYNAMO_ITEM = re.compile(r"\.?_modules\['([^']*)'\]|\['([^']*)'\]|\[(\d+)\]")
+
+
+def _plain_fqn(fqn: str) -> str:
+    """`L['self'].h[0]._modules['attn']` → `h.0.attn` (export's fqns pass)."""
+    fqn = _DYNAMO_ROOT.sub("", fqn)
+    fqn = _DYNAMO_ITEM.sub(lambda m: "." + next(g for g in m.groups() if g), fqn)
+    return fqn.lstrip(".")
+
+
+def _type_name(module_type: Any) -> str:
+    if isinstance(module_type, type):
+        return f"{module_type.__module__}.{module_type.__qualname__}"
+    return str(module_type)
 
 
 def _check_static(node: Any) -> None:

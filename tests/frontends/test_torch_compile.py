@@ -178,6 +178,8 @@ def test_partitioned_ir_is_dumped(tmp_path: Any) -> None:
     assert 'torch.node = "linalg_qr"' in text
     assert text.count("func.call @fused_") == 2
     assert "func.func private @aten.linalg_qr.default" in text
+    # Dynamo's module stack ("L['self'].up", <class Linear>) reads as export's.
+    assert '#graph.scope<("up", 0, "torch.nn.modules.linear.Linear")>' in text
 
 
 @pytest.mark.parametrize(
