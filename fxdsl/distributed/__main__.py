@@ -95,7 +95,7 @@ def single_process(program: Any, inputs: list[Any], n: int) -> list[Any]:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _arguments(argv)
     try:
-        check_schedule(args.schedule)
+        check_schedule(args.schedule, args.microbatches, args.stages)
         if args.stages < 1 or args.microbatches < 1 or args.batch < 1:
             raise PipelineInputError(
                 "--stages, --microbatches and --batch must be >= 1"

@@ -65,8 +65,8 @@ def launch(
     """Run `staged` on one rank per stage (see the module docstring); returns
     the outputs as numpy arrays. Raises PipelineInputError before starting
     anything, LaunchError when a rank fails or the run exceeds `timeout`."""
-    check_schedule(schedule)
     check_inputs(staged, inputs, n_microbatches)
+    check_schedule(schedule, n_microbatches, staged.num_stages)
     from fxdsl.frontends.torch_export import to_numpy
     from fxdsl.tools.weights import save_weights
 
@@ -135,6 +135,10 @@ def worker(work: Path) -> None:
     with np.load(work / "inputs.npz") as saved:
         inputs = [saved[f"arr_{i}"] for i in range(len(saved.files))]
     backend = options["backend"]
+    if backend == "cuda":
+        import torch
+
+        torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))  # a GPU per rank
     dist.init_process_group("nccl" if backend == "cuda" else "gloo")
     try:
         steps: list[float] = []

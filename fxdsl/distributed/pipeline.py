@@ -83,10 +83,17 @@ def check_inputs(
             raise PipelineInputError(f"{where}: expected dtype {want}, got {got}")
 
 
-def check_schedule(schedule: str) -> None:
+def check_schedule(schedule: str, n_microbatches: int = 0, stages: int = 0) -> None:
+    """An unknown schedule, or 1F1B with fewer micro-batches than stages
+    (torch's Schedule1F1B refuses that on every rank at once)."""
     if schedule not in SCHEDULES:
         raise PipelineInputError(
             f"unknown schedule '{schedule}' (expected one of {', '.join(SCHEDULES)})"
+        )
+    if schedule == "1f1b" and n_microbatches < stages:
+        raise PipelineInputError(
+            f"1f1b needs at least as many micro-batches as stages: "
+            f"{n_microbatches} micro-batches, {stages} stages (gpipe takes fewer)"
         )
 
 
@@ -110,8 +117,8 @@ def run_pipeline(
     import torch.distributed as dist
     from torch.distributed.pipelining import Schedule1F1B, ScheduleGPipe
 
-    check_schedule(schedule)
     check_inputs(staged, inputs, n_microbatches)
+    check_schedule(schedule, n_microbatches, staged.num_stages)
     rank, world = dist.get_rank(group), dist.get_world_size(group)
     if world != staged.num_stages:
         raise PipelineInputError(

@@ -94,7 +94,10 @@ class StagedProgram:
         import torch
         from torch.distributed.pipelining import PipelineStage
 
-        device = torch.device(device or ("cuda" if backend == "cuda" else "cpu"))
+        if device is None:
+            on_gpu = backend == "cuda"
+            device = torch.cuda.current_device() if on_gpu else "cpu"
+        device = torch.device(device)
         return PipelineStage(
             self.stage_module(index, backend),
             index,

@@ -3,9 +3,10 @@
 The planner gives each op of the function a stage by cutting the block's op
 sequence into N contiguous pieces, so that the most expensive stage (its ops'
 roofline time, `op_cost`, plus the time to receive its inputs) is as cheap as
-possible; `graph-split` (fx `split_module`) then outlines the stages, and
-each is relinked so that the stages form a chain, as a pipeline schedule runs
-them: stage p's activations are exactly stage p-1's results.
+possible, or at scopes the user names; `graph-split` (fx `split_module`)
+then outlines the stages, and each is relinked so that the stages form a
+chain, as a pipeline schedule runs them: stage p's activations are exactly
+stage p-1's results.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr
 from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.traits import IsTerminator, SymbolTable
+from xdsl.traits import IsTerminator, SymbolTable, is_side_effect_free
 from xdsl.utils.exceptions import PassFailedException
 
 from fxdsl.dialects.graph import PARAM
@@ -241,6 +242,9 @@ def _linearise(function: func.FuncOp, calls: list[func.CallOp]) -> None:
     taken: set[str] = set()
     for p, call in enumerate(calls):
         outputs = [v for v in carried if v in needed_later[p]] + list(call.results)
+        if p == len(calls) - 1:
+            # the last stage's results are the function's, in return order
+            outputs = list(terminator.operands)
         callee = SymbolTable.lookup_symbol(module, call.callee)
         assert isinstance(callee, func.FuncOp)
         # In the function's argument order, as the import gives weights.
@@ -260,7 +264,7 @@ def _linearise(function: func.FuncOp, calls: list[func.CallOp]) -> None:
         block.insert_op_before(new_call, terminator)
         current.update(zip(outputs, new_call.results))
         carried = outputs
-    terminator.operands = tuple(current[v] for v in terminator.operands)
+    terminator.operands = new_call.results  # pyright: ignore[reportPossiblyUnbound]
     for call in reversed(calls):
         block.erase_op(call)
 
@@ -326,6 +330,7 @@ def pipeline_stages(
     function = chosen[0]
     if len(function.body.blocks) != 1:
         raise PassFailedException(f"{PASS}: @{entry} must have a single block")
+    _erase_dead(function.body.block)
     plan = plan_stages(function, stages if not cuts else len(cuts) + 1, cuts, device)
     split_function(function, plan.stage_of, keep_original_order=True)
     calls = [op for op in function.body.block.ops if isinstance(op, func.CallOp)]
@@ -336,6 +341,16 @@ def pipeline_stages(
         )
     _linearise(function, calls)
     return plan
+
+
+def _erase_dead(block: Block) -> None:
+    """Erase side-effect-free ops whose results nothing uses (last first), so
+    that no planned stage is empty of live ops."""
+    for op in reversed(list(block.ops)):
+        if op.has_trait(IsTerminator) or not is_side_effect_free(op):
+            continue
+        if all(not r.uses for r in op.results):
+            block.erase_op(op)
 
 
 def _is_public(function: func.FuncOp) -> bool:
@@ -368,21 +383,27 @@ class GraphPipelineStagesPass(ModulePass):
     must equal len(cuts) + 1; `device` (`h100`, `cpu`): the cost model's
     roofline numbers.
 
-    * Without cuts, the op sequence is split into contiguous stages that
-      minimise the largest predicted stage time (`plan_stages`): its ops'
-      roofline time (`fxdsl.transforms.op_cost`) plus receiving its
-      activations over the device link. Constants get no stage.
+    * Without cuts, the op sequence (block order) is split into contiguous
+      stages (`plan_stages`). A stage's predicted time is its ops' roofline
+      time (`fxdsl.transforms.op_cost`) plus receiving its activations over
+      the device link. The split minimises the slowest stage, then, among
+      splits as fast, the sum of squared stage times; it cuts only where at
+      most CHEAP_CUT times the fewest bytes of any cut cross (in a
+      transformer: the residual stream, never a layer's attention scores).
+      Constants get no stage.
     * The stages are outlined by `graph-split` into private
       `func.func @stage_p`, called in order by the function.
     * Linear: stage 0's activations are the function's non-weight arguments;
       stage p's are exactly stage p-1's results: the values a later stage (or
       the return) needs, those passed through first, in the order received,
-      then the values stage p computes, in order of definition.
+      then the values stage p computes, in order of definition. The last
+      stage returns exactly what the function returns, in its order.
     * Weights (`graph.param` arguments) are arguments of every stage that uses
       them, first, keeping their `graph.param`; they are never a stage's
       result. Constants are cloned into the stages that use them.
     * Errors: stages < 1, more stages than ops, an unknown cut scope or cuts
-      out of order, a function that returns a weight or a constant.
+      out of order, a function that returns a weight or a constant. Dead
+      ops (pure, results unused) are erased first.
     """
 
     name = PASS

@@ -125,6 +125,8 @@ def test_wrong_input_count_and_schedule_fail_before_any_rank_starts(
         launch(staged, [ids, ids], MICROBATCHES)
     with pytest.raises(PipelineInputError, match="unknown schedule 'zb'"):
         launch(staged, [ids], MICROBATCHES, "zb")
+    with pytest.raises(PipelineInputError, match="1f1b needs at least as many"):
+        launch(staged, [ids[:2]], 1, "1f1b")
 
 
 def test_timeout_kills_every_rank(
@@ -184,6 +186,7 @@ def test_cli_runs_and_checks_against_the_single_process_run() -> None:
     [
         (["--batch", "7", "--microbatches", "4"], "batch 7 is not divisible by 4"),
         (["--model", "nope"], "unknown model 'nope'"),
+        (["--schedule", "1f1b", "--stages", "4", "--microbatches", "2"], "1f1b needs"),
         (["--stages", "0"], "must be >= 1"),
         (["--stages", "900"], "900 stages asked, but @forward has only"),
         (["--cuts", "transformer.h.9"], "no op is in scope 'transformer.h.9'"),

@@ -14,14 +14,19 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import BlockArgument
+from xdsl.ir import BlockArgument, Operation
+from xdsl.utils.exceptions import PassFailedException
 
 import fxdsl
 from fxdsl.dialects.graph import PARAM
 from fxdsl.ir_utils import arg_attr
+from fxdsl.testing import assert_same_numerics, clone_module, graphs
 from fxdsl.transforms.graph_pipeline_stages import pipeline_stages, plan_stages
+from fxdsl.transforms.outlining import is_constant
 from fxdsl.transforms.scope_tree import scope_frames
 
 CHAIN = """
@@ -190,3 +195,36 @@ def test_gpt2_12_layers_is_balanced() -> None:
         assert plan.balance <= 1.15, (stages, plan.times)
         # every cut sends the residual stream only: (1, 8, 32) f32
         assert plan.sent_bytes[1:] == [8 * 32 * 4] * (stages - 1), plan.sent_bytes
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(module=graphs(max_ops=25, scoped=True), stages=st.integers(1, 5))
+def test_random_graphs_differential(module: ModuleOp, stages: int) -> None:
+    """Any graph, any stage count: the chain contract holds and the staged
+    module computes what the original does; or a documented error."""
+    main = _main(module)
+    live = fxdsl.apply(clone_module(module), "dce")  # the pass erases dead ops
+    ops = [op for op in _main(live).body.block.ops if not is_constant(op)][:-1]
+    returned = list(main.body.block.last_op.operands)  # type: ignore[union-attr]
+    weights = {a for a in main.args if arg_attr(main, a.index, PARAM) is not None}
+    before = clone_module(module)
+    if stages > len(ops):
+        with pytest.raises(PassFailedException, match="stages asked"):
+            pipeline_stages(module, stages)
+        return
+    if any(
+        v in weights or (isinstance(v.owner, Operation) and is_constant(v.owner))
+        for v in returned
+    ):
+        with pytest.raises(PassFailedException, match="returns a weight or a constant"):
+            pipeline_stages(module, stages)
+        return
+    plan = pipeline_stages(module, stages)
+    module.verify()
+    assert len(plan.starts) == stages
+    _check_chain(module, stages)
+    assert_same_numerics(before, module)
