@@ -1,0 +1,254 @@
+"""cuda-sim: run the exact CUDA C that `-t cuda` prints on the CPU.
+
+The printer's text is compiled by the host C++ compiler (g++, C++20) against
+a small header of our own (`fxdsl.runtime.cuda_sim_header`): `threadIdx`,
+`blockIdx`, `blockDim`, `gridDim`, `__shared__`, `__syncthreads` as a barrier
+of the block's threads, `__shfl_xor_sync` through per-warp slots and a warp
+barrier, `float4`/`make_float4`, `__half`/`__nv_bfloat16` and their
+conversions, the f32 math functions. A launch runs one host thread per GPU
+thread of a block, the blocks in turn, over the launch's real grid and block.
+`__shared__` memory is poisoned (0xff bytes: NaN, -1) before every block.
+
+The host side is the IR emulator's (`CudaSimEmulator` subclasses
+`fxdsl.runtime.ir_emulator.Emulator`): buffers, views, GEMMs and calls are
+interpreted as there; only a `gpu.launch_func` runs compiled CUDA C instead of
+the emulated `gpu.func`.
+
+Why a worker process, not ctypes: the kernels are built with AddressSanitizer
+and UndefinedBehaviorSanitizer (an access past an allocation, a misaligned
+`float4`, an index past a `__shared__` array fail), and ASan's runtime must
+be the first library of the process: it cannot be dlopen'ed into Python, and
+numpy's buffers would not carry its redzones. So each compiled program is an
+executable; one worker per program reads launches (kernel, grid, block,
+buffers) on stdin, allocates each buffer with its exact size, runs, and
+writes the buffers back. A deadlock (a barrier or shuffle that not all threads
+of the block/warp reach, or a wait past `timeout` seconds) and any sanitizer
+report end the worker with a message that `CudaSimError` carries; a process
+is also what lets a deadlocked run be abandoned without a hang.
+
+Executables are cached on disk by the hash of everything compiled (source,
+header, flags, compiler), written atomically (build in a private folder, then
+`os.replace`). Slow (a thread per GPU thread): for tests and debugging.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import select
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+from xdsl.dialects import gpu
+from xdsl.dialects.builtin import BFloat16Type, MemRefType, ModuleOp
+
+from fxdsl.interpreters.dtypes import round_to_bf16
+from fxdsl.lowering.cuda_printer import kernel_source
+from fxdsl.runtime.cuda_sim_header import DRIVER, HEADER
+from fxdsl.runtime.ir_emulator import Emulator, Env
+
+SANITIZERS = ("-fsanitize=address,undefined", "-fno-sanitize-recover=all")
+FLAGS = ("-std=c++20", "-O1", "-g", "-pthread", "-fno-omit-frame-pointer")
+RUNTIME_ENV = {
+    "ASAN_OPTIONS": "detect_leaks=0:abort_on_error=0",
+    "UBSAN_OPTIONS": "print_stacktrace=1",
+}
+Dims = tuple[int, int, int]
+
+
+class CudaSimError(RuntimeError):
+    """The compiled CUDA C failed: a compile error, a sanitizer report, a
+    deadlock, or the worker died."""
+
+
+def compiler() -> str | None:
+    """The host C++ compiler (`$CXX` or g++), None when there is none."""
+    return shutil.which(os.environ.get("CXX", "g++"))
+
+
+def cache_dir() -> Path:
+    """`$FXDSL_CUDA_SIM_CACHE`, else a folder in the temp dir."""
+    default = Path(tempfile.gettempdir()) / f"fxdsl-cuda-sim-{os.getuid()}"
+    return Path(os.environ.get("FXDSL_CUDA_SIM_CACHE", default))
+
+
+def _kernel_table(kernels: Sequence[str]) -> str:
+    rows = "".join(f'  {{"{k}", &fx_sim::call<{k}>}},\n' for k in kernels)
+    return (
+        "static const fx_sim::KernelEntry fx_sim_kernels[] = {\n"
+        f'{rows}  {{"", nullptr}},\n}};\n'
+    )
+
+
+def build(source: str, kernels: Sequence[str], sanitize: bool = True) -> Path:
+    """The executable of a CUDA C translation unit (cached by content)."""
+    cxx = compiler()
+    if cxx is None:
+        raise CudaSimError("cuda-sim needs a host C++ compiler (g++)")
+    flags = [*FLAGS, *(SANITIZERS if sanitize else ())]
+    version = subprocess.run([cxx, "--version"], capture_output=True, text=True)
+    driver = '#include "kernels.cu"\n' + _kernel_table(kernels) + DRIVER
+    key = hashlib.sha256(
+        "\0".join([cxx, version.stdout, *flags, HEADER, source, driver]).encode()
+    ).hexdigest()[:24]
+    target = cache_dir() / f"sim-{key}"
+    if target.exists():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=target.parent) as work:
+        folder = Path(work)
+        # the printer's #include <cuda_fp16.h>/<cuda_bf16.h>: our header has them
+        for name in ("cuda_fp16.h", "cuda_bf16.h"):
+            (folder / name).write_text("// cuda-sim: see cuda_sim.h\n")
+        (folder / "cuda_sim.h").write_text(HEADER)
+        (folder / "kernels.cu").write_text(source)
+        (folder / "driver.cpp").write_text(driver)
+        command = [cxx, *flags, "-I", work, "-include", "cuda_sim.h",
+                   str(folder / "driver.cpp"), "-o", str(folder / "sim")]  # fmt: skip
+        result = subprocess.run(command, capture_output=True, text=True)
+        if result.returncode != 0:
+            raise CudaSimError(f"g++ failed on the CUDA C:\n{result.stderr[-6000:]}")
+        os.replace(folder / "sim", target)
+    return target
+
+
+@dataclass
+class Worker:
+    """One running executable; `launch` runs a kernel on numpy buffers."""
+
+    executable: Path
+    timeout: float = 10.0
+    process: subprocess.Popen[bytes] | None = None
+    errors: IO[bytes] | None = None
+    launched: list[tuple[str, Dims, Dims]] = field(default_factory=list)
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        if self.process is None or self.process.poll() is not None:
+            # a file, not a pipe: a long sanitizer report cannot block the worker
+            self.errors = tempfile.TemporaryFile()  # noqa: SIM115 - closed with it
+            self.process = subprocess.Popen(
+                [str(self.executable), str(self.timeout)],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.errors,
+                env=os.environ | RUNTIME_ENV,
+            )  # fmt: skip
+        return self.process
+
+    def launch(
+        self, kernel: str, grid: Dims, block: Dims, buffers: Sequence[np.ndarray]
+    ) -> None:
+        """Run `kernel<<<grid, block>>>` on C-contiguous `buffers` (in place;
+        an array passed twice is one allocation)."""
+        unique: dict[int, int] = {}
+        arrays: list[np.ndarray] = []
+        for array in buffers:
+            if id(array) not in unique:
+                unique[id(array)] = len(arrays)
+                arrays.append(array)
+        process = self._start()
+        assert process.stdin is not None
+        assert process.stdout is not None
+        header = [kernel, *grid, *block, len(arrays), len(buffers)]
+        header += [a.nbytes for a in arrays] + [unique[id(a)] for a in buffers]
+        try:
+            process.stdin.write((" ".join(map(str, header)) + "\n").encode())
+            for array in arrays:
+                process.stdin.write(array.tobytes())
+            process.stdin.flush()
+        except BrokenPipeError:
+            pass  # the worker died; its message is read below
+        self.launched.append((kernel, grid, block))
+        ready, _, _ = select.select([process.stdout], [], [], self.timeout * 30)
+        status = process.stdout.readline() if ready else b""
+        if status != b"ok\n":
+            self._fail(kernel, grid, block)
+        for array in arrays:
+            data = process.stdout.read(array.nbytes)
+            array.reshape(-1).view(np.uint8)[...] = np.frombuffer(data, np.uint8)
+
+    def _fail(self, kernel: str, grid: Dims, block: Dims) -> None:
+        process, errors = self.process, self.errors
+        assert process is not None
+        assert errors is not None
+        process.kill()
+        process.wait()
+        errors.seek(0)
+        message = errors.read().decode(errors="replace")[-8000:]
+        errors.close()
+        self.process = None
+        raise CudaSimError(
+            f"{kernel}<<<{grid}, {block}>>> failed (exit {process.returncode}):\n"
+            f"{message or 'no output (killed after the timeout)'}"
+        )
+
+    def close(self) -> None:
+        """Stop the worker process."""
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
+            self.process = None
+        if self.errors is not None:
+            self.errors.close()
+            self.errors = None
+
+
+def _to_bf16_bits(values: np.ndarray) -> np.ndarray:
+    rounded = round_to_bf16(values.astype(np.float32))
+    return (rounded.view(np.uint32) >> 16).astype(np.uint16)
+
+
+class CudaSimEmulator(Emulator):
+    """The IR emulator's host side, with every kernel launch run as compiled
+    CUDA C (the module's `-t cuda` text) by a `Worker`."""
+
+    def __init__(self, module: ModuleOp, sanitize: bool = True, timeout: float = 10.0):
+        super().__init__(module)
+        names = list(self.kernels)
+        self.worker = Worker(build(kernel_source(module), names, sanitize), timeout)
+
+    def _launch(self, op: gpu.LaunchFuncOp, env: Env) -> None:
+        grid = (op.gridSizeX, op.gridSizeY, op.gridSizeZ)
+        block = (op.blockSizeX, op.blockSizeY, op.blockSizeZ)
+        buffers = [env[v] for v in op.kernelOperands]
+        name = op.kernel.nested_references.data[-1].data
+        grid3: Any = tuple(int(env[v]) for v in grid)
+        block3: Any = tuple(int(env[v]) for v in block)
+        self.launch(name, grid3, block3, buffers)
+
+    def launch(
+        self,
+        name: str,
+        grid: int | Dims,
+        block: int | Dims,
+        buffers: list[np.ndarray],
+    ) -> None:
+        """Run kernel `name` on flat buffers (a 1-D grid/block may be an int)."""
+        grid3 = (grid, 1, 1) if isinstance(grid, int) else grid
+        block3 = (block, 1, 1) if isinstance(block, int) else block
+        self.launches += 1
+        args = self.kernels[name].body.block.args
+        # numpy holds bf16 as float32: the kernel reads and writes bf16 bits
+        converted: dict[int, np.ndarray] = {}
+        device: list[np.ndarray] = []
+        for arg, flat in zip(args, buffers):
+            assert isinstance(arg.type, MemRefType)
+            if not isinstance(arg.type.element_type, BFloat16Type):
+                device.append(flat)
+                continue
+            if id(flat) not in converted:
+                converted[id(flat)] = _to_bf16_bits(flat)
+            device.append(converted[id(flat)])
+        self.worker.launch(name, grid3, block3, device)
+        for flat in buffers:
+            if id(flat) in converted:
+                bits = converted[id(flat)].astype(np.uint32) << 16
+                flat[...] = bits.view(np.float32)
+
+    def close(self) -> None:
+        """Stop the worker process."""
+        self.worker.close()

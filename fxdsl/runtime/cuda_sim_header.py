@@ -1,0 +1,285 @@
+"""The C++ side of `fxdsl.runtime.cuda_sim`: CUDA's built-ins on host threads.
+
+`HEADER` is force-included before the printer's text; `DRIVER` follows it
+(after the generated kernel table) and is the worker's `main`. See
+`fxdsl.runtime.cuda_sim` for how they are used and why a worker process.
+"""
+
+HEADER = r"""// fxdsl cuda-sim: the CUDA built-ins of fxdsl's printer, on host threads
+#include <math.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __launch_bounds__(...)
+// all __shared__ arrays live in one section: poisoned (0xff bytes, NaN/-1)
+// before every block, so a read of shared memory nobody wrote is garbage
+#define __shared__ static __attribute__((section("fx_shared")))
+
+struct dim3 {
+  unsigned x = 1, y = 1, z = 1;
+};
+static thread_local dim3 threadIdx, blockIdx;
+static dim3 blockDim, gridDim;
+
+struct alignas(16) float4 {
+  float x, y, z, w;
+};
+inline float4 make_float4(float x, float y, float z, float w) {
+  return float4{x, y, z, w};
+}
+
+inline float __int_as_float(int bits) {
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+
+struct __half {
+  unsigned short bits;
+};
+inline float __half2float(__half h) {
+  _Float16 f;
+  std::memcpy(&f, &h.bits, 2);
+  return (float)f;
+}
+inline __half __float2half_rn(float x) {
+  _Float16 f = (_Float16)x;  // round to nearest even
+  __half h;
+  std::memcpy(&h.bits, &f, 2);
+  return h;
+}
+inline __half __float2half(float x) { return __float2half_rn(x); }
+
+struct __nv_bfloat16 {
+  unsigned short bits;
+};
+inline float __bfloat162float(__nv_bfloat16 b) {
+  uint32_t u = (uint32_t)b.bits << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+inline __nv_bfloat16 __float2bfloat16_rn(float x) {
+  uint32_t u;
+  std::memcpy(&u, &x, 4);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return {(unsigned short)((u >> 16) | 0x40)};
+  u += 0x7fffu + ((u >> 16) & 1u);  // round to nearest even
+  return {(unsigned short)(u >> 16)};
+}
+inline __nv_bfloat16 __float2bfloat16(float x) { return __float2bfloat16_rn(x); }
+
+extern "C" char __start_fx_shared[] __attribute__((weak));
+extern "C" char __stop_fx_shared[] __attribute__((weak));
+
+namespace fx_sim {
+
+static double timeout_s = 10.0;
+
+[[noreturn]] inline void fail(const std::string& message) {
+  std::fprintf(stderr, "cuda-sim: block (%u,%u,%u) thread (%u,%u,%u): %s\n",
+               blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y,
+               threadIdx.z, message.c_str());
+  std::fflush(stderr);
+  _exit(70);
+}
+
+inline int linear_thread() {
+  return (int)(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
+}
+
+// A barrier of `expected` threads. A thread of the group that has finished
+// the kernel (`leave`) while others wait, or a wait longer than timeout_s, is
+// a deadlock: reported and the worker exits (CUDA would hang or misbehave).
+struct Barrier {
+  std::mutex mutex;
+  std::condition_variable cv;
+  int expected = 0, arrived = 0, left = 0;
+  long generation = 0;
+  const char* waiting_at = "";
+
+  void reset(int n) {
+    expected = n;
+    arrived = left = 0;
+  }
+  void wait(const char* what) {
+    std::unique_lock<std::mutex> lock(mutex);
+    if (left > 0)
+      fail(std::string("deadlock: ") + what + " waits for " +
+           std::to_string(left) + " thread(s) that already returned");
+    long seen = generation;
+    waiting_at = what;
+    if (++arrived == expected) {
+      arrived = 0;
+      ++generation;
+      cv.notify_all();
+      return;
+    }
+    auto limit = std::chrono::duration<double>(timeout_s);
+    if (!cv.wait_for(lock, limit, [&] { return generation != seen; }))
+      fail(std::string("deadlock: ") + std::to_string(arrived) + " of " +
+           std::to_string(expected) + " threads reached " + what +
+           ", the others did not within " + std::to_string(timeout_s) + " s");
+  }
+  void leave() {
+    std::unique_lock<std::mutex> lock(mutex);
+    ++left;
+    if (arrived > 0)
+      fail(std::string("deadlock: returned while ") + std::to_string(arrived) +
+           " thread(s) wait at " + waiting_at);
+  }
+};
+
+struct Launch {
+  int threads = 0;
+  Barrier block;
+  std::vector<std::unique_ptr<Barrier>> warps;
+  std::vector<unsigned char> slots;  // 16 bytes per thread, for shuffles
+};
+static Launch* current = nullptr;
+
+inline int warp_size(int warp) {
+  int rest = current->threads - 32 * warp;
+  return rest < 32 ? rest : 32;
+}
+
+using Entry = void (*)(void**);
+
+inline void run(Entry entry, void** args, dim3 grid, dim3 block) {
+  Launch launch;
+  launch.threads = (int)(block.x * block.y * block.z);
+  int warps = (launch.threads + 31) / 32;
+  for (int w = 0; w < warps; ++w) launch.warps.emplace_back(new Barrier());
+  launch.slots.assign(16 * (size_t)launch.threads, 0);
+  current = &launch;
+  blockDim = block;
+  gridDim = grid;
+  Barrier step;
+  step.reset(launch.threads);
+  auto body = [&](int t) {
+    threadIdx = dim3{t % block.x, (t / block.x) % block.y, t / (block.x * block.y)};
+    Barrier& warp = *launch.warps[t / 32];
+    for (unsigned z = 0; z < grid.z; ++z)
+      for (unsigned y = 0; y < grid.y; ++y)
+        for (unsigned x = 0; x < grid.x; ++x) {
+          blockIdx = dim3{x, y, z};
+          if (t == 0) {  // nobody is inside a block now
+            size_t shared = __stop_fx_shared - __start_fx_shared;
+            if (shared) std::memset(__start_fx_shared, 0xff, shared);
+            launch.block.reset(launch.threads);
+            for (int w = 0; w < warps; ++w) launch.warps[w]->reset(warp_size(w));
+          }
+          step.wait("the start of a block");
+          entry(args);
+          launch.block.leave();
+          warp.leave();
+          step.wait("the end of a block");
+        }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < launch.threads; ++t) threads.emplace_back(body, t);
+  for (auto& thread : threads) thread.join();
+  current = nullptr;
+}
+
+template <typename... P, std::size_t... I>
+void invoke(void (*kernel)(P...), void** args, std::index_sequence<I...>) {
+  kernel(static_cast<P>(args[I])...);
+}
+template <typename... P>
+void invoke(void (*kernel)(P...), void** args) {
+  invoke(kernel, args, std::index_sequence_for<P...>{});
+}
+template <auto Kernel>
+void call(void** args) {
+  invoke(Kernel, args);
+}
+
+struct KernelEntry {
+  const char* name;
+  Entry entry;
+};
+
+}  // namespace fx_sim
+
+inline void __syncthreads() { fx_sim::current->block.wait("__syncthreads()"); }
+
+template <typename T>
+T __shfl_xor_sync(unsigned mask, T value, int lane_mask, int width = 32) {
+  static_assert(sizeof(T) <= 16, "shuffle of a type wider than 16 bytes");
+  int t = fx_sim::linear_thread(), warp = t / 32, lane = t % 32;
+  int size = fx_sim::warp_size(warp);
+  unsigned lanes = size == 32 ? 0xffffffffu : ((1u << size) - 1u);
+  if (mask != lanes || width != 32)
+    fx_sim::fail("__shfl_xor_sync: mask " + std::to_string(mask) + " width " +
+                 std::to_string(width) + " in a warp of " + std::to_string(size) +
+                 " threads (only full warps are simulated)");
+  int source = lane ^ lane_mask;
+  if (source >= size) fx_sim::fail("__shfl_xor_sync: source lane out of the warp");
+  unsigned char* slots = fx_sim::current->slots.data();
+  std::memcpy(slots + 16 * t, &value, sizeof(T));
+  fx_sim::Barrier& barrier = *fx_sim::current->warps[warp];
+  barrier.wait("__shfl_xor_sync");
+  T result;
+  std::memcpy(&result, slots + 16 * (32 * warp + source), sizeof(T));
+  barrier.wait("__shfl_xor_sync");  // every lane has read before the next write
+  return result;
+}
+"""
+
+DRIVER = r"""
+// The worker: on stdin, one launch per request
+//   <kernel> gx gy gz bx by bz <buffers> <args> <bytes of each buffer...>
+//   <buffer index of each arg...>, then the buffers' bytes;
+// on stdout "ok\n" and the buffers' bytes after the kernel ran.
+int main(int argc, char** argv) {
+  if (argc > 1) fx_sim::timeout_s = std::atof(argv[1]);
+  char name[512];
+  dim3 grid, block;
+  int buffers, args;
+  while (std::scanf("%511s %u %u %u %u %u %u %d %d", name, &grid.x, &grid.y,
+                    &grid.z, &block.x, &block.y, &block.z, &buffers, &args) == 9) {
+    std::vector<size_t> sizes(buffers);
+    std::vector<int> which(args);
+    for (auto& size : sizes) std::scanf("%zu", &size);
+    for (auto& index : which) std::scanf("%d", &index);
+    std::getchar();  // the newline before the bytes
+    // one exact-size allocation each: ASan sees an access past its end
+    std::vector<void*> memory(buffers);
+    for (int b = 0; b < buffers; ++b) {
+      if (posix_memalign(&memory[b], 16, sizes[b] ? sizes[b] : 1)) return 2;
+      if (std::fread(memory[b], 1, sizes[b], stdin) != sizes[b]) return 2;
+    }
+    fx_sim::Entry entry = nullptr;
+    for (const auto& kernel : fx_sim_kernels)  // the last is a sentinel
+      if (kernel.entry && std::strcmp(kernel.name, name) == 0) entry = kernel.entry;
+    if (entry == nullptr) fx_sim::fail(std::string("no kernel ") + name);
+    std::vector<void*> pointers(args);
+    for (int a = 0; a < args; ++a) pointers[a] = memory[which[a]];
+    fx_sim::run(entry, pointers.data(), grid, block);
+    std::fputs("ok\n", stdout);
+    for (int b = 0; b < buffers; ++b) {
+      std::fwrite(memory[b], 1, sizes[b], stdout);
+      std::free(memory[b]);
+    }
+    std::fflush(stdout);
+  }
+  return 0;
+}
+"""
