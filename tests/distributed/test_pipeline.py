@@ -199,3 +199,35 @@ def test_cli_errors(args: list[str], message: str) -> None:
     assert message in result.stderr
     assert "Traceback" not in result.stderr
     assert "stage 0" not in result.stdout  # nothing ran
+
+
+@pytest.fixture
+def one_rank_group(tmp_path: Any) -> Any:
+    """A gloo process group of this process alone (a file store, no port)."""
+    import torch.distributed as dist
+
+    store = dist.FileStore(str(tmp_path / "store"), 1)
+    dist.init_process_group("gloo", store=store, rank=0, world_size=1)
+    yield
+    dist.destroy_process_group()
+
+
+def test_run_pipeline_in_this_process(
+    program: Any, ids: Any, one_rank_group: Any
+) -> None:
+    """`run_pipeline` itself, on a group of one rank: one stage runs; two
+    stages are refused before any communication."""
+    from fxdsl.distributed import run_pipeline
+
+    staged = stage_program(program.module, program.weights, 1)
+    steps: list[float] = []
+    outputs = run_pipeline(staged, [ids], MICROBATCHES, repeat=2, step_seconds=steps)
+    assert outputs is not None
+    assert len(steps) == 2
+    expected = single_process(program, [ids], MICROBATCHES)
+    np.testing.assert_array_equal(outputs[0].numpy(), expected[0])
+    two = stage_program(program.module, program.weights, 2)
+    with pytest.raises(
+        PipelineInputError, match="2 stages need 2 ranks, the process group has 1"
+    ):
+        run_pipeline(two, [ids], MICROBATCHES)
