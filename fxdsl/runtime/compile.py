@@ -7,6 +7,9 @@
   CPU (also when no CUDA compiler, NVRTC or nvcc, can run). With them,
   `fxdsl.runtime.cuda_executor` lowers the module (`convert-graph-to-gpu`),
   compiles its kernels once through the disk cache and runs its launch plan.
+- `backend="cuda-sim"` lowers as `cuda` does and runs the emitted CUDA C on
+  the CPU (`fxdsl.runtime.cuda_sim`: g++ with ASan/UBSan, a host thread per
+  GPU thread). Very slow; for debugging kernels without a GPU.
 
 The returned callable checks its inputs against the entry function's types
 (a clear ValueError naming the argument) before running. It takes inputs
@@ -102,8 +105,14 @@ def _compile(
             )
         except CompilerUnavailable as error:
             raise BackendUnavailable(str(error)) from None
+    if backend == "cuda-sim":
+        from fxdsl.runtime.cuda_sim import CudaSimProgram
+
+        return CudaSimProgram(module, pipeline=pipeline, entry=entry)
     if backend != "cpu":
-        raise ValueError(f"unknown backend '{backend}' (expected 'cuda' or 'cpu')")
+        raise ValueError(
+            f"unknown backend '{backend}' (expected 'cuda', 'cpu' or 'cuda-sim')"
+        )
 
     compiled = module.clone()
     spec = DEFAULT_PIPELINE if pipeline is None else pipeline

@@ -39,6 +39,7 @@ import select
 import shutil
 import subprocess
 import tempfile
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,6 +50,7 @@ from xdsl.dialects import gpu
 from xdsl.dialects.builtin import BFloat16Type, MemRefType, ModuleOp
 
 from fxdsl.interpreters.dtypes import round_to_bf16
+from fxdsl.interpreters.run import coerce_inputs, entry_function
 from fxdsl.lowering.cuda_printer import kernel_source
 from fxdsl.runtime.cuda_sim_header import DRIVER, HEADER
 from fxdsl.runtime.ir_emulator import Emulator, Env
@@ -137,6 +139,7 @@ class Worker:
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.errors,
                 env=os.environ | RUNTIME_ENV,
             )  # fmt: skip
+            weakref.finalize(self, self.process.kill)
         return self.process
 
     def launch(
@@ -252,3 +255,32 @@ class CudaSimEmulator(Emulator):
     def close(self) -> None:
         """Stop the worker process."""
         self.worker.close()
+
+
+class CudaSimProgram:
+    """`fxdsl.compile(..., backend="cuda-sim")`: the CUDA backend's lowering
+    and launch plan, every kernel run by cuda-sim on the CPU. Slow (a host
+    thread per GPU thread, sanitizers on): for debugging a kernel without a
+    GPU, not for speed. `plan` and `lowered` are inspectable."""
+
+    def __init__(
+        self,
+        module: ModuleOp,
+        pipeline: str | None = None,
+        entry: str | None = None,
+        sanitize: bool = True,
+    ):
+        # imports CuPy only when a GPU run is made, never here
+        from fxdsl.runtime.cuda_executor import lower_for_cuda
+
+        self.function = entry_function(module, entry)
+        self.lowered, self.plan = lower_for_cuda(module, pipeline, entry)
+        self.sim = CudaSimEmulator(self.lowered, sanitize)
+
+    def __call__(self, *inputs: Any) -> tuple[np.ndarray, ...]:
+        arrays = coerce_inputs(self.function, inputs)
+        return self.sim.run(self.plan.function, *arrays)
+
+    def close(self) -> None:
+        """Stop the worker process (also done when the program is collected)."""
+        self.sim.close()

@@ -144,6 +144,45 @@ def test_gpt2_stack_matches_the_reference(pipeline: str, dims: dict[str, int]) -
         assert any(k.endswith("_attention") for k in RAN["kernels"])
 
 
+def test_random_graphs_through_the_default_pipeline() -> None:
+    """Random graphs of the shared strategy (all float dtypes), each lowered
+    by GPU_PIPELINE and run as one program."""
+    from hypothesis import HealthCheck, given, settings
+
+    from fxdsl.testing import graphs
+
+    ran: list[int] = []
+
+    @settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(graphs(max_ops=12, dtypes=("f32", "f16", "bf16")))
+    def run(module: ModuleOp) -> None:
+        lowered = apply(module.clone(), GPU_PIPELINE)
+        name = entry_function(module).sym_name.data
+        for sim in simulate(lowered):
+            check(module, sim, name)
+        ran.append(1)
+
+    run()
+    assert ran
+
+
+def test_cuda_sim_backend() -> None:
+    """`fxdsl.compile(..., backend="cuda-sim")` runs the CUDA backend's
+    lowering on cuda-sim and checks its inputs as the other backends do."""
+    import fxdsl
+
+    reference = gpt2_stack(1, B=1, T=4, D=32, heads=2)
+    run = fxdsl.compile(reference, backend="cuda-sim")
+    inputs = random_inputs(reference, seed=1)
+    (got,) = run(*inputs)
+    (want,) = run_reference(reference, *inputs)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+    assert len(run.plan.kernels) >= 4
+    with pytest.raises(ValueError, match="input"):
+        run(*inputs[1:])
+    run.close()
+
+
 # --- the header's semantics, on hand-written kernels ------------------------
 
 HAND_WRITTEN = r"""
