@@ -6,22 +6,15 @@ without one)."""
 
 from __future__ import annotations
 
-import importlib
-import os
 from typing import Any
 
 import numpy as np
 import pytest
 
+from fxdsl.testing.optional import need
 
-def _need(name: str) -> Any:
-    if os.environ.get("CI"):
-        return importlib.import_module(name)
-    return pytest.importorskip(name)
-
-
-torch = _need("torch")
-_need("transformers")
+torch = need("torch")
+need("transformers")
 
 import fxdsl  # noqa: E402
 from fxdsl.distributed import launch, stage_program  # noqa: E402

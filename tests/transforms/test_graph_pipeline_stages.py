@@ -7,8 +7,6 @@ or transformers is missing, except under CI (where a missing one fails)."""
 
 from __future__ import annotations
 
-import importlib
-import os
 from collections.abc import Callable
 from typing import Any
 
@@ -25,6 +23,7 @@ import fxdsl
 from fxdsl.dialects.graph import PARAM
 from fxdsl.ir_utils import arg_attr
 from fxdsl.testing import assert_same_numerics, clone_module, graphs
+from fxdsl.testing.optional import need
 from fxdsl.transforms.graph_pipeline_stages import pipeline_stages, plan_stages
 from fxdsl.transforms.outlining import is_constant
 from fxdsl.transforms.scope_tree import scope_frames
@@ -43,12 +42,6 @@ func.func @chain(%w0: tensor<8x8xf32> {graph.param = "l0.weight"},
   func.return %f : tensor<4x8xf32>
 }
 """
-
-
-def _need(name: str) -> Any:
-    if os.environ.get("CI"):
-        return importlib.import_module(name)
-    return pytest.importorskip(name)
 
 
 def _main(module: ModuleOp) -> func.FuncOp:
@@ -152,8 +145,8 @@ def test_driver_rejects_bad_stage_counts(
 
 @pytest.fixture(scope="module")
 def gpt2_4() -> Any:
-    _need("torch")
-    _need("transformers")
+    need("torch")
+    need("transformers")
     from fxdsl.testing.torch_models import gpt2
 
     return fxdsl.from_torch(*gpt2(layers=4, batch=2))
@@ -185,8 +178,8 @@ def test_gpt2_manual_cuts_start_at_the_named_layers(gpt2_4: Any) -> None:
 
 def test_gpt2_12_layers_is_balanced() -> None:
     """The issue's bar: predicted cost per stage max/mean <= 1.15."""
-    _need("torch")
-    _need("transformers")
+    need("torch")
+    need("transformers")
     from fxdsl.testing.torch_models import gpt2
 
     program = fxdsl.from_torch(*gpt2(layers=12))
