@@ -16,7 +16,8 @@ the emulated `gpu.func`.
 
 Why a worker process, not ctypes: the kernels are built with AddressSanitizer
 and UndefinedBehaviorSanitizer (an access past an allocation, a misaligned
-`float4`, an index past a `__shared__` array fail), and ASan's runtime must
+`float4`, an index past a `__shared__` array fail; or with ThreadSanitizer,
+where a missing barrier is a data race), and a sanitizer's runtime must
 be the first library of the process: it cannot be dlopen'ed into Python, and
 numpy's buffers would not carry its redzones. So each compiled program is an
 executable; one worker per program reads launches (kernel, grid, block,
@@ -55,11 +56,15 @@ from fxdsl.lowering.cuda_printer import kernel_source
 from fxdsl.runtime.cuda_sim_header import DRIVER, HEADER
 from fxdsl.runtime.ir_emulator import Emulator, Env
 
-SANITIZERS = ("-fsanitize=address,undefined", "-fno-sanitize-recover=all")
+DEFAULT_SANITIZERS = "address,undefined"
+"""`-fsanitize=` of the default build; "thread" (ThreadSanitizer, which
+cannot be combined with ASan) instead finds data races, such as shared memory
+read without the `__syncthreads` that orders it after the write."""
 FLAGS = ("-std=c++20", "-O1", "-g", "-pthread", "-fno-omit-frame-pointer")
 RUNTIME_ENV = {
     "ASAN_OPTIONS": "detect_leaks=0:abort_on_error=0",
     "UBSAN_OPTIONS": "print_stacktrace=1",
+    "TSAN_OPTIONS": "halt_on_error=1",
 }
 Dims = tuple[int, int, int]
 
@@ -88,12 +93,17 @@ def _kernel_table(kernels: Sequence[str]) -> str:
     )
 
 
-def build(source: str, kernels: Sequence[str], sanitize: bool = True) -> Path:
-    """The executable of a CUDA C translation unit (cached by content)."""
+def build(
+    source: str, kernels: Sequence[str], sanitizers: str = DEFAULT_SANITIZERS
+) -> Path:
+    """The executable of a CUDA C translation unit (cached by content), built
+    with `-fsanitize=<sanitizers>` (none for "")."""
     cxx = compiler()
     if cxx is None:
         raise CudaSimError("cuda-sim needs a host C++ compiler (g++)")
-    flags = [*FLAGS, *(SANITIZERS if sanitize else ())]
+    flags = [*FLAGS]
+    if sanitizers:
+        flags += [f"-fsanitize={sanitizers}", "-fno-sanitize-recover=all"]
     version = subprocess.run([cxx, "--version"], capture_output=True, text=True)
     driver = '#include "kernels.cu"\n' + _kernel_table(kernels) + DRIVER
     key = hashlib.sha256(
@@ -209,10 +219,15 @@ class CudaSimEmulator(Emulator):
     """The IR emulator's host side, with every kernel launch run as compiled
     CUDA C (the module's `-t cuda` text) by a `Worker`."""
 
-    def __init__(self, module: ModuleOp, sanitize: bool = True, timeout: float = 10.0):
+    def __init__(
+        self,
+        module: ModuleOp,
+        sanitizers: str = DEFAULT_SANITIZERS,
+        timeout: float = 10.0,
+    ):
         super().__init__(module)
         names = list(self.kernels)
-        self.worker = Worker(build(kernel_source(module), names, sanitize), timeout)
+        self.worker = Worker(build(kernel_source(module), names, sanitizers), timeout)
 
     def _launch(self, op: gpu.LaunchFuncOp, env: Env) -> None:
         grid = (op.gridSizeX, op.gridSizeY, op.gridSizeZ)
@@ -268,14 +283,14 @@ class CudaSimProgram:
         module: ModuleOp,
         pipeline: str | None = None,
         entry: str | None = None,
-        sanitize: bool = True,
+        sanitizers: str = DEFAULT_SANITIZERS,
     ):
         # imports CuPy only when a GPU run is made, never here
         from fxdsl.runtime.cuda_executor import lower_for_cuda
 
         self.function = entry_function(module, entry)
         self.lowered, self.plan = lower_for_cuda(module, pipeline, entry)
-        self.sim = CudaSimEmulator(self.lowered, sanitize)
+        self.sim = CudaSimEmulator(self.lowered, sanitizers)
 
     def __call__(self, *inputs: Any) -> tuple[np.ndarray, ...]:
         arrays = coerce_inputs(self.function, inputs)
