@@ -162,7 +162,7 @@ def _stage_module_class() -> type:
 
     from fxdsl.api import compile as compile_module
     from fxdsl.frontends.torch_compile import (
-        _call_island,  # pyright: ignore[reportPrivateUsage]
+        call_island,
     )
 
     class StageModule(torch.nn.Module):
@@ -185,7 +185,7 @@ def _stage_module_class() -> type:
 
         def forward(self, *activations: Any) -> Any:
             weights = [getattr(self, f"w{i}") for i in range(len(self.weight_names))]
-            outputs = _call_island(
+            outputs = call_island(
                 self.run, [*weights, *activations], self.backend, self.call
             )
             return outputs[0] if len(outputs) == 1 else tuple(outputs)

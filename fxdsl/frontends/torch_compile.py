@@ -360,7 +360,7 @@ class _Runner:
             if "torch.node" in op.attributes:
                 outputs = pytree.tree_leaves(step(operands))
             else:
-                outputs = _call_island(step, operands, self.device, op)
+                outputs = call_island(step, operands, self.device, op)
             env.update(zip(op.results, outputs))
         returned = iter(self.returned)
         flat = []
@@ -395,7 +395,7 @@ def _compiled(module: ModuleOp, device: str, settings: Options) -> Callable[...,
     return _COMPILED[key]
 
 
-def _call_island(
+def call_island(
     run: Callable[..., Any], operands: list[Any], device: str, op: func.CallOp
 ) -> list[Any]:
     """Torch tensors in, torch tensors out: numpy on the CPU (zero-copy where
