@@ -13,7 +13,7 @@ from xdsl.dialects.builtin import FileLineColLoc, ModuleOp, StringAttr
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 from xdsl.irdl.dominance import DominanceInfo
 from xdsl.pattern_rewriter import PatternRewriter
-from xdsl.traits import is_side_effect_free
+from xdsl.traits import IsTerminator, is_side_effect_free
 from xdsl.utils.exceptions import PassFailedException, VerifyException
 
 
@@ -241,3 +241,13 @@ def _dominates(
     if isinstance(value, BlockArgument):
         return info.dominates(block, anchor_block)
     return info.strictly_dominates(block, anchor_block)
+
+
+def erase_unused(block: Block) -> None:
+    """Erase the side-effect-free ops of `block` whose results nothing uses,
+    last first (so a chain that only fed dead ops goes too)."""
+    for op in reversed(list(block.ops)):
+        if op.has_trait(IsTerminator) or not is_side_effect_free(op):
+            continue
+        if all(not result.uses for result in op.results):
+            block.erase_op(op)

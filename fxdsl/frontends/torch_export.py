@@ -56,6 +56,7 @@ from fxdsl.frontends.aten_ops import (
     target_name,
 )
 from fxdsl.frontends.tracer import Tensor, TensorSpec, at_frames, trace, wrap
+from fxdsl.ir_utils import erase_unused
 
 NO_OPS = frozenset({"aten._assert_tensor_metadata.default", "aten._assert_async.msg"})
 """Nodes with no result that inference drops."""
@@ -732,18 +733,10 @@ def _source_line(node: Any) -> str:
 def _erase_unused(module: ModuleOp) -> None:
     """Drop side-effect-free ops whose results nothing uses (what recognised
     patterns and folding left behind)."""
-    from xdsl.traits import is_side_effect_free
-
-    for region_op in module.walk():
-        for region in region_op.regions:
+    for function in module.ops:
+        for region in function.regions:
             for block in region.blocks:
-                for op in reversed(list(block.ops)):
-                    if _dead(op) and is_side_effect_free(op):
-                        block.erase_op(op)
-
-
-def _dead(op: Operation) -> bool:
-    return bool(op.results) and all(not r.uses for r in op.results)
+                erase_unused(block)
 
 
 __all__ = [
