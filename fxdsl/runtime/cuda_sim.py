@@ -60,7 +60,7 @@ DEFAULT_SANITIZERS = "address,undefined"
 """`-fsanitize=` of the default build; "thread" (ThreadSanitizer, which
 cannot be combined with ASan) instead finds data races, such as shared memory
 read without the `__syncthreads` that orders it after the write."""
-FLAGS = ("-std=c++20", "-O1", "-g", "-pthread", "-fno-omit-frame-pointer")
+FLAGS = ("-std=c++20", "-O0", "-g", "-pthread", "-fno-omit-frame-pointer")
 RUNTIME_ENV = {
     "ASAN_OPTIONS": "detect_leaks=0:abort_on_error=0",
     "UBSAN_OPTIONS": "print_stacktrace=1",
@@ -128,6 +128,12 @@ def build(
             raise CudaSimError(f"g++ failed on the CUDA C:\n{result.stderr[-6000:]}")
         os.replace(folder / "sim", target)
     return target
+
+
+def build_module(module: ModuleOp, sanitizers: str = DEFAULT_SANITIZERS) -> Path:
+    """The executable of every kernel of a lowered module (its `-t cuda` text)."""
+    names = [k.sym_name.data for k in module.walk() if isinstance(k, gpu.FuncOp)]
+    return build(kernel_source(module), names, sanitizers)
 
 
 @dataclass
@@ -226,8 +232,7 @@ class CudaSimEmulator(Emulator):
         timeout: float = 10.0,
     ):
         super().__init__(module)
-        names = list(self.kernels)
-        self.worker = Worker(build(kernel_source(module), names, sanitizers), timeout)
+        self.worker = Worker(build_module(module, sanitizers), timeout)
 
     def _launch(self, op: gpu.LaunchFuncOp, env: Env) -> None:
         grid = (op.gridSizeX, op.gridSizeY, op.gridSizeZ)
