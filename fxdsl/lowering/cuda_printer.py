@@ -105,10 +105,16 @@ template <typename T> __device__ __forceinline__ T fx_floordivsi(T a, T b) {
   T q = a / b;
   return (q * b != a && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
+// Integer pow by squaring in unsigned arithmetic: it wraps, as torch's does,
+// where signed overflow is undefined; the base is squared only while
+// exponent bits remain (cuda-sim's UBSan found the extra squaring).
 template <typename T> __device__ __forceinline__ T fx_ipowi(T base, T exp) {
-  T result = 1;
-  for (; exp > 0; exp >>= 1, base *= base) if (exp & 1) result *= base;
-  return result;
+  unsigned long long b = (unsigned long long)base, result = 1;
+  for (; exp > 0; exp >>= 1) {
+    if (exp & 1) result *= b;
+    if (exp > 1) b *= b;
+  }
+  return (T)result;
 }
 """
 

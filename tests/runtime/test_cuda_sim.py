@@ -55,11 +55,6 @@ THEMES = {
 FUSED_ATTENTION = GPU_PIPELINE.replace(
     "graph-fuse-attention", "graph-fuse-attention{min-rows=1}"
 )
-KNOWN_UB = {"pow_i32"}
-"""Cases cuda-sim finds undefined behaviour in: the printer's `fx_ipowi`
-squares `base` once more after the last exponent bit, a signed overflow
-(UBSan) even where the result fits; `test_known_undefined_behaviour` keeps
-them (strict xfail: it fails once the printer is fixed)."""
 RAN = {"programs": 0, "functions": 0, "launches": 0, "kernels": set[str]()}
 
 
@@ -134,17 +129,7 @@ def test_every_lowering_case_matches_the_reference(theme: str) -> None:
     reference = parse(text)
     for sim in simulate(apply(parse(text), "convert-graph-to-gpu")):
         for name in programs:
-            if name not in KNOWN_UB:
-                check(reference, sim, name)
-
-
-@pytest.mark.xfail(strict=True, raises=CudaSimError, reason="fx_ipowi overflows")
-@pytest.mark.parametrize("name", sorted(KNOWN_UB))
-def test_known_undefined_behaviour(name: str) -> None:
-    program = {name: cases.binary_cases()[name]}
-    reference = parse(cases.module(program))
-    for sim in simulate(apply(parse(cases.module(program)), "convert-graph-to-gpu")):
-        check(reference, sim, name)
+            check(reference, sim, name)
 
 
 @pytest.mark.parametrize(
