@@ -683,7 +683,3 @@ class FoldedMask:
 
     causal: bool
     operand: Tensor | None
-
-
-def shape_list(values: Sequence[Any]) -> list[int]:
-    return [int(v) for v in values]

@@ -80,7 +80,7 @@ class Options:
             raise ValueError(
                 f"fxdsl backend: device must be 'cpu' or 'cuda', got {device!r}"
             )
-        size = given.get("min_block_size", 1)
+        size = given.get("min_block_size", Options.min_block_size)
         if isinstance(size, bool) or not isinstance(size, int) or size < 1:
             raise ValueError(
                 f"fxdsl backend: min_block_size must be an integer >= 1, got {size!r}"
@@ -307,26 +307,30 @@ class _Runner:
         self.main = functions["forward"]
         self.nodes = {n.name: n for n in gm.graph.nodes}
         placeholders = [n.name for n in gm.graph.nodes if n.op == "placeholder"]
-        names = partitioned.imported.input_names
-        self.argument_index = [placeholders.index(n) for n in names]
-        self.steps: list[tuple[Any, Any]] = []
+        position = {name: i for i, name in enumerate(placeholders)}
+        self.argument_index = [position[n] for n in partitioned.imported.input_names]
+        # Each step maps the call's operand values to its result values.
+        self.steps: list[tuple[func.CallOp, Callable[[list[Any]], list[Any]]]] = []
         for op in self.main.body.block.ops:
             if not isinstance(op, func.CallOp):
                 continue
-            callee = op.callee.string_value()
             if "torch.node" in op.attributes:
                 self.steps.append((op, self._torch_step(op)))
             else:
-                island = _island_module(functions[callee])
-                self.steps.append((op, _compiled(island, device, settings)))
+                island = _island_module(functions[op.callee.string_value()])
+                run = _compiled(island, device, settings)
+                self.steps.append(
+                    (op, functools.partial(_island_step, run, device, op))
+                )
         output = next(n for n in gm.graph.nodes if n.op == "output")
         self.leaves, self.spec = pytree.tree_flatten(output.args[0])
         self.returned = list(self.main.body.block.last_op.operands)  # type: ignore[union-attr]
 
-    def _torch_step(self, op: func.CallOp) -> Callable[[list[Any]], Any]:
+    def _torch_step(self, op: func.CallOp) -> Callable[[list[Any]], list[Any]]:
         """Run the op's fx node with torch: node arguments in order, folded
         ones from the import, the others from the call's operands."""
         import torch
+        import torch.utils._pytree as pytree
         from torch.fx.node import map_arg
 
         node = self.nodes[op.attributes["torch.node"].data]  # type: ignore[union-attr]
@@ -337,7 +341,7 @@ class _Runner:
         if str(target) in ("aten.view.default", "aten._unsafe_view.default"):
             target = torch.ops.aten.reshape.default
 
-        def run(operands: list[Any]) -> Any:
+        def run(operands: list[Any]) -> list[Any]:
             given = iter(operands)
 
             def value(n: Any) -> Any:
@@ -345,7 +349,7 @@ class _Runner:
 
             args = map_arg(node.args, value)
             kwargs = map_arg(node.kwargs, value)
-            return target(*args, **kwargs)
+            return pytree.tree_leaves(target(*args, **kwargs))
 
         return run
 
@@ -356,12 +360,7 @@ class _Runner:
         for block_arg, index in zip(self.main.args, self.argument_index):
             env[block_arg] = args[index]
         for op, step in self.steps:
-            operands = [env[v] for v in op.operands]
-            if "torch.node" in op.attributes:
-                outputs = pytree.tree_leaves(step(operands))
-            else:
-                outputs = call_island(step, operands, self.device, op)
-            env.update(zip(op.results, outputs))
+            env.update(zip(op.results, step([env[v] for v in op.operands])))
         returned = iter(self.returned)
         flat = []
         for leaf in self.leaves:
@@ -373,6 +372,12 @@ class _Runner:
             flat.append(env[value] if folded is None else folded)
         result = pytree.tree_unflatten(flat, self.spec)
         return result if isinstance(result, tuple | list) else (result,)
+
+
+def _island_step(
+    run: Callable[..., Any], device: str, op: func.CallOp, operands: list[Any]
+) -> list[Any]:
+    return call_island(run, operands, device, op)
 
 
 def _island_module(function: func.FuncOp) -> ModuleOp:

@@ -80,6 +80,7 @@ even when that input does not."""
 NEVER_FOLD = frozenset(
     f"aten.{name}" for name in ("rand.default", "randn.default", "bernoulli.p")
 )
+_NOT_FOLDED = NEVER_FOLD | NO_OPS
 
 MASK_ARGUMENTS = {"aten.scaled_dot_product_attention.default": (3, "attn_mask")}
 """Arguments that are attention masks: folded, they are read as a pattern."""
@@ -344,7 +345,7 @@ class _Importer:
         known = set(self.folded)
         for node in graph.nodes:
             target = target_name(node.target)
-            if node.op != "call_function" or target in NEVER_FOLD | NO_OPS:
+            if node.op != "call_function" or target in _NOT_FOLDED:
                 continue
             if target in SHAPE_ONLY or all(n in known for n in node.all_input_nodes):
                 known.add(node)
@@ -431,7 +432,7 @@ class _Importer:
                 if n not in self.folded:
                     self.folded[n] = self._evaluate(n)
             else:
-                value = self._operand(node, n, frames)
+                value = self._operand(n, frames)
                 if isinstance(value, Tensor):
                     operands.append(value)
             return n
@@ -475,7 +476,7 @@ class _Importer:
             inputs = [
                 self.fold_mask(n, frames)
                 if i in pattern.masks and self._is_folded_node(n)
-                else self._operand(node, n, frames)
+                else self._operand(n, frames)
                 for i, n in enumerate(pattern.inputs)
             ]
             return pattern.build(*inputs)
@@ -528,22 +529,21 @@ class _Importer:
             # A folded mask is read as a pattern, never materialised.
             if folded_mask and n is mask:
                 return self.fold_mask(n, frames)
-            return self._operand(node, n, frames)
+            return self._operand(n, frames)
 
         args = tuple(map_arg(tuple(node.args), operand))
         return args, dict(map_arg(dict(node.kwargs), operand))
 
-    def _operand(self, user: Any, node: Any, frames: tuple[ScopeFrame, ...]) -> Any:
-        if node in self.folded or (
-            node not in self.values and self._is_folded_node(node)
-        ):
-            if node not in self.folded:
-                self.folded[node] = self._evaluate(node)
-            return self._materialise(node, frames)
-        return self.values[node]
+    def _operand(self, node: Any, frames: tuple[ScopeFrame, ...]) -> Any:
+        """`node`'s traced value; a folded node's as a constant of `frames`."""
+        if not self._is_folded_node(node):
+            return self.values[node]
+        if node not in self.folded:
+            self.folded[node] = self._evaluate(node)
+        return self._materialise(node, frames)
 
     def _tensor_of(self, node: Any, frames: tuple[ScopeFrame, ...]) -> Tensor:
-        value = self._operand(None, node, frames)
+        value = self._operand(node, frames)
         if not isinstance(value, Tensor):
             raise TorchImportError(f"output {node} is not a tensor ({value!r})")
         return value
