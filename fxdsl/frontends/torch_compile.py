@@ -296,7 +296,6 @@ class _Runner:
     def __init__(self, gm: Any, partitioned: Plan, device: str, settings: Options):
         import torch.utils._pytree as pytree
 
-        self.device = device
         module = partitioned.imported.module
         self.folded = partitioned.imported.folded
         functions = {
