@@ -21,7 +21,7 @@ _EXPORTS: dict[str, str] = {
     "module_call": "fxdsl.frontends.tracer",
     "ops": "fxdsl.frontends.ops",
     "parse": "fxdsl.api",
-    "apply": "fxdsl.api",
+    "apply": "fxdsl.pass_pipeline",
     "run": "fxdsl.api",
     "compile": "fxdsl.api",
     "BackendUnavailable": "fxdsl.runtime.compile",

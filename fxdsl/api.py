@@ -1,4 +1,8 @@
-"""Top-level entry points: parse, apply a pipeline, run, compile."""
+"""Top-level entry points: parse, apply a pipeline, run, compile.
+
+`apply`, `parse_pipeline` and `available_passes` are defined in
+`fxdsl.pass_pipeline` (below the runtime, which runs pipelines too) and
+re-exported here, where users import them."""
 
 from __future__ import annotations
 
@@ -7,50 +11,20 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass, PassPipeline
-from xdsl.transforms import get_all_passes as upstream_passes
 
 from fxdsl.ir_utils import verify_ssa
-from fxdsl.parsing import make_context, parse_module
-from fxdsl.pipeline_syntax import check_pass_options, quote_dotted_values
-from fxdsl.universe import get_all_passes
+from fxdsl.parsing import parse_module
+
+# The pipeline entry points are fxdsl.api's too, where users import them.
+from fxdsl.pass_pipeline import apply, available_passes, parse_pipeline
+
+__all__ = ["apply", "available_passes", "compile", "parse", "parse_pipeline", "run"]
 
 
 def parse(text: str, name: str = "<string>") -> ModuleOp:
     """Parse IR text (graph and upstream dialects) into a verified module."""
     module = parse_module(text, name)
     verify_ssa(module)
-    return module
-
-
-def available_passes() -> dict[str, Callable[[], type[ModulePass]]]:
-    """Every pass a pipeline may name: upstream xDSL's and fxdsl's."""
-    return {**upstream_passes(), **get_all_passes()}
-
-
-def parse_pipeline(pipeline: str) -> PassPipeline:
-    """Parse a `-p`-style pipeline (`"cse,graph-fuse{max-args=64}"`) into
-    passes that verify the module after each step. Raises ValueError (or
-    xDSL's ArgSpecParseError) for unknown passes and bad options."""
-    spec = quote_dotted_values(pipeline)
-    check_pass_options(spec, available_passes())
-    return PassPipeline.parse_spec(
-        available_passes(),
-        spec,
-        lambda _prev, mod, _next: verify_ssa(mod),
-    )
-
-
-def apply(module: ModuleOp, pipeline: str | PassPipeline) -> ModuleOp:
-    """Run a pipeline (text or parsed) on `module` in place, verifying after
-    each pass. Returns the module for chaining."""
-    if not isinstance(pipeline, str | PassPipeline):
-        raise TypeError(
-            "pipeline must be a pass pipeline string such as 'graph-decompose,"
-            f"graph-fuse' or a PassPipeline, got {type(pipeline).__name__}"
-        )
-    passes = parse_pipeline(pipeline) if isinstance(pipeline, str) else pipeline
-    passes.apply(make_context(), module)
     return module
 
 

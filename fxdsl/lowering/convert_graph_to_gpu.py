@@ -10,9 +10,20 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass
+from xdsl.passes import ModulePass, PassPipeline
 
+from fxdsl.ir_utils import verify_ssa
+from fxdsl.lowering.convert_groups_to_gpu import ConvertGroupsToGpuPass
+from fxdsl.lowering.graph_bufferize import GraphBufferizePass
+from fxdsl.lowering.graph_wrap_kernels import GraphWrapKernelsPass
 from fxdsl.lowering.pipeline import stage_names
+
+# The stages by class, not through the pass registry: the registry names
+# this pass too, so looking the stages up there would tie the two together.
+_STAGES: dict[str, type[ModulePass]] = {
+    stage.name: stage
+    for stage in (GraphWrapKernelsPass, GraphBufferizePass, ConvertGroupsToGpuPass)
+}
 
 
 @dataclass(frozen=True)
@@ -22,6 +33,7 @@ class ConvertGraphToGpuPass(ModulePass):
     name = "convert-graph-to-gpu"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        from fxdsl.api import parse_pipeline
-
-        parse_pipeline(",".join(stage_names())).apply(ctx, op)
+        stages = tuple(_STAGES[name]() for name in stage_names())
+        PassPipeline(stages, lambda _prev, module, _next: verify_ssa(module)).apply(
+            ctx, op
+        )

@@ -45,6 +45,8 @@ from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FloatAttr, ModuleOp
 from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 from xdsl.traits import ConstantLike
 
+from fxdsl.ir_utils import verify_ssa
+from fxdsl.parsing import parse_module
 from fxdsl.rewrite.editing import functions
 
 Node = Operation | SSAValue
@@ -88,9 +90,8 @@ def load_pattern(pattern: PatternLike) -> func.FuncOp:
     func, or a Python function traced on rank-0 f32 placeholders (use
     `fxdsl.trace` with real specs for patterns that need shapes)."""
     if isinstance(pattern, str):
-        from fxdsl.api import parse
-
-        pattern = parse(pattern, "<pattern>")
+        pattern = parse_module(pattern, "<pattern>")
+        verify_ssa(pattern)
     if isinstance(pattern, (ModuleOp, func.FuncOp)):
         funcs = functions(pattern)
         if not funcs:

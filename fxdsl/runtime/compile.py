@@ -24,9 +24,9 @@ from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp
 
-from fxdsl.api import apply
 from fxdsl.interpreters.run import entry_function, run_reference
 from fxdsl.lowering.pipeline import GRAPH_PIPELINE
+from fxdsl.pass_pipeline import apply
 from fxdsl.runtime.counters import timed
 
 DEFAULT_PIPELINE = f"{GRAPH_PIPELINE},dce"

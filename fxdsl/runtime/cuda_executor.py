@@ -41,9 +41,11 @@ from xdsl.dialects.builtin import BFloat16Type, MemRefType, ModuleOp
 
 from fxdsl.interpreters.dtypes import round_to_bf16
 from fxdsl.lowering.pipeline import GPU_PIPELINE
+from fxdsl.pass_pipeline import apply
 from fxdsl.runtime import counters
 from fxdsl.runtime.counters import stats
 from fxdsl.runtime.cublas import Cublas
+from fxdsl.runtime.cuda_graph import GraphedExecutor
 from fxdsl.runtime.ir_emulator import Emulator
 from fxdsl.runtime.kernel_build import build_kernels
 from fxdsl.runtime.kernel_cache import KernelCache
@@ -54,17 +56,11 @@ from fxdsl.runtime.launch_plan import (
     Launch,
     LaunchPlan,
     build_launch_plan,
+    device_address,
 )
 from fxdsl.runtime.nvrtc import Compiler, device_arch
 
 __all__ = ["CudaExecutor", "HostKernel", "compile_cuda", "stats"]
-
-
-def device_address(array: Any) -> int:
-    """The address of a CuPy array's first element (numpy's, for the CPU
-    stand-in of CuPy in the tests)."""
-    data = array.data
-    return data.ptr if hasattr(data, "ptr") else array.ctypes.data
 
 
 def _device_dtype(spec: BufferSpec) -> str:
@@ -333,8 +329,6 @@ def lower_for_cuda(
     """A clone of `module` lowered by `pipeline` (default `GPU_PIPELINE`; a
     pipeline of graph passes gets `convert-graph-to-gpu` appended) and its
     launch plan. Pure Python: it needs no GPU."""
-    from fxdsl.api import apply
-
     spec = pipeline or GPU_PIPELINE
     if "convert-graph-to-gpu" not in spec.split(","):
         spec += ",convert-graph-to-gpu"  # a user pipeline of graph passes
@@ -374,7 +368,5 @@ def compile_cuda(
                 kernels |= {n: HostKernel(cupy, emulator, n) for n in failed}
     executor = CudaExecutor(plan, kernels, keep_alive=folder)
     if cuda_graph:
-        from fxdsl.runtime.cuda_graph import GraphedExecutor  # imports this module
-
         return GraphedExecutor(executor)
     return executor

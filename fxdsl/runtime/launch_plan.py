@@ -123,6 +123,13 @@ class Gemm:
         )  # fmt: skip
 
 
+def device_address(array: Any) -> int:
+    """The address of a CuPy array's first element (numpy's, for the CPU
+    stand-in of CuPy in the tests): where a step's buffer starts."""
+    data = array.data
+    return data.ptr if hasattr(data, "ptr") else array.ctypes.data
+
+
 def _column_major(layout: Layout) -> tuple[bool, int]:
     """(transpose flag, leading dim) of a row-major (rows, cols) matrix view
     read by column-major cuBLAS as its transpose (cols x rows)."""
