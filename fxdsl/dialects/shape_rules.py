@@ -216,3 +216,147 @@ def _numel(shape: Shape) -> int:
 
 def _fmt_all(shapes: Sequence[Shape]) -> str:
     return ", ".join(str(tuple(s)) for s in shapes)
+
+
+# --------------------------------------------------------------------------- #
+# Convolution and pooling (NC + spatial dims)
+# --------------------------------------------------------------------------- #
+
+
+def window_out_size(
+    size: int, kernel: int, stride: int, padding: int, dilation: int, ceil: bool
+) -> int:
+    """Output length of a sliding window along one dim, torch's formula:
+    `(size + 2 padding - dilation (kernel - 1) - 1) / stride + 1`, rounded
+    down, or up with `ceil` (pooling's ceil_mode, where the last window must
+    still start inside the input or its left padding)."""
+    span = dilation * (kernel - 1) + 1
+    room = size + 2 * padding - span
+    if room < 0:
+        return 0
+    out = (-(-room // stride) if ceil else room // stride) + 1
+    if ceil and (out - 1) * stride >= size + padding:
+        out -= 1
+    return out
+
+
+def _check_window(
+    spatial: Shape,
+    kernel: Sequence[int],
+    stride: Sequence[int],
+    padding: Sequence[int],
+    dilation: Sequence[int],
+) -> None:
+    rank = len(spatial)
+    for name, values in (
+        ("kernel", kernel),
+        ("stride", stride),
+        ("padding", padding),
+        ("dilation", dilation),
+    ):
+        if len(values) != rank:
+            raise ShapeError(
+                f"{name} needs {rank} entries (one per spatial dim), got {list(values)}"
+            )
+    if any(k < 1 for k in kernel) or any(s < 1 for s in stride):
+        raise ShapeError(
+            f"kernel and stride must be >= 1, got {list(kernel)} and {list(stride)}"
+        )
+    if any(d < 1 for d in dilation) or any(p < 0 for p in padding):
+        raise ShapeError(
+            f"dilation must be >= 1 and padding >= 0, got {list(dilation)} and "
+            f"{list(padding)}"
+        )
+
+
+def window_shape(
+    spatial: Shape,
+    kernel: Sequence[int],
+    stride: Sequence[int],
+    padding: Sequence[int],
+    dilation: Sequence[int],
+    ceil: bool = False,
+) -> Shape:
+    """The spatial output shape of a convolution or pooling window; every
+    output dim must be >= 1 (torch: "output size is too small")."""
+    _check_window(spatial, kernel, stride, padding, dilation)
+    out = tuple(
+        window_out_size(n, k, s, p, d, ceil)
+        for n, k, s, p, d in zip(spatial, kernel, stride, padding, dilation)
+    )
+    if any(o < 1 for o in out):
+        raise ShapeError(
+            f"output size {out} is too small: input {spatial}, kernel {list(kernel)},"
+            f" stride {list(stride)}, padding {list(padding)}, dilation "
+            f"{list(dilation)}"
+        )
+    return out
+
+
+def conv_shape(
+    x: Shape,
+    weight: Shape,
+    bias: Shape | None,
+    stride: Sequence[int],
+    padding: Sequence[int],
+    dilation: Sequence[int],
+    groups: int,
+) -> Shape:
+    """Convolution of x (N, C, *spatial) with weight (O, C / groups,
+    *kernel) and optional bias (O,): (N, O, *out)."""
+    rank = len(stride)
+    if len(x) != rank + 2:
+        raise ShapeError(f"input must have rank {rank + 2} (N, C, ...), got {x}")
+    if len(weight) != rank + 2:
+        raise ShapeError(
+            f"weight must have rank {rank + 2} (out, in / groups, ...), got {weight}"
+        )
+    channels, out_channels = x[1], weight[0]
+    if groups < 1 or channels % groups or out_channels % groups:
+        raise ShapeError(
+            f"groups {groups} must be >= 1 and divide the input channels "
+            f"{channels} and the output channels {out_channels}"
+        )
+    if weight[1] * groups != channels:
+        raise ShapeError(
+            f"weight {weight} takes {weight[1]} channels per group, the input "
+            f"has {channels} channels in {groups} groups"
+        )
+    if bias is not None and bias != (out_channels,):
+        raise ShapeError(f"bias must have shape ({out_channels},), got {bias}")
+    out = window_shape(x[2:], weight[2:], stride, padding, dilation)
+    return (x[0], out_channels, *out)
+
+
+def pool_shape(
+    x: Shape,
+    kernel: Sequence[int],
+    stride: Sequence[int],
+    padding: Sequence[int],
+    dilation: Sequence[int],
+    ceil: bool,
+) -> Shape:
+    """Pooling of x (N, C, *spatial) per channel; padding at most half the
+    (dilated) kernel, as torch requires."""
+    rank = len(kernel)
+    if len(x) != rank + 2:
+        raise ShapeError(f"input must have rank {rank + 2} (N, C, ...), got {x}")
+    _check_window(x[2:], kernel, stride, padding, dilation)
+    spans = [d * (k - 1) + 1 for k, d in zip(kernel, dilation)]
+    if any(2 * p > s for p, s in zip(padding, spans)):
+        raise ShapeError(
+            f"padding {list(padding)} must be at most half the kernel {list(kernel)}"
+        )
+    return (*x[:2], *window_shape(x[2:], kernel, stride, padding, dilation, ceil))
+
+
+def channel_params_check(x: Shape, params: Sequence[Shape]) -> None:
+    """Per-channel operands (batch norm's statistics, weight, bias) have
+    shape (C,) for x (N, C, ...)."""
+    if len(x) < 2:
+        raise ShapeError(f"input must have rank >= 2 (N, C, ...), got {x}")
+    for shape in params:
+        if shape != (x[1],):
+            raise ShapeError(
+                f"per-channel operands must have shape ({x[1]},), got {shape}"
+            )

@@ -460,6 +460,138 @@ def scaled_dot_product_attention(
 
 
 # --------------------------------------------------------------------------- #
+# Convolution, pooling and batch norm (torch.nn.functional's signatures)
+# --------------------------------------------------------------------------- #
+
+Window = int | Sequence[int]
+
+
+def _conv(
+    op_cls: type[graph.ConvOp],
+    x: Tensor,
+    weight: Tensor,
+    bias: Tensor | None,
+    stride: Window,
+    padding: Window,
+    dilation: Window,
+    groups: int,
+) -> Tensor:
+    name = op_cls.name
+    operands = [_tensor(name, t) for t in (x, weight, bias) if t is not None]
+    value = [t.value for t in operands]
+    make = lambda: op_cls(
+        value[0],
+        value[1],
+        value[2] if len(value) > 2 else None,
+        stride,
+        padding,
+        dilation,
+        groups,
+    )
+    return wrap(emit(make, name, *operands).result)
+
+
+def conv2d(
+    x: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: Window = 1,
+    padding: Window = 0,
+    dilation: Window = 1,
+    groups: int = 1,
+) -> Tensor:
+    """2-D convolution, NCHW, weight (out, in / groups, kh, kw); an int
+    stride, padding or dilation applies to both spatial dims."""
+    return _conv(graph.Conv2dOp, x, weight, bias, stride, padding, dilation, groups)
+
+
+def conv1d(
+    x: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: Window = 1,
+    padding: Window = 0,
+    dilation: Window = 1,
+    groups: int = 1,
+) -> Tensor:
+    """1-D convolution, NCW, weight (out, in / groups, k)."""
+    return _conv(graph.Conv1dOp, x, weight, bias, stride, padding, dilation, groups)
+
+
+def max_pool2d(
+    x: Tensor,
+    kernel_size: Window,
+    stride: Window | None = None,
+    padding: Window = 0,
+    dilation: Window = 1,
+    ceil_mode: bool = False,
+) -> Tensor:
+    """Max pooling over H and W of an NCHW tensor; stride defaults to the
+    kernel size (values only, no indices)."""
+    name = graph.MaxPool2dOp.name
+    x = _tensor(name, x)
+    make = lambda: graph.MaxPool2dOp(
+        x.value, kernel_size, stride, padding, dilation, ceil_mode
+    )
+    return wrap(emit(make, name, x).result)
+
+
+def avg_pool2d(
+    x: Tensor,
+    kernel_size: Window,
+    stride: Window | None = None,
+    padding: Window = 0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+) -> Tensor:
+    """Average pooling over H and W of an NCHW tensor; stride defaults to
+    the kernel size."""
+    name = graph.AvgPool2dOp.name
+    x = _tensor(name, x)
+    make = lambda: graph.AvgPool2dOp(
+        x.value, kernel_size, stride, padding, ceil_mode, count_include_pad
+    )
+    return wrap(emit(make, name, x).result)
+
+
+def adaptive_avg_pool2d(x: Tensor, output_size: Window) -> Tensor:
+    """torch's adaptive_avg_pool2d on an NCHW tensor (an int size is square;
+    None in a pair keeps that input dim)."""
+    name = graph.AdaptiveAvgPool2dOp.name
+    x = _tensor(name, x)
+    sizes = [output_size] * 2 if isinstance(output_size, int) else list(output_size)
+    if len(sizes) != 2 or x.ndim != 4:
+        raise ValueError(
+            f"{name}: needs an NCHW tensor and two output sizes, got {x.shape} and "
+            f"{output_size}"
+        )
+    out = [x.shape[2 + i] if s is None else int(s) for i, s in enumerate(sizes)]
+    make = lambda: graph.AdaptiveAvgPool2dOp(x.value, out)
+    return wrap(emit(make, name, x).result)
+
+
+def batch_norm(
+    x: Tensor,
+    running_mean: Tensor,
+    running_var: Tensor,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Batch norm in inference over channel dim 1, with the running
+    statistics; a missing weight is ones, a missing bias zeros."""
+    name = graph.BatchNormOp.name
+    x = _tensor(name, x)
+    channels = [x.shape[1]] if x.ndim > 1 else []
+    w = full(channels, 1.0, x.dtype) if weight is None else _tensor(name, weight)
+    b = full(channels, 0.0, x.dtype) if bias is None else _tensor(name, bias)
+    mean, var = _tensor(name, running_mean), _tensor(name, running_var)
+    operands = (x, mean, var, w, b)
+    make = lambda: graph.BatchNormOp(*(t.value for t in operands), eps=eps)
+    return wrap(emit(make, name, *operands).result)
+
+
+# --------------------------------------------------------------------------- #
 # Data movement
 # --------------------------------------------------------------------------- #
 
@@ -658,15 +790,20 @@ def arange(start: float, end: float, step: float = 1, dtype: str = "i64") -> Ten
 __all__ = [
     "Tensor",
     "abs",
+    "adaptive_avg_pool2d",
     "add",
     "all",
     "any",
     "arange",
+    "avg_pool2d",
+    "batch_norm",
     "broadcast_to",
     "cast",
     "clamp",
     "concat",
     "constant",
+    "conv1d",
+    "conv2d",
     "cos",
     "cumsum",
     "div",
@@ -693,6 +830,7 @@ __all__ = [
     "lt",
     "matmul",
     "max",
+    "max_pool2d",
     "maximum",
     "mean",
     "min",

@@ -28,6 +28,12 @@ Values are numpy arrays of exactly the dtype and shape of their IR type
   mask is added to the scaled scores; a row whose scores are all -inf gives
   zeros (torch 2.13), not NaN.
 - cast: numpy `astype` (float -> int truncates toward zero, x -> i1 is x != 0).
+- conv1d/conv2d: torch's cross-correlation with zero padding, per group,
+  as one matmul per group over the windows (im2col); max_pool2d pads with
+  -inf; avg_pool2d's divisor and adaptive_avg_pool2d's windows follow
+  torch's CPU kernels; batch_norm computes `x * alpha + beta` with
+  `alpha = weight * (1 / sqrt(var + eps))`, `beta = bias - mean * alpha`, torch's
+  CPU order of operations.
 
 Precision: every op computes in its tensor's dtype, except that
 - f16 is computed in float32 and rounded back to float16 after each op;
@@ -146,6 +152,70 @@ def _div(lhs: Array, rhs: Array) -> Array:
     if np.issubdtype(lhs.dtype, np.integer):
         return np.floor_divide(lhs, rhs)
     return np.true_divide(lhs, rhs)
+
+
+def _windows(
+    x: Array,
+    kernel: tuple[int, ...],
+    stride: tuple[int, ...],
+    dilation: tuple[int, ...],
+    out: tuple[int, ...],
+) -> Array:
+    """Strided view of x (N, C, *spatial, already padded) as (N, C, *out,
+    *kernel): the window of every output position."""
+    spans = tuple(d * (k - 1) + 1 for k, d in zip(kernel, dilation))
+    spatial = tuple(range(2, x.ndim))
+    view = np.lib.stride_tricks.sliding_window_view(x, spans, axis=spatial)
+    picks = tuple(slice(0, (o - 1) * s + 1, s) for o, s in zip(out, stride))
+    taps = tuple(slice(None, None, d) for d in dilation)
+    return view[(slice(None), slice(None), *picks, *taps)]
+
+
+def _pad_spatial(
+    x: Array, out: tuple[int, ...], fill: float, op: graph.Pool2dOp
+) -> Array:
+    """x padded by `padding` on both sides of each spatial dim, and on the
+    right as far as a ceil_mode window reaches."""
+    widths = [(0, 0), (0, 0)]
+    for axis, p in enumerate(op.padding_list):
+        size = x.shape[2 + axis]
+        span = op.dilation_list[axis] * (op.kernel_list[axis] - 1) + 1
+        reach = (out[axis] - 1) * op.stride_list[axis] + span
+        widths.append((p, max(p, reach - size - p)))
+    return np.pad(x, widths, constant_values=fill)
+
+
+def _conv(op: graph.ConvOp, x: Array, weight: Array, *bias: Array) -> Array:
+    out = graph.shape_of(op.result)[2:]
+    widths = [(0, 0), (0, 0), *((p, p) for p in op.padding_list)]
+    kernel = weight.shape[2:]
+    windows = _windows(np.pad(x, widths), kernel, op.stride_list, op.dilation_list, out)
+    n, channels, groups = x.shape[0], x.shape[1], op.group_count
+    per_group = channels // groups
+    # (N, G, C/G, *out, *kernel) -> (N, G, prod(out), C/G * prod(kernel))
+    grouped = windows.reshape(n, groups, per_group, *out, *kernel)
+    columns = np.moveaxis(grouped, 2, 2 + len(out)).reshape(
+        n, groups, math.prod(out), per_group * math.prod(kernel)
+    )
+    filters = weight.reshape(groups, weight.shape[0] // groups, -1)
+    y = np.matmul(columns, np.swapaxes(filters, 1, 2))  # (N, G, P, O/G)
+    y = np.swapaxes(y, 2, 3).reshape(n, weight.shape[0], *out)
+    return y + bias[0].reshape(-1, *[1] * len(out)) if bias else y
+
+
+def _avg_pool_divisors(op: graph.AvgPool2dOp, size: int, axis: int, out: int) -> Array:
+    """torch's divisor along one axis for each output position: the window
+    clipped to the padded input, or to the input alone."""
+    k, s, p = op.kernel_list[axis], op.stride_list[axis], op.padding_list[axis]
+    start = np.arange(out) * s - p
+    end = np.minimum(start + k, size + p)
+    if op.includes_padding:
+        return (end - start).astype(np.float64)
+    return (np.minimum(end, size) - np.maximum(start, 0)).astype(np.float64)
+
+
+def _adaptive_bounds(size: int, out: int) -> list[tuple[int, int]]:
+    return [((i * size) // out, -((-(i + 1) * size) // out)) for i in range(out)]
 
 
 UNARY: dict[type[Operation], Callable[[Array], Array]] = {
@@ -374,6 +444,73 @@ class GraphFunctions(InterpreterFunctions):
         x, weight, *bias = (_widen(a) for a in args)
         y = np.matmul(x, weight.T)
         return _finish(op, y + bias[0] if bias else y)
+
+    @impl(graph.Conv2dOp)
+    def run_conv2d(
+        self, interpreter: Interpreter, op: graph.Conv2dOp, args: PythonValues
+    ) -> PythonValues:
+        return _finish(op, _conv(op, *(_widen(a) for a in args)))
+
+    @impl(graph.Conv1dOp)
+    def run_conv1d(
+        self, interpreter: Interpreter, op: graph.Conv1dOp, args: PythonValues
+    ) -> PythonValues:
+        return _finish(op, _conv(op, *(_widen(a) for a in args)))
+
+    @impl(graph.MaxPool2dOp)
+    def run_max_pool2d(
+        self, interpreter: Interpreter, op: graph.MaxPool2dOp, args: PythonValues
+    ) -> PythonValues:
+        x = _widen(args[0])
+        out = graph.shape_of(op.result)[2:]
+        padded = _pad_spatial(x, out, -np.inf, op)
+        windows = _windows(
+            padded, op.kernel_list, op.stride_list, op.dilation_list, out
+        )
+        return _finish(op, np.max(windows, axis=(-2, -1)))
+
+    @impl(graph.AvgPool2dOp)
+    def run_avg_pool2d(
+        self, interpreter: Interpreter, op: graph.AvgPool2dOp, args: PythonValues
+    ) -> PythonValues:
+        x = _widen(args[0])
+        out = graph.shape_of(op.result)[2:]
+        padded = _pad_spatial(x, out, 0.0, op)
+        windows = _windows(padded, op.kernel_list, op.stride_list, (1, 1), out)
+        rows, cols = (
+            _avg_pool_divisors(op, x.shape[2 + axis], axis, out[axis])
+            for axis in (0, 1)
+        )
+        divisor = np.outer(rows, cols).astype(x.dtype)
+        return _finish(op, np.sum(windows, axis=(-2, -1)) / divisor)
+
+    @impl(graph.AdaptiveAvgPool2dOp)
+    def run_adaptive_avg_pool2d(
+        self,
+        interpreter: Interpreter,
+        op: graph.AdaptiveAvgPool2dOp,
+        args: PythonValues,
+    ) -> PythonValues:
+        x = _widen(args[0])
+        height, width = graph.shape_of(op.result)[2:]
+        y = np.empty((*x.shape[:2], height, width), x.dtype)
+        rows = _adaptive_bounds(x.shape[2], height)
+        cols = _adaptive_bounds(x.shape[3], width)
+        for i, (top, bottom) in enumerate(rows):
+            for j, (left, right) in enumerate(cols):
+                y[:, :, i, j] = np.mean(x[:, :, top:bottom, left:right], axis=(2, 3))
+        return _finish(op, y)
+
+    @impl(graph.BatchNormOp)
+    def run_batch_norm(
+        self, interpreter: Interpreter, op: graph.BatchNormOp, args: PythonValues
+    ) -> PythonValues:
+        x, mean, var, weight, bias = (_widen(a) for a in args)
+        eps = x.dtype.type(op.eps_value)
+        alpha = weight * (x.dtype.type(1) / np.sqrt(var + eps))
+        beta = bias - mean * alpha
+        channel = (-1, *[1] * (x.ndim - 2))
+        return _finish(op, x * alpha.reshape(channel) + beta.reshape(channel))
 
     @impl(graph.ReshapeOp)
     def run_reshape(

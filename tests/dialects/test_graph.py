@@ -146,6 +146,35 @@ BUILDERS: list[tuple[str, Callable[[], Operation], list[str]]] = [
     ("graph.arange", lambda: g.ArangeOp(2, 3, 5), ["tensor<5xi64>"]),
     ("graph.arange", lambda: g.ArangeOp(0.5, -0.25, 3, g.f16), ["tensor<3xf16>"]),
     ("graph.fusion_group", _fusion_group, ["tensor<4xf32>"]),
+    (
+        "graph.conv2d",
+        lambda: g.Conv2dOp(value([2, 6, 9, 8]), value([4, 3, 3, 2]), value([4]), (2, 1), 1, (2, 3), 2),
+        ["tensor<2x4x4x7xf32>"],
+    ),
+    (
+        "graph.conv2d",
+        lambda: g.Conv2dOp(value([1, 8, 5, 5], g.f16), value([8, 1, 3, 3], g.f16), groups=8),
+        ["tensor<1x8x3x3xf16>"],
+    ),
+    ("graph.conv1d", lambda: g.Conv1dOp(value([1, 8, 16]), value([4, 8, 3]), None, 2, 1), ["tensor<1x4x8xf32>"]),
+    ("graph.max_pool2d", lambda: g.MaxPool2dOp(value([1, 8, 16, 16]), 3, 2, 1), ["tensor<1x8x8x8xf32>"]),
+    (
+        "graph.max_pool2d",
+        lambda: g.MaxPool2dOp(value([1, 2, 10, 9]), (3, 2), 2, 0, (1, 2), ceil_mode=True),
+        ["tensor<1x2x5x4xf32>"],
+    ),
+    ("graph.avg_pool2d", lambda: g.AvgPool2dOp(value([1, 8, 16, 16]), 2), ["tensor<1x8x8x8xf32>"]),
+    (
+        "graph.avg_pool2d",
+        lambda: g.AvgPool2dOp(value([1, 2, 5, 5]), 2, ceil_mode=True, count_include_pad=False),
+        ["tensor<1x2x3x3xf32>"],
+    ),
+    ("graph.adaptive_avg_pool2d", lambda: g.AdaptiveAvgPool2dOp(value([1, 8, 7, 7]), [3, 2]), ["tensor<1x8x3x2xf32>"]),
+    (
+        "graph.batch_norm",
+        lambda: g.BatchNormOp(value([2, 8, 4, 4]), x8(), x8(), x8(), x8(), 1e-3),
+        ["tensor<2x8x4x4xf32>"],
+    ),
 ]  # fmt: skip
 
 
@@ -216,6 +245,21 @@ BAD_BUILDS: list[tuple[Callable[[], Operation], str]] = [
     (lambda: g.AttentionOp(value([8]), value([8]), value([8]), 1.0), r"rank >= 2"),
     (lambda: g.AttentionOp(value([2, 8]), value([0, 8]), value([0, 8]), 1.0),
      r"key length must be >= 1"),
+    (lambda: g.Conv2dOp(value([1, 6, 8, 8]), value([4, 4, 3, 3]), groups=4),
+     r"groups 4 must be >= 1 and divide the input channels 6 and the output channels 4"),
+    (lambda: g.Conv2dOp(value([1, 6, 8, 8]), value([4, 2, 3, 3]), groups=2),
+     r"weight \(4, 2, 3, 3\) takes 2 channels per group, the input has 6 channels"),
+    (lambda: g.Conv2dOp(value([1, 3, 2, 2]), value([4, 3, 3, 3])), r"output size \(0, 0\) is too small"),
+    (lambda: g.Conv2dOp(value([1, 3, 8]), value([4, 3, 3, 3])), r"input must have rank 4"),
+    (lambda: g.Conv2dOp(value([1, 3, 8, 8]), value([4, 3, 3, 3]), value([3])), r"bias must have shape \(4,\)"),
+    (lambda: g.Conv1dOp(value([1, 3, 8]), value([4, 3, 3]), stride=0), r"kernel and stride must be >= 1"),
+    (lambda: g.Conv2dOp(value([1, 3, 8, 8]), value([4, 3, 3, 3]), padding=-1),
+     r"dilation must be >= 1 and padding >= 0"),
+    (lambda: g.MaxPool2dOp(value([1, 3, 8, 8]), 3, padding=2), r"padding \[2, 2\] must be at most half"),
+    (lambda: g.AvgPool2dOp(value([3, 8, 8]), 2), r"input must have rank 4 \(N, C, \.\.\.\)"),
+    (lambda: g.AdaptiveAvgPool2dOp(value([1, 3, 8, 8]), [0, 2]), r"output size >= 1"),
+    (lambda: g.BatchNormOp(value([2, 8, 4]), x8(), x8(), x8(), value([4])),
+     r"per-channel operands must have shape \(8,\), got \(4,\)"),
 ]  # fmt: skip
 
 
@@ -279,6 +323,21 @@ VERIFY_ERRORS: list[tuple[Callable[[], Operation], str]] = [
      "graph.attention: query, key and value must share one float type"),
     (lambda: _create(g.FullOp, [], [T([2], f64)], value=g.FloatAttr(1.0, f64)),
      "graph.full: unsupported element type tensor<2xf64>"),
+    (lambda: _create(g.Conv2dOp, [value([1, 3, 8, 8], g.i32), value([4, 3, 3, 3], g.i32)],
+                     [T([1, 4, 6, 6], g.i32)], stride=g.ints([1, 1]), padding=g.ints([0, 0]),
+                     dilation=g.ints([1, 1]), groups=g.IntegerAttr(1, g.i64)),
+     "graph.conv2d: expects float tensors, got tensor<1x3x8x8xi32>"),
+    (lambda: _create(g.Conv2dOp, [value([1, 3, 8, 8]), value([4, 3, 3, 3])],
+                     [T([1, 4, 6, 6], g.f32)], stride=g.ints([1]), padding=g.ints([0, 0]),
+                     dilation=g.ints([1, 1]), groups=g.IntegerAttr(1, g.i64)),
+     "graph.conv2d: stride needs 2 entries (one per spatial dim), got [1]"),
+    (lambda: _create(g.MaxPool2dOp, [value([1, 3, 8, 8])], [T([1, 3, 4, 4], g.f32)],
+                     kernel=g.ints([2, 2]), stride=g.ints([2, 2]), padding=g.ints([0]),
+                     dilation=g.ints([1, 1])),
+     "graph.max_pool2d: padding needs 2 entries (one per spatial dim), got [0]"),
+    (lambda: _create(g.BatchNormOp, [value([2, 8]), *[value([8], g.f16)] * 4], [T([2, 8], g.f32)],
+                     eps=g.FloatAttr(1e-5, f64)),
+     "graph.batch_norm: input, statistics, weight and bias must share one float type"),
 ]  # fmt: skip
 
 

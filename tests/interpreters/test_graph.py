@@ -124,6 +124,109 @@ def gather_ref(x: Array, index: Array, dim: int) -> Array:
     return out
 
 
+def conv_ref(
+    x: Array,
+    w: Array,
+    b: Array | None,
+    stride: tuple[int, ...],
+    padding: tuple[int, ...],
+    dilation: tuple[int, ...],
+    groups: int,
+) -> Array:
+    """torch's convolution by its definition, one output element at a time:
+    taps that fall into the padding read zero."""
+    kernel, spatial = w.shape[2:], x.shape[2:]
+    out = [
+        (n + 2 * p - d * (k - 1) - 1) // s + 1
+        for n, k, s, p, d in zip(spatial, kernel, stride, padding, dilation)
+    ]
+    per_group, outs_per_group = x.shape[1] // groups, w.shape[0] // groups
+    y = np.zeros((x.shape[0], w.shape[0], *out))
+    for batch, o, *pos in np.ndindex(*y.shape):
+        group = o // outs_per_group
+        total = 0.0 if b is None else float(b[o])
+        for c in range(per_group):
+            for tap in np.ndindex(*kernel):
+                where = [
+                    q * s - p + t * d
+                    for q, s, p, t, d in zip(pos, stride, padding, tap, dilation)
+                ]
+                if all(0 <= i < n for i, n in zip(where, spatial)):
+                    value = x[(batch, group * per_group + c, *where)]
+                    total += float(value) * float(w[(o, c, *tap)])
+        y[(batch, o, *pos)] = total
+    return y
+
+
+def pool_windows(
+    size: int, out: int, kernel: int, stride: int, padding: int
+) -> list[tuple[int, int]]:
+    """(start, end) of each window along one dim, in padded coordinates
+    shifted back: start may be negative, end may pass the input."""
+    return [(o * stride - padding, o * stride - padding + kernel) for o in range(out)]
+
+
+def max_pool_ref(
+    x: Array,
+    out: tuple[int, int],
+    kernel: tuple[int, int],
+    stride: tuple[int, int],
+    padding: tuple[int, int],
+    dilation: tuple[int, int],
+) -> Array:
+    y = np.full((*x.shape[:2], *out), -np.inf)
+    for n, c, i, j in np.ndindex(*y.shape):
+        for a, bb in np.ndindex(*kernel):
+            r = i * stride[0] - padding[0] + a * dilation[0]
+            q = j * stride[1] - padding[1] + bb * dilation[1]
+            if 0 <= r < x.shape[2] and 0 <= q < x.shape[3]:
+                y[n, c, i, j] = max(y[n, c, i, j], float(x[n, c, r, q]))
+    return y
+
+
+def avg_pool_ref(
+    x: Array,
+    out: tuple[int, int],
+    kernel: tuple[int, int],
+    stride: tuple[int, int],
+    padding: tuple[int, int],
+    include_pad: bool,
+) -> Array:
+    """torch's divisor: the window cut at the padded input's end (with
+    include_pad), else cut at the input."""
+    y = np.zeros((*x.shape[:2], *out))
+    rows = pool_windows(x.shape[2], out[0], kernel[0], stride[0], padding[0])
+    cols = pool_windows(x.shape[3], out[1], kernel[1], stride[1], padding[1])
+    for n, c, i, j in np.ndindex(*y.shape):
+        (top, bottom), (left, right) = rows[i], cols[j]
+        bottom = min(bottom, x.shape[2] + padding[0])
+        right = min(right, x.shape[3] + padding[1])
+        inside = x[n, c, max(top, 0) : bottom, max(left, 0) : right]
+        count = inside.size if not include_pad else (bottom - top) * (right - left)
+        y[n, c, i, j] = f64(inside).sum() / count
+    return y
+
+
+def adaptive_avg_pool_ref(x: Array, out: tuple[int, int]) -> Array:
+    y = np.zeros((*x.shape[:2], *out))
+    h, w = x.shape[2:]
+    for n, c, i, j in np.ndindex(*y.shape):
+        top, bottom = math.floor(i * h / out[0]), math.ceil((i + 1) * h / out[0])
+        left, right = math.floor(j * w / out[1]), math.ceil((j + 1) * w / out[1])
+        y[n, c, i, j] = f64(x[n, c, top:bottom, left:right]).mean()
+    return y
+
+
+def batch_norm_ref(
+    x: Array, mean: Array, var: Array, w: Array, b: Array, eps: float
+) -> Array:
+    shape = (-1, *[1] * (x.ndim - 2))
+    normed = (f64(x) - f64(mean).reshape(shape)) / np.sqrt(
+        f64(var).reshape(shape) + eps
+    )
+    return normed * f64(w).reshape(shape) + f64(b).reshape(shape)
+
+
 def floor_div_ref(a: Array, b: Array) -> Array:
     pairs = zip(
         np.broadcast_to(a, np.broadcast_shapes(a.shape, b.shape)).flat,
@@ -814,6 +917,81 @@ CASES: list[Case] = [
         [],
         lambda: [3, 3, 3],
         exact=True,
+    ),
+    Case(
+        "conv2d-grouped",
+        "graph.conv2d %a0, %a1, %a2 dilation [1, 2] groups 2 padding [1, 0] "
+        "stride [2, 1] : (tensor<2x4x7x6xf32>, tensor<6x2x3x2xf32>, tensor<6xf32>) "
+        "-> tensor<2x6x4x4xf32>",
+        ["tensor<2x4x7x6xf32>", "tensor<6x2x3x2xf32>", "tensor<6xf32>"],
+        ["tensor<2x6x4x4xf32>"],
+        [f32(2, 4, 7, 6), f32(6, 2, 3, 2), f32(6)],
+        lambda x, w, b: conv_ref(x, w, b, (2, 1), (1, 0), (1, 2), 2),
+    ),
+    Case(
+        "conv2d-depthwise",
+        "graph.conv2d %a0, %a1 dilation [1, 1] groups 3 padding [1, 1] "
+        "stride [2, 2] : (tensor<1x3x5x5xf32>, tensor<3x1x3x3xf32>) "
+        "-> tensor<1x3x3x3xf32>",
+        ["tensor<1x3x5x5xf32>", "tensor<3x1x3x3xf32>"],
+        ["tensor<1x3x3x3xf32>"],
+        [f32(1, 3, 5, 5), f32(3, 1, 3, 3)],
+        lambda x, w: conv_ref(x, w, None, (2, 2), (1, 1), (1, 1), 3),
+    ),
+    Case(
+        "conv1d",
+        "graph.conv1d %a0, %a1, %a2 dilation [2] groups 1 padding [2] stride [2] "
+        ": (tensor<2x4x9xf32>, tensor<3x4x3xf32>, tensor<3xf32>) -> tensor<2x3x5xf32>",
+        ["tensor<2x4x9xf32>", "tensor<3x4x3xf32>", "tensor<3xf32>"],
+        ["tensor<2x3x5xf32>"],
+        [f32(2, 4, 9), f32(3, 4, 3), f32(3)],
+        lambda x, w, b: conv_ref(x, w, b, (2,), (2,), (2,), 1),
+    ),
+    Case(
+        "max_pool2d-ceil-dilated",
+        "graph.max_pool2d %a0 ceil_mode dilation [1, 2] kernel [3, 2] padding [1, 0] "
+        "stride [2, 2] : (tensor<1x2x7x6xf32>) -> tensor<1x2x4x3xf32>",
+        ["tensor<1x2x7x6xf32>"],
+        ["tensor<1x2x4x3xf32>"],
+        [f32(1, 2, 7, 6)],
+        lambda x: max_pool_ref(x, (4, 3), (3, 2), (2, 2), (1, 0), (1, 2)),
+        exact=True,
+    ),
+    Case(
+        "avg_pool2d-ceil-include-pad",
+        "graph.avg_pool2d %a0 ceil_mode count_include_pad kernel [3, 3] "
+        "padding [1, 1] stride [2, 2] : (tensor<1x2x7x6xf32>) -> tensor<1x2x4x4xf32>",
+        ["tensor<1x2x7x6xf32>"],
+        ["tensor<1x2x4x4xf32>"],
+        [f32(1, 2, 7, 6)],
+        lambda x: avg_pool_ref(x, (4, 4), (3, 3), (2, 2), (1, 1), True),
+    ),
+    Case(
+        "avg_pool2d-ceil",
+        "graph.avg_pool2d %a0 ceil_mode kernel [3, 3] padding [1, 1] stride [2, 2] "
+        ": (tensor<1x2x7x6xf32>) -> tensor<1x2x4x4xf32>",
+        ["tensor<1x2x7x6xf32>"],
+        ["tensor<1x2x4x4xf32>"],
+        [f32(1, 2, 7, 6)],
+        lambda x: avg_pool_ref(x, (4, 4), (3, 3), (2, 2), (1, 1), False),
+    ),
+    Case(
+        "adaptive_avg_pool2d",
+        "graph.adaptive_avg_pool2d %a0 : (tensor<1x2x7x5xf32>) -> tensor<1x2x3x2xf32>",
+        ["tensor<1x2x7x5xf32>"],
+        ["tensor<1x2x3x2xf32>"],
+        [f32(1, 2, 7, 5)],
+        lambda x: adaptive_avg_pool_ref(x, (3, 2)),
+    ),
+    Case(
+        "batch_norm",
+        "graph.batch_norm %a0, %a1, %a2, %a3, %a4 eps 1.0e-03 : (tensor<2x3x4xf32>, "
+        "tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) "
+        "-> tensor<2x3x4xf32>",
+        ["tensor<2x3x4xf32>"] + ["tensor<3xf32>"] * 4,
+        ["tensor<2x3x4xf32>"],
+        [f32(2, 3, 4), f32(3), positive(3), f32(3), f32(3)],
+        lambda x, m, v, w, b: batch_norm_ref(x, m, v, w, b, 1e-3),
     ),
     Case(
         "fusion_group",

@@ -893,3 +893,126 @@ func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
 %m = "test.op"() : () -> (tensor<4x4xi1>)
 // CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.attention: mask tensor<4x4xi1> does not broadcast to the scores' shape (2, 4, 6)
 %o = graph.attention %q, %k, %k, %m scale 1.0 : (tensor<2x4x8xf32>, tensor<2x6x8xf32>, tensor<2x6x8xf32>, tensor<4x4xi1>) -> tensor<2x4x8xf32>
+
+// -----
+
+// graph.conv2d: the weight's channels times groups are the input's.
+%x = "test.op"() : () -> (tensor<1x6x8x8xf32>)
+%w = "test.op"() : () -> (tensor<4x2x3x3xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.conv2d: weight (4, 2, 3, 3) takes 2 channels per group, the input has 6 channels in 2 groups (operands: tensor<1x6x8x8xf32>, tensor<4x2x3x3xf32>)
+%y = graph.conv2d %x, %w dilation [1, 1] groups 2 padding [0, 0] stride [1, 1] : (tensor<1x6x8x8xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x6x6xf32>
+
+// -----
+
+// graph.conv2d: groups divide both channel counts.
+%x = "test.op"() : () -> (tensor<1x6x8x8xf32>)
+%w = "test.op"() : () -> (tensor<4x6x3x3xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.conv2d: groups 0 must be >= 1 and divide the input channels 6 and the output channels 4 (operands: tensor<1x6x8x8xf32>, tensor<4x6x3x3xf32>)
+%y = graph.conv2d %x, %w dilation [1, 1] groups 0 padding [0, 0] stride [1, 1] : (tensor<1x6x8x8xf32>, tensor<4x6x3x3xf32>) -> tensor<1x4x6x6xf32>
+
+// -----
+
+// graph.conv2d: the bias has one entry per output channel.
+%x = "test.op"() : () -> (tensor<1x3x8x8xf32>)
+%w = "test.op"() : () -> (tensor<4x3x3x3xf32>)
+%b = "test.op"() : () -> (tensor<3xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.conv2d: bias must have shape (4,), got (3,) (operands: tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<3xf32>)
+%y = graph.conv2d %x, %w, %b dilation [1, 1] groups 1 padding [0, 0] stride [1, 1] : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<3xf32>) -> tensor<1x4x6x6xf32>
+
+// -----
+
+// graph.conv2d: input, weight and bias share one float type.
+%x = "test.op"() : () -> (tensor<1x3x8x8xf32>)
+%w = "test.op"() : () -> (tensor<4x3x3x3xf16>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.conv2d: input, weight and bias must share one element type (operands: tensor<1x3x8x8xf32>, tensor<4x3x3x3xf16>)
+%y = graph.conv2d %x, %w dilation [1, 1] groups 1 padding [0, 0] stride [1, 1] : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf16>) -> tensor<1x4x6x6xf32>
+
+// -----
+
+// graph.conv2d: one stride entry per spatial dim.
+%x = "test.op"() : () -> (tensor<1x3x8x8xf32>)
+%w = "test.op"() : () -> (tensor<4x3x3x3xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.conv2d: stride needs 2 entries (one per spatial dim), got [1] (operands: tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>)
+%y = graph.conv2d %x, %w dilation [1, 1] groups 1 padding [0, 0] stride [1] : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+
+// -----
+
+// graph.conv1d: the input is (N, C, W).
+%x = "test.op"() : () -> (tensor<3x8xf32>)
+%w = "test.op"() : () -> (tensor<4x3x3xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.conv1d: input must have rank 3 (N, C, ...), got (3, 8) (operands: tensor<3x8xf32>, tensor<4x3x3xf32>)
+%y = graph.conv1d %x, %w dilation [1] groups 1 padding [0] stride [1] : (tensor<3x8xf32>, tensor<4x3x3xf32>) -> tensor<4x6xf32>
+
+// -----
+
+// graph.conv1d: the (dilated) kernel fits the padded input.
+%x = "test.op"() : () -> (tensor<1x3x4xf32>)
+%w = "test.op"() : () -> (tensor<4x3x3xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.conv1d: output size (0,) is too small: input (4,), kernel [3], stride [1], padding [0], dilation [2] (operands: tensor<1x3x4xf32>, tensor<4x3x3xf32>)
+%y = graph.conv1d %x, %w dilation [2] groups 1 padding [0] stride [1] : (tensor<1x3x4xf32>, tensor<4x3x3xf32>) -> tensor<1x4x1xf32>
+
+// -----
+
+// graph.conv2d: the declared result has torch's output size.
+%x = "test.op"() : () -> (tensor<1x3x8x8xf32>)
+%w = "test.op"() : () -> (tensor<4x3x3x3xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.conv2d: result type tensor<1x4x8x8xf32> does not match inferred type tensor<1x4x4x4xf32> (operands: tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>)
+%y = graph.conv2d %x, %w dilation [1, 1] groups 1 padding [1, 1] stride [2, 2] : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
+
+// -----
+
+// graph.max_pool2d: padding at most half the kernel.
+%x = "test.op"() : () -> (tensor<1x3x8x8xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.max_pool2d: padding [2, 2] must be at most half the kernel [3, 3] (operands: tensor<1x3x8x8xf32>)
+%y = graph.max_pool2d %x dilation [1, 1] kernel [3, 3] padding [2, 2] stride [1, 1] : (tensor<1x3x8x8xf32>) -> tensor<1x3x10x10xf32>
+
+// -----
+
+// graph.max_pool2d: kernel and stride are >= 1.
+%x = "test.op"() : () -> (tensor<1x3x8x8xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.max_pool2d: kernel and stride must be >= 1, got [2, 2] and [0, 2] (operands: tensor<1x3x8x8xf32>)
+%y = graph.max_pool2d %x dilation [1, 1] kernel [2, 2] padding [0, 0] stride [0, 2] : (tensor<1x3x8x8xf32>) -> tensor<1x3x4x4xf32>
+
+// -----
+
+// graph.max_pool2d: float tensors only.
+%x = "test.op"() : () -> (tensor<1x3x8x8xi32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.max_pool2d: expects a float tensor, got tensor<1x3x8x8xi32>
+%y = graph.max_pool2d %x dilation [1, 1] kernel [2, 2] padding [0, 0] stride [2, 2] : (tensor<1x3x8x8xi32>) -> tensor<1x3x4x4xi32>
+
+// -----
+
+// graph.avg_pool2d: the input is (N, C, H, W).
+%x = "test.op"() : () -> (tensor<3x8x8xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.avg_pool2d: input must have rank 4 (N, C, ...), got (3, 8, 8) (operands: tensor<3x8x8xf32>)
+%y = graph.avg_pool2d %x kernel [2, 2] padding [0, 0] stride [2, 2] : (tensor<3x8x8xf32>) -> tensor<3x4x4xf32>
+
+// -----
+
+// graph.avg_pool2d: ceil_mode drops a window that would start in the right padding.
+%x = "test.op"() : () -> (tensor<1x1x5x5xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.avg_pool2d: result type tensor<1x1x4x4xf32> does not match inferred type tensor<1x1x3x3xf32> (operands: tensor<1x1x5x5xf32>)
+%y = graph.avg_pool2d %x ceil_mode kernel [2, 2] padding [1, 1] stride [2, 2] : (tensor<1x1x5x5xf32>) -> tensor<1x1x4x4xf32>
+
+// -----
+
+// graph.adaptive_avg_pool2d: the result keeps N and C.
+%x = "test.op"() : () -> (tensor<1x8x7x7xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.adaptive_avg_pool2d: result (1, 4, 2, 2) must keep N and C of (1, 8, 7, 7) and have an output size >= 1 (from a non-empty input) (operands: tensor<1x8x7x7xf32>)
+%y = graph.adaptive_avg_pool2d %x : (tensor<1x8x7x7xf32>) -> tensor<1x4x2x2xf32>
+
+// -----
+
+// graph.batch_norm: statistics, weight and bias have one entry per channel.
+%x = "test.op"() : () -> (tensor<2x8x4x4xf32>)
+%c = "test.op"() : () -> (tensor<8xf32>)
+%d = "test.op"() : () -> (tensor<4xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.batch_norm: per-channel operands must have shape (8,), got (4,) (operands: tensor<2x8x4x4xf32>, tensor<8xf32>, tensor<4xf32>, tensor<8xf32>, tensor<8xf32>)
+%y = graph.batch_norm %x, %c, %d, %c, %c eps 1.0e-05 : (tensor<2x8x4x4xf32>, tensor<8xf32>, tensor<4xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<2x8x4x4xf32>
+
+// -----
+
+// graph.batch_norm: one float type for every operand.
+%x = "test.op"() : () -> (tensor<2x8xi32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.batch_norm: input, statistics, weight and bias must share one float type (operands: tensor<2x8xi32>, tensor<2x8xi32>, tensor<2x8xi32>, tensor<2x8xi32>, tensor<2x8xi32>)
+%y = graph.batch_norm %x, %x, %x, %x, %x eps 1.0e-05 : tensor<2x8xi32>
