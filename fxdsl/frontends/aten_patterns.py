@@ -2,7 +2,8 @@
 
 `run_decompositions()` takes apart what the graph dialect keeps whole:
 `aten.linear` becomes `permute` + `addmm` (or `view` + `mm` + `view` for
-batched inputs), `silu` becomes `x * sigmoid(x)`, and
+batched inputs), `silu` becomes `x * sigmoid(x)`, `hardsigmoid` and
+`hardswish` become `clamp(x + 3, 0, 6) / 6` (times x), and
 `scaled_dot_product_attention` becomes two `bmm`s around a `_softmax`, with
 q and kᵀ each multiplied by √scale and a guard that zeroes fully masked
 rows. `recognise` finds these shapes in the fx graph and returns, for the
@@ -155,6 +156,39 @@ def _silu(node: Any) -> Pattern | None:
 
 
 # --------------------------------------------------------------------------- #
+# hardsigmoid: clamp(x + 3, 0, 6) / 6; hardswish: x * clamp(x + 3, 0, 6) / 6
+# --------------------------------------------------------------------------- #
+
+
+def _relu6_of_x_plus_3(node: Any) -> Any:
+    """x for `clamp(clamp(x + 3, 0), None, 6)`, the core form's middle."""
+    if _target(node) != "aten.clamp.default" or tuple(node.args[1:]) != (None, 6):
+        return None
+    lower = node.args[0]
+    if _target(lower) != "aten.clamp.default" or tuple(lower.args[1:]) != (0,):
+        return None
+    shifted = lower.args[0]
+    if _target(shifted) != "aten.add.Tensor" or shifted.args[1] != 3:
+        return None
+    return shifted.args[0]
+
+
+def _hard_activation(node: Any) -> Pattern | None:
+    if _target(node) != "aten.div.Tensor" or node.args[1] != 6:
+        return None
+    numerator = node.args[0]
+    x = _relu6_of_x_plus_3(numerator)
+    if x is not None:
+        return Pattern([x], ops.hardsigmoid)
+    if _target(numerator) != "aten.mul.Tensor":
+        return None
+    lhs, rhs = numerator.args[:2]
+    if _relu6_of_x_plus_3(rhs) is lhs:
+        return Pattern([lhs], ops.hardswish)
+    return None
+
+
+# --------------------------------------------------------------------------- #
 # attention: bmm(softmax(bmm(q·a, kᵀ·b) [+ mask]) [guarded], v)
 # --------------------------------------------------------------------------- #
 
@@ -204,7 +238,7 @@ def _attention(node: Any) -> Pattern | None:
     return Pattern(inputs, build, masks={3} if mask is not None else set())
 
 
-RECOGNISERS = (_attention, _linear, _silu)
+RECOGNISERS = (_attention, _linear, _silu, _hard_activation)
 
 
 def recognise(graph: Any, is_folded: Callable[[Any], bool]) -> dict[Any, Pattern]:
