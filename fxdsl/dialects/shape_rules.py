@@ -230,11 +230,8 @@ def window_out_size(
     `(size + 2 padding - dilation (kernel - 1) - 1) / stride + 1`, rounded
     down, or up with `ceil` (pooling's ceil_mode, where the last window must
     still start inside the input or its left padding)."""
-    span = dilation * (kernel - 1) + 1
-    room = size + 2 * padding - span
-    if room < 0:
-        return 0
-    out = (-(-room // stride) if ceil else room // stride) + 1
+    room = size + 2 * padding - dilation * (kernel - 1) - 1
+    out = (room + (stride - 1 if ceil else 0)) // stride + 1
     if ceil and (out - 1) * stride >= size + padding:
         out -= 1
     return out
@@ -337,13 +334,12 @@ def pool_shape(
     ceil: bool,
 ) -> Shape:
     """Pooling of x (N, C, *spatial) per channel; padding at most half the
-    (dilated) kernel, as torch requires."""
+    kernel (undilated), as torch requires."""
     rank = len(kernel)
     if len(x) != rank + 2:
         raise ShapeError(f"input must have rank {rank + 2} (N, C, ...), got {x}")
     _check_window(x[2:], kernel, stride, padding, dilation)
-    spans = [d * (k - 1) + 1 for k, d in zip(kernel, dilation)]
-    if any(2 * p > s for p, s in zip(padding, spans)):
+    if any(2 * p > k for p, k in zip(padding, kernel)):
         raise ShapeError(
             f"padding {list(padding)} must be at most half the kernel {list(kernel)}"
         )
