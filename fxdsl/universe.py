@@ -9,6 +9,7 @@ break the driver for everyone else.
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import Callable
 
 from xdsl.ir import Dialect
@@ -40,6 +41,10 @@ PASSES: dict[str, str] = {
     ),
     "convert-graph-to-gpu": "fxdsl.lowering.convert_graph_to_gpu:ConvertGraphToGpuPass",
 }
+
+PLUGINS_VARIABLE = "FXDSL_PLUGINS"
+"""Comma-separated modules to import at start-up: their `register_pass`
+calls (`fxdsl.rewrite.registry`) add passes to `PASSES`."""
 
 # target name -> "module:ClassName"
 TARGETS: dict[str, str] = {
@@ -80,4 +85,23 @@ FXDSL_UNIVERSE = Universe(
     all_passes=get_all_passes(),
     all_targets=get_all_targets(),
 )
-importlib.import_module("fxdsl.rewrite.registry").load_plugins()  # $FXDSL_PLUGINS
+
+
+def load_plugins(spec: str | None = None) -> list[str]:
+    """Import the plugin modules named in `spec` (default: $FXDSL_PLUGINS,
+    comma-separated dotted paths); returns the module names imported."""
+    spec = os.environ.get(PLUGINS_VARIABLE, "") if spec is None else spec
+    names = [name.strip() for name in spec.split(",") if name.strip()]
+    for module_name in names:
+        try:
+            importlib.import_module(module_name)
+        except Exception as error:
+            raise ImportError(
+                f"{PLUGINS_VARIABLE}: cannot import plugin module '{module_name}': "
+                f"{type(error).__name__}: {error}"
+            ) from error
+    return names
+
+
+# Plugins register into PASSES and FXDSL_UNIVERSE, both made above.
+load_plugins()

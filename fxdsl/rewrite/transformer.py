@@ -43,7 +43,7 @@ from fxdsl.dialects.graph import SCOPE, ScopeAttr
 from fxdsl.dialects.shape_rules import ShapeError
 from fxdsl.frontends.tracer import Tensor, emitting_into
 from fxdsl.rewrite.editing import functions, inherit_provenance
-from fxdsl.rewrite.registry import make_pass
+from fxdsl.rewrite.python_pass import make_pass
 
 Result = SSAValue | Sequence[SSAValue] | None
 
@@ -139,7 +139,8 @@ class Transformer:
     @classmethod
     def as_pass(cls, name: str | None = None) -> type[ModulePass]:
         """A `ModulePass` class running this transformer (for `fxdsl-opt`)."""
-        return make_pass(name or cls.name or cls.__name__, cls)
+        name = name or cls.name or cls.__name__
+        return make_pass(name, lambda module: cls().transform(module), cls)
 
     def _transform_block_ops(self, ops: list[Operation]) -> None:
         for op in ops:
