@@ -12,25 +12,21 @@ reductions run; this module decides what they compute.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from xdsl.dialects import arith, math
 from xdsl.ir import Operation, SSAValue
 
 from fxdsl.dialects import graph
 from fxdsl.dialects.graph import dtype_of, shape_of
+from fxdsl.lowering.kernel_emitter import Index, KernelEmitter
 from fxdsl.lowering.scalar_ops import compute_type
 
-if TYPE_CHECKING:
-    from fxdsl.lowering.kernel_builder import KernelBuilder
-    from fxdsl.lowering.value_rules import Index
-
-Reducer = Callable[[str, Callable[["Index"], SSAValue]], SSAValue]
+Reducer = Callable[[str, Callable[[Index], SSAValue]], SSAValue]
 """`reduce(kind, element)`: emits a reduction of `element(index)`, returns it."""
 
 
 def reduction_stats(
-    b: KernelBuilder, op: Operation, reduce: Reducer, count: int
+    b: KernelEmitter, op: Operation, reduce: Reducer, count: int
 ) -> dict[str, SSAValue]:
     """Emit the statistics of reduction-class `op` (sum, mean and variance,
     max and sum of exp, ...) with `reduce(kind, element)` over `count`
@@ -80,7 +76,7 @@ def reduction_stats(
 
 
 def finish(
-    b: KernelBuilder, op: Operation, stats: dict[str, SSAValue], idx: Index
+    b: KernelEmitter, op: Operation, stats: dict[str, SSAValue], idx: Index
 ) -> SSAValue:
     """Element `idx` of a reduction-class op's result from its statistics."""
     if "value" in stats and not isinstance(op, graph.LayerNormOp):
@@ -101,7 +97,7 @@ def finish(
 
 
 def _shifted_exp(
-    b: KernelBuilder, op: Operation, idx: Index, peak: SSAValue
+    b: KernelEmitter, op: Operation, idx: Index, peak: SSAValue
 ) -> SSAValue:
     """`exp(x[idx] - max)` of softmax-like `op`, emitted once per region
     scope: in a register-resident row the sum and the store share it."""
@@ -112,7 +108,7 @@ def _shifted_exp(
     )
 
 
-def _shifted(b: KernelBuilder, op: Operation, idx: Index, peak: SSAValue) -> SSAValue:
+def _shifted(b: KernelEmitter, op: Operation, idx: Index, peak: SSAValue) -> SSAValue:
     """`x[idx] - max`, once per region scope (log_softmax's finish shares it)."""
     return b.memo(
         (op.results[0], "shifted", idx),

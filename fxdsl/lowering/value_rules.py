@@ -8,7 +8,6 @@ are literals (splats) or `__device__` arrays (`memref.global` in the
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import AnyFloat, IndexType, MemRefType, StringAttr, UnitAttr
@@ -16,19 +15,13 @@ from xdsl.ir import Operation, SSAValue
 
 from fxdsl.dialects import graph
 from fxdsl.dialects.graph import dtype_of, shape_of
+from fxdsl.lowering.kernel_emitter import Index, KernelEmitter
 from fxdsl.lowering.scalar_ops import compute_type
 
-if TYPE_CHECKING:
-    from fxdsl.lowering.kernel_builder import KernelBuilder
-
-Index = tuple[SSAValue, ...]
-"""An element position: one `index` value per dim."""
+ValueRule = Callable[[KernelEmitter, Operation, SSAValue, Index], SSAValue]
 
 
-ValueRule = Callable[["KernelBuilder", Operation, SSAValue, Index], SSAValue]
-
-
-def _reshape(b: KernelBuilder, op: Operation, value: SSAValue, idx: Index) -> SSAValue:
+def _reshape(b: KernelEmitter, op: Operation, value: SSAValue, idx: Index) -> SSAValue:
     source = op.operands[0]
     src, dst = shape_of(source), shape_of(value)
     # Trailing dims both shapes share pass through (row-major: the outer dims
@@ -46,7 +39,7 @@ def _reshape(b: KernelBuilder, op: Operation, value: SSAValue, idx: Index) -> SS
     return b.value_at(source, (*outer, *idx[len(outer_dst) :]))
 
 
-def _transpose(b: KernelBuilder, op: Operation, _v: SSAValue, idx: Index) -> SSAValue:
+def _transpose(b: KernelEmitter, op: Operation, _v: SSAValue, idx: Index) -> SSAValue:
     assert isinstance(op, graph.TransposeOp)
     source_idx: list[SSAValue] = list(idx)
     for i, p in enumerate(op.perm.get_values()):
@@ -54,7 +47,7 @@ def _transpose(b: KernelBuilder, op: Operation, _v: SSAValue, idx: Index) -> SSA
     return b.value_at(op.input, tuple(source_idx))
 
 
-def _slice(b: KernelBuilder, op: Operation, _v: SSAValue, idx: Index) -> SSAValue:
+def _slice(b: KernelEmitter, op: Operation, _v: SSAValue, idx: Index) -> SSAValue:
     assert isinstance(op, graph.SliceOp)
     source_idx: list[SSAValue] = []
     for i, start, step in zip(idx, op.start.get_values(), op.step.get_values()):
@@ -67,13 +60,13 @@ def _slice(b: KernelBuilder, op: Operation, _v: SSAValue, idx: Index) -> SSAValu
 
 
 def _broadcast_to(
-    b: KernelBuilder, op: Operation, _v: SSAValue, idx: Index
+    b: KernelEmitter, op: Operation, _v: SSAValue, idx: Index
 ) -> SSAValue:
     source = op.operands[0]
     return b.value_at(source, b.broadcast_index(idx, shape_of(source)))
 
 
-def _split(b: KernelBuilder, op: Operation, value: SSAValue, idx: Index) -> SSAValue:
+def _split(b: KernelEmitter, op: Operation, value: SSAValue, idx: Index) -> SSAValue:
     assert isinstance(op, graph.SplitOp)
     dim = op.dim.value.data % len(idx)
     offset = sum(op.sizes.get_values()[: op.results.index(value)])  # type: ignore[arg-type]
@@ -83,7 +76,7 @@ def _split(b: KernelBuilder, op: Operation, value: SSAValue, idx: Index) -> SSAV
     return b.value_at(op.input, tuple(shifted))
 
 
-def _concat(b: KernelBuilder, op: Operation, value: SSAValue, idx: Index) -> SSAValue:
+def _concat(b: KernelEmitter, op: Operation, value: SSAValue, idx: Index) -> SSAValue:
     assert isinstance(op, graph.ConcatOp)
     dim = op.dim.value.data % len(idx)
     pieces = list(op.inputs)
@@ -107,7 +100,7 @@ def _concat(b: KernelBuilder, op: Operation, value: SSAValue, idx: Index) -> SSA
     return select(0, 0)
 
 
-def _gather(b: KernelBuilder, op: Operation, _v: SSAValue, idx: Index) -> SSAValue:
+def _gather(b: KernelEmitter, op: Operation, _v: SSAValue, idx: Index) -> SSAValue:
     assert isinstance(op, graph.GatherOp)
     position = b.emit(arith.IndexCastOp(b.value_at(op.index, idx), IndexType()))
     source_idx = list(idx)
@@ -115,13 +108,13 @@ def _gather(b: KernelBuilder, op: Operation, _v: SSAValue, idx: Index) -> SSAVal
     return b.value_at(op.input, tuple(source_idx))
 
 
-def _embedding(b: KernelBuilder, op: Operation, _v: SSAValue, idx: Index) -> SSAValue:
+def _embedding(b: KernelEmitter, op: Operation, _v: SSAValue, idx: Index) -> SSAValue:
     assert isinstance(op, graph.EmbeddingOp)
     row = b.emit(arith.IndexCastOp(b.value_at(op.indices, idx[:-1]), IndexType()))
     return b.value_at(op.weight, (row, idx[-1]))
 
 
-def _index(b: KernelBuilder, op: Operation, _v: SSAValue, idx: Index) -> SSAValue:
+def _index(b: KernelEmitter, op: Operation, _v: SSAValue, idx: Index) -> SSAValue:
     assert isinstance(op, graph.IndexOp)
     dims, shape = op.dim_list, shape_of(op.input)
     rank = len(shape_of(op.result)) - len(shape) + len(dims)  # of the indices
@@ -143,14 +136,14 @@ def _index(b: KernelBuilder, op: Operation, _v: SSAValue, idx: Index) -> SSAValu
     return b.value_at(op.input, tuple(source))
 
 
-def _full(b: KernelBuilder, op: Operation, value: SSAValue, _idx: Index) -> SSAValue:
+def _full(b: KernelEmitter, op: Operation, value: SSAValue, _idx: Index) -> SSAValue:
     assert isinstance(op, graph.FullOp)
     typ = compute_type(dtype_of(value))
     number = op.value.value.data
     return b.const(number if isinstance(typ, AnyFloat) else int(number), typ)
 
 
-def _constant(b: KernelBuilder, op: Operation, value: SSAValue, idx: Index) -> SSAValue:
+def _constant(b: KernelEmitter, op: Operation, value: SSAValue, idx: Index) -> SSAValue:
     assert isinstance(op, graph.ConstantOp)
     typ = compute_type(dtype_of(value))
     data = op.value.get_values()
