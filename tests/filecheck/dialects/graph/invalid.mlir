@@ -1016,3 +1016,48 @@ func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
 %x = "test.op"() : () -> (tensor<2x8xi32>)
 // CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.batch_norm: input, statistics, weight and bias must share one float type (operands: tensor<2x8xi32>, tensor<2x8xi32>, tensor<2x8xi32>, tensor<2x8xi32>, tensor<2x8xi32>)
 %y = graph.batch_norm %x, %x, %x, %x, %x eps 1.0e-05 : tensor<2x8xi32>
+
+// -----
+
+// graph.conv2d: float tensors only.
+%x = "test.op"() : () -> (tensor<1x3x8x8xi32>)
+%w = "test.op"() : () -> (tensor<4x3x3x3xi32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.conv2d: expects float tensors, got tensor<1x3x8x8xi32> (operands: tensor<1x3x8x8xi32>, tensor<4x3x3x3xi32>)
+%y = graph.conv2d %x, %w dilation [1, 1] groups 1 padding [0, 0] stride [1, 1] : (tensor<1x3x8x8xi32>, tensor<4x3x3x3xi32>) -> tensor<1x4x6x6xi32>
+
+// -----
+
+// graph.conv2d: the weight is (out, in / groups, kh, kw).
+%x = "test.op"() : () -> (tensor<1x3x8x8xf32>)
+%w = "test.op"() : () -> (tensor<4x27xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.conv2d: weight must have rank 4 (out, in / groups, ...), got (4, 27) (operands: tensor<1x3x8x8xf32>, tensor<4x27xf32>)
+%y = graph.conv2d %x, %w dilation [1, 1] groups 1 padding [0, 0] stride [1, 1] : (tensor<1x3x8x8xf32>, tensor<4x27xf32>) -> tensor<1x4x6x6xf32>
+
+// -----
+
+// graph.conv2d: dilation >= 1 and padding >= 0.
+%x = "test.op"() : () -> (tensor<1x3x8x8xf32>)
+%w = "test.op"() : () -> (tensor<4x3x3x3xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.conv2d: dilation must be >= 1 and padding >= 0, got [0, 1] and [1, 1] (operands: tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>)
+%y = graph.conv2d %x, %w dilation [0, 1] groups 1 padding [1, 1] stride [1, 1] : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
+
+// -----
+
+// graph.adaptive_avg_pool2d: the input and result are (N, C, H, W).
+%x = "test.op"() : () -> (tensor<8x7x7xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.adaptive_avg_pool2d: input and result must have rank 4 (N, C, H, W), got (8, 7, 7) and (8, 2, 2) (operands: tensor<8x7x7xf32>)
+%y = graph.adaptive_avg_pool2d %x : (tensor<8x7x7xf32>) -> tensor<8x2x2xf32>
+
+// -----
+
+// graph.adaptive_avg_pool2d: the element type stays.
+%x = "test.op"() : () -> (tensor<1x8x7x7xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.adaptive_avg_pool2d: element type changes: tensor<1x8x7x7xf32> -> tensor<1x8x2x2xf16>
+%y = graph.adaptive_avg_pool2d %x : (tensor<1x8x7x7xf32>) -> tensor<1x8x2x2xf16>
+
+// -----
+
+// graph.batch_norm: the input has a channel dim (N, C, ...).
+%x = "test.op"() : () -> (tensor<8xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.batch_norm: input must have rank >= 2 (N, C, ...), got (8,)
+%y = graph.batch_norm %x, %x, %x, %x, %x eps 1.0e-05 : tensor<8xf32>
