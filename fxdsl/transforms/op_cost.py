@@ -89,6 +89,18 @@ def _attention(op: Operation) -> float:
     return work / 2 if op.is_causal else work
 
 
+def _conv(op: Operation) -> float:
+    # Every output element is a dot product over its group's input channels
+    # and the kernel: the weight's shape after the output channels.
+    assert isinstance(op, graph.ConvOp)
+    return 2.0 * _out(op) * math.prod(graph.shape_of(op.weight)[1:])
+
+
+def _pool(op: Operation) -> float:
+    assert isinstance(op, graph.Pool2dOp)
+    return float(_out(op) * math.prod(op.kernel_list))
+
+
 def _per_output(factor: float) -> Callable[[Operation], float]:
     return lambda op: factor * _out(op)
 
@@ -107,6 +119,10 @@ FLOPS: tuple[tuple[type[Operation], Callable[[Operation], float]], ...] = (
     (graph.MatmulOp, _matmul),
     (graph.LinearOp, _matmul),
     (graph.AttentionOp, _attention),
+    (graph.ConvOp, _conv),
+    (graph.Pool2dOp, _pool),
+    (graph.AdaptiveAvgPool2dOp, _per_input(1)),
+    (graph.BatchNormOp, _per_output(2)),
     (graph.LayerNormOp, _per_output(8)),
     (graph.SoftmaxLikeOp, _per_output(5)),
     (graph.GeluOp, _per_output(8)),

@@ -34,6 +34,7 @@ from fxdsl.lowering.pipeline import GPU_PIPELINE  # noqa: E402
 from fxdsl.runtime.ir_emulator import Emulator  # noqa: E402
 from fxdsl.testing.conv_models import CONV_MODELS  # noqa: E402
 from fxdsl.testing.torch_models import eager_outputs  # noqa: E402
+from fxdsl.transforms.op_cost import op_cost  # noqa: E402
 
 LEVELS = ("default", "core")
 nn = torch.nn
@@ -226,3 +227,22 @@ class _Indices(nn.Module):
 def test_unsupported_conv_arguments_are_named(module: type[Any], message: str) -> None:
     with pytest.raises(TorchImportError, match=message):
         from_torch(module().eval(), (torch.randn(1, 4, 4, 4),), decompose=True)
+
+
+@pytest.mark.parametrize(
+    ("name", "multiply_adds"),
+    # torchvision's model table: 1.81 GFLOPS (multiply-adds) for resnet18;
+    # the MobileNetV3 paper: 56M MAdds for MobileNetV3-Small 1.0
+    [("resnet18", 1.814e9), ("mobilenet_v3_small", 56.5e6)],
+)
+def test_conv_nets_cost_their_published_multiply_adds(
+    name: str, multiply_adds: float
+) -> None:
+    """The cost model's conv and linear FLOPs at 224x224 (two per
+    multiply-add) are the published counts: the architectures are
+    torchvision's, and the cost model counts grouped convs right."""
+    model, args, _ = CONV_MODELS[name](size=224)
+    ops = _ops(from_torch(model, args))
+    contractions = [op for op in ops if isinstance(op, graph.ConvOp | graph.LinearOp)]
+    counted = sum(op_cost(op).flops for op in contractions) / 2
+    assert counted == pytest.approx(multiply_adds, rel=2e-3)
