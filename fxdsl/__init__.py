@@ -17,8 +17,8 @@ from fxdsl._lazy import lazy_exports
 _EXPORTS: dict[str, str] = {
     "trace": "fxdsl.frontends.tracer",
     "TensorSpec": "fxdsl.frontends.tracer",
-    "scope": "fxdsl.frontends.tracer",
-    "module_call": "fxdsl.frontends.tracer",
+    "scope": "fxdsl.frontends.trace_state",
+    "module_call": "fxdsl.frontends.module_calls",
     "ops": "fxdsl.frontends.ops",
     "parse": "fxdsl.api",
     "apply": "fxdsl.pass_pipeline",

@@ -6,7 +6,7 @@ interpreter need not import the rewrite API to find a module's functions.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Container, Hashable
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import FileLineColLoc, ModuleOp, StringAttr
@@ -65,6 +65,16 @@ def arg_attr(function: func.FuncOp, index: int, key: str) -> str | None:
         return None
     value = attrs.data[index].data.get(key)
     return value.data if isinstance(value, StringAttr) else None
+
+
+def unique_name(base: str, taken: Container[str], separator: str = "_") -> str:
+    """`base`, or else `base_1`, `base_2`... (joined by `separator`): the
+    first that is not in `taken`. Adding it to `taken` is the caller's."""
+    name, n = base, 0
+    while name in taken:
+        n += 1
+        name = f"{base}{separator}{n}"
+    return name
 
 
 def single_block_bodies(

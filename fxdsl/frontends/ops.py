@@ -1,5 +1,11 @@
 """`fxdsl.ops`: the graph ops as functions on traced tensors.
 
+`Tensor` (a symbolic tensor of the running trace, whose operators are these
+functions) and `emit` (build, verify and append one op) live here too, with
+the functions they call, so that neither imports the other's module; the
+trace itself is `fxdsl.frontends.trace_state`, `trace` is in
+`fxdsl.frontends.tracer`.
+
 Each function builds one graph op (a few build two: a scalar operand adds a
 rank-0 `graph.full`, `split` with an int size computes the pieces) through the
 dialect's constructors, so result types come from `shape_rules` and a bad
@@ -16,7 +22,8 @@ from __future__ import annotations
 
 import builtins
 import math
-from collections.abc import Sequence
+import typing
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
@@ -27,21 +34,325 @@ from xdsl.dialects.builtin import (
     UnitAttr,
     i64,
 )
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.utils.exceptions import VerifyException
 
 from fxdsl.dialects import graph
-from fxdsl.frontends.tracer import (
-    Tensor,
+from fxdsl.dialects.graph import SCOPE, ScopeAttr, dtype_of, shape_of
+from fxdsl.dialects.shape_rules import ShapeError
+from fxdsl.frontends.trace_state import (
+    TraceState,
+    active_state,
     dtype_attr,
-    emit,
+    dtype_name,
     numpy_dtype_name,
-    wrap,
 )
 
 Dims = int | Sequence[int] | None
 INTEGER_DTYPES = ("i64", "i32", "i1")
 Scalar = bool | int | float | np.generic
 OpT = TypeVar("OpT", bound=graph.GraphOp)
+
+
+# --------------------------------------------------------------------------- #
+# The symbolic tensor, and emitting ops into the running trace
+# --------------------------------------------------------------------------- #
+
+
+class Tensor:
+    """A symbolic tensor: one SSA value of the trace that is running.
+
+    Operators build graph ops through the functions below; comparisons give i1
+    tensors (so `__eq__` is elementwise, and hashing is by identity).
+    """
+
+    # Make numpy defer to our reflected operators (`np_array + tensor`).
+    __array_ufunc__ = None
+
+    def __init__(self, value: SSAValue, state: TraceState):
+        self.value = value
+        self._state = state
+
+    # -- metadata -------------------------------------------------------- #
+
+    @property
+    def type(self) -> TensorType[Attribute]:
+        typ = self.value.type
+        assert isinstance(typ, TensorType)
+        return typ
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return shape_of(self.value)
+
+    @property
+    def dtype(self) -> str:
+        return dtype_name(dtype_of(self.value))
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    def __repr__(self) -> str:
+        return f"Tensor(shape={self.shape}, dtype={self.dtype!r})"
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def check_trace(self, state: TraceState, what: str) -> None:
+        """ValueError "`what` belongs to a different trace" unless this is a
+        value of the trace `state` (a tensor kept from another trace)."""
+        if self._state is not state:
+            raise ValueError(f"{what} belongs to a different trace")
+
+    def __bool__(self) -> bool:
+        raise TypeError(
+            "a traced Tensor has no truth value; use fxdsl.ops.where for data-"
+            "dependent choices"
+        )
+
+    # -- arithmetic ------------------------------------------------------- #
+
+    def __add__(self, other: Any) -> Tensor:
+        return add(self, other)
+
+    def __radd__(self, other: Any) -> Tensor:
+        return add(other, self)
+
+    def __sub__(self, other: Any) -> Tensor:
+        return sub(self, other)
+
+    def __rsub__(self, other: Any) -> Tensor:
+        return sub(other, self)
+
+    def __mul__(self, other: Any) -> Tensor:
+        return mul(self, other)
+
+    def __rmul__(self, other: Any) -> Tensor:
+        return mul(other, self)
+
+    def __truediv__(self, other: Any) -> Tensor:
+        return div(self, other)
+
+    def __rtruediv__(self, other: Any) -> Tensor:
+        return div(other, self)
+
+    def __pow__(self, other: Any) -> Tensor:
+        return pow(self, other)
+
+    def __rpow__(self, other: Any) -> Tensor:
+        return pow(other, self)
+
+    def __matmul__(self, other: Any) -> Tensor:
+        return matmul(self, other)
+
+    def __rmatmul__(self, other: Any) -> Tensor:
+        return matmul(other, self)
+
+    def __neg__(self) -> Tensor:
+        return neg(self)
+
+    # -- comparisons (elementwise, i1 result) ------------------------------ #
+
+    def __lt__(self, other: Any) -> Tensor:
+        return lt(self, other)
+
+    def __le__(self, other: Any) -> Tensor:
+        return le(self, other)
+
+    def __gt__(self, other: Any) -> Tensor:
+        return gt(self, other)
+
+    def __ge__(self, other: Any) -> Tensor:
+        return ge(self, other)
+
+    def __eq__(self, other: object) -> Tensor:  # pyright: ignore[reportIncompatibleMethodOverride]
+        return eq(self, other)
+
+    def __ne__(self, other: object) -> Tensor:  # pyright: ignore[reportIncompatibleMethodOverride]
+        return ne(self, other)
+
+    # -- shape methods ----------------------------------------------------- #
+
+    def reshape(self, *shape: int | Sequence[int]) -> Tensor:
+        """`x.reshape(2, -1)` or `x.reshape((2, -1))`; one dim may be -1."""
+        return reshape(self, _varargs(shape))
+
+    def permute(self, *perm: int | Sequence[int]) -> Tensor:
+        """Result dim i is input dim perm[i] (negative dims allowed)."""
+        return permute(self, _varargs(perm))
+
+    def transpose(self, *dims: int | Sequence[int]) -> Tensor:
+        """No dims: reverse all dims. Two dims: swap them (torch's
+        `x.transpose(-2, -1)`). Otherwise a full permutation (numpy's)."""
+        given = _varargs(dims)
+        if not given:
+            return transpose(self)
+        if len(given) == 2:
+            return swapaxes(self, given[0], given[1])
+        return transpose(self, given)
+
+    @property
+    def T(self) -> Tensor:
+        """All dims reversed (the 2-D transpose)."""
+        return transpose(self)
+
+    def sum(
+        self, dims: int | Sequence[int] | None = None, keepdim: bool = False
+    ) -> Tensor:
+        return sum(self, dims, keepdim)
+
+    def mean(
+        self, dims: int | Sequence[int] | None = None, keepdim: bool = False
+    ) -> Tensor:
+        return mean(self, dims, keepdim)
+
+    def max(
+        self, dims: int | Sequence[int] | None = None, keepdim: bool = False
+    ) -> Tensor:
+        return max(self, dims, keepdim)
+
+    def min(
+        self, dims: int | Sequence[int] | None = None, keepdim: bool = False
+    ) -> Tensor:
+        return min(self, dims, keepdim)
+
+    def var(
+        self,
+        dims: int | Sequence[int] | None = None,
+        keepdim: bool = False,
+        correction: int = 1,
+    ) -> Tensor:
+        return var(self, dims, keepdim, correction)
+
+    def __getitem__(self, key: Any) -> Tensor:
+        """Basic indexing: ints, slices with step >= 1, `...` and `None`;
+        a `graph.slice` then a `graph.reshape` (each only when needed)."""
+        start, limit, step, shape = _index_plan(self.shape, key)
+        result = self
+        if (
+            list(start) != [0] * self.ndim
+            or list(limit) != list(self.shape)
+            or builtins.any(s != 1 for s in step)
+        ):
+            result = slice(self, start, limit, step)
+        if tuple(shape) != result.shape:
+            result = reshape(result, shape)
+        return result
+
+
+def _varargs(values: tuple[int | Sequence[int], ...]) -> list[int]:
+    """`f(1, 2)` and `f((1, 2))` both give [1, 2]."""
+    flat: list[int] = []
+    for value in values:
+        flat.extend([int(value)] if isinstance(value, int) else map(int, value))
+    return flat
+
+
+def _index_plan(
+    shape: tuple[int, ...], key: object
+) -> tuple[list[int], list[int], list[int], list[int]]:
+    """start/limit/step of the slice and the final shape for `x[key]`."""
+    items = (
+        list(typing.cast("tuple[object, ...]", key))
+        if isinstance(key, tuple)
+        else [key]
+    )
+    if builtins.sum(1 for k in items if k is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    used = builtins.sum(1 for k in items if k is not None and k is not Ellipsis)
+    if used > len(shape):
+        raise IndexError(f"too many indices for a tensor of rank {len(shape)}")
+    fill = [builtins.slice(None)] * (len(shape) - used)
+    at = next((i for i, k in enumerate(items) if k is Ellipsis), len(items))
+    items[at : at + 1] = fill
+    start: list[int] = []
+    limit: list[int] = []
+    step: list[int] = []
+    out: list[int] = []
+    axis = 0
+    for item in items:
+        if item is None:
+            out.append(1)
+            continue
+        size = shape[axis]
+        axis += 1
+        if isinstance(item, builtins.slice):
+            lo, hi, st = item.indices(size)
+            if st < 1:
+                raise IndexError(f"slice step must be >= 1, got {item!r}")
+            hi = builtins.max(hi, lo)
+            start.append(lo)
+            limit.append(hi)
+            step.append(st)
+            out.append((hi - lo + st - 1) // st)
+        elif isinstance(item, (int, np.integer)) and not isinstance(item, bool):
+            given = int(typing.cast("int", item))
+            index = given + size if given < 0 else given
+            if not 0 <= index < size:
+                raise IndexError(f"index {given} out of range for dim of size {size}")
+            start.append(index)
+            limit.append(index + 1)
+            step.append(1)
+        else:
+            raise TypeError(
+                f"unsupported index {item!r}: only ints, slices, ... and None"
+            )
+    return start, limit, step, out
+
+
+OperationT = TypeVar("OperationT", bound=Operation)
+
+
+def emit(make: Callable[[], OperationT], name: str, *inputs: Tensor) -> OperationT:
+    """Build one op from tensors of the running trace, verify it, append it.
+
+    `make` calls the dialect constructor; `name` is the op name used in
+    errors. A shape or dtype error is re-raised as a `ValueError` that names
+    the op, and the half-built op is unlinked, so the trace stays valid IR.
+    """
+    state = active_state(name)
+    for tensor in inputs:
+        if not isinstance(tensor, Tensor):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise TypeError(f"{name}: expected a Tensor, got {type(tensor).__name__}")
+        tensor.check_trace(state, f"{name}: operand {tensor!r}")
+    try:
+        op = make()
+        if state.verify_each:
+            op.verify()
+    except (ShapeError, VerifyException) as error:
+        _unlink_orphans(inputs)
+        message = str(error)
+        types = [str(t.type) for t in inputs]
+        if not builtins.all(t in message for t in types):
+            message = f"{message} (operands: {', '.join(types)})"
+        if not message.startswith(name):
+            message = f"{name}: {message}"
+        raise ValueError(message) from None
+    if state.frames:
+        op.attributes[SCOPE] = ScopeAttr(tuple(state.frames))
+    state.block.add_op(op)
+    state.emitted += 1
+    return op
+
+
+def _unlink_orphans(inputs: Sequence[Tensor]) -> None:
+    # A constructor that failed after linking its operands leaves uses by an
+    # op that is in no block; drop them so use counts stay truthful.
+    for tensor in inputs:
+        for use in list(tensor.value.uses):
+            if use.operation.parent is None:
+                tensor.value.remove_use(use)
+
+
+def wrap(value: SSAValue) -> Tensor:
+    """A Tensor for a value of the running trace."""
+    return Tensor(value, active_state("fxdsl.trace"))
 
 
 # --------------------------------------------------------------------------- #

@@ -50,6 +50,7 @@ from fxdsl.dialects.shape_rules import (
     broadcast_shapes,
     matmul_shape,
 )
+from fxdsl.ir_utils import unique_name
 
 MAX_BOUND = 10.0
 """Values whose magnitude bound exceeds this get squashed with tanh."""
@@ -628,10 +629,7 @@ class _Builder:
             if room < 5:
                 return False
             kind, type_name = self.choice(_MODULE_KINDS)
-            name, n = kind, 0
-            while name in self.children:
-                n += 1
-                name = f"{kind}{n}"
+            name = unique_name(kind, self.children, separator="")
             size = self.draw(1, min(8, left, room - 4))
             template = self.gen.template(self, type_name, size)
             if template.cost > room:
@@ -790,11 +788,7 @@ class _Generator:
 
     def param_name(self, builder: _Builder, kind: str) -> str:
         """A fresh weight name relative to the builder's module."""
-        name, n = kind, 0
-        while name in builder.params:
-            n += 1
-            name = f"{kind}{n}"
-        return name
+        return unique_name(kind, builder.params, separator="")
 
     def group_name(self) -> str:
         base = _GROUP_NAMES[len(self.group_names) % len(_GROUP_NAMES)]

@@ -87,7 +87,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from fxdsl.dialects.graph import NAME, PARAM, SCOPE, ScopeAttr, SignatureAttr
-from fxdsl.ir_utils import OpFailure, arg_attr, reorder_arguments
+from fxdsl.ir_utils import OpFailure, arg_attr, reorder_arguments, unique_name
 from fxdsl.transforms.call_signatures import (
     SignatureError,
     add_keepers,
@@ -174,10 +174,7 @@ class _Unflattener:
 
     def fresh_name(self, base: str) -> str:
         """`base`, or `base_1`, `base_2`...: a name no symbol has yet."""
-        name, n = base, 0
-        while name in self.taken:
-            n += 1
-            name = f"{base}_{n}"
+        name = unique_name(base, self.taken)
         self.taken.add(name)
         return name
 
