@@ -791,9 +791,10 @@ def tidy_scale(scale: float | None, head_dim: int) -> float:
 
 @dataclass
 class FoldedMask:
-    """An attention mask the importer evaluated: `causal` when it is the
-    causal pattern, `operand` (a materialised constant) when it is neither
-    that nor all-true."""
+    """An attention mask the importer evaluated: `causal` when it holds the
+    causal pattern, `operand` (a materialised constant) for the rest of it
+    (a per-key padding mask, or the whole mask when it is no such
+    pattern), None when nothing is left."""
 
     causal: bool
     operand: Tensor | None

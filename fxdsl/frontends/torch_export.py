@@ -18,7 +18,9 @@ On the way:
   no user input and no parameter (HF's mask construction: arange, cumsum,
   index, comparisons) is evaluated once with torch and becomes a constant where
   a graph op uses it. A folded attention mask that is the causal pattern
-  becomes `causal` on `graph.attention`; an all-true one disappears.
+  becomes `causal` on `graph.attention`; an all-true one disappears; a
+  padding mask (the same keys for every query row, also under the causal
+  pattern) becomes one i1 row per sequence, (B, 1, 1, S).
 - **Inference no-ops vanish** (dropout in eval, clone, alias, same-dtype
   casts, `_assert_tensor_metadata`), and only nodes an output needs are
   imported.
@@ -276,6 +278,10 @@ class _Importer:
     )
     mask_kinds: dict[Any, str] = field(default_factory=dict)
     mask_values: dict[tuple[Any, ...], str] = field(default_factory=dict)
+    key_masks: dict[tuple[Any, tuple[ScopeFrame, ...]], Tensor] = field(
+        default_factory=dict
+    )
+    """Per-key masks (`fold_mask`), once per mask node and module call."""
     verify_each: bool = False
     """Verify each op as it is built; off for speed (types are inferred as
     ops are built, and the module is verified at the end), on in the retry
@@ -549,11 +555,23 @@ class _Importer:
         return value
 
     def fold_mask(self, node: Any, frames: tuple[ScopeFrame, ...]) -> FoldedMask:
-        """Read a folded attention mask: causal, all-true, or an operand."""
+        """Read a folded attention mask (`_mask_pattern`): causal, all-true,
+        per key (with or without causal: then only one row of it becomes a
+        constant, the padding of a batch), or an operand as it is."""
         kind = self._mask_kind(node)
+        if kind in ("none", "causal"):
+            return FoldedMask(kind == "causal", None)
         if kind == "operand":
             return FoldedMask(False, self._materialise(node, frames))
-        return FoldedMask(kind == "causal", None)
+        key = (node, frames)
+        if key not in self.key_masks:
+            keep = _keep(self.folded[node])
+            row = keep[..., -1:, :] if kind == "causal keys" else keep[..., :1, :]
+            with at_frames(frames):
+                self.key_masks[key] = ops.constant(
+                    to_numpy(row), graph_dtype(row.dtype)
+                )
+        return FoldedMask(kind == "causal keys", self.key_masks[key])
 
     def _mask_kind(self, node: Any) -> str:
         """ "causal", "none" (all kept) or "operand"; once per mask node."""
@@ -641,19 +659,38 @@ class _Importer:
         )
 
 
-def _mask_pattern(mask: Any) -> str:
-    """ "none" when every key is kept, "causal" for the causal pattern (key
-    s kept for query t iff s <= t, in every batch), else "operand"."""
+def _keep(mask: Any) -> Any:
+    """Which scores a mask keeps: an i1 mask itself, an additive one's 0s."""
     import torch
 
-    keep = mask if mask.dtype == torch.bool else mask == 0
+    return mask if mask.dtype == torch.bool else mask == 0
+
+
+def _mask_pattern(mask: Any) -> str:
+    """What a folded attention mask (..., T, S) is, from the cheapest form:
+    "none" when every key is kept; "causal" for the causal pattern (key s
+    kept for query t iff s <= t, in every batch); "keys" when every query
+    row keeps the same keys (BERT's padding: a (..., 1, S) mask), "causal
+    keys" when it is the causal pattern and such a per-key mask (a padded
+    decoder batch); else "operand". An additive mask counts when it holds
+    only 0 and -inf (anything else shifts scores: "operand")."""
+    import torch
+
+    keep = _keep(mask)
     if mask.dtype != torch.bool and not bool((keep | torch.isneginf(mask)).all()):
         return "operand"
     if bool(keep.all()):
         return "none"
     t, s = keep.shape[-2:]
     causal = torch.ones(t, s, dtype=torch.bool).tril()
-    return "causal" if bool((keep == causal).all()) else "operand"
+    if bool((keep == causal).all()):
+        return "causal"
+    if bool((keep == keep[..., :1, :]).all()):
+        return "keys"
+    # causal: the last row sees every key the causal pattern allows at all
+    if t <= s and bool((keep == (causal & keep[..., -1:, :])).all()):
+        return "causal keys"
+    return "operand"
 
 
 def _is_tensor(node: Any) -> bool:

@@ -14,17 +14,22 @@ the output row `o` (dv floats):
     o     = o * exp2(m - m') + sum_c exp2(s_c - m') * v[j + c]
     l     = l * exp2(m - m') + sum_c exp2(s_c - m')
 
-with q pre-scaled by `scale * log2(e)`, so the scores are in base 2.
+with q pre-scaled by `scale * log2(e)`, so the scores are in base 2,
+and stores `o / l`. A mask operand (i1, or additive) is read per (row,
+key) where it broadcasts from (`(B, 1, 1, S)` padding: one element per
+key): false or -inf makes s_c = -inf. Then a whole step may be masked
+(m' = -inf: the exponents subtract 0, not -inf) and a row may keep no key
+at all (l = 0: it stores zeros, as torch's SDPA and the reference do).
 
-and stores `o / l`. A causal row t stops after key t, so causal attention
-does about half the work of the unfused product. The threads of a warp
-read the same key and value rows in the same step (a broadcast load, from
-L1 after the first warp), so q, k and v are each read from memory about
-once; each dot product is split into `PARTIAL_SUMS` interleaved partial
-sums so consecutive FMAs do not wait on each other. Inputs are strided
-views (the heads of a fused qkv projection read in place); float4 loads
-where a row is contiguous and aligned (`vectorizable`). Compute is f32 for
-every float type.
+A causal row t stops after key t, so causal attention does about half
+the work of the unfused product. The threads of a warp read the same key
+and value rows in the same step (a broadcast load, from L1 after the first
+warp), so q, k and v are each read from memory about once; each dot
+product is split into `PARTIAL_SUMS` interleaved partial sums so
+consecutive FMAs do not wait on each other. Inputs are strided views (the
+heads of a fused qkv projection read in place); float4 loads where a row is
+contiguous and aligned (`vectorizable`). Compute is f32 for every float
+type.
 
 Registers: d + dv + a few dozen floats per thread (168 at d = dv = 64 for
 sm_90), so this suits head dims up to about 128; beyond that the row spills
@@ -72,6 +77,8 @@ the default is ptxas's choice."""
 LOG2_E = 1.4426950408889634
 """The scores are kept in base 2 (`exp2`, one instruction on the GPU; `exp`
 is `exp2` after a multiply): q is scaled by `scale * log2(e)` once."""
+FLT_MAX = 3.4028234663852886e38
+"""The largest finite f32."""
 
 
 def attention_op(group: graph.FusionGroupOp) -> graph.AttentionOp | None:
@@ -156,15 +163,28 @@ def _dot(
     return total
 
 
+def _finite_or_zero(builder: KernelBuilder, x: SSAValue) -> SSAValue:
+    """`x`, or 0 where `x` is -inf."""
+    b = builder
+    is_inf = b.emit(arith.CmpfOp(x, b.const(float("-inf"), Float32Type()), "oeq"))
+    return b.emit(arith.SelectOp(is_inf, b.const(0.0, Float32Type()), x))
+
+
+def _base2(builder: KernelBuilder, bias: SSAValue) -> SSAValue:
+    """An additive mask element in the kernel's base-2 scores: `bias *
+    log2(e)`, at least -FLT_MAX for a finite bias (torch's `finfo.min`
+    would overflow to -inf and turn a row of equal very negative scores,
+    which softmax averages, into a row of no keys), -inf for -inf."""
+    b, f32 = builder, Float32Type()
+    scaled = b.emit(arith.MulfOp(bias, b.const(LOG2_E, f32)))
+    floor = b.emit(arith.MaximumfOp(scaled, b.const(-FLT_MAX, f32)))
+    is_inf = b.emit(arith.CmpfOp(bias, b.const(float("-inf"), f32), "oeq"))
+    return b.emit(arith.SelectOp(is_inf, scaled, floor))
+
+
 def build_attention(builder: KernelBuilder, op: graph.AttentionOp) -> None:
     """Emit the kernel of the group around `op` (module docstring); the
     group must be one `graph-fuse` may build (`attention_fusible`)."""
-    if op.mask is not None:
-        raise OpFailure(
-            "convert-groups-to-gpu: graph.attention with a mask has no fused "
-            "kernel; run graph-decompose before grouping it",
-            op,
-        )
     if not attention_fusible(builder.group.body.block.ops):
         raise OpFailure(
             "convert-groups-to-gpu: a fusion group with a graph.attention may "
@@ -209,6 +229,15 @@ def build_attention(builder: KernelBuilder, op: graph.AttentionOp) -> None:
         def key_row(key: SSAValue) -> list[SSAValue]:
             return _operand_row(b, op.key, (*outer, key), head)
 
+        def masked(score: SSAValue, key: SSAValue) -> SSAValue:
+            if op.mask is None:
+                return score
+            at = b.broadcast_index((*outer, t, key), shape_of(op.mask))
+            element = b.value_at(op.mask, at)
+            if op.is_boolean_mask:
+                return b.emit(arith.SelectOp(element, score, neg_inf))
+            return b.emit(arith.AddfOp(score, _base2(b, element)))
+
         count = b.index(keys)
         if op.is_causal:
             count = b.emit(arith.MinSIOp(b.emit(arith.AddiOp(t, b.index(1))), count))
@@ -220,20 +249,23 @@ def build_attention(builder: KernelBuilder, op: graph.AttentionOp) -> None:
             for c in range(KEYS_PER_STEP):
                 if c == 0:  # the loop bound keeps the first key valid
                     positions.append(j)
-                    scores.append(_dot(b, query, key_row(j)))
+                    scores.append(masked(_dot(b, query, key_row(j)), j))
                     continue
                 key = b.emit(arith.AddiOp(j, b.index(c)))
                 valid = b.emit(arith.CmpiOp(key, count, "slt"))
                 key = b.emit(arith.MinSIOp(key, last_key))  # stay inside k and v
-                score = _dot(b, query, key_row(key))
+                score = masked(_dot(b, query, key_row(key)), key)
                 scores.append(b.emit(arith.SelectOp(valid, score, neg_inf)))
                 positions.append(key)
             m_new = m
             for score in scores:
                 m_new = b.emit(arith.MaximumfOp(m_new, score))
-            rescale = b.emit(math.Exp2Op(b.emit(arith.SubfOp(m, m_new))))
+            # with a mask every score so far may be -inf: subtract 0 then
+            # (exp2(-inf) = 0), not -inf (-inf - -inf is NaN)
+            shift = m_new if op.mask is None else _finite_or_zero(b, m_new)
+            rescale = b.emit(math.Exp2Op(b.emit(arith.SubfOp(m, shift))))
             probs = [
-                b.emit(math.Exp2Op(b.emit(arith.SubfOp(s, m_new)))) for s in scores
+                b.emit(math.Exp2Op(b.emit(arith.SubfOp(s, shift)))) for s in scores
             ]
             l_new = b.emit(arith.MulfOp(l, rescale))
             for p in probs:
@@ -249,6 +281,9 @@ def build_attention(builder: KernelBuilder, op: graph.AttentionOp) -> None:
 
         final = b.loop(b.index(0), count, b.index(KEYS_PER_STEP), inits, step)
         inverse = b.emit(arith.DivfOp(b.const(1.0, f32), final[1]))
+        if op.mask is not None:  # a row with no key kept gives zeros (l = o = 0)
+            kept = b.emit(arith.CmpfOp(final[1], b.const(0.0, f32), "ogt"))
+            inverse = b.emit(arith.SelectOp(kept, inverse, b.const(0.0, f32)))
         result = [b.emit(arith.MulfOp(acc, inverse)) for acc in final[2:]]
         positions = [(*outer, t, b.index(d)) for d in range(dv)]
         shape = shape_of(op.result)

@@ -162,6 +162,8 @@ class GraphWrapKernelsPass(ModulePass):
     name = "graph-wrap-kernels"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        GraphDecomposePass().apply(ctx, op)
+        # ops without a kernel of their own (linear, cumsum, ...); a masked
+        # attention has one, whatever the size graph-decompose chose for it
+        GraphDecomposePass(attention_min_rows=1).apply(ctx, op)
         for _, block in single_block_bodies(op, self.name):
             wrap_block(block)

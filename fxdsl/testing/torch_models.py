@@ -8,7 +8,7 @@ the model in eval mode with seeded random weights, built from a tiny config
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 Example = tuple[Any, tuple[Any, ...], dict[str, Any]]
@@ -186,6 +186,39 @@ def with_qr(batch: int = 4) -> Example:
 
     torch.manual_seed(0)
     return _qr_model()().eval(), (torch.randn(batch, 16),), {}
+
+
+def padded(
+    example: Example, lengths: Sequence[int], left: bool = False, folded: bool = True
+) -> Example:
+    """`example` (a Hugging Face model that takes `attention_mask`) on a
+    padded batch: sequence b keeps `lengths[b]` tokens, its first (or, with
+    `left`, its last). With `folded` the mask is a constant of a wrapping
+    module (torch.export lifts it, so the importer folds HF's mask
+    construction over it); else it is the `attention_mask` input."""
+    import torch
+
+    model, (ids,), kwargs = example
+    length = ids.shape[1]
+    positions = torch.arange(length)[None, :]
+    kept = torch.tensor(list(lengths))[:, None]
+    mask = (positions >= length - kept) if left else (positions < kept)
+    mask = mask.long()
+    if not folded:
+        return model, (ids,), {**kwargs, "attention_mask": mask}
+
+    class Padded(torch.nn.Module):
+        """The model with its padding mask built in."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.model = model
+            self.mask = mask
+
+        def forward(self, ids: Any) -> Any:
+            return self.model(ids, attention_mask=self.mask, **kwargs)
+
+    return Padded().eval(), (ids,), {}
 
 
 MODELS: dict[str, Callable[..., Example]] = {

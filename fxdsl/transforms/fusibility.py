@@ -12,8 +12,8 @@ Every op falls in one fusibility class (the table `FUSIBILITY`):
   `(outer, inner)`, the input shape split before the reduced dims.
 * `CONSTANT`: graph.constant, graph.full. Never grouped; cloned into each group
   that reads one, so a constant is never a group argument.
-* `ATTENTION`: graph.attention without a mask (a masked one is `OPAQUE`:
-  `graph-decompose` rewrites it into ops that fuse). Its own kernel shape
+* `ATTENTION`: graph.attention, with or without a mask (`graph-decompose`
+  splits a masked one with few query rows into ops that fuse). Its own kernel shape
   (one thread per query row, `fxdsl.lowering.attention_kernel`), which takes
   elementwise ops on either side (`attention_fusible`): a *prologue*
   computing its operands
@@ -152,8 +152,6 @@ def classify(op: Operation) -> Fusibility:
     """The fusibility class of one op (a non-trailing reduction is opaque,
     but for a short `serial_reduction`, which is elementwise)."""
     kind = FUSIBILITY.get(type(op), Fusibility.OPAQUE)
-    if isinstance(op, graph.AttentionOp) and op.mask is not None:
-        return Fusibility.OPAQUE  # no fused kernel: graph-decompose splits it
     if kind is Fusibility.REDUCTION and reduction_space(op) is None:
         return Fusibility.ELEMENTWISE if serial_reduction(op) else Fusibility.OPAQUE
     return kind
@@ -302,8 +300,8 @@ def attention_fusible(ops: Iterable[Operation]) -> bool:
     evaluates it once per query row as the row is loaded) or in the
     *epilogue* (computed from the attention's result, of its shape, from
     nothing in the prologue: evaluated on each output row before it is
-    stored). Key and value come from outside: a prologue there would be
-    recomputed for every (query, key) pair."""
+    stored). Key, value and mask come from outside (or are constants): a
+    prologue there would be recomputed for every (query, key) pair."""
     flat = (
         inner
         for op in ops
@@ -318,15 +316,17 @@ def attention_fusible(ops: Iterable[Operation]) -> bool:
     if len(attentions) != 1:
         return False
     (attention,) = attentions
-    if attention.mask is not None:
-        return False  # no kernel takes it (graph-decompose splits it)
     # truly elementwise: the attention kernel has no serial reductions
     if any(
         op is not attention and FUSIBILITY.get(type(op)) is not Fusibility.ELEMENTWISE
         for op in members
     ):
         return False
-    if _source(attention.key) in members or _source(attention.value) in members:
+    if any(
+        _source(operand) in members
+        for operand in (attention.key, attention.value, attention.mask)
+        if operand is not None
+    ):
         return False
     prologue: set[Operation] = set()
     pending = [_source(attention.query)]

@@ -20,13 +20,16 @@ one pattern each):
   into the sum's kernel: O(n^2) adds, fine for the mask-sized inputs torch
   programs take cumsums of (the importer folds most at import).
 
-* `attention` with a mask operand -> `matmul(q, k^T) * scale`, then
-  `select(mask, s, -inf)` (i1 mask) or `add(s, mask)` (additive), the
-  causal select when `causal`, `softmax`, `matmul(., v)`, and a
-  `select(rowmax(s) > -inf, o, 0)` that gives the zeros torch gives for a
-  row with every key masked. The fused attention kernel takes no mask; this
-  way a masked attention lowers through the ordinary fused path (the mask
-  and scale fuse into the softmax's row kernel). Unmasked attention stays.
+* `attention` with a mask operand and fewer query rows (batch x T) than
+  option `attention-min-rows` (default: `graph-fuse-attention`'s
+  `MIN_ROWS`) -> `matmul(q, k^T) * scale`, then `select(mask, s, -inf)`
+  (i1 mask) or `add(s, mask)` (additive), the causal select when `causal`,
+  `softmax`, `matmul(., v)`, and a `select(rowmax(s) > -inf, o, 0)` that
+  gives the zeros torch gives for a row with every key masked. A small
+  attention runs better this way (cuBLAS and a softmax row kernel spread
+  over the whole GPU; the mask and scale fuse into the softmax's kernel)
+  than on the fused kernel's one thread per row; a large one stays and
+  takes its mask into the fused kernel. Unmasked attention always stays.
 
 Not decomposed, on purpose: `layer_norm`, `softmax`, `log_softmax`, `var`
 and `gelu` are fusible as they are (a layer_norm or softmax is a row-reduction
@@ -39,6 +42,7 @@ Every new op keeps the attributes (`scope`, ...) of the op it replaces.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from math import prod
 from typing import Any
 
 import numpy as np
@@ -57,6 +61,8 @@ from xdsl.pattern_rewriter import (
 from fxdsl.dialects import graph
 from fxdsl.interpreters.graph import arange_values
 from fxdsl.ir_utils import with_provenance
+from fxdsl.transforms.graph_fuse_attention import MIN_ROWS
+from fxdsl.transforms.options import check_int
 
 
 class DecomposeLinear(RewritePattern):
@@ -141,14 +147,18 @@ class DecomposeCumsum(RewritePattern):
         rewriter.replace(op, with_provenance(new_ops, op), [total.result])
 
 
+@dataclass(frozen=True)
 class DecomposeMaskedAttention(RewritePattern):
-    """attention with a mask -> matmuls, masks and softmax (module docstring)."""
+    """attention with a mask and fewer than `min_rows` query rows -> matmuls,
+    masks and softmax (module docstring)."""
+
+    min_rows: int = MIN_ROWS
 
     @op_type_rewrite_pattern
     def match_and_rewrite(
         self, op: graph.AttentionOp, rewriter: PatternRewriter
     ) -> None:
-        if op.mask is None:
+        if op.mask is None or prod(graph.shape_of(op.query)[:-1]) >= self.min_rows:
             return
         dtype = graph.dtype_of(op.query)
         rank = len(graph.shape_of(op.key))
@@ -187,9 +197,9 @@ DECOMPOSITIONS: tuple[RewritePattern, ...] = (
     DecomposeBooleanReduction(),
     DecomposeArange(),
     DecomposeCumsum(),
-    DecomposeMaskedAttention(),
 )
-"""Every decomposition `graph-decompose` applies."""
+"""Every decomposition `graph-decompose` applies, but for masked attention's
+(which takes the pass's option)."""
 
 
 @dataclass(frozen=True)
@@ -198,7 +208,11 @@ class GraphDecomposePass(ModulePass):
 
     name = "graph-decompose"
 
+    attention_min_rows: int = MIN_ROWS
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        check_int(self.name, "attention-min-rows", self.attention_min_rows, 1)
+        patterns = [*DECOMPOSITIONS, DecomposeMaskedAttention(self.attention_min_rows)]
         PatternRewriteWalker(
-            GreedyRewritePatternApplier(list(DECOMPOSITIONS)), apply_recursively=False
+            GreedyRewritePatternApplier(patterns), apply_recursively=False
         ).rewrite_module(op)

@@ -40,7 +40,6 @@ from xdsl.ir import Block, Operation, Region, SSAValue, Use
 from xdsl.passes import ModulePass
 from xdsl.transforms.common_subexpression_elimination import cse
 from xdsl.transforms.dead_code_elimination import region_dce
-from xdsl.utils.exceptions import PassFailedException
 
 from fxdsl.dialects.graph import FusionGroupOp, YieldOp
 from fxdsl.transforms.fusibility import (
@@ -55,6 +54,7 @@ from fxdsl.transforms.fusibility import (
 )
 from fxdsl.transforms.fusion_groups import OUTSIDE, FusionGraph, is_constant
 from fxdsl.transforms.graph_unfuse import inline_group
+from fxdsl.transforms.options import check_bool, check_int
 
 
 class BlockFuser:
@@ -272,18 +272,9 @@ class GraphFusePass(ModulePass):
     max_ops_per_group: int = 1024
 
     def __post_init__(self) -> None:
-        for option, value in (
-            ("max-args", self.max_args),
-            ("max-ops-per-group", self.max_ops_per_group),
-        ):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise PassFailedException(
-                    f"graph-fuse: {option} must be a positive integer, got {value!r}"
-                )
-        if not isinstance(self.horizontal, bool):
-            raise PassFailedException(
-                f"graph-fuse: horizontal must be true or false, got {self.horizontal!r}"
-            )
+        check_int(self.name, "max-args", self.max_args, 1)
+        check_int(self.name, "max-ops-per-group", self.max_ops_per_group, 1)
+        check_bool(self.name, "horizontal", self.horizontal)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for func in [f for f in op.walk() if isinstance(f, FuncOp)]:

@@ -61,13 +61,13 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 from xdsl.rewriter import InsertPoint
-from xdsl.utils.exceptions import PassFailedException
 
 from fxdsl.dialects import graph
 from fxdsl.dialects.graph import shape_of
 from fxdsl.interpreters.run import make_interpreter
 from fxdsl.ir_utils import erase_dead
 from fxdsl.transforms.attention_bias import FoldAttentionBias
+from fxdsl.transforms.options import check_bool, check_int
 
 MASKED_LIMIT = -1e4
 """Masked scores must be at most this: exp(-1e4 - max) is 0 in f32 and f64."""
@@ -311,20 +311,8 @@ class GraphFuseAttentionPass(ModulePass):
     fold_bias: bool = True
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if isinstance(self.min_rows, bool) or not isinstance(self.min_rows, int):
-            raise PassFailedException(
-                "graph-fuse-attention: min-rows must be an integer, "
-                f"got {self.min_rows!r}"
-            )
-        if self.min_rows < 1:
-            raise PassFailedException(
-                f"graph-fuse-attention: min-rows must be >= 1, got {self.min_rows}"
-            )
-        if not isinstance(self.fold_bias, bool):
-            raise PassFailedException(
-                "graph-fuse-attention: fold-bias must be true or false, "
-                f"got {self.fold_bias!r}"
-            )
+        check_int(self.name, "min-rows", self.min_rows, 1)
+        check_bool(self.name, "fold-bias", self.fold_bias)
         patterns: list[RewritePattern] = [FuseAttention(self.min_rows)]
         if self.fold_bias:
             patterns.append(FoldAttentionBias())

@@ -54,6 +54,7 @@ from xdsl.utils.exceptions import PassFailedException
 from fxdsl.dialects import graph
 from fxdsl.dialects.graph import dtype_of, shape_of
 from fxdsl.ir_utils import with_provenance
+from fxdsl.transforms.options import check_int
 
 TILE = 64
 """Edge of the output tile a GEMM library gives one thread block (a guess at
@@ -131,15 +132,8 @@ class GraphSplitKPass(ModulePass):
     splits: int = 0
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for option, value, low in (
-            ("max-rows", self.max_rows, 1),
-            ("splits", self.splits, 0),
-        ):
-            if isinstance(value, bool) or not isinstance(value, int) or value < low:
-                raise PassFailedException(
-                    f"graph-split-k: {option} must be an integer >= {low}, "
-                    f"got {value!r}"
-                )
+        check_int(self.name, "max-rows", self.max_rows, 1)
+        check_int(self.name, "splits", self.splits, 0)
         if self.splits == 1:
             raise PassFailedException(
                 "graph-split-k: splits=1 splits nothing; use >= 2, or 0 to choose"

@@ -415,36 +415,51 @@ def test_index_kernel_reads_negative_indices_from_the_end() -> None:
     check(reference, lowered, "index_one", inputs=[x, np.arange(-6, 3)])
 
 
-@pytest.mark.parametrize("boolean", [True, False])
-def test_masked_attention_through_the_default_pipeline(boolean: bool) -> None:
-    """A masked attention in GPU_PIPELINE with every attention fused
-    (min-rows=1): graph-decompose splits it (the fused kernel takes no
-    mask), so no attention kernel is built, and the result equals the
-    reference, including a row whose keys are all masked (zeros, as torch)."""
+@pytest.mark.parametrize("fused", [False, True])
+@pytest.mark.parametrize("mask_kind", ["boolean", "additive", "finfo_min"])
+def test_masked_attention_through_the_default_pipeline(
+    mask_kind: str, fused: bool
+) -> None:
+    """A masked attention in GPU_PIPELINE, both ways: below
+    `attention-min-rows` graph-decompose splits it (no attention kernel);
+    with `attention-min-rows=1` the fused kernel takes the mask. Either way
+    the result equals the reference, including a row whose keys are all
+    masked (zeros, as torch) and, for torch's additive `finfo.min` mask, a
+    row of equally hopeless keys (softmax averages them)."""
     from fxdsl.lowering.pipeline import GPU_PIPELINE
 
     pipeline = GPU_PIPELINE.replace(
         "graph-fuse-attention", "graph-fuse-attention{min-rows=1}"
     )
-    name = "attention_bool_mask" if boolean else "attention_additive_mask"
+    if fused:
+        pipeline = pipeline.replace(
+            "graph-decompose", "graph-decompose{attention-min-rows=1}"
+        )
+    name = "attention_bool_mask" if mask_kind == "boolean" else "attention_additive_mask"
     text = cases.module({name: cases.importer_cases()[name]})
     reference = parse(text)
     lowered = apply(parse(text), pipeline)
-    assert "_attention" not in str(lowered)
+    assert ("_attention" in str(lowered)) == fused
     rng = np.random.default_rng(5)
     q, k, v = (
         rng.standard_normal(s).astype(np.float32)
         for s in [(2, 9, 8), (2, 11, 8), (2, 11, 4)]
     )
-    if boolean:
+    if mask_kind == "boolean":
         mask = rng.random((9, 11)) > 0.5
         mask[3] = False
     else:
-        mask = np.where(rng.random((2, 1, 11)) > 0.3, 0.0, -np.inf).astype(np.float32)
-        mask[1] = -np.inf
+        low = -np.inf if mask_kind == "additive" else np.finfo(np.float32).min
+        mask = np.where(rng.random((2, 1, 11)) > 0.3, 0.0, low).astype(np.float32)
+        mask[1] = low
     expected = run_reference(reference, q, k, v, mask, entry=name)[0]
-    empty = (3,) if boolean else (1,)
-    assert not expected[:, empty[0]].any() if boolean else not expected[1].any()
+    if mask_kind == "boolean":
+        assert not expected[:, 3].any()
+    elif mask_kind == "additive":
+        assert not expected[1].any()
+    else:  # causal: row t averages the values of keys 0..t
+        mean = np.cumsum(v[1], axis=0)[:9] / np.arange(1, 10)[:, None]
+        np.testing.assert_allclose(expected[1], mean, rtol=1e-5, atol=1e-6)
     assert check(reference, lowered, name, inputs=[q, k, v, mask]) >= 1
 
 

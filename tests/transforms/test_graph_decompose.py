@@ -132,10 +132,12 @@ def test_cumsum_becomes_a_masked_sum_that_fuses() -> None:
     )
 
 
-def test_masked_attention_decomposed_and_never_a_fused_kernel() -> None:
-    """graph-decompose splits a masked attention into ops that fuse (the
-    fused attention kernel takes no mask); graph-fuse alone leaves it out of
-    every group (it is opaque to fusion); an unmasked one stays."""
+def test_masked_attention_decomposed_below_attention_min_rows() -> None:
+    """graph-decompose splits a masked attention with fewer query rows than
+    `attention-min-rows` into ops that fuse, and keeps one with as many
+    (the fused kernel takes its mask); an unmasked one always stays.
+    graph-fuse groups a masked attention with its query's prologue like an
+    unmasked one."""
     from fxdsl.transforms.fusibility import Fusibility, classify
 
     text = """
@@ -153,8 +155,7 @@ def test_masked_attention_decomposed_and_never_a_fused_kernel() -> None:
     }"""
     before = fxdsl.parse(text)
     masked, plain = [op for op in before.walk() if isinstance(op, graph.AttentionOp)]
-    assert classify(masked) is Fusibility.OPAQUE
-    assert classify(plain) is Fusibility.ATTENTION
+    assert classify(masked) is classify(plain) is Fusibility.ATTENTION
     fused = fxdsl.apply(clone_module(before), "graph-fuse")
     grouped = [
         op
@@ -162,8 +163,11 @@ def test_masked_attention_decomposed_and_never_a_fused_kernel() -> None:
         if isinstance(op, graph.AttentionOp)
         and isinstance(op.parent_op(), graph.FusionGroupOp)
     ]
-    assert [op.mask for op in grouped] == [None]
-    after = fxdsl.apply(clone_module(before), "graph-decompose")
+    assert len(grouped) == 2
+    assert grouped[0].mask is not None
+    kept = fxdsl.apply(clone_module(before), "graph-decompose{attention-min-rows=8}")
+    assert count(kept, graph.AttentionOp) == 2  # 2 x 4 query rows: 8
+    after = fxdsl.apply(clone_module(before), "graph-decompose{attention-min-rows=9}")
     attentions = [op for op in after.walk() if isinstance(op, graph.AttentionOp)]
     assert [op.mask for op in attentions] == [None]
     assert count(after, graph.SoftmaxOp) == 1

@@ -1,4 +1,8 @@
 // RUN: fxdsl-opt %s -p graph-decompose | filecheck %s
+// RUN: fxdsl-opt %s -p 'graph-decompose{attention-min-rows=4}' | filecheck %s --check-prefix=KEEP
+// RUN: not fxdsl-opt %s -p 'graph-decompose{attention-min-rows=0}' 2>&1 | filecheck %s --check-prefix=BAD-ROWS
+
+// BAD-ROWS: error: graph-decompose: attention-min-rows must be an integer >= 1, got 0
 
 // linear with bias -> transpose (a view) + matmul + bias add; provenance kept.
 // CHECK-LABEL: func.func @linear_bias
@@ -91,6 +95,13 @@ func.func @masked_attention(%q: tensor<2x4x8xf32>, %k: tensor<2x6x8xf32>, %v: te
   %o = graph.attention %q, %k, %v, %m scale 0.125 {scope = #graph.scope<("attn", 0, "Attention")>} : (tensor<2x4x8xf32>, tensor<2x6x8xf32>, tensor<2x6x3xf32>, tensor<4x6xi1>) -> tensor<2x4x3xf32>
   func.return %o : tensor<2x4x3xf32>
 }
+
+// With at least attention-min-rows query rows (here 8 and 4 >= 4), a masked
+// attention stays: the fused attention kernel reads its mask.
+// KEEP-LABEL: func.func @masked_attention
+// KEEP-NEXT:    graph.attention %q, %k, %v, %m scale 1.250000e-01
+// KEEP-LABEL: func.func @additive_mask
+// KEEP-NEXT:    graph.attention %q, %k, %v, %a scale 1.250000e-01
 
 // An additive mask is added; an attention without a mask stays.
 // CHECK-LABEL: func.func @additive_mask

@@ -7,7 +7,7 @@
 // The second RUN line checks idempotence. With the default min-rows
 // (16384 query rows) these small chains all stay unfused.
 // DEFAULT-NOT: graph.attention
-// BAD-ROWS: error: graph-fuse-attention: min-rows must be >= 1, got 0
+// BAD-ROWS: error: graph-fuse-attention: min-rows must be an integer >= 1, got 0
 // BAD-TYPE: error:
 // BAD-TYPE-SAME: few
 

@@ -353,9 +353,9 @@ func.func @blocks(%x: tensor<4xf32>, %c: i1) -> tensor<4xf32> {
 
 // Bad options are an `error:` and exit code 1, never a traceback.
 // RUN: not fxdsl-opt %s -p 'graph-fuse{max-args=0}' 2>&1 | filecheck %s --check-prefix=ERR0
-// ERR0: error: graph-fuse: max-args must be a positive integer, got 0
+// ERR0: error: graph-fuse: max-args must be an integer >= 1, got 0
 // RUN: not fxdsl-opt %s -p 'graph-fuse{max-args=abc}' 2>&1 | filecheck %s --check-prefix=ERRABC
 // ERRABC: error: {{.*}}abc
 // ERRABC-NOT: Traceback
 // RUN: not fxdsl-opt %s -p 'graph-fuse{max-ops-per-group=-1}' 2>&1 | filecheck %s --check-prefix=ERRNEG
-// ERRNEG: error: graph-fuse: max-ops-per-group must be a positive integer, got -1
+// ERRNEG: error: graph-fuse: max-ops-per-group must be an integer >= 1, got -1
