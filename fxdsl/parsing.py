@@ -14,9 +14,11 @@ from bisect import bisect_right
 from xdsl.context import Context
 from xdsl.dialects import get_all_dialects
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
-from xdsl.ir import Block, Operation
+from xdsl.ir import Block, Operation, TypeAttribute
 from xdsl.parser import Parser
 from xdsl.utils.mlir_lexer import MLIRLexer
+
+from fxdsl.dialects.graph import TYPE_TEXT, Graph, reuse_parse
 
 # xDSL 0.74 lexes string literals with a nested quantifier that backtracks
 # exponentially on an unterminated literal: a stray `"` followed by ~40
@@ -35,14 +37,13 @@ def make_context() -> Context:
     for name, factory in get_all_dialects().items():
         ctx.register_dialect(name, factory)
     if "graph" not in ctx.registered_dialect_names:
-        from fxdsl.dialects.graph import Graph
-
         ctx.load_dialect(Graph)
     return ctx
 
 
 class LocatingParser(Parser):
-    """A Parser that stamps every parsed op with its file:line:col."""
+    """A Parser that stamps every parsed op with its file:line:col, and
+    parses each distinct type text once (`reuse_parse`)."""
 
     def __init__(
         self, ctx: Context, text: str, name: str = "<unknown>", line_offset: int = 0
@@ -50,7 +51,7 @@ class LocatingParser(Parser):
         super().__init__(ctx, text, name)
         self._file_name = name
         self._line_offset = line_offset
-        self._line_starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
+        self._line_starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
 
     def parse_operation(self) -> Operation:
         start = self._current_token.span.start
@@ -75,6 +76,10 @@ class LocatingParser(Parser):
             )
         return op
 
+    def parse_type(self) -> TypeAttribute:
+        # function signatures repeat their argument types (weights)
+        return reuse_parse(self, TYPE_TEXT, super().parse_type)
+
     def _parse_block(self) -> Block:
         # xDSL 0.74 forgets where a forward-referenced block was defined, so
         # a second definition of its label raised KeyError instead of
@@ -88,6 +93,7 @@ class LocatingParser(Parser):
 
 
 _TOO_DEEP = "input nested too deeply to parse"
+_NEWLINE = re.compile("\n")
 
 
 def _is_unknown(op: Operation) -> bool:

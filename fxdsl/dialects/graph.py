@@ -23,9 +23,12 @@ Provenance is the discardable attribute `scope = #graph.scope<…>` (see
 
 from __future__ import annotations
 
+import functools
+import io
 import math
-from collections.abc import Sequence
-from typing import ClassVar
+import re
+from collections.abc import Callable, Sequence
+from typing import ClassVar, TypeVar
 
 from typing_extensions import Self
 from xdsl.dialects.builtin import (
@@ -74,6 +77,7 @@ from xdsl.traits import (
     SingleBlockImplicitTerminator,
 )
 from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.lexer import Span
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from fxdsl.dialects import shape_rules as rules
@@ -111,6 +115,12 @@ PROPERTY_KINDS: dict[str, str] = {
 
 ScopeFrame = tuple[str, int, str]
 
+# A printed frame, `("fqn", 0, "Type")`: string literals without escapes (the
+# characters the lexer takes literally) and the printer's spacing.
+_FRAME = r'\("([^"\\\n\v\f]*)", ([0-9]+), "([^"\\\n\v\f]*)"\)'
+_SCOPE_FRAME = re.compile(_FRAME)
+_SCOPE_TEXT = re.compile(rf"<(?:{_FRAME}(?:, {_FRAME})*)?>")
+
 
 @irdl_attr_definition
 class ScopeAttr(Data[tuple[ScopeFrame, ...]]):
@@ -126,6 +136,14 @@ class ScopeAttr(Data[tuple[ScopeFrame, ...]]):
 
     @classmethod
     def parse_parameter(cls, parser: AttrParser) -> tuple[ScopeFrame, ...]:
+        # Fast path for the printed form (no escapes, printer spacing): one
+        # regex instead of ~10 tokens a frame; anything else parses below.
+        text: str = parser.lexer.input.content  # type: ignore[assignment]
+        if match := _SCOPE_TEXT.match(text, parser.pos):
+            parser._resume_from(match.end())  # pyright: ignore[reportPrivateUsage]
+            frames = _SCOPE_FRAME.findall(match.group())
+            return tuple((fqn, int(index), kind) for fqn, index, kind in frames)
+
         def parse_frame() -> ScopeFrame:
             with parser.in_parens():
                 fqn = parser.parse_str_literal()
@@ -140,20 +158,45 @@ class ScopeAttr(Data[tuple[ScopeFrame, ...]]):
         return tuple(frames)
 
     def print_parameter(self, printer: Printer) -> None:
-        def print_frame(frame: ScopeFrame) -> None:
-            # String literals, so names with quotes or backslashes round-trip.
-            printer.print_string("(")
-            printer.print_string_literal(frame[0])
-            printer.print_string(f", {frame[1]}, ")
-            printer.print_string_literal(frame[2])
-            printer.print_string(")")
-
-        with printer.in_angle_brackets():
-            printer.print_list(self.data, print_frame)
+        printer.print_string(_scope_text(self.data))
 
     @property
     def fqns(self) -> tuple[str, ...]:
         return tuple(frame[0] for frame in self.data)
+
+
+# Text is built once per distinct scope or type: a big module prints the same
+# few thousands of times, and xDSL prints a string literal byte by byte.
+@functools.lru_cache(maxsize=4096)
+def _scope_text(frames: tuple[ScopeFrame, ...]) -> str:
+    # String literals, so names with quotes or backslashes round-trip.
+    listed = ", ".join(
+        f"({_string_literal(fqn)}, {index}, {_string_literal(kind)})"
+        for fqn, index, kind in frames
+    )
+    return f"<{listed}>"
+
+
+def _string_literal(text: str) -> str:
+    if _PRINTED_AS_IS.fullmatch(text):
+        return f'"{text}"'
+    return _printed(lambda printer: printer.print_string_literal(text))
+
+
+_PRINTED_AS_IS = re.compile(r"[ !#-\[\]-~]*")
+"""What `Printer.print_string_literal` writes unescaped: printable ASCII but
+`"` and `\\`."""
+
+
+@functools.lru_cache(maxsize=4096)
+def _type_text(typ: Attribute) -> str:
+    return _printed(lambda printer: printer.print_attribute(typ))
+
+
+def _printed(write: Callable[[Printer], None]) -> str:
+    stream = io.StringIO()
+    write(Printer(stream=stream))
+    return stream.getvalue()
 
 
 @irdl_attr_definition
@@ -275,10 +318,7 @@ def _parse_property(parser: Parser, kind: str) -> Attribute:
     if kind == _UNIT:
         return UnitAttr()
     if kind == _INTS:
-        values = parser.parse_comma_separated_list(
-            parser.Delimiter.SQUARE, lambda: parser.parse_integer(allow_boolean=False)
-        )
-        return ints(values)
+        return reuse_parse(parser, _INT_LIST, lambda: _parse_ints(parser))
     if kind == _INT:
         return IntegerAttr(parser.parse_integer(allow_boolean=False), i64)
     if kind == _FLOAT:
@@ -286,6 +326,100 @@ def _parse_property(parser: Parser, kind: str) -> Attribute:
     if kind == _STR:
         return StringAttr(parser.parse_str_literal())
     return parser.parse_attribute()
+
+
+def _parse_ints(parser: Parser) -> DenseArrayBase:
+    values = parser.parse_comma_separated_list(
+        parser.Delimiter.SQUARE, lambda: parser.parse_integer(allow_boolean=False)
+    )
+    return ints(values)
+
+
+# --------------------------------------------------------------------------- #
+# Parsing large modules
+# --------------------------------------------------------------------------- #
+
+# xDSL lexes and parses in Python, token by token: a printed graph op is ~80
+# tokens, most of them in its scope and its types, which repeat from op to
+# op. `reuse_parse` parses each distinct piece of such text once per parser
+# and skips over later copies of it; a parse error always comes from a real
+# parse. Measured by benchmarks/bench_scale_compile.py.
+
+_T = TypeVar("_T")
+_TYPE = r"[a-z][a-z0-9_]*<[^<>\n]*>"  # `tensor<4x8xf32>`: no nested `<>`
+TYPE_TEXT = re.compile(_TYPE)
+"""The extent of a builtin type for `reuse_parse` (`parser.parse_type`)."""
+_TYPE_LIST = rf"\((?:{_TYPE}(?:, {_TYPE})*)?\)"
+_SIGNATURE = re.compile(rf"{_TYPE_LIST} -> (?:{_TYPE_LIST}|{_TYPE})|{_TYPE}")
+_ATTR_DICT = re.compile(r'\{(?:"(?:[^"\\\n]|\\.)*"|[^"{}\n])*\}')
+_INT_LIST = re.compile(r"\[[-0-9, ]*\]")
+_DENSE = re.compile(rf'dense<(?:"[^"\n]*"|[^"<>\n])*> : {_TYPE}')
+_LONGEST_KEPT = 4096
+"""Longer text (a big constant) seldom repeats: it is parsed, not kept."""
+
+
+def reuse_parse(
+    parser: AttrParser, extent: re.Pattern[str], parse: Callable[[], _T]
+) -> _T:
+    """`parse()` at the parser's position, or what it returned on an earlier
+    copy of the same text in this parser's input (so the result must be
+    immutable, or copied by the caller). `extent` guesses where the text
+    ends, on a closing bracket; a guess is kept only where the real parse
+    ended too, so a wrong guess costs a parse, never a wrong result."""
+    text: str = parser.lexer.input.content  # type: ignore[assignment]
+    match = extent.match(text, parser.pos)
+    if match is None:
+        return parse()
+    key, end = match.group(), match.end()
+    # one table per parser (aliases can give the same text another meaning
+    # in another file) and per kind of text
+    tables: dict[re.Pattern[str], dict[str, _T]]
+    tables = vars(parser).setdefault("_graph_reuse", {})
+    kept = tables.setdefault(extent, {})
+    if (value := kept.get(key)) is not None:
+        parser._resume_from(end)  # pyright: ignore[reportPrivateUsage]
+        return value
+    value = parse()
+    # Resuming at `end` is what the parse did if only whitespace separates
+    # `end` from the next token (anything else was parsed, or is a comment).
+    after = parser.pos
+    if after >= end and not text[end:after].strip() and len(key) <= _LONGEST_KEPT:
+        kept[key] = value
+    return value
+
+
+def _parse_attr_dict(parser: Parser) -> dict[str, Attribute]:
+    return dict(reuse_parse(parser, _ATTR_DICT, parser.parse_optional_attr_dict))
+
+
+# `%name` or `%12` as the lexer reads it (a longest match), without `#index`.
+_ID = "a-zA-Z0-9$._-"
+_OPERAND = rf"%(?:[0-9]+(?![0-9#])|[a-zA-Z$._-][{_ID}]*(?![#{_ID}]))"
+_OPERAND_NAME = re.compile(_OPERAND)
+_OPERAND_LIST = re.compile(rf"{_OPERAND}(?:, {_OPERAND})*")
+
+
+def _parse_operands(parser: Parser) -> list[UnresolvedOperand]:
+    """`%a, %b#1, ...`, possibly none."""
+    text: str = parser.lexer.input.content  # type: ignore[assignment]
+    if match := _OPERAND_LIST.match(text, parser.pos):
+        # the printed form by regex, anything after it token by token
+        source = parser.lexer.input
+        operands = [
+            UnresolvedOperand(Span(name.start(), name.end(), source), 0)
+            for name in _OPERAND_NAME.finditer(text, match.start(), match.end())
+        ]
+        parser._resume_from(match.end())  # pyright: ignore[reportPrivateUsage]
+        if parser.parse_optional_punctuation(",") is None:
+            return operands
+        operands.append(parser.parse_unresolved_operand())
+    elif (first := parser.parse_optional_unresolved_operand()) is not None:
+        operands = [first]
+    else:
+        return []
+    while parser.parse_optional_punctuation(",") is not None:
+        operands.append(parser.parse_unresolved_operand())
+    return operands
 
 
 def _verify_failed(op: Operation, message: str) -> VerifyException:
@@ -423,39 +557,24 @@ class GraphOp(IRDLOperation):
         operand_types = [o.type for o in self.operands]
         result_types = [r.type for r in self.results]
         if len(result_types) == 1 and all(t == result_types[0] for t in operand_types):
-            printer.print_attribute(result_types[0])
+            printer.print_string(_type_text(result_types[0]))
         else:
-            printer.print_function_type(operand_types, result_types)
+            printer.print_string(_function_type_text(operand_types, result_types))
 
     @classmethod
     def parse(cls, parser: Parser) -> GraphOp:
-        operands: list[UnresolvedOperand] = []
-        if (first := parser.parse_optional_unresolved_operand()) is not None:
-            operands.append(first)
-            while parser.parse_optional_punctuation(",") is not None:
-                operands.append(parser.parse_unresolved_operand())
+        operands = _parse_operands(parser)
         known = cls.get_irdl_definition().properties
         properties: dict[str, Attribute] = {}
         while (name := parser.parse_optional_keyword_in(known)) is not None:
             properties[name] = _parse_property(parser, cls.property_kind(name))
-        attributes = parser.parse_optional_attr_dict()
+        attributes = _parse_attr_dict(parser)
         parser.parse_punctuation(":")
-        if parser.parse_optional_punctuation("(") is not None:
-            operand_types = (
-                parser.parse_comma_separated_list(
-                    parser.Delimiter.NONE, parser.parse_type
-                )
-                if parser.parse_optional_punctuation(")") is None
-                else []
-            )
-            if operand_types:
-                parser.parse_punctuation(")")
-            parser.parse_punctuation("->")
-            result_types = _parse_result_types(parser)
-        else:
-            single = parser.parse_type()
-            operand_types = [single] * len(operands)
-            result_types = [single]
+        operand_types, result_types = reuse_parse(
+            parser, _SIGNATURE, lambda: _parse_signature(parser)
+        )
+        if operand_types is None:
+            operand_types = result_types * len(operands)
         if len(operand_types) != len(operands):
             parser.raise_error(
                 f"{cls.name}: {len(operands)} operands but {len(operand_types)} types"
@@ -469,6 +588,32 @@ class GraphOp(IRDLOperation):
             properties=properties,
             attributes=attributes,
         )
+
+
+def _function_type_text(inputs: list[Attribute], outputs: list[Attribute]) -> str:
+    """What `Printer.print_function_type` writes."""
+    results = ", ".join(map(_type_text, outputs))
+    if len(outputs) != 1 or isinstance(outputs[0], FunctionType):
+        results = f"({results})"
+    return f"({', '.join(map(_type_text, inputs))}) -> {results}"
+
+
+def _parse_signature(
+    parser: Parser,
+) -> tuple[tuple[Attribute, ...] | None, tuple[Attribute, ...]]:
+    """(operand types, result types) of `(T0, T1) -> R`; of `T`, (None, (T,)):
+    every operand has type T too."""
+    if parser.parse_optional_punctuation("(") is None:
+        return None, (parser.parse_type(),)
+    operand_types = (
+        parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+        if parser.parse_optional_punctuation(")") is None
+        else []
+    )
+    if operand_types:
+        parser.parse_punctuation(")")
+    parser.parse_punctuation("->")
+    return tuple(operand_types), tuple(_parse_result_types(parser))
 
 
 def _parse_result_types(parser: Parser) -> list[Attribute]:
@@ -1894,8 +2039,8 @@ class ConstantOp(GraphOp):
 
     @classmethod
     def parse(cls, parser: Parser) -> ConstantOp:
-        attributes = parser.parse_optional_attr_dict()
-        value = parser.parse_attribute()
+        attributes = _parse_attr_dict(parser)
+        value = reuse_parse(parser, _DENSE, parser.parse_attribute)
         if not isinstance(value, DenseIntOrFPElementsAttr):
             parser.raise_error(f"graph.constant: expected a dense tensor, got {value}")
         op = cls(value)
@@ -2082,7 +2227,7 @@ class FusionGroupOp(IRDLOperation):
         operands = parser.parse_comma_separated_list(
             parser.Delimiter.PAREN, parser.parse_unresolved_operand
         )
-        attributes = parser.parse_optional_attr_dict()
+        attributes = _parse_attr_dict(parser)
         parser.parse_punctuation(":")
         function_type = parser.parse_function_type()
         if len(function_type.inputs) != len(operands):
