@@ -63,12 +63,7 @@ _non_negative = _at_least(0)
 
 def build_parser() -> argparse.ArgumentParser:
     parser = DriverArgumentParser(prog="fxdsl-bench", description=DESCRIPTION)
-    parser.add_argument(
-        "--backend",
-        choices=("cuda", "cpu", "auto"),
-        default="auto",
-        help="auto: cuda when it can run here, else the cpu reference",
-    )
+    parser.add_backend_argument(default="auto")
     parser.add_argument(
         "--scale",
         choices=SCALES,

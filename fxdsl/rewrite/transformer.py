@@ -41,8 +41,9 @@ from xdsl.utils.exceptions import VerifyException
 
 from fxdsl.dialects.graph import SCOPE, ScopeAttr
 from fxdsl.dialects.shape_rules import ShapeError
-from fxdsl.frontends.tracer import Tensor, emitting_into
-from fxdsl.rewrite.editing import functions, inherit_provenance
+from fxdsl.frontends.ops import Tensor
+from fxdsl.frontends.trace_state import emitting_into
+from fxdsl.rewrite.editing import functions, insert_before
 from fxdsl.rewrite.python_pass import make_pass
 
 Result = SSAValue | Sequence[SSAValue] | None
@@ -114,9 +115,7 @@ class Transformer:
                 f"{type(self).__name__}: op emitted for {current.name} is invalid: "
                 f"{error}"
             ) from None
-        inherit_provenance(current, new_op)
-        Rewriter.insert_op(new_op, InsertPoint.before(current))
-        self._emitted.append(new_op)
+        self._emitted.append(insert_before(current, new_op))
         if len(new_op.results) == 1:
             return new_op.results[0]
         return tuple(new_op.results)

@@ -44,6 +44,15 @@ class DriverArgumentParser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise UserError(f"{message} (see {self.prog} --help)")
 
+    def add_backend_argument(self, default: str) -> None:
+        """`--backend cpu|cuda|auto`, as every driver that runs programs has it."""
+        self.add_argument(
+            "--backend",
+            choices=("cpu", "cuda", "auto"),
+            default=default,
+            help="auto: cuda when it can run here, else the cpu reference",
+        )
+
 
 def decode_source(data: bytes, name: str, start_offset: int = 0) -> str:
     """UTF-8 text of an input file; a UserError at the first bad byte

@@ -79,12 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="weights of the graph.param arguments (.npz by fqn; default: "
         "FILE.weights.npz beside the IR file when it exists)",
     )
-    parser.add_argument(
-        "--backend",
-        choices=("cpu", "cuda", "auto"),
-        default="cpu",
-        help="auto: cuda when it can run here, else the cpu reference",
-    )
+    parser.add_backend_argument(default="cpu")
     parser.add_argument(
         "--check", action="store_true", help="compare with the unmodified input"
     )
