@@ -2,7 +2,8 @@
 
 Every op falls in one fusibility class (the table `FUSIBILITY`):
 
-* `ELEMENTWISE`: unary, binary, compare, select, cast. Fuse freely.
+* `ELEMENTWISE`: the unary and binary op families (compare and cast among
+  them) and select, derived from the dialect's classes. Fuse freely.
 * `VIEW`: reshape, transpose, slice, broadcast_to. Fused as index remapping of
   a group *input*: a view joins a group only as a prologue (its operand comes
   from outside the group or from another view in it), and never as a group
@@ -75,16 +76,13 @@ class Fusibility(Enum):
     OPAQUE = "opaque"
 
 
-_ELEMENTWISE_OPS: tuple[type[Operation], ...] = (
-    graph.NegOp, graph.AbsOp, graph.ExpOp, graph.LogOp, graph.SqrtOp, graph.RsqrtOp,
-    graph.TanhOp, graph.SigmoidOp, graph.ReluOp, graph.GeluOp, graph.SiluOp,
-    graph.ErfOp, graph.SinOp, graph.CosOp, graph.ReciprocalOp, graph.CastOp,
-    graph.AddOp, graph.SubOp, graph.MulOp, graph.DivOp, graph.PowOp,
-    graph.MaximumOp, graph.MinimumOp, graph.EqOp, graph.NeOp, graph.LtOp,
-    graph.LeOp, graph.GtOp, graph.GeOp, graph.SelectOp, graph.LogicalAndOp,
-    graph.LogicalOrOp, graph.LogicalNotOp, graph.ClampOp, graph.HardswishOp,
-    graph.HardsigmoidOp,
-)  # fmt: skip
+# Every op of the elementwise families: a new unary or binary op fuses
+# without a line here (its scalar form is `lowering/scalar_ops.py`'s).
+_ELEMENTWISE_OPS = tuple(
+    op
+    for op in graph.GRAPH_OPS
+    if issubclass(op, (graph.UnaryOp, graph.BinaryOp, graph.SelectOp))
+)
 _VIEW_OPS = (graph.ReshapeOp, graph.TransposeOp, graph.SliceOp, graph.BroadcastToOp)
 _REDUCTION_OPS = (
     graph.SumOp, graph.MeanOp, graph.MaxOp, graph.MinOp, graph.VarOp,
