@@ -24,13 +24,16 @@ def available_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return {**upstream_passes(), **get_all_passes()}
 
 
-def parse_pipeline(pipeline: str) -> PassPipeline:
+def parse_pipeline(pipeline: str, verify_each: bool = True) -> PassPipeline:
     """Parse a `-p`-style pipeline (`"cse,graph-fuse{max-args=64}"`) into
-    passes that verify the module after each step. Raises ValueError (or
-    xDSL's ArgSpecParseError) for unknown passes and bad options."""
+    passes, which verify the module after each step unless `verify_each` is
+    false. Raises ValueError (or xDSL's ArgSpecParseError) for unknown
+    passes and bad options."""
     spec = quote_dotted_values(pipeline)
     passes = available_passes()
     check_pass_options(spec, passes)
+    if not verify_each:
+        return PassPipeline.parse_spec(passes, spec)
     return PassPipeline.parse_spec(
         passes,
         spec,
@@ -38,14 +41,23 @@ def parse_pipeline(pipeline: str) -> PassPipeline:
     )
 
 
-def apply(module: ModuleOp, pipeline: str | PassPipeline) -> ModuleOp:
+def apply(
+    module: ModuleOp, pipeline: str | PassPipeline, verify_each: bool = True
+) -> ModuleOp:
     """Run a pipeline (text or parsed) on `module` in place, verifying after
-    each pass. Returns the module for chaining."""
+    each pass (as mlir-opt does), or with `verify_each=False` once at the
+    end: a verification walks every op (about a third of the default GPU
+    pipeline's time on a 20k-op module), which the compile paths save, and
+    the tests, which run pipelines with the default, keep. Returns the
+    module for chaining."""
     if not isinstance(pipeline, str | PassPipeline):
         raise TypeError(
             "pipeline must be a pass pipeline string such as 'graph-decompose,"
             f"graph-fuse' or a PassPipeline, got {type(pipeline).__name__}"
         )
-    passes = parse_pipeline(pipeline) if isinstance(pipeline, str) else pipeline
-    passes.apply(make_context(), module)
+    if isinstance(pipeline, str):
+        pipeline = parse_pipeline(pipeline, verify_each)
+    pipeline.apply(make_context(), module)
+    if not verify_each:
+        verify_ssa(module)
     return module

@@ -33,6 +33,7 @@ Conventions (what the runtime's launch plan relies on):
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -74,8 +75,11 @@ from fxdsl.lowering.layout import (
 GEMM_LIBRARY_CALL = "cublas_gemm_strided_batched"
 
 
+@functools.lru_cache(maxsize=4096)
 def memref_of(typ: Attribute) -> Attribute:
-    """The dense memref type of a tensor type; other types unchanged."""
+    """The dense memref type of a tensor type; other types unchanged
+    (cached: building a MemRefType verifies it, and a big module asks for
+    the same few types thousands of times)."""
     if isinstance(typ, TensorType):
         return MemRefType(typ.element_type, typ.get_shape())
     return typ

@@ -118,7 +118,7 @@ def _compile(
     spec = DEFAULT_PIPELINE if pipeline is None else pipeline
     if spec:
         with timed("lower"):
-            apply(compiled, spec)
+            apply(compiled, spec, verify_each=False)
 
     def run(*inputs: Any) -> tuple[Any, ...]:
         return run_reference(compiled, *inputs, entry=entry)

@@ -332,7 +332,7 @@ def lower_for_cuda(
     spec = pipeline or GPU_PIPELINE
     if "convert-graph-to-gpu" not in spec.split(","):
         spec += ",convert-graph-to-gpu"  # a user pipeline of graph passes
-    lowered = apply(module.clone(), spec)
+    lowered = apply(module.clone(), spec, verify_each=False)
     return lowered, build_launch_plan(lowered, entry)
 
 
