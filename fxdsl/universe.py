@@ -26,6 +26,9 @@ PASSES: dict[str, str] = {
     "graph-partition": "fxdsl.transforms.graph_partition:GraphPartitionPass",
     "graph-fuse": "fxdsl.transforms.graph_fuse:GraphFusePass",
     "graph-decompose": "fxdsl.transforms.graph_decompose:GraphDecomposePass",
+    "graph-fold-constants": (
+        "fxdsl.transforms.graph_fold_constants:GraphFoldConstantsPass"
+    ),
     "graph-split-k": "fxdsl.transforms.graph_split_k:GraphSplitKPass",
     "graph-fuse-attention": (
         "fxdsl.transforms.graph_fuse_attention:GraphFuseAttentionPass"

@@ -102,3 +102,14 @@ def from_bytes(
     if flat.size == 1 and count != 1:
         flat = np.repeat(flat, count)
     return flat.astype(numpy_dtype(element_type)).reshape(shape)
+
+
+def to_bytes(array: Any, element_type: Attribute) -> bytes:
+    """The raw little-endian storage of a dense attribute holding `array`
+    (converted to `element_type`): `from_bytes`'s inverse."""
+    values = np.ascontiguousarray(to_element_type(array, element_type))
+    if is_bf16(element_type):
+        return (values.view(np.uint32) >> 16).astype("<u2").tobytes()
+    if values.dtype == np.bool_:
+        return values.astype(np.uint8).tobytes()
+    return values.astype(values.dtype.newbyteorder("<"), copy=False).tobytes()

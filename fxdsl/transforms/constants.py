@@ -1,0 +1,56 @@
+"""Arrays as graph constants: what `freeze` binds and `graph-fold-constants`
+computes become `graph.full` when every element is equal (one scalar in the
+IR, whatever the shape), else a `graph.constant` built from the array's
+bytes (no Python list per element, so a frozen conv weight of millions of
+elements takes milliseconds)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, TensorType
+
+from fxdsl.dialects import graph
+from fxdsl.interpreters.dtypes import numpy_dtype, to_bytes, to_element_type
+
+Array = np.ndarray[Any, Any]
+
+_EXACT_INTEGERS = 2**53
+"""`graph.full` holds its value as an f64: integers beyond this may not
+survive the round trip, so they stay dense."""
+
+
+def splat_value(array: Array) -> float | None:
+    """The one value of `array` when all its elements are bitwise equal (so
+    -0.0 and 0.0 differ, and equal NaNs count) and an f64 holds it exactly;
+    else None."""
+    flat = np.ascontiguousarray(array).reshape(-1)
+    if flat.size == 0:
+        return None
+    if flat.dtype.kind == "f":
+        bits = flat.view(f"u{flat.dtype.itemsize}")
+        if not bool((bits == bits[0]).all()):
+            return None
+        return float(flat[0])
+    if not bool((flat == flat[0]).all()):
+        return None
+    first = int(flat[0])
+    return float(first) if abs(first) <= _EXACT_INTEGERS else None
+
+
+def constant_op(array: Array, typ: TensorType[Any]) -> graph.ConstantOp | graph.FullOp:
+    """An op whose result of type `typ` holds `array` (converted to the
+    element type as the reference converts): a `graph.full` when every
+    element is equal, else a `graph.constant`."""
+    element = graph.dtype_of(typ)
+    values = to_element_type(np.asarray(array), element)
+    assert values.dtype == numpy_dtype(element)
+    if values.shape != graph.shape_of(typ):
+        raise ValueError(f"array of shape {values.shape} does not fit {typ}")
+    value = splat_value(values)
+    if value is not None:
+        return graph.FullOp(graph.shape_of(typ), value, element)
+    return graph.ConstantOp(
+        DenseIntOrFPElementsAttr(typ, BytesAttr(to_bytes(values, element)))
+    )
