@@ -94,15 +94,18 @@ def _named(new: Operation, source: Operation, index: int) -> Operation:
 
 @dataclass
 class ConstantFolding:
-    """One walk over a module: the values known so far and what they cost
-    as literals."""
+    """One walk over a module: the values known so far, what they stand for
+    as literals, and the ops to replace by constants."""
 
     options: GraphFoldConstantsPass
 
     def __post_init__(self) -> None:
         self.values: dict[SSAValue, Array] = {}
         self.literal_sizes: dict[SSAValue, int] = {}
-        """Known values left unfolded: the literal elements they come from."""
+        """Known values not defined by a graph.constant: the literal elements
+        they stand for (a folded one's own, an unfolded one's inputs')."""
+        self.folded: list[Operation] = []
+        """Ops whose results become constants, in program order."""
 
     @cached_property
     def interpreter(self) -> Interpreter:
@@ -133,8 +136,10 @@ class ConstantFolding:
             if not isinstance(op, graph.GraphOp) or self.fold_conv_bn(op):
                 continue
             self.fold(op)
+        self.materialise()
 
     def fold(self, op: graph.GraphOp) -> None:
+        """Evaluate `op` if its operands are known; decide whether it folds."""
         operands, results = list(op.operands), list(op.results)
         if not all(self.known(o) for o in operands):
             return
@@ -146,21 +151,37 @@ class ConstantFolding:
                 arrays = self.interpreter.run_op(op, args)
         except (InterpretationFailure, InterpretationError):
             return
-        literal = sum(
-            numel(r) for r, a in zip(results, arrays) if splat_value(a) is None
-        )
+        self.values.update(zip(results, arrays))
+        sizes = [
+            0 if splat_value(a) is not None else numel(r)
+            for r, a in zip(results, arrays)
+        ]
         budget = sum(self.literal_size(o) for o in operands)
-        if literal > budget and not self.options.allow_growth:
-            self.values.update(zip(results, arrays))
+        if sum(sizes) > budget and not self.options.allow_growth:
             self.literal_sizes.update((r, budget) for r in results)
             return
-        new_ops = [
-            _named(constant_op(a, r.type), op, i)
-            for i, (r, a) in enumerate(zip(results, arrays))
-        ]
-        for new, result in zip(new_ops, results):
-            new.results[0].name_hint = result.name_hint
-        self.replace(op, new_ops, [n.results[0] for n in new_ops], arrays)
+        self.literal_sizes.update(zip(results, sizes))
+        self.folded.append(op)
+
+    def materialise(self) -> None:
+        """Replace the folded ops that something still reads by constants,
+        last first: an op that only other folded ops read goes without ever
+        becoming one (in a chain of constant ops only the last is built)."""
+        for op in reversed(self.folded):
+            if op.parent is None:
+                continue
+            rewriter = PatternRewriter(op)
+            if not any(r.uses for r in op.results):
+                erase_dead(rewriter, [op])
+                continue
+            arrays = [self.values[r] for r in op.results]
+            new_ops = [
+                _named(constant_op(a, r.type), op, i)
+                for i, (r, a) in enumerate(zip(op.results, arrays))
+            ]
+            for new, result in zip(new_ops, op.results):
+                new.results[0].name_hint = result.name_hint
+            self.replace(op, new_ops, [n.results[0] for n in new_ops])
 
     def fold_conv_bn(self, norm: graph.GraphOp) -> bool:
         """Fold `norm` into the conv before it, if it is such a batch norm."""
@@ -191,22 +212,16 @@ class ConstantFolding:
         with_provenance([folded], conv)
         new_weight[0].results[0].name_hint = conv.weight.name_hint
         new_bias[0].results[0].name_hint = norm.bias.name_hint
-        self.replace(norm, [*new_weight, *new_bias, folded], [folded.result], [])
+        self.replace(norm, [*new_weight, *new_bias, folded], [folded.result])
         return True
 
     def replace(
-        self,
-        op: Operation,
-        new_ops: list[Operation],
-        new_results: list[SSAValue],
-        arrays: tuple[Array, ...] | list[Array],
+        self, op: Operation, new_ops: list[Operation], new_results: list[SSAValue]
     ) -> None:
-        """Replace `op` by `new_ops`, remember the new values (`arrays`, one
-        per result, or none) and erase what only `op` used."""
+        """Replace `op` by `new_ops` and erase what only `op` used."""
         producers = _producers(op)
         rewriter = PatternRewriter(op)
-        rewriter.replace_op(op, new_ops, new_results)
-        self.values.update(zip(new_results, arrays))
+        rewriter.replace(op, new_ops, new_results)
         erase_dead(rewriter, producers)
 
 
