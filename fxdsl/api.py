@@ -52,11 +52,21 @@ def compile(
     backend: str = "cuda",
     pipeline: str | None = None,
     entry: str | None = None,
+    freeze: Any = None,
     **options: Any,
 ) -> Callable[..., tuple[Any, ...]]:
-    """Compile `module` for `backend` ("cuda" or "cpu"); returns a callable."""
+    """Compile `module` for `backend` ("cuda" or "cpu"); returns a callable.
+
+    `freeze`: weights to bind as constants first (the arrays of the
+    `graph.param` arguments in order, or fqn -> array; see
+    `fxdsl.transforms.freeze`), folded with `graph-fold-constants`; the
+    callable then takes the other inputs only."""
     from fxdsl.runtime.compile import compile_module
 
+    if freeze is not None:
+        from fxdsl.transforms.freeze import freeze_and_fold
+
+        module = freeze_and_fold(module, freeze, entry)
     return compile_module(
         module, backend=backend, pipeline=pipeline, entry=entry, **options
     )

@@ -143,12 +143,14 @@ def from_torch(
     *,
     decompose: bool = False,
     strict: bool = False,
+    freeze: bool = False,
 ) -> ImportedProgram:
     """`torch.export.export(model, args, kwargs)` then import it.
 
     The model is exported in eval mode (and left in the mode it was in);
     `decompose=True` imports the core-ATen graph (`run_decompositions()`)
-    instead of the default one; the IR is the same either way.
+    instead of the default one; the IR is the same either way. `freeze`:
+    as `from_exported_program`'s.
     """
     import torch
 
@@ -163,15 +165,30 @@ def from_torch(
     finally:
         if training:
             model.train()
-    return from_exported_program(program)
+    return from_exported_program(program, freeze=freeze)
 
 
-def from_exported_program(program: Any, name: str = "forward") -> ImportedProgram:
-    """Import a `torch.export.ExportedProgram` (see the module docstring)."""
+def from_exported_program(
+    program: Any, name: str = "forward", freeze: bool = False
+) -> ImportedProgram:
+    """Import a `torch.export.ExportedProgram` (see the module docstring).
+
+    `freeze=True` binds the parameters as constants (`fxdsl.transforms.
+    freeze`; buffers are constants either way): the function takes only the
+    user inputs and `weights` is empty. Run `graph-fold-constants` next to
+    fold weight-only math, such as batch norms into convs."""
     import torch
 
     with torch.no_grad():
-        return _import(lambda: _Importer(_exported_source(program)), name)
+        imported = _import(lambda: _Importer(_exported_source(program)), name)
+    if freeze:
+        from fxdsl.interpreters.run import entry_function
+        from fxdsl.transforms.freeze import freeze_function
+
+        function = entry_function(imported.module, name)
+        freeze_function(imported.module, function, imported.weights)
+        imported.weights = []
+    return imported
 
 
 def from_graph_module(

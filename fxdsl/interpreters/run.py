@@ -94,7 +94,7 @@ def coerce_inputs(function: func.FuncOp, arrays: Sequence[Any]) -> list[Array]:
         raise ValueError(f"{name} takes {len(types)} inputs, got {len(arrays)}")
     args = function.body.blocks[0].args if function.body.blocks else ()
     return [
-        _coerce(value, typ, f"argument {i} (%{_arg_name(args, i)})")
+        coerce_input(value, typ, f"argument {i} (%{_arg_name(args, i)})")
         for i, (value, typ) in enumerate(zip(arrays, types))
     ]
 
@@ -104,7 +104,9 @@ def _arg_name(args: Sequence[SSAValue], index: int) -> str:
     return hint or f"arg{index}"
 
 
-def _coerce(value: Any, typ: Attribute, what: str) -> Array:
+def coerce_input(value: Any, typ: Attribute, what: str) -> Array:
+    """`value` as an array of type `typ` (see run_reference); else a
+    ValueError that starts with `what` (the argument)."""
     if not isinstance(typ, TensorType):
         raise ValueError(f"{what}: unsupported argument type {typ}")
     element_type = graph.dtype_of(typ)
