@@ -165,3 +165,18 @@ def test_freeze_and_fold_computes_weight_math() -> None:
         "graph.add",
         "func.return",
     ]
+
+
+def test_frozen_module_lowers_to_gpu_kernels() -> None:
+    """The constants reach the kernels: the GPU pipeline's IR, run on the IR
+    emulator, computes what the unfrozen reference does."""
+    from fxdsl.lowering.pipeline import GPU_PIPELINE
+    from fxdsl.runtime.ir_emulator import Emulator
+
+    module = fxdsl.parse(LAYER)
+    weights = layer_weights()
+    x = random_inputs(module)[2]
+    lowered = fxdsl.apply(freeze_and_fold(module, weights), GPU_PIPELINE)
+    (got,) = Emulator(lowered).run("forward", x)
+    (want,) = fxdsl.run(module, *weights, x)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5, atol=1e-6)

@@ -25,6 +25,7 @@ import fxdsl
 from fxdsl.dialects import graph
 from fxdsl.dialects.graph import NAME, PARAM, f32
 from fxdsl.interpreters.run import random_inputs, run_reference
+from fxdsl.ir_utils import arg_attr
 from fxdsl.testing import assert_same_numerics, clone_module, graphs
 from fxdsl.tools.fxdsl_opt import main as fxdsl_opt
 from fxdsl.transforms.freeze import freeze
@@ -228,6 +229,27 @@ def test_random_graph_frozen_folds_to_exactly_its_outputs(module: ModuleOp) -> N
     for want, got in zip(expected, actual, strict=True):
         assert want.dtype == got.dtype
         np.testing.assert_array_equal(want, got)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(graphs(max_ops=25, scoped=True))
+def test_random_scoped_graph_frozen_keeps_its_numerics(module: ModuleOp) -> None:
+    """Bind only the `graph.param` weights (wherever they sit among the
+    arguments): the function takes the other inputs and computes the same."""
+    (function,) = [op for op in module.ops if isinstance(op, func.FuncOp)]
+    params = [
+        arg_attr(function, i, PARAM) is not None for i in range(len(function.args))
+    ]
+    inputs = random_inputs(module, seed=0)
+    weights = [x for x, p in zip(inputs, params, strict=True) if p]
+    users = [x for x, p in zip(inputs, params, strict=True) if not p]
+    frozen = fold_constants(freeze(module, weights, entry="main"))
+    (folded,) = [op for op in frozen.ops if isinstance(op, func.FuncOp)]
+    assert len(folded.args) == len(users)
+    expected = run_reference(module, *inputs)
+    actual = run_reference(frozen, *users)
+    for want, got in zip(expected, actual, strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
 
 
 # --------------------------------------------------------------------------- #
