@@ -221,14 +221,14 @@ def _describe(component: list[str]) -> str:
 
 
 def layer_of(module: str) -> int:
-    """Index in `LAYERS` of the longest prefix naming `module`."""
+    """Index in `LAYERS` of the longest entry naming `module`: the module
+    itself or a package holding it (but `fxdsl`, which names itself only)."""
     best, depth = -1, -1
-    for level, (_, prefixes) in enumerate(LAYERS):
-        for prefix in prefixes:
-            if (module == prefix or module.startswith(prefix + ".")) and len(
-                prefix
-            ) > depth:
-                best, depth = level, len(prefix)
+    for level, (_, names) in enumerate(LAYERS):
+        for name in names:
+            holds = name != "fxdsl" and module.startswith(name + ".")
+            if (module == name or holds) and len(name) > depth:
+                best, depth = level, len(name)
     return best
 
 
