@@ -36,7 +36,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
 )
-from xdsl.ir import Block
+from xdsl.ir import Block, Operation
 
 from fxdsl.dialects.graph import PARAM
 from fxdsl.interpreters.run import coerce_input, entry_function
@@ -61,17 +61,20 @@ def freeze(
 
 
 def freeze_function(module: ModuleOp, function: func.FuncOp, weights: Weights) -> None:
-    """`freeze` in place, on `function` of `module`."""
+    """`freeze` in place, on `function` of `module`; every array is checked
+    before anything changes."""
     name = f"@{function.sym_name.data}"
     _check_not_called(module, function, name)
-    bound = _bind(function, weights, name)
     block = function.body.block
-    first = block.first_op
-    for index, array in bound.items():
+    constants: dict[int, Operation] = {}
+    for index, array in _bind(function, weights, name).items():
         arg = block.args[index]
         assert isinstance(arg.type, TensorType)
         what = f"freeze: {name} {_describe(function, index)}"
-        constant = constant_op(coerce_input(array, arg.type, what), arg.type)
+        constants[index] = constant_op(coerce_input(array, arg.type, what), arg.type)
+    first = block.first_op
+    for index, constant in constants.items():
+        arg = block.args[index]
         constant.attributes[PARAM] = StringAttr(arg_attr(function, index, PARAM) or "")
         if first is None:
             block.add_op(constant)
@@ -79,7 +82,7 @@ def freeze_function(module: ModuleOp, function: func.FuncOp, weights: Weights) -
             block.insert_op_before(constant, first)
         constant.results[0].name_hint = arg.name_hint
         arg.replace_all_uses_with(constant.results[0])
-    _drop_arguments(function, set(bound))
+    _drop_arguments(function, set(constants))
 
 
 def _describe(function: func.FuncOp, index: int) -> str:

@@ -13,7 +13,7 @@ import fxdsl
 from fxdsl.dialects import graph
 from fxdsl.dialects.graph import PARAM
 from fxdsl.interpreters.run import random_inputs
-from fxdsl.transforms.freeze import freeze, freeze_and_fold
+from fxdsl.transforms.freeze import freeze, freeze_and_fold, freeze_function
 
 LAYER = """
 func.func @forward(%w: tensor<3x4xf32> {graph.param = "fc.weight"},
@@ -119,6 +119,15 @@ def test_wrong_weights_are_named(weights, error, message) -> None:
     module = fxdsl.parse(LAYER)
     with pytest.raises(error, match=message):
         freeze(module, weights(*layer_weights()))
+
+
+def test_a_bad_weight_changes_nothing() -> None:
+    module = fxdsl.parse(LAYER)
+    before = str(module)
+    w, b = layer_weights()
+    with pytest.raises(ValueError, match="argument 1"):
+        freeze_function(module, function_of(module), [w, b[:2]])
+    assert str(module) == before
 
 
 def test_entry_and_callers() -> None:
