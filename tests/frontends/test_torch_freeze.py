@@ -128,3 +128,20 @@ def test_frozen_folded_model_matches_unfrozen_and_eager(
     scale = min(1.0, float(np.abs(want).max()))
     np.testing.assert_allclose(folded, want, rtol=1e-5, atol=1e-5 * scale)
     np.testing.assert_allclose(folded, reference, rtol=1e-5, atol=1e-5 * scale)
+
+
+def test_frozen_gpt2_folds_its_position_embedding() -> None:
+    """wpe[arange(T)] depends only on a weight: frozen, it is one constant."""
+    need("transformers")
+    from fxdsl.testing.torch_models import gpt2
+
+    example = gpt2()
+    model, args, kwargs = example
+    program = from_torch(model, args, kwargs, freeze=True)
+    assert count(program.module, graph.EmbeddingOp) == 2
+    fxdsl.apply(program.module, "graph-fold-constants")
+    assert count(program.module, graph.EmbeddingOp) == 1
+    tensors = [v for v in kwargs.values() if isinstance(v, torch.Tensor)]
+    got = program.run(*args, *tensors)
+    for g, w in zip(got, eager_outputs(example), strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)
