@@ -1,4 +1,6 @@
-"""The benchmark workloads (issue 9), each traced with `fxdsl.trace`.
+"""The benchmark workloads (issue 9), each traced with `fxdsl.trace`, but
+ResNet-18, which is imported from torch (so it needs the `fxdsl[torch]`
+extra even to build).
 
 A `Workload` has a name, the graph builder at each scale (`full` is the size
 the issue names; `small` is what numerics are checked at on the device;
@@ -15,6 +17,7 @@ realistic values and the numerics check tests something.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -211,6 +214,54 @@ def _torch_gpt2(d: Dims) -> Callable[..., Any]:
     return run
 
 
+@functools.lru_cache(maxsize=4)
+def _resnet18_model(batch: int, size: int) -> Any:
+    """torchvision's ResNet-18 architecture (`fxdsl.testing.conv_models`),
+    seeded random weights and batch-norm statistics, eval mode."""
+    from fxdsl.testing.conv_models import resnet18
+
+    model, _, _ = resnet18(batch=batch, size=size)
+    return model
+
+
+def _resnet18(d: Dims) -> ModuleOp:
+    """ResNet-18 imported from torch with its weights frozen and folded
+    (`graph-fold-constants`: each batch norm into its conv), so the image
+    is the only input and both sides compute with the same weights."""
+    import torch
+
+    from fxdsl.frontends.torch_export import from_torch
+    from fxdsl.pass_pipeline import apply
+
+    model = _resnet18_model(d["B"], d["S"])
+    image = torch.zeros(d["B"], 3, d["S"], d["S"])
+    program = from_torch(model, (image,), freeze=True)
+    return apply(program.module, "graph-fold-constants")
+
+
+def _torch_resnet18(d: Dims) -> Callable[..., Any]:
+    """The same model in torch, moved to the image's device on first use."""
+    import torch
+
+    model = _resnet18_model(d["B"], d["S"])
+
+    def run(image: Any) -> Any:
+        if next(model.parameters()).device != image.device:
+            model.to(image.device)
+        with torch.no_grad():
+            return model(image)
+
+    return run
+
+
+def _resnet_dims(batch: int) -> dict[str, Dims]:
+    return {
+        "full": {"B": batch, "S": 224},
+        "small": {"B": min(batch, 2), "S": 64},
+        "tiny": {"B": 1, "S": 32},
+    }
+
+
 def _rows(full: tuple[int, int], small: tuple[int, int], tiny: tuple[int, int]):
     return {
         scale: {"M": m, "N": n}
@@ -314,6 +365,22 @@ WORKLOADS: tuple[Workload, ...] = (
         _torch_gpt2,
         reduce_overhead=True,
         skinny=True,
+    ),
+    Workload(
+        "resnet18_b1",
+        "torchvision's ResNet-18 (architecture, random weights), 224x224, "
+        "weights frozen and conv-bn folded",
+        _resnet_dims(1),
+        _resnet18,
+        _torch_resnet18,
+        reduce_overhead=True,
+    ),
+    Workload(
+        "resnet18_b32",
+        "ResNet-18 as above at batch 32",
+        _resnet_dims(32),
+        _resnet18,
+        _torch_resnet18,
     ),
 )
 
