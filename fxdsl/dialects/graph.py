@@ -1298,8 +1298,9 @@ class AttentionOp(GraphOp):
     `attn_mask`: i1 (true: attend; false: the score becomes -inf) or additive
     (of the query's type, added to the scaled scores). With `causal` too,
     both apply. A row whose scores are all -inf (every key masked) gives
-    zeros, as torch 2.13's SDPA does. A masked attention has no fused kernel:
-    `graph-decompose` rewrites it into matmuls and a softmax.
+    zeros, as torch 2.13's SDPA does. The fused attention kernel reads the
+    mask; `graph-decompose` rewrites a small masked attention into matmuls
+    and a softmax.
 
         %o = graph.attention %q, %k, %v causal scale 1.250000e-01
                : tensor<2x8x16xf32>
