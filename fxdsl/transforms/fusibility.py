@@ -4,10 +4,16 @@ Every op falls in one fusibility class (the table `FUSIBILITY`):
 
 * `ELEMENTWISE`: the unary and binary op families (compare and cast among
   them) and select, derived from the dialect's classes. Fuse freely.
-* `VIEW`: reshape, transpose, slice, broadcast_to. Fused as index remapping of
-  a group *input*: a view joins a group only as a prologue (its operand comes
-  from outside the group or from another view in it), and never as a group
-  output (a view read by two groups stays a free view between them).
+* `VIEW`: reshape, transpose, slice, broadcast_to, and concat (an index
+  remapping that picks the piece an index falls in: the kernels read it
+  lazily, as they read views). Fused as index remapping of a group *input*:
+  a view joins a group only as a prologue (its operands come from outside
+  the group, are constants or other views in it), and never as a group
+  output (a view read by two groups stays between them: a free view, or
+  for a concat a copy kernel). A view's result shape does not constrain
+  the group's domain (its kernel reads it at whatever index its reader
+  asks for), so a chain such as pad (concat) -> strided slices -> maximum,
+  a pooling window, is one kernel.
 * `REDUCTION`: sum, mean, max, min, var, softmax, log_softmax, layer_norm whose
   reduced dims are the *trailing* dims of the input. Its iteration space is
   `(outer, inner)`, the input shape split before the reduced dims.
@@ -25,8 +31,8 @@ Every op falls in one fusibility class (the table `FUSIBILITY`):
 * `OPAQUE`: matmul and linear (library calls; run `graph-decompose` first so the
   bias add of a linear can fuse), gather, embedding and index (data-dependent
   indexing),
-  concat and split (several inputs/outputs with offsets: they stay memory
-  operations between kernels), reductions over non-trailing dims (a column
+  split (several outputs with offsets: a memory operation between kernels),
+  reductions over non-trailing dims (a column
   reduction is a different kernel), func.call and every op of other dialects.
   Except a *serial* reduction (`serial_reduction`): a sum/mean/max/min/var
   over non-trailing dims of at most `SERIAL_REDUCTION_MAX` elements per
@@ -83,7 +89,10 @@ _ELEMENTWISE_OPS = tuple(
     for op in graph.GRAPH_OPS
     if issubclass(op, (graph.UnaryOp, graph.BinaryOp, graph.SelectOp))
 )
-_VIEW_OPS = (graph.ReshapeOp, graph.TransposeOp, graph.SliceOp, graph.BroadcastToOp)
+_VIEW_OPS = (
+    graph.ReshapeOp, graph.TransposeOp, graph.SliceOp, graph.BroadcastToOp,
+    graph.ConcatOp,
+)  # fmt: skip
 _REDUCTION_OPS = (
     graph.SumOp, graph.MeanOp, graph.MaxOp, graph.MinOp, graph.VarOp,
     graph.SoftmaxOp, graph.LogSoftmaxOp, graph.LayerNormOp,
@@ -91,7 +100,7 @@ _REDUCTION_OPS = (
 _CONSTANT_OPS = (graph.ConstantOp, graph.FullOp)
 _OPAQUE_OPS = (
     graph.MatmulOp, graph.LinearOp, graph.GatherOp, graph.EmbeddingOp,
-    graph.IndexOp, graph.ConcatOp, graph.SplitOp,
+    graph.IndexOp, graph.SplitOp,
 )  # fmt: skip
 
 FUSIBILITY: dict[type[Operation], Fusibility] = {
@@ -198,6 +207,8 @@ class Kernel:
         space = reduction_space(op)
         if space is not None:
             return Kernel(space, None)
+        if is_view(op):
+            return Kernel(None, None)
         return Kernel(None, shape_of(op.results[0]))
 
     def merge(self, other: Kernel) -> Kernel | None:

@@ -31,6 +31,10 @@ one pattern each):
   than on the fused kernel's one thread per row; a large one stays and
   takes its mask into the fused kernel. Unmasked attention always stays.
 
+* conv1d/conv2d (bias split off as an add), max/avg/adaptive-avg pooling
+  and batch norm -> views, concat, elementwise ops, reductions and
+  `graph.matmul` (`fxdsl.transforms.conv_decompose`, `CONV_DECOMPOSITIONS`).
+
 Not decomposed, on purpose: `layer_norm`, `softmax`, `log_softmax`, `var`
 and `gelu` are fusible as they are (a layer_norm or softmax is a row-reduction
 group with its prologue and epilogue; gelu is elementwise), and a row kernel
@@ -61,6 +65,7 @@ from xdsl.pattern_rewriter import (
 from fxdsl.dialects import graph
 from fxdsl.interpreters.graph import arange_values
 from fxdsl.ir_utils import with_provenance
+from fxdsl.transforms.conv_decompose import CONV_DECOMPOSITIONS
 from fxdsl.transforms.graph_fuse_attention import MIN_ROWS
 from fxdsl.transforms.options import check_int
 
@@ -197,6 +202,7 @@ DECOMPOSITIONS: tuple[RewritePattern, ...] = (
     DecomposeBooleanReduction(),
     DecomposeArange(),
     DecomposeCumsum(),
+    *CONV_DECOMPOSITIONS,
 )
 """Every decomposition `graph-decompose` applies, but for masked attention's
 (which takes the pass's option)."""

@@ -1,0 +1,330 @@
+"""`graph-decompose`'s patterns for conv nets: convolution, pooling and batch
+norm become ops that already lower (views, concat, elementwise ops,
+reductions and `graph.matmul`), so they reach the GPU through the kernels
+and the cuBLAS call that exist, and fuse with their neighbours.
+
+Why decompose instead of a conv kernel of its own: the GEMM that does a
+convolution's work is cuBLAS's, already tuned; the windows are index
+arithmetic that the view rules already generate; and the parts that are not
+the GEMM (bias, batch norm, activation, residual) are elementwise, so
+`graph-fuse` puts them in one epilogue kernel as it does for `linear`. An
+implicit-GEMM kernel would save the im2col copy (KH x KW times the input)
+but must first beat cuBLAS on a GPU; that measurement is still to be made.
+
+* `batch_norm(x, m, v, w, b)` -> `x * a + (b - m * a)`, `a = w * rsqrt(v +
+  eps)` (the reference's order), the (C,) parameters reshaped to broadcast
+  over dim 1 first: all elementwise, so it fuses into the conv's epilogue
+  (a frozen model folds `a` and `b` to constants).
+* `conv1d` -> `conv2d` on a height-1 view (a reshape of input and weight).
+* `conv2d(x, w, bias)` -> the conv without bias, then `add(y, bias[:, 1, 1])`:
+  bias + activation + residual fuse into one epilogue kernel.
+* conv with `stride == kernel`, no padding and no dilation (a patch
+  embedding, or a 1x1 conv with stride 1) -> reshape + transpose of the
+  input into columns (N, C KH KW, L) and ONE `matmul(w (O, C KH KW), cols)`,
+  whose (N, O, L) result is already NCHW.
+* depthwise conv (`groups == C_in == C_out`) -> the sum over the KH x KW
+  taps of `tap * w[:, 0, kh, kw]`: purely elementwise over the (padded)
+  input's strided slices, so one kernel with its epilogue (a GEMM of K = 1
+  per group would waste the library call).
+* any other conv -> im2col: zero-pad (a concat with `graph.full`s), one
+  strided slice per tap (a view), the taps stacked by a concat into columns
+  (N, G, C/G KH KW, L), and one (batched over groups) `matmul` with the
+  weight reshaped to (G, O/G, C/G KH KW).
+* `max_pool2d` -> `maximum` over the taps of the input padded with -inf
+  (and on the right as far as a ceil_mode window reaches); `avg_pool2d` ->
+  the sum of the taps of the zero-padded input divided by torch's divisor
+  (a constant: count_include_pad and ceil_mode decide it per position).
+  Elementwise over views: one windowed kernel, with its prologue/epilogue.
+* `adaptive_avg_pool2d` -> where the output size divides the input's,
+  reshape + transpose to (N, C, OH, OW, KH, KW) and `mean` over the last
+  two dims (a row reduction); else (windows of varying size) two matmuls
+  with constant averaging matrices, `P_h @ x @ P_w^T`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from math import prod
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+
+from fxdsl.dialects import graph
+from fxdsl.dialects.graph import dtype_of, shape_of
+from fxdsl.interpreters.graph import _avg_pool_divisors as avg_pool_divisors
+from fxdsl.ir_utils import with_provenance
+
+
+class _Builder:
+    """Collects the ops of one decomposition (in order) and returns results."""
+
+    def __init__(self) -> None:
+        self.ops: list[Operation] = []
+
+    def add(self, op: Operation) -> SSAValue:
+        self.ops.append(op)
+        return op.results[0]
+
+    def full(self, shape: Sequence[int], value: float, dtype: Attribute) -> SSAValue:
+        return self.add(graph.FullOp(shape, value, dtype))
+
+    def constant(self, values: np.ndarray[Any, Any], dtype: Attribute) -> SSAValue:
+        typ: TensorType[Any] = graph.tensor(values.shape, dtype)
+        flat = [float(v) for v in values.ravel().tolist()]
+        return self.add(graph.ConstantOp(DenseIntOrFPElementsAttr.from_list(typ, flat)))
+
+    def reshape(self, value: SSAValue, shape: Sequence[int]) -> SSAValue:
+        if shape_of(value) == tuple(shape):
+            return value
+        return self.add(graph.ReshapeOp(value, shape))
+
+    def channels(self, value: SSAValue, rank: int) -> SSAValue:
+        """A (C,) parameter as (C, 1, ...) broadcasting over dim 1 of a
+        rank-`rank` tensor."""
+        return self.reshape(value, (shape_of(value)[0], *[1] * (rank - 2)))
+
+    def pad(
+        self, x: SSAValue, widths: Sequence[tuple[int, int]], fill: float
+    ) -> SSAValue:
+        """`x` (N, C, *spatial) with `widths[i]` = (before, after) elements of
+        `fill` around spatial dim i: a concat with `graph.full`s per dim."""
+        for axis, (before, after) in enumerate(widths, start=2):
+            shape = list(shape_of(x))
+            if not before and not after:
+                continue
+            pieces = [x]
+            if before:
+                shape[axis] = before
+                pieces.insert(0, self.full(shape, fill, dtype_of(x)))
+            if after:
+                shape[axis] = after
+                pieces.append(self.full(shape, fill, dtype_of(x)))
+            x = self.add(graph.ConcatOp(pieces, axis))
+        return x
+
+    def taps(
+        self,
+        x: SSAValue,
+        kernel: Sequence[int],
+        stride: Sequence[int],
+        dilation: Sequence[int],
+        out: Sequence[int],
+    ) -> list[SSAValue]:
+        """One strided slice (N, C, *out) of padded `x` per kernel offset, in
+        row-major kernel order."""
+        shape = shape_of(x)
+        taps: list[SSAValue] = []
+        for offset in np.ndindex(*kernel):
+            start = [k * d for k, d in zip(offset, dilation)]
+            limit = [b + (o - 1) * s + 1 for b, o, s in zip(start, out, stride)]
+            taps.append(
+                self.add(
+                    graph.SliceOp(
+                        x, [0, 0, *start], [*shape[:2], *limit], [1, 1, *stride]
+                    )
+                )
+            )
+        return taps
+
+    def fold(self, op: type[graph.BinaryOp], values: Sequence[SSAValue]) -> SSAValue:
+        total = values[0]
+        for value in values[1:]:
+            total = self.add(op(total, value))
+        return total
+
+
+def _conv2d(
+    b: _Builder, x: SSAValue, weight: SSAValue, conv: graph.ConvOp, out: Sequence[int]
+) -> SSAValue:
+    """The ops of a bias-free 2-D conv of x (N, C, H, W); returns (N, O, *out)."""
+    n, channels = shape_of(x)[:2]
+    o, per_group, *kernel = shape_of(weight)
+    stride, padding = conv.stride_list, conv.padding_list
+    dilation, groups = conv.dilation_list, conv.group_count
+    if len(stride) == 1:  # conv1d as conv2d on a height-1 view
+        stride, padding, dilation = (1, *stride), (0, *padding), (1, *dilation)
+    length, taps = prod(out), prod(kernel)
+    if groups == channels == o and per_group == 1:
+        padded = b.pad(x, [(p, p) for p in padding], 0.0)
+        taps_of_x = b.taps(padded, kernel, stride, dilation, out)
+        # weight[:, 0, kh, kw] as (C, 1, 1), one slice per tap, as the taps
+        taps_of_w = b.taps(weight, kernel, (1, 1), (1, 1), (1, 1))
+        products = [
+            b.add(graph.MulOp(t, b.reshape(w, (o, 1, 1))))
+            for t, w in zip(taps_of_x, taps_of_w)
+        ]
+        return b.fold(graph.AddOp, products)
+    disjoint = tuple(stride) == tuple(kernel) and set(dilation) == {1}
+    if groups == 1 and disjoint and not any(padding):
+        height, width = (k * s for k, s in zip(kernel, out))
+        if shape_of(x)[2:] != (height, width):
+            x = b.add(graph.SliceOp(x, [0] * 4, [n, channels, height, width]))
+        patches = b.reshape(x, (n, channels, out[0], kernel[0], out[1], kernel[1]))
+        if taps > 1:
+            patches = b.add(graph.TransposeOp(patches, [0, 1, 3, 5, 2, 4]))
+        columns = b.reshape(patches, (n, channels * taps, length))
+        flat = b.reshape(weight, (o, channels * taps))
+        return b.reshape(b.add(graph.MatmulOp(flat, columns)), (n, o, *out))
+    padded = b.pad(x, [(p, p) for p in padding], 0.0)
+    # (N, G, C/G, 1, L) per tap, G dropped when 1; stacked on the 1
+    lead = (n, groups) if groups > 1 else (n,)
+    pieces = [
+        b.reshape(t, (*lead, per_group, 1, length))
+        for t in b.taps(padded, kernel, stride, dilation, out)
+    ]
+    stacked = pieces[0] if taps == 1 else b.add(graph.ConcatOp(pieces, len(lead) + 1))
+    if taps > 1 or any(padding):
+        # the columns as one kernel: a cast to the same type is the compute
+        # op that makes graph-fuse group the views (pad, taps, stack) before it
+        stacked = b.add(graph.CastOp(stacked, dtype_of(x)))
+    columns = b.reshape(stacked, (*lead, per_group * taps, length))
+    flat = b.reshape(weight, (*lead[1:], o // groups, per_group * taps))
+    return b.reshape(b.add(graph.MatmulOp(flat, columns)), (n, o, *out))
+
+
+class DecomposeConv(RewritePattern):
+    """conv2d / conv1d -> GEMM, taps or patches, + a bias add (module
+    docstring)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: graph.ConvOp, rewriter: PatternRewriter) -> None:
+        b = _Builder()
+        x, weight, result = op.input, op.weight, shape_of(op.result)
+        if isinstance(op, graph.Conv1dOp):
+            x = b.reshape(x, (*shape_of(x)[:2], 1, shape_of(x)[2]))
+            weight = b.reshape(weight, (*shape_of(weight)[:2], 1, shape_of(weight)[2]))
+        y = b.reshape(_conv2d(b, x, weight, op, _spatial(result)), result)
+        if op.bias is not None:
+            y = b.add(graph.AddOp(y, b.channels(op.bias, len(result))))
+        rewriter.replace(op, with_provenance(b.ops, op), [y])
+
+
+def _spatial(result: tuple[int, ...]) -> tuple[int, ...]:
+    """The 2-D output size of a conv result (N, O, *out); conv1d's is (1, L)."""
+    return result[2:] if len(result) == 4 else (1, *result[2:])
+
+
+class DecomposeMaxPool(RewritePattern):
+    """max_pool2d -> maximum over taps of the -inf padded input."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(
+        self, op: graph.MaxPool2dOp, rewriter: PatternRewriter
+    ) -> None:
+        b = _Builder()
+        out = shape_of(op.result)[2:]
+        padded = b.pad(op.input, _pool_widths(op, out), float("-inf"))
+        taps = b.taps(padded, op.kernel_list, op.stride_list, op.dilation_list, out)
+        y = b.fold(graph.MaximumOp, taps)
+        rewriter.replace(op, with_provenance(b.ops, op), [y])
+
+
+def _pool_widths(op: graph.Pool2dOp, out: Sequence[int]) -> list[tuple[int, int]]:
+    """(before, after) padding per spatial dim: `padding`, and on the right
+    as far as the last (ceil_mode) window reaches."""
+    widths: list[tuple[int, int]] = []
+    for axis, p in enumerate(op.padding_list):
+        size = shape_of(op.input)[2 + axis]
+        span = op.dilation_list[axis] * (op.kernel_list[axis] - 1) + 1
+        reach = (out[axis] - 1) * op.stride_list[axis] + span
+        widths.append((p, max(p, reach - size - p)))
+    return widths
+
+
+class DecomposeAvgPool(RewritePattern):
+    """avg_pool2d -> sum of taps of the zero-padded input / torch's divisor."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(
+        self, op: graph.AvgPool2dOp, rewriter: PatternRewriter
+    ) -> None:
+        b = _Builder()
+        out = shape_of(op.result)[2:]
+        dtype = dtype_of(op.input)
+        padded = b.pad(op.input, _pool_widths(op, out), 0.0)
+        taps = b.taps(padded, op.kernel_list, op.stride_list, (1, 1), out)
+        total = b.fold(graph.AddOp, taps)
+        rows, cols = (
+            avg_pool_divisors(op, shape_of(op.input)[2 + axis], axis, out[axis])
+            for axis in (0, 1)
+        )
+        divisors = np.outer(rows, cols)
+        if len(np.unique(divisors)) == 1:
+            divisor = b.full((), float(divisors.flat[0]), dtype)
+        else:
+            divisor = b.constant(divisors, dtype)
+        y = b.add(graph.DivOp(total, divisor))
+        rewriter.replace(op, with_provenance(b.ops, op), [y])
+
+
+def _averaging(size: int, out: int) -> np.ndarray[Any, Any]:
+    """(out, size): row i averages torch's adaptive window i."""
+    matrix = np.zeros((out, size))
+    for i in range(out):
+        start, end = (i * size) // out, -((-(i + 1) * size) // out)
+        matrix[i, start:end] = 1.0 / (end - start)
+    return matrix
+
+
+class DecomposeAdaptiveAvgPool(RewritePattern):
+    """adaptive_avg_pool2d -> mean over reshaped windows, or two averaging
+    matmuls where the sizes do not divide."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(
+        self, op: graph.AdaptiveAvgPool2dOp, rewriter: PatternRewriter
+    ) -> None:
+        b = _Builder()
+        n, c, height, width = shape_of(op.input)
+        oh, ow = shape_of(op.result)[2:]
+        dtype = dtype_of(op.input)
+        if height % oh == 0 and width % ow == 0:
+            kh, kw = height // oh, width // ow
+            windows = b.reshape(op.input, (n, c, oh, kh, ow, kw))
+            if kh > 1 and ow > 1:
+                windows = b.add(graph.TransposeOp(windows, [0, 1, 2, 4, 3, 5]))
+            windows = b.reshape(windows, (n, c, oh, ow, kh * kw))
+            y = b.add(graph.MeanOp(windows, [4]))
+        else:
+            columns = b.constant(_averaging(width, ow).T, dtype)
+            rows = b.constant(_averaging(height, oh), dtype)
+            y = b.add(graph.MatmulOp(rows, b.add(graph.MatmulOp(op.input, columns))))
+        rewriter.replace(op, with_provenance(b.ops, op), [y])
+
+
+class DecomposeBatchNorm(RewritePattern):
+    """batch_norm -> x * a + (bias - mean * a), a = weight * rsqrt(var + eps)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(
+        self, op: graph.BatchNormOp, rewriter: PatternRewriter
+    ) -> None:
+        b = _Builder()
+        rank = len(shape_of(op.input))
+        mean, var, weight, bias = (
+            b.channels(v, rank)
+            for v in (op.running_mean, op.running_var, op.weight, op.bias)
+        )
+        eps = b.full((), op.eps_value, dtype_of(op.input))
+        root = b.add(graph.RsqrtOp(b.add(graph.AddOp(var, eps))))
+        scale = b.add(graph.MulOp(weight, root))
+        shift = b.add(graph.SubOp(bias, b.add(graph.MulOp(mean, scale))))
+        y = b.add(graph.AddOp(b.add(graph.MulOp(op.input, scale)), shift))
+        rewriter.replace(op, with_provenance(b.ops, op), [y])
+
+
+CONV_DECOMPOSITIONS: tuple[RewritePattern, ...] = (
+    DecomposeConv(),
+    DecomposeMaxPool(),
+    DecomposeAvgPool(),
+    DecomposeAdaptiveAvgPool(),
+    DecomposeBatchNorm(),
+)
+"""The conv-net patterns, registered in `graph_decompose.DECOMPOSITIONS`."""
