@@ -24,7 +24,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from fxdsl.testing.torch_models import Example
+from fxdsl.testing.torch_models import (
+    SPECIAL_TOKENS,
+    TINY_LAYERS,
+    Example,
+    seeded,
+)
 
 
 def _randomise_batch_norms(model: Any) -> Any:
@@ -38,7 +43,7 @@ def _randomise_batch_norms(model: Any) -> Any:
                 module.running_var.copy_(torch.rand(channels) + 0.5)
                 module.weight.copy_(torch.rand(channels) + 0.5)
                 module.bias.copy_(torch.randn(channels) * 0.1)
-    return model.eval()
+    return model
 
 
 def _resnet_classes() -> tuple[type[Any], type[Any]]:
@@ -118,10 +123,9 @@ def resnet18(batch: int = 1, size: int = 64, num_classes: int = 1000) -> Example
     """torchvision's `resnet18(weights=None)`: BasicBlocks [2, 2, 2, 2]."""
     import torch
 
-    torch.manual_seed(0)
     _, resnet = _resnet_classes()
-    model = _randomise_batch_norms(resnet([2, 2, 2, 2], num_classes))
-    return model, (torch.randn(batch, 3, size, size),), {}
+    model = seeded(lambda: resnet([2, 2, 2, 2], num_classes))
+    return _randomise_batch_norms(model), (torch.randn(batch, 3, size, size),), {}
 
 
 def make_divisible(value: float, divisor: int = 8) -> int:
@@ -283,9 +287,8 @@ def mobilenet_v3_small(
     """torchvision's `mobilenet_v3_small(weights=None)`."""
     import torch
 
-    torch.manual_seed(0)
     *_, mobilenet = _mobilenet_classes()
-    model = mobilenet(MOBILENET_V3_SMALL, 1024, num_classes)
+    model = seeded(lambda: mobilenet(MOBILENET_V3_SMALL, 1024, num_classes))
     return _randomise_batch_norms(model), (torch.randn(batch, 3, size, size),), {}
 
 
@@ -294,18 +297,8 @@ def vit(batch: int = 1) -> Example:
     import torch
     from transformers import ViTConfig, ViTModel
 
-    torch.manual_seed(0)
-    config = ViTConfig(
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        intermediate_size=64,
-        image_size=32,
-        patch_size=8,
-        num_channels=3,
-    )
-    model = ViTModel(config).eval()
-    return model, (torch.randn(batch, 3, 32, 32),), {}
+    config = ViTConfig(image_size=32, patch_size=8, num_channels=3, **TINY_LAYERS)
+    return seeded(lambda: ViTModel(config)), (torch.randn(batch, 3, 32, 32),), {}
 
 
 def whisper_encoder(batch: int = 1) -> Example:
@@ -316,24 +309,20 @@ def whisper_encoder(batch: int = 1) -> Example:
     from transformers import WhisperConfig
     from transformers.models.whisper.modeling_whisper import WhisperEncoder
 
-    torch.manual_seed(0)
     config = WhisperConfig(
         vocab_size=128,
         d_model=32,
         encoder_layers=2,
         encoder_attention_heads=4,
         encoder_ffn_dim=64,
+        **SPECIAL_TOKENS,
+        decoder_start_token_id=0,
         num_mel_bins=16,
         max_source_positions=16,
         max_target_positions=16,
-        pad_token_id=0,
-        bos_token_id=0,
-        eos_token_id=0,
-        decoder_start_token_id=0,
     )
-    encoder = WhisperEncoder(config).eval()
     # the encoder takes exactly 2 * max_source_positions frames
-    return encoder, (torch.randn(batch, 16, 32),), {}
+    return seeded(lambda: WhisperEncoder(config)), (torch.randn(batch, 16, 32),), {}
 
 
 CONV_MODELS: dict[str, Callable[..., Example]] = {

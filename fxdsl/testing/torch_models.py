@@ -14,90 +14,106 @@ from typing import Any
 Example = tuple[Any, tuple[Any, ...], dict[str, Any]]
 
 
-def _ids(vocab: int, batch: int, length: int) -> Any:
+_VOCAB = 128
+"""Every tiny language model's vocabulary size (the ids are drawn below it)."""
+
+TINY_LAYERS: dict[str, int] = {
+    "hidden_size": 32,
+    "intermediate_size": 64,
+    "num_hidden_layers": 2,
+    "num_attention_heads": 4,
+}
+"""The width, depth and heads of every tiny Hugging Face model whose config uses
+the BERT names for them (others spell the same sizes in their own names)."""
+
+SPECIAL_TOKENS: dict[str, int] = {
+    "bos_token_id": 0,
+    "eos_token_id": 0,
+    "pad_token_id": 0,
+}
+"""A tiny vocabulary's special tokens: all id 0 (the defaults lie past 128)."""
+
+
+def seeded(build: Callable[[], Any]) -> Any:
+    """`build()` in eval mode, its weights drawn after seeding torch with 0.
+
+    A callable, not a model, so the seed comes before the first weight."""
     import torch
 
-    return torch.randint(0, vocab, (batch, length))
+    torch.manual_seed(0)
+    return build().eval()
+
+
+def _on_ids(
+    model_cls: Any, config: Any, batch: int, length: int, **kwargs: Any
+) -> Example:
+    """`model_cls(config)` (`seeded`) on a `batch` of `length` random token
+    ids, drawn after its weights."""
+    import torch
+
+    model = seeded(lambda: model_cls(config))
+    return model, (torch.randint(0, _VOCAB, (batch, length)),), kwargs
 
 
 def gpt2(layers: int = 2, batch: int = 1, length: int = 8, width: int = 32) -> Example:
     """HF `GPT2LMHeadModel` (causal mask built by transformers, folded)."""
-    import torch
     from transformers import GPT2Config, GPT2LMHeadModel
 
-    torch.manual_seed(0)
     config = GPT2Config(
         n_layer=layers,
         n_embd=width,
         n_head=4,
-        vocab_size=128,
+        vocab_size=_VOCAB,
         n_positions=max(64, length),
         bos_token_id=0,
         eos_token_id=0,
     )
-    model = GPT2LMHeadModel(config).eval()
-    return model, (_ids(128, batch, length),), {"use_cache": False}
+    return _on_ids(GPT2LMHeadModel, config, batch, length, use_cache=False)
 
 
 def bert(batch: int = 1, length: int = 8) -> Example:
     """HF `BertModel` (all-true padding mask, folded away)."""
-    import torch
     from transformers import BertConfig, BertModel
 
-    torch.manual_seed(0)
-    config = BertConfig(
-        vocab_size=128,
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        intermediate_size=64,
-        max_position_embeddings=64,
-    )
-    return BertModel(config).eval(), (_ids(128, batch, length),), {}
+    config = BertConfig(vocab_size=_VOCAB, max_position_embeddings=64, **TINY_LAYERS)
+    return _on_ids(BertModel, config, batch, length)
 
 
-def _decoder(config_cls: Any, model_cls: Any, batch: int, length: int) -> Example:
-    import torch
-
-    torch.manual_seed(0)
-    config = config_cls(
-        vocab_size=128,
-        hidden_size=32,
-        intermediate_size=64,
-        num_hidden_layers=2,
-        num_attention_heads=4,
+def _decoder(
+    model_cls: Any, config_cls: Any, batch: int, length: int, **config: Any
+) -> Example:
+    """A Llama-like causal LM: grouped-query attention (4 heads, 2 kv)."""
+    tiny = config_cls(
+        vocab_size=_VOCAB,
         num_key_value_heads=2,
         max_position_embeddings=64,
-        bos_token_id=0,
-        eos_token_id=0,
-        pad_token_id=0,
+        **TINY_LAYERS,
+        **SPECIAL_TOKENS,
+        **config,
     )
-    model = model_cls(config).eval()
-    return model, (_ids(128, batch, length),), {"use_cache": False}
+    return _on_ids(model_cls, tiny, batch, length, use_cache=False)
 
 
 def llama(batch: int = 1, length: int = 8) -> Example:
     """HF `LlamaForCausalLM`, grouped-query attention (4 heads, 2 kv)."""
     from transformers import LlamaConfig, LlamaForCausalLM
 
-    return _decoder(LlamaConfig, LlamaForCausalLM, batch, length)
+    return _decoder(LlamaForCausalLM, LlamaConfig, batch, length)
 
 
 def qwen2(batch: int = 1, length: int = 8) -> Example:
     """HF `Qwen2ForCausalLM`, grouped-query attention (4 heads, 2 kv)."""
     from transformers import Qwen2Config, Qwen2ForCausalLM
 
-    return _decoder(Qwen2Config, Qwen2ForCausalLM, batch, length)
+    return _decoder(Qwen2ForCausalLM, Qwen2Config, batch, length)
 
 
 def t5_encoder(batch: int = 1, length: int = 8) -> Example:
     """HF `T5EncoderModel` (relative position bias, folded)."""
-    import torch
     from transformers import T5Config, T5EncoderModel
 
-    torch.manual_seed(0)
     config = T5Config(
-        vocab_size=128,
+        vocab_size=_VOCAB,
         d_model=32,
         d_kv=8,
         d_ff=64,
@@ -105,17 +121,18 @@ def t5_encoder(batch: int = 1, length: int = 8) -> Example:
         num_heads=4,
         decoder_start_token_id=0,
     )
-    return T5EncoderModel(config).eval(), (_ids(128, batch, length),), {}
+    return _on_ids(T5EncoderModel, config, batch, length)
 
 
 def transformer_encoder_layer(batch: int = 2, length: int = 8) -> Example:
     """`nn.TransformerEncoderLayer` (batch first, no mask)."""
     import torch
 
-    torch.manual_seed(0)
-    layer = torch.nn.TransformerEncoderLayer(
-        d_model=32, nhead=4, dim_feedforward=64, batch_first=True
-    ).eval()
+    layer = seeded(
+        lambda: torch.nn.TransformerEncoderLayer(
+            d_model=32, nhead=4, dim_feedforward=64, batch_first=True
+        )
+    )
     return layer, (torch.randn(batch, length, 32),), {}
 
 
@@ -123,14 +140,15 @@ def mlp(batch: int = 4) -> Example:
     """Linear-GELU-Linear-SiLU-Linear."""
     import torch
 
-    torch.manual_seed(0)
-    model = torch.nn.Sequential(
-        torch.nn.Linear(16, 64),
-        torch.nn.GELU(),
-        torch.nn.Linear(64, 64),
-        torch.nn.SiLU(),
-        torch.nn.Linear(64, 8),
-    ).eval()
+    model = seeded(
+        lambda: torch.nn.Sequential(
+            torch.nn.Linear(16, 64),
+            torch.nn.GELU(),
+            torch.nn.Linear(64, 64),
+            torch.nn.SiLU(),
+            torch.nn.Linear(64, 8),
+        )
+    )
     return model, (torch.randn(batch, 16),), {}
 
 
@@ -138,26 +156,16 @@ def mixtral(batch: int = 1, length: int = 8) -> Example:
     """HF `MixtralForCausalLM`, 4 experts, 2 per token: its router's `topk`,
     `sort`, `histc`, `index_put` and the grouped-matmul custom op have no
     graph-dialect mapping (the torch.compile backend leaves them to torch)."""
-    import torch
     from transformers import MixtralConfig, MixtralForCausalLM
 
-    torch.manual_seed(0)
-    config = MixtralConfig(
-        vocab_size=128,
-        hidden_size=32,
-        intermediate_size=64,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
+    return _decoder(
+        MixtralForCausalLM,
+        MixtralConfig,
+        batch,
+        length,
         num_local_experts=4,
         num_experts_per_tok=2,
-        max_position_embeddings=64,
-        bos_token_id=0,
-        eos_token_id=0,
-        pad_token_id=0,
     )
-    model = MixtralForCausalLM(config).eval()
-    return model, (_ids(128, batch, length),), {"use_cache": False}
 
 
 def _qr_model() -> Any:
@@ -184,8 +192,7 @@ def with_qr(batch: int = 4) -> Example:
     """An MLP with `torch.linalg.qr` in the middle."""
     import torch
 
-    torch.manual_seed(0)
-    return _qr_model()().eval(), (torch.randn(batch, 16),), {}
+    return seeded(_qr_model()), (torch.randn(batch, 16),), {}
 
 
 def padded(
