@@ -96,6 +96,9 @@ ATEN: dict[str, Handler] = {}
 
 
 def aten(*names: str) -> Callable[[Handler], Handler]:
+    """A decorator registering its handler for `aten.<name>` for each name;
+    stacked, one line per op, where a handler serves several ops."""
+
     def register(handler: Handler) -> Handler:
         for name in names:
             ATEN[f"aten.{name}"] = handler
@@ -302,30 +305,16 @@ def _logical_not(call: AtenCall) -> Tensor:
 # --------------------------------------------------------------------------- #
 
 
-@aten(
-    "to.dtype",
-    "to.dtype_layout",
-    "to.device",
-    "to.other",
-    "_to_copy.default",
-    "type_as.default",
-)
+@aten("to.dtype", "to.dtype_layout", "to.device", "to.other")
+@aten("_to_copy.default", "type_as.default")
 def _to(call: AtenCall) -> Tensor:
     return cast_to(call.args[0], call.dtype)
 
 
-@aten(
-    "clone.default",
-    "alias.default",
-    "contiguous.default",
-    "detach.default",
-    "detach_.default",
-    "lift_fresh_copy.default",
-    "dropout.default",
-    "dropout_.default",
-    "feature_dropout.default",
-    "native_dropout.default",
-)
+@aten("clone.default", "alias.default", "contiguous.default", "lift_fresh_copy.default")
+@aten("detach.default", "detach_.default")
+@aten("dropout.default", "dropout_.default", "feature_dropout.default")
+@aten("native_dropout.default")
 def _identity(call: AtenCall) -> Any:
     if call.target == "aten.native_dropout.default":
         return (call.args[0], None)
@@ -340,17 +329,9 @@ def _identity(call: AtenCall) -> Any:
 # --------------------------------------------------------------------------- #
 
 
-@aten(
-    "view.default",
-    "reshape.default",
-    "_unsafe_view.default",
-    "flatten.using_ints",
-    "unflatten.int",
-    "squeeze.dim",
-    "squeeze.dims",
-    "squeeze.default",
-    "unsqueeze.default",
-)
+@aten("view.default", "reshape.default", "_unsafe_view.default")
+@aten("flatten.using_ints", "unflatten.int")
+@aten("squeeze.dim", "squeeze.dims", "squeeze.default", "unsqueeze.default")
 def _reshape(call: AtenCall) -> Tensor:
     return reshape(call.args[0], call.shape)
 
