@@ -310,12 +310,23 @@ def _run_reduction(
     return _finish(op, reduce(_widen(x), axis=op.dim_list, keepdims=keepdims))
 
 
+def _run_conv(
+    ft: InterpreterFunctions,
+    interpreter: Interpreter,
+    op: Operation,
+    args: PythonValues,
+) -> PythonValues:
+    assert isinstance(op, graph.ConvOp)
+    return _finish(op, _conv(op, *(_widen(a) for a in args)))
+
+
 def _table_impls(cls: type[InterpreterFunctions]) -> type[InterpreterFunctions]:
     """Register one shared runner per op family, from the tables above."""
     families = (
         (UNARY, _run_unary),
         (BINARY, _run_binary),
         (REDUCTIONS, _run_reduction),
+        ((graph.Conv1dOp, graph.Conv2dOp), _run_conv),
     )
     for table, runner in families:
         for op_type in table:
@@ -335,7 +346,8 @@ class GraphFunctions(InterpreterFunctions):
     """numpy implementations of every op in `graph.GRAPH_OPS`.
 
     Unary, binary/compare ops and the plain reductions come from the
-    `UNARY`, `BINARY` and `REDUCTIONS` tables; the rest are methods below.
+    `UNARY`, `BINARY` and `REDUCTIONS` tables, and the convolutions share
+    `_run_conv`; the rest are methods below.
     """
 
     @impl(graph.GeluOp)
@@ -444,18 +456,6 @@ class GraphFunctions(InterpreterFunctions):
         x, weight, *bias = (_widen(a) for a in args)
         y = np.matmul(x, weight.T)
         return _finish(op, y + bias[0] if bias else y)
-
-    @impl(graph.Conv2dOp)
-    def run_conv2d(
-        self, interpreter: Interpreter, op: graph.Conv2dOp, args: PythonValues
-    ) -> PythonValues:
-        return _finish(op, _conv(op, *(_widen(a) for a in args)))
-
-    @impl(graph.Conv1dOp)
-    def run_conv1d(
-        self, interpreter: Interpreter, op: graph.Conv1dOp, args: PythonValues
-    ) -> PythonValues:
-        return _finish(op, _conv(op, *(_widen(a) for a in args)))
 
     @impl(graph.MaxPool2dOp)
     def run_max_pool2d(
