@@ -16,9 +16,16 @@ from xdsl.dialects import get_all_dialects
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
 from xdsl.ir import Block, Operation, TypeAttribute
 from xdsl.parser import Parser
+from xdsl.utils.lexer import Span
 from xdsl.utils.mlir_lexer import MLIRLexer
 
-from fxdsl.dialects.graph import TYPE_TEXT, Graph, reuse_parse
+from fxdsl.dialects.graph import (
+    RESULT_LIST,
+    TYPE_TEXT,
+    Graph,
+    reuse_parse,
+    value_names,
+)
 
 # xDSL 0.74 lexes string literals with a nested quantifier that backtracks
 # exponentially on an unterminated literal: a stray `"` followed by ~40
@@ -75,6 +82,15 @@ class LocatingParser(Parser):
                 IntAttr(column),
             )
         return op
+
+    def _parse_op_result_list(self) -> list[tuple[Span, int]]:
+        # `%a, %b = ` as printed by one regex; tuples (`%t:2`) by xDSL
+        text: str = self.lexer.input.content  # type: ignore[assignment]
+        if (match := RESULT_LIST.match(text, self.pos)) is None:
+            return super()._parse_op_result_list()
+        self._resume_from(match.end())
+        names = value_names(text, match.start(), match.end())
+        return [(Span(start, end, self.lexer.input), 1) for start, end in names]
 
     def parse_type(self) -> TypeAttribute:
         # function signatures repeat their argument types (weights)

@@ -119,7 +119,15 @@ ScopeFrame = tuple[str, int, str]
 # characters the lexer takes literally) and the printer's spacing.
 _FRAME = r'\("([^"\\\n\v\f]*)", ([0-9]+), "([^"\\\n\v\f]*)"\)'
 _SCOPE_FRAME = re.compile(_FRAME)
-_SCOPE_TEXT = re.compile(rf"<(?:{_FRAME}(?:, {_FRAME})*)?>")
+_SCOPE_BODY = rf"<(?:{_FRAME}(?:, {_FRAME})*)?>"
+_SCOPE_TEXT = re.compile(_SCOPE_BODY)
+_SCOPE_DICT = re.compile(rf"\{{scope = #graph\.scope{_SCOPE_BODY}\}}")
+"""An op's attribute dict as printed when it holds only its scope."""
+
+
+def _scope_frames(text: str) -> tuple[ScopeFrame, ...]:
+    frames = _SCOPE_FRAME.findall(text)
+    return tuple((fqn, int(index), kind) for fqn, index, kind in frames)
 
 
 @irdl_attr_definition
@@ -141,8 +149,7 @@ class ScopeAttr(Data[tuple[ScopeFrame, ...]]):
         text: str = parser.lexer.input.content  # type: ignore[assignment]
         if match := _SCOPE_TEXT.match(text, parser.pos):
             parser._resume_from(match.end())  # pyright: ignore[reportPrivateUsage]
-            frames = _SCOPE_FRAME.findall(match.group())
-            return tuple((fqn, int(index), kind) for fqn, index, kind in frames)
+            return _scope_frames(match.group())
 
         def parse_frame() -> ScopeFrame:
             with parser.in_parens():
@@ -389,7 +396,16 @@ def reuse_parse(
 
 
 def _parse_attr_dict(parser: Parser) -> dict[str, Attribute]:
-    return dict(reuse_parse(parser, _ATTR_DICT, parser.parse_optional_attr_dict))
+    return dict(reuse_parse(parser, _ATTR_DICT, lambda: _parse_new_attr_dict(parser)))
+
+
+def _parse_new_attr_dict(parser: Parser) -> dict[str, Attribute]:
+    # Most ops' attributes are their scope alone: one regex; others by xDSL.
+    text: str = parser.lexer.input.content  # type: ignore[assignment]
+    if match := _SCOPE_DICT.match(text, parser.pos):
+        parser._resume_from(match.end())  # pyright: ignore[reportPrivateUsage]
+        return {SCOPE: ScopeAttr(_scope_frames(match.group()))}
+    return parser.parse_optional_attr_dict()
 
 
 # `%name` or `%12` as the lexer reads it (a longest match), without `#index`.
@@ -397,6 +413,14 @@ _ID = "a-zA-Z0-9$._-"
 _OPERAND = rf"%(?:[0-9]+(?![0-9#])|[a-zA-Z$._-][{_ID}]*(?![#{_ID}]))"
 _OPERAND_NAME = re.compile(_OPERAND)
 _OPERAND_LIST = re.compile(rf"{_OPERAND}(?:, {_OPERAND})*")
+RESULT_LIST = re.compile(rf"{_OPERAND}(?:, {_OPERAND})* = ")
+"""An op's results as printed, `%a, %b = ` (no `%t:2` tuples)."""
+
+
+def value_names(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Where each `%name` in `text[start:end]` (an operand or result list
+    matched above) starts and ends."""
+    return [m.span() for m in _OPERAND_NAME.finditer(text, start, end)]
 
 
 def _parse_operands(parser: Parser) -> list[UnresolvedOperand]:
@@ -406,8 +430,8 @@ def _parse_operands(parser: Parser) -> list[UnresolvedOperand]:
         # the printed form by regex, anything after it token by token
         source = parser.lexer.input
         operands = [
-            UnresolvedOperand(Span(name.start(), name.end(), source), 0)
-            for name in _OPERAND_NAME.finditer(text, match.start(), match.end())
+            UnresolvedOperand(Span(start, end, source), 0)
+            for start, end in value_names(text, match.start(), match.end())
         ]
         parser._resume_from(match.end())  # pyright: ignore[reportPrivateUsage]
         if parser.parse_optional_punctuation(",") is None:

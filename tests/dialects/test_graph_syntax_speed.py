@@ -120,3 +120,11 @@ def test_reuse_keeps_only_whole_parses() -> None:
     while parser.parse_optional_punctuation(",") is not None:
         types.append(reuse_parse(parser, too_long, parser.parse_type))
     assert [str(t) for t in types] == ["tensor<4xf32>"] * 4 + ["i32"]
+
+
+def test_redefined_result_is_an_error_at_its_name() -> None:
+    lines = REPEATED.splitlines()
+    lines[3] = lines[3].replace("%b = graph.add %a", "%a = graph.add %x")
+    with pytest.raises(ParseError) as error:
+        parse_module("\n".join(lines), "in.mlir")
+    assert f"in.mlir:4:{lines[3].index('%a') + 1}" in str(error.value)
