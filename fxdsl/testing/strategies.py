@@ -208,6 +208,13 @@ class _Builder:
             return self.values[self.draw(max(0, n - 4), n - 1)]
         return self.values[self.draw(0, n - 1)]
 
+    def pick_dim(self) -> tuple[SSAValue, int] | None:
+        """An operand and one of its dims; None when the operand has none
+        (rank 0: the caller emits a unary op instead)."""
+        x = self.pick()
+        rank = len(shape_of(x))
+        return (x, self.draw(0, rank - 1)) if rank else None
+
     # -------------------------------------------------------------- emitting
     def _add(self, value: SSAValue, bound: float) -> None:
         if g.dtype_of(value) == g.i1:
@@ -382,15 +389,13 @@ class _Builder:
         self.emit(op, bounds.get(op_type, bound))
 
     def softmax(self) -> None:
-        x = self.pick()
-        shape = shape_of(x)
-        if not shape:
+        if (picked := self.pick_dim()) is None:
             return self.unary()
-        dim = self.draw(0, len(shape) - 1)
+        x, dim = picked
         if self.chance(50):
             self.emit(g.SoftmaxOp(x, dim), 1.0)
         else:
-            self.emit(g.LogSoftmaxOp(x, dim), 2 * self.bound[x] + shape[dim])
+            self.emit(g.LogSoftmaxOp(x, dim), 2 * self.bound[x] + shape_of(x)[dim])
 
     def layer_norm(self) -> None:
         x = self.pick()
@@ -561,11 +566,10 @@ class _Builder:
         self.emit(_create(g.SliceOp, [x], **props), self.bound[x])
 
     def concat(self) -> None:
-        a = self.pick()
-        shape = shape_of(a)
-        if not shape:
+        if (picked := self.pick_dim()) is None:
             return self.unary()
-        dim = self.draw(0, len(shape) - 1)
+        a, dim = picked
+        shape = shape_of(a)
         size = self.draw(1, 8)
         other = (*shape[:dim], size, *shape[dim + 1 :])
         b = self.choice(self.by_shape.get(other) or self.by_shape[shape])
