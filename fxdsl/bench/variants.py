@@ -211,38 +211,31 @@ def default_variants() -> list[Variant]:
         )
     )
     split_k = edited(with_split_k)
+
+    def fxdsl(
+        name: str,
+        pipelines: dict[str, str | None],
+        applies: Callable[[Workload], bool] = lambda _w: True,
+        cuda_graph: bool = False,
+    ) -> Variant:
+        """fxdsl compiled with `pipelines`; its kernels counted in the
+        lowering of its CUDA pipeline (None: the default)."""
+        options = {"cuda_graph": True} if cuda_graph else {}
+        return Variant(
+            name,
+            _fxdsl(pipelines, **options),
+            kernel_pipeline=pipelines["cuda"] or GPU_PIPELINE,
+            applies=applies,
+        )
+
     return [
-        Variant("fxdsl", _fxdsl(fused), kernel_pipeline=GPU_PIPELINE),
-        Variant("fxdsl-unfused", _fxdsl(unfused), kernel_pipeline=unfused["cuda"]),
-        Variant(
-            "fxdsl-unfused-attention",
-            _fxdsl(unfused_attention),
-            kernel_pipeline=unfused_attention["cuda"],
-            applies=lambda w: w.attention,
-        ),
-        Variant(
-            "fxdsl-bias-unfolded",
-            _fxdsl(unfolded_bias),
-            kernel_pipeline=unfolded_bias["cuda"],
-            applies=lambda w: w.attention,
-        ),
-        Variant(
-            "fxdsl-split-k",
-            _fxdsl(split_k),
-            kernel_pipeline=split_k["cuda"],
-            applies=lambda w: w.skinny,
-        ),
-        Variant(
-            "fxdsl-cudagraph",
-            _fxdsl(fused, cuda_graph=True),
-            kernel_pipeline=GPU_PIPELINE,
-        ),
-        Variant(
-            "fxdsl-split-k-cudagraph",
-            _fxdsl(split_k, cuda_graph=True),
-            kernel_pipeline=split_k["cuda"],
-            applies=lambda w: w.skinny,
-        ),
+        fxdsl("fxdsl", fused),
+        fxdsl("fxdsl-unfused", unfused),
+        fxdsl("fxdsl-unfused-attention", unfused_attention, lambda w: w.attention),
+        fxdsl("fxdsl-bias-unfolded", unfolded_bias, lambda w: w.attention),
+        fxdsl("fxdsl-split-k", split_k, lambda w: w.skinny),
+        fxdsl("fxdsl-cudagraph", fused, cuda_graph=True),
+        fxdsl("fxdsl-split-k-cudagraph", split_k, lambda w: w.skinny, cuda_graph=True),
         Variant("fxdsl-backend", _torch(None, compiled=True, backend="fxdsl")),
         Variant("torch-eager", _torch(None, compiled=False), compiles=False),
         Variant("torch-compile", _torch(None, compiled=True)),
