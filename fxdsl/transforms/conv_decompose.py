@@ -18,8 +18,9 @@ but must first beat cuBLAS on a GPU; that measurement is still to be made.
 * `conv1d` -> `conv2d` on a height-1 view (a reshape of input and weight).
 * `conv2d(x, w, bias)` -> the conv without bias, then `add(y, bias[:, 1, 1])`:
   bias + activation + residual fuse into one epilogue kernel.
-* conv with `stride == kernel`, no padding and no dilation (a patch
-  embedding, or a 1x1 conv with stride 1) -> reshape + transpose of the
+* conv whose windows tile the input: `stride == kernel` (or one window) per
+  dim, no padding, no dilation (a patch embedding, a 1x1 conv with stride
+  1, a kernel as large as the input) -> reshape + transpose of the
   input into columns (N, C KH KW, L) and ONE `matmul(w (O, C KH KW), cols)`,
   whose (N, O, L) result is already NCHW.
 * depthwise conv (`groups == C_in == C_out`) -> the sum over the KH x KW
@@ -28,8 +29,9 @@ but must first beat cuBLAS on a GPU; that measurement is still to be made.
   per group would waste the library call).
 * any other conv -> im2col: zero-pad (a concat with `graph.full`s), one
   strided slice per tap (a view), the taps stacked by a concat into columns
-  (N, G, C/G KH KW, L), and one (batched over groups) `matmul` with the
-  weight reshaped to (G, O/G, C/G KH KW).
+  (G, C/G KH KW, N L) by one kernel, and one (batched over groups) `matmul`
+  with the weight reshaped to (G, O/G, C/G KH KW); for N > 1 its (O, N, L)
+  result is transposed to NCHW (a view the epilogue reads).
 * `max_pool2d` -> `maximum` over the taps of the input padded with -inf
   (and on the right as far as a ceil_mode window reaches); `avg_pool2d` ->
   the sum of the taps of the zero-padded input divided by torch's divisor
@@ -112,25 +114,20 @@ class _Builder:
     def taps(
         self,
         x: SSAValue,
-        kernel: Sequence[int],
+        offsets: Sequence[Sequence[int]],
         stride: Sequence[int],
-        dilation: Sequence[int],
         out: Sequence[int],
     ) -> list[SSAValue]:
-        """One strided slice (N, C, *out) of padded `x` per kernel offset, in
-        row-major kernel order."""
+        """One strided slice (N, C, *out) of `x` per offset (its first
+        spatial element)."""
         shape = shape_of(x)
         taps: list[SSAValue] = []
-        for offset in np.ndindex(*kernel):
-            start = [k * d for k, d in zip(offset, dilation)]
+        for start in offsets:
             limit = [b + (o - 1) * s + 1 for b, o, s in zip(start, out, stride)]
-            taps.append(
-                self.add(
-                    graph.SliceOp(
-                        x, [0, 0, *start], [*shape[:2], *limit], [1, 1, *stride]
-                    )
-                )
+            slice_op = graph.SliceOp(
+                x, [0, 0, *start], [*shape[:2], *limit], [1, 1, *stride]
             )
+            taps.append(self.add(slice_op))
         return taps
 
     def fold(self, op: type[graph.BinaryOp], values: Sequence[SSAValue]) -> SSAValue:
@@ -138,6 +135,30 @@ class _Builder:
         for value in values[1:]:
             total = self.add(op(total, value))
         return total
+
+
+def window_offsets(
+    spatial: Sequence[int],
+    widths: Sequence[tuple[int, int]],
+    kernel: Sequence[int],
+    stride: Sequence[int],
+    dilation: Sequence[int],
+    out: Sequence[int],
+) -> list[tuple[int, ...]]:
+    """The offset in the padded input of each kernel tap (row-major) that
+    reads some input element: a tap that reads only padding adds nothing
+    (zeros times finite weights; -inf to a maximum over a window that holds
+    an input element), and at small sizes most taps do (a 5x5 depthwise conv
+    on a 1x1 map: 24 of 25)."""
+    offsets: list[tuple[int, ...]] = []
+    for tap in np.ndindex(*kernel):
+        start = tuple(k * d for k, d in zip(tap, dilation))
+        if all(
+            any(w[0] <= b + i * s < w[0] + n for i in range(o))
+            for b, s, o, n, w in zip(start, stride, out, spatial, widths)
+        ):
+            offsets.append(start)
+    return offsets
 
 
 def _conv2d(
@@ -151,17 +172,24 @@ def _conv2d(
     if len(stride) == 1:  # conv1d as conv2d on a height-1 view
         stride, padding, dilation = (1, *stride), (0, *padding), (1, *dilation)
     length, taps = prod(out), prod(kernel)
+    widths = [(p, p) for p in padding]
     if groups == channels == o and per_group == 1:
-        padded = b.pad(x, [(p, p) for p in padding], 0.0)
-        taps_of_x = b.taps(padded, kernel, stride, dilation, out)
+        padded = b.pad(x, widths, 0.0)
+        offsets = window_offsets(shape_of(x)[2:], widths, kernel, stride, dilation, out)
+        taps_of_x = b.taps(padded, offsets, stride, out)
         # weight[:, 0, kh, kw] as (C, 1, 1), one slice per tap, as the taps
-        taps_of_w = b.taps(weight, kernel, (1, 1), (1, 1), (1, 1))
+        at = [tuple(b // d for b, d in zip(start, dilation)) for start in offsets]
+        taps_of_w = b.taps(weight, at, (1, 1), (1, 1))
         products = [
             b.add(graph.MulOp(t, b.reshape(w, (o, 1, 1))))
             for t, w in zip(taps_of_x, taps_of_w)
         ]
         return b.fold(graph.AddOp, products)
-    disjoint = tuple(stride) == tuple(kernel) and set(dilation) == {1}
+    # windows that tile the input (or a single window per dim) are patches
+    disjoint = all(
+        d == 1 and (s == k or o == 1)
+        for s, k, d, o in zip(stride, kernel, dilation, out)
+    )
     if groups == 1 and disjoint and not any(padding):
         height, width = (k * s for k, s in zip(kernel, out))
         if shape_of(x)[2:] != (height, width):
@@ -172,21 +200,31 @@ def _conv2d(
         columns = b.reshape(patches, (n, channels * taps, length))
         flat = b.reshape(weight, (o, channels * taps))
         return b.reshape(b.add(graph.MatmulOp(flat, columns)), (n, o, *out))
-    padded = b.pad(x, [(p, p) for p in padding], 0.0)
-    # (N, G, C/G, 1, L) per tap, G dropped when 1; stacked on the 1
-    lead = (n, groups) if groups > 1 else (n,)
+    padded = b.pad(x, widths, 0.0)
+    # every tap, as the weight has a column for each:
+    every = [tuple(k * d for k, d in zip(t, dilation)) for t in np.ndindex(*kernel)]
+    # taps as (N, G, C/G, 1, L), stacked to (N, G, C/G, KK, L), then ordered
+    # (G, C/G, KK, N, L): every image is one GEMM's columns, so the batch
+    # is the groups' only (the weight is not broadcast over N)
     pieces = [
-        b.reshape(t, (*lead, per_group, 1, length))
-        for t in b.taps(padded, kernel, stride, dilation, out)
+        b.reshape(t, (n, groups, per_group, 1, length))
+        for t in b.taps(padded, every, stride, out)
     ]
-    stacked = pieces[0] if taps == 1 else b.add(graph.ConcatOp(pieces, len(lead) + 1))
-    if taps > 1 or any(padding):
+    stacked = pieces[0] if taps == 1 else b.add(graph.ConcatOp(pieces, 3))
+    if n > 1:
+        stacked = b.add(graph.TransposeOp(stacked, [1, 2, 3, 0, 4]))
+    if taps > 1 or any(padding) or n > 1:
         # the columns as one kernel: a cast to the same type is the compute
         # op that makes graph-fuse group the views (pad, taps, stack) before it
         stacked = b.add(graph.CastOp(stacked, dtype_of(x)))
-    columns = b.reshape(stacked, (*lead, per_group * taps, length))
-    flat = b.reshape(weight, (*lead[1:], o // groups, per_group * taps))
-    return b.reshape(b.add(graph.MatmulOp(flat, columns)), (n, o, *out))
+    lead = (groups,) if groups > 1 else ()
+    columns = b.reshape(stacked, (*lead, per_group * taps, n * length))
+    flat = b.reshape(weight, (*lead, o // groups, per_group * taps))
+    product = b.add(graph.MatmulOp(flat, columns))
+    if n == 1:
+        return b.reshape(product, (n, o, *out))
+    images = b.reshape(product, (o, n, length))
+    return b.reshape(b.add(graph.TransposeOp(images, [1, 0, 2])), (n, o, *out))
 
 
 class DecomposeConv(RewritePattern):
@@ -219,9 +257,7 @@ class DecomposeMaxPool(RewritePattern):
         self, op: graph.MaxPool2dOp, rewriter: PatternRewriter
     ) -> None:
         b = _Builder()
-        out = shape_of(op.result)[2:]
-        padded = b.pad(op.input, _pool_widths(op, out), float("-inf"))
-        taps = b.taps(padded, op.kernel_list, op.stride_list, op.dilation_list, out)
+        taps = _pool_taps(b, op, float("-inf"))
         y = b.fold(graph.MaximumOp, taps)
         rewriter.replace(op, with_provenance(b.ops, op), [y])
 
@@ -238,6 +274,22 @@ def _pool_widths(op: graph.Pool2dOp, out: Sequence[int]) -> list[tuple[int, int]
     return widths
 
 
+def _pool_taps(b: _Builder, op: graph.Pool2dOp, fill: float) -> list[SSAValue]:
+    """The taps of a pooling window that read some input element."""
+    out = shape_of(op.result)[2:]
+    widths = _pool_widths(op, out)
+    padded = b.pad(op.input, widths, fill)
+    offsets = window_offsets(
+        shape_of(op.input)[2:],
+        widths,
+        op.kernel_list,
+        op.stride_list,
+        op.dilation_list,
+        out,
+    )
+    return b.taps(padded, offsets, op.stride_list, out)
+
+
 class DecomposeAvgPool(RewritePattern):
     """avg_pool2d -> sum of taps of the zero-padded input / torch's divisor."""
 
@@ -248,8 +300,7 @@ class DecomposeAvgPool(RewritePattern):
         b = _Builder()
         out = shape_of(op.result)[2:]
         dtype = dtype_of(op.input)
-        padded = b.pad(op.input, _pool_widths(op, out), 0.0)
-        taps = b.taps(padded, op.kernel_list, op.stride_list, (1, 1), out)
+        taps = _pool_taps(b, op, 0.0)
         total = b.fold(graph.AddOp, taps)
         rows, cols = (
             avg_pool_divisors(op, shape_of(op.input)[2 + axis], axis, out[axis])
