@@ -597,7 +597,9 @@ def test_mixing_traces_is_an_error() -> None:
     trace(lambda x: leaked.append(x) or x, F23)
     with pytest.raises(ValueError, match="graph.add: operand .* different trace"):
         trace(lambda y: y + leaked[0], F23)
-    with pytest.raises(ValueError, match="returned tensor belongs to a different trace"):
+    with pytest.raises(
+        ValueError, match="returned tensor belongs to a different trace"
+    ):
         trace(lambda y: leaked[0], F23)
     with pytest.raises(RuntimeError, match="only valid inside"):
         ops.exp(leaked[0])

@@ -435,7 +435,9 @@ def test_masked_attention_through_the_default_pipeline(
         pipeline = pipeline.replace(
             "graph-decompose", "graph-decompose{attention-min-rows=1}"
         )
-    name = "attention_bool_mask" if mask_kind == "boolean" else "attention_additive_mask"
+    name = (
+        "attention_bool_mask" if mask_kind == "boolean" else "attention_additive_mask"
+    )
     text = cases.module({name: cases.importer_cases()[name]})
     reference = parse(text)
     lowered = apply(parse(text), pipeline)

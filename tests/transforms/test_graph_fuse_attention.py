@@ -64,7 +64,9 @@ def test_min_rows_keeps_small_attention_unfused() -> None:
 
 def test_bad_min_rows_is_an_error() -> None:
     module = gpt2_stack(1, B=1, T=4, D=8, heads=2)
-    with pytest.raises(PassFailedException, match="min-rows must be an integer >= 1, got 0"):
+    with pytest.raises(
+        PassFailedException, match="min-rows must be an integer >= 1, got 0"
+    ):
         fxdsl.apply(module, "graph-fuse-attention{min-rows=0}")
 
 
