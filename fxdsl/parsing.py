@@ -8,8 +8,11 @@ error later can point at the line the op came from. Locations print only with
 
 from __future__ import annotations
 
+import gc
 import re
 from bisect import bisect_right
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from xdsl.context import Context
 from xdsl.dialects import get_all_dialects
@@ -121,4 +124,20 @@ def parse_module(
 ) -> ModuleOp:
     """Parse IR text into a module (an implicit module is added if needed)."""
     parser = LocatingParser(ctx or make_context(), text, name, line_offset)
-    return parser.parse_module()
+    with _cyclic_gc_paused():
+        return parser.parse_module()
+
+
+@contextmanager
+def _cyclic_gc_paused() -> Iterator[None]:
+    # Parsing allocates ops that all stay alive and garbage without cycles,
+    # which reference counting frees; the cyclic collector's passes over the
+    # growing heap only cost time: a third of parsing 20k ops while another
+    # module is alive (benchmarks/bench_scale_compile.py).
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()

@@ -1,10 +1,12 @@
 """The fast paths of the graph syntax give what the token-by-token parser
 and xDSL's printer give: `reuse_parse`, the printed-form regexes for scopes
-and operands, and the cached scope and type text. Nothing here is timed;
-benchmarks/bench_scale_compile.py measures the speed."""
+and operands, the cached scope and type text, and the pause of the cyclic
+GC while parsing. Nothing here is timed: benchmarks/bench_scale_compile.py
+measures the speed."""
 
 from __future__ import annotations
 
+import gc
 import io
 import re
 
@@ -128,3 +130,18 @@ def test_redefined_result_is_an_error_at_its_name() -> None:
     with pytest.raises(ParseError) as error:
         parse_module("\n".join(lines), "in.mlir")
     assert f"in.mlir:4:{lines[3].index('%a') + 1}" in str(error.value)
+
+
+def test_parsing_leaves_the_cyclic_gc_as_it_was() -> None:
+    assert gc.isenabled()
+    parse_module(REPEATED)
+    assert gc.isenabled()
+    with pytest.raises(ParseError):
+        parse_module("%x = graph.neg")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        parse_module(REPEATED)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
