@@ -137,7 +137,20 @@ class _Builder:
         return total
 
 
-def window_offsets(
+def _positions(
+    tap: Sequence[int],
+    dilation: Sequence[int],
+    stride: Sequence[int],
+    out: Sequence[int],
+) -> list[range]:
+    """Per spatial dim, the positions in the padded input a tap reads."""
+    return [
+        range(k * d, k * d + (o - 1) * s + 1, s)
+        for k, d, s, o in zip(tap, dilation, stride, out)
+    ]
+
+
+def live_taps(
     spatial: Sequence[int],
     widths: Sequence[tuple[int, int]],
     kernel: Sequence[int],
@@ -145,20 +158,45 @@ def window_offsets(
     dilation: Sequence[int],
     out: Sequence[int],
 ) -> list[tuple[int, ...]]:
-    """The offset in the padded input of each kernel tap (row-major) that
-    reads some input element: a tap that reads only padding adds nothing
-    (zeros times finite weights; -inf to a maximum over a window that holds
-    an input element), and at small sizes most taps do (a 5x5 depthwise conv
-    on a 1x1 map: 24 of 25)."""
-    offsets: list[tuple[int, ...]] = []
-    for tap in np.ndindex(*kernel):
-        start = tuple(k * d for k, d in zip(tap, dilation))
+    """The kernel taps (row-major) that read some input element: a tap that
+    reads only padding adds nothing (zeros times finite weights; -inf to a
+    maximum over a window that holds an input element), and at small sizes
+    many do (a 3x3 conv on a 1x1 map has one live tap, a 5x5 one of 25)."""
+    return [
+        tuple(tap)
+        for tap in np.ndindex(*kernel)
         if all(
-            any(w[0] <= b + i * s < w[0] + n for i in range(o))
-            for b, s, o, n, w in zip(start, stride, out, spatial, widths)
-        ):
-            offsets.append(start)
-    return offsets
+            any(w[0] <= i < w[0] + n for i in at)
+            for at, n, w in zip(_positions(tap, dilation, stride, out), spatial, widths)
+        )
+    ]
+
+
+def _window(
+    b: _Builder,
+    x: SSAValue,
+    widths: Sequence[tuple[int, int]],
+    fill: float,
+    taps: Sequence[Sequence[int]],
+    stride: Sequence[int],
+    dilation: Sequence[int],
+    out: Sequence[int],
+) -> tuple[list[SSAValue], bool]:
+    """One strided slice (N, C, *out) per tap of `x` padded with `fill`, or
+    of `x` itself when no tap reads the padding; and whether it was padded."""
+    spatial = shape_of(x)[2:]
+    reach = [_positions(t, dilation, stride, out) for t in taps]
+    padded = any(
+        not w[0] <= at[0] <= at[-1] < w[0] + n
+        for tap in reach
+        for at, n, w in zip(tap, spatial, widths)
+    )
+    if padded:
+        x = b.pad(x, widths, fill)
+        starts = [[at[0] for at in tap] for tap in reach]
+    else:
+        starts = [[at[0] - w[0] for at, w in zip(tap, widths)] for tap in reach]
+    return b.taps(x, starts, stride, out), padded
 
 
 def _conv2d(
@@ -171,15 +209,15 @@ def _conv2d(
     dilation, groups = conv.dilation_list, conv.group_count
     if len(stride) == 1:  # conv1d as conv2d on a height-1 view
         stride, padding, dilation = (1, *stride), (0, *padding), (1, *dilation)
-    length, taps = prod(out), prod(kernel)
+    length = prod(out)
     widths = [(p, p) for p in padding]
+    live = live_taps(shape_of(x)[2:], widths, kernel, stride, dilation, out)
+    if not live:  # every window lies in the padding
+        return b.full((n, o, *out), 0.0, dtype_of(x))
     if groups == channels == o and per_group == 1:
-        padded = b.pad(x, widths, 0.0)
-        offsets = window_offsets(shape_of(x)[2:], widths, kernel, stride, dilation, out)
-        taps_of_x = b.taps(padded, offsets, stride, out)
+        taps_of_x, _ = _window(b, x, widths, 0.0, live, stride, dilation, out)
         # weight[:, 0, kh, kw] as (C, 1, 1), one slice per tap, as the taps
-        at = [tuple(b // d for b, d in zip(start, dilation)) for start in offsets]
-        taps_of_w = b.taps(weight, at, (1, 1), (1, 1))
+        taps_of_w = b.taps(weight, live, (1, 1), (1, 1))
         products = [
             b.add(graph.MulOp(t, b.reshape(w, (o, 1, 1))))
             for t, w in zip(taps_of_x, taps_of_w)
@@ -191,6 +229,7 @@ def _conv2d(
         for s, k, d, o in zip(stride, kernel, dilation, out)
     )
     if groups == 1 and disjoint and not any(padding):
+        taps = prod(kernel)
         height, width = (k * s for k, s in zip(kernel, out))
         if shape_of(x)[2:] != (height, width):
             x = b.add(graph.SliceOp(x, [0] * 4, [n, channels, height, width]))
@@ -200,20 +239,19 @@ def _conv2d(
         columns = b.reshape(patches, (n, channels * taps, length))
         flat = b.reshape(weight, (o, channels * taps))
         return b.reshape(b.add(graph.MatmulOp(flat, columns)), (n, o, *out))
-    padded = b.pad(x, widths, 0.0)
-    # every tap, as the weight has a column for each:
-    every = [tuple(k * d for k, d in zip(t, dilation)) for t in np.ndindex(*kernel)]
+    # every tap, dead or not: the weight has a column for each, and slicing
+    # it to the live ones costs a copy of the weight (more than the columns)
+    live = [tuple(t) for t in np.ndindex(*kernel)]
+    taps = len(live)
+    columns_of, padded = _window(b, x, widths, 0.0, live, stride, dilation, out)
     # taps as (N, G, C/G, 1, L), stacked to (N, G, C/G, KK, L), then ordered
     # (G, C/G, KK, N, L): every image is one GEMM's columns, so the batch
     # is the groups' only (the weight is not broadcast over N)
-    pieces = [
-        b.reshape(t, (n, groups, per_group, 1, length))
-        for t in b.taps(padded, every, stride, out)
-    ]
+    pieces = [b.reshape(t, (n, groups, per_group, 1, length)) for t in columns_of]
     stacked = pieces[0] if taps == 1 else b.add(graph.ConcatOp(pieces, 3))
     if n > 1:
         stacked = b.add(graph.TransposeOp(stacked, [1, 2, 3, 0, 4]))
-    if taps > 1 or any(padding) or n > 1:
+    if taps > 1 or padded or n > 1:
         # the columns as one kernel: a cast to the same type is the compute
         # op that makes graph-fuse group the views (pad, taps, stack) before it
         stacked = b.add(graph.CastOp(stacked, dtype_of(x)))
@@ -278,16 +316,11 @@ def _pool_taps(b: _Builder, op: graph.Pool2dOp, fill: float) -> list[SSAValue]:
     """The taps of a pooling window that read some input element."""
     out = shape_of(op.result)[2:]
     widths = _pool_widths(op, out)
-    padded = b.pad(op.input, widths, fill)
-    offsets = window_offsets(
-        shape_of(op.input)[2:],
-        widths,
-        op.kernel_list,
-        op.stride_list,
-        op.dilation_list,
-        out,
-    )
-    return b.taps(padded, offsets, op.stride_list, out)
+    window = (op.stride_list, op.dilation_list, out)
+    live = live_taps(shape_of(op.input)[2:], widths, op.kernel_list, *window)
+    if not live:  # a dilated window that reads only padding
+        return [b.full(shape_of(op.result), fill, dtype_of(op.input))]
+    return _window(b, op.input, widths, fill, live, *window)[0]
 
 
 class DecomposeAvgPool(RewritePattern):

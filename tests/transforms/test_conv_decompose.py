@@ -106,6 +106,7 @@ CONV_EDGES = {
     "grouped-asymmetric": ((1, 4, 9, 12), (6, 2, 3, 5), (2, 3), (1, 2), (2, 1), 2, "gemm"),
     "conv1d-whisper": ((1, 16, 32), (8, 16, 3), 2, 1, 1, 1, "gemm"),
     "conv1d-depthwise": ((1, 4, 10), (4, 1, 3), 1, 1, 1, 4, "taps"),
+    "in-padding-only": ((1, 2, 1), (3, 2, 1), 2, 1, 1, 1, "zeros"),
 }  # fmt: skip
 
 
@@ -119,7 +120,7 @@ def test_convolution_edge_cases(name: str) -> None:
     after = decomposed(
         lambda x, w, b: conv(x, w, b, *args), shape, weight, (weight[0],)
     )
-    assert count(after, graph.MatmulOp) == (0 if route == "taps" else 1)
+    assert count(after, graph.MatmulOp) == (0 if route in ("taps", "zeros") else 1)
     # patches are a reshape and a transpose: no padding, no taps to stack
     if route == "patches":
         assert count(after, graph.ConcatOp) == 0
@@ -127,6 +128,18 @@ def test_convolution_edge_cases(name: str) -> None:
     adds = [op for op in after.walk() if isinstance(op, graph.AddOp)]
     assert adds
     assert graph.shape_of(adds[-1].rhs) == (weight[0], *[1] * (len(shape) - 2))
+
+
+def test_taps_that_read_only_padding_drop() -> None:
+    """A 5x5 depthwise conv (padding 2) on a 1x1 map reads one input element
+    per output: one tap, no padding; a 3x3 max pool likewise."""
+    after = decomposed(
+        lambda x, w: ops.conv2d(x, w, None, 1, 2, 1, 4), (1, 4, 1, 1), (4, 1, 5, 5)
+    )
+    assert count(after, graph.MulOp) == 1
+    assert count(after, graph.ConcatOp) == count(after, graph.AddOp) == 0
+    after = decomposed(lambda x: ops.max_pool2d(x, 3, 2, 1), (1, 4, 1, 1))
+    assert count(after, graph.MaximumOp) == count(after, graph.ConcatOp) == 0
 
 
 @st.composite
