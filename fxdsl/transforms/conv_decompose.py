@@ -29,18 +29,28 @@ but must first beat cuBLAS on a GPU; that measurement is still to be made.
   per group would waste the library call).
 * any other conv -> im2col: zero-pad (a concat with `graph.full`s), one
   strided slice per tap (a view), the taps stacked by a concat into columns
-  (G, C/G KH KW, N L) by one kernel, and one (batched over groups) `matmul`
-  with the weight reshaped to (G, O/G, C/G KH KW); for N > 1 its (O, N, L)
-  result is transposed to NCHW (a view the epilogue reads).
+  (G, C/G KH KW, N L), and one (batched over groups) `matmul` with the
+  weight reshaped to (G, O/G, C/G KH KW); for N > 1 its (O, N, L) result is
+  transposed to NCHW (a view the epilogue reads). Concat is a view for
+  `graph-fuse` (`fusibility`), so padding, taps and stack read `x` lazily;
+  a `cast` to the same type ends the chain, the compute op that makes them
+  one kernel (a chain of views alone is no group) writing the columns.
 * `max_pool2d` -> `maximum` over the taps of the input padded with -inf
   (and on the right as far as a ceil_mode window reaches); `avg_pool2d` ->
   the sum of the taps of the zero-padded input divided by torch's divisor
   (a constant: count_include_pad and ceil_mode decide it per position).
-  Elementwise over views: one windowed kernel, with its prologue/epilogue.
+  Elementwise over views: one windowed kernel with its epilogue (an
+  elementwise *prologue* stays a kernel of its own: fused, it would be
+  recomputed per tap, and `graph-fuse` keeps views at a group's inputs).
 * `adaptive_avg_pool2d` -> where the output size divides the input's,
   reshape + transpose to (N, C, OH, OW, KH, KW) and `mean` over the last
   two dims (a row reduction); else (windows of varying size) two matmuls
   with constant averaging matrices, `P_h @ x @ P_w^T`.
+
+Taps that read only padding are dropped from the elementwise forms (depthwise
+conv, pooling; `live_taps`), and the input is padded only when a kept tap
+reads padding; a 3x3 window on a 1x1 map is one tap. The GEMM keeps them
+all: dropping them would slice the weight, a copy larger than the columns.
 """
 
 from __future__ import annotations
