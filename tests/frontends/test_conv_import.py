@@ -165,6 +165,21 @@ def test_gpu_pipeline_on_the_emulator_matches_eager(name: str) -> None:
     _assert_matches_eager(_emulated(example, program), example, 1e-4)
 
 
+def test_vit_patch_embedding_lowers_to_one_gemm(imported: Any) -> None:
+    """In the whole ViT, the ops graph-decompose makes of the patch conv
+    (scope embeddings.patch_embeddings) hold one matmul and no taps."""
+    program = imported["vit", "default"][1]
+    decomposed = fxdsl.apply(program.module.clone(), "graph-decompose")
+    patch = [
+        op
+        for op in decomposed.walk()
+        if "embeddings.patch_embeddings" in str(op.attributes.get("scope", ""))
+    ]
+    names = Counter(op.name for op in patch)
+    assert names["graph.matmul"] == 1
+    assert names["graph.slice"] == names["graph.concat"] == 0
+
+
 class _BatchNormMLP(nn.Module):
     """Linear -> BatchNorm1d -> ReLU twice: batch norm over (N, C)."""
 
