@@ -263,3 +263,23 @@ def eager_outputs(example: Example) -> list[Any]:
         returned = returned.to_tuple()
     leaves = pytree.tree_leaves(returned)
     return [to_numpy(t) for t in leaves if isinstance(t, torch.Tensor)]
+
+
+class ImportCache(dict[tuple[str, str], tuple[Example, Any]]):
+    """Each model of `builders` at each IR level ("default", or "core" for
+    the core-ATen graph), imported with `fxdsl.from_torch` on first use:
+    `cache[name, level]` is `(example, program)`."""
+
+    def __init__(self, builders: dict[str, Callable[..., Example]]) -> None:
+        super().__init__()
+        self.builders = builders
+
+    def __missing__(self, key: tuple[str, str]) -> tuple[Example, Any]:
+        from fxdsl.frontends.torch_export import from_torch
+
+        name, level = key
+        example = self.builders[name]()
+        model, args, kwargs = example
+        program = from_torch(model, args, kwargs, decompose=level == "core")
+        self[key] = (example, program)
+        return self[key]

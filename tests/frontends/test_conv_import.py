@@ -32,28 +32,16 @@ from fxdsl.frontends.torch_export import (  # noqa: E402
 from fxdsl.lowering.pipeline import GPU_PIPELINE  # noqa: E402
 from fxdsl.runtime.ir_emulator import Emulator  # noqa: E402
 from fxdsl.testing.conv_models import CONV_MODELS  # noqa: E402
-from fxdsl.testing.torch_models import eager_outputs  # noqa: E402
+from fxdsl.testing.torch_models import ImportCache, eager_outputs  # noqa: E402
 from fxdsl.transforms.op_cost import op_cost  # noqa: E402
 
 LEVELS = ("default", "core")
 nn = torch.nn
 
 
-class _Imported(dict[tuple[str, str], tuple[Any, ImportedProgram]]):
-    """Each model at each level, imported on first use (once per module)."""
-
-    def __missing__(self, key: tuple[str, str]) -> tuple[Any, ImportedProgram]:
-        name, level = key
-        example = CONV_MODELS[name]()
-        model, args, kwargs = example
-        program = from_torch(model, args, kwargs, decompose=level == "core")
-        self[key] = (example, program)
-        return self[key]
-
-
 @pytest.fixture(scope="module")
-def imported() -> _Imported:
-    return _Imported()
+def imported() -> ImportCache:
+    return ImportCache(CONV_MODELS)
 
 
 def _assert_matches_eager(got: Any, example: Any, tolerance: float) -> None:

@@ -30,13 +30,7 @@ from fxdsl.testing.torch_models import (  # noqa: E402
     with_qr,
 )
 
-
-@pytest.fixture(autouse=True)
-def _fresh_dynamo() -> Any:
-    torch._dynamo.reset()
-    torch_compile._LOGGED_KINDS.clear()
-    yield
-    torch._dynamo.reset()
+pytestmark = pytest.mark.usefixtures("fresh_dynamo")
 
 
 def _leaves(returned: Any) -> list[np.ndarray]:

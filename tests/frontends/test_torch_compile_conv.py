@@ -22,13 +22,7 @@ from fxdsl.dialects import graph  # noqa: E402
 from fxdsl.frontends import torch_compile  # noqa: E402
 from fxdsl.runtime.compile import DEFAULT_PIPELINE  # noqa: E402
 
-
-@pytest.fixture(autouse=True)
-def _fresh_dynamo() -> Any:
-    torch._dynamo.reset()
-    torch_compile._LOGGED_KINDS.clear()
-    yield
-    torch._dynamo.reset()
+pytestmark = pytest.mark.usefixtures("fresh_dynamo")
 
 
 class SmallConvNet(nn.Module):

@@ -29,26 +29,19 @@ from fxdsl.frontends.torch_export import (  # noqa: E402
 )
 from fxdsl.lowering.pipeline import GPU_PIPELINE  # noqa: E402
 from fxdsl.runtime.ir_emulator import Emulator  # noqa: E402
-from fxdsl.testing.torch_models import MODELS, eager_outputs, gpt2  # noqa: E402
+from fxdsl.testing.torch_models import (  # noqa: E402
+    MODELS,
+    ImportCache,
+    eager_outputs,
+    gpt2,
+)
 
 LEVELS = ("default", "core")
 
 
-class _Imported(dict[tuple[str, str], tuple[Any, ImportedProgram]]):
-    """Each model at each level, imported on first use (once per module)."""
-
-    def __missing__(self, key: tuple[str, str]) -> tuple[Any, ImportedProgram]:
-        name, level = key
-        example = MODELS[name]()
-        model, args, kwargs = example
-        program = from_torch(model, args, kwargs, decompose=level == "core")
-        self[key] = (example, program)
-        return self[key]
-
-
 @pytest.fixture(scope="module")
-def imported() -> _Imported:
-    return _Imported()
+def imported() -> ImportCache:
+    return ImportCache(MODELS)
 
 
 def _inputs(example: Any) -> list[np.ndarray]:
