@@ -968,6 +968,32 @@ def graphs(
     return strategy()
 
 
+def pool_windows() -> Any:
+    """Hypothesis strategy of 2-D pooling cases: an NCHW `shape` (H, W up
+    to 11), `kernel`, `stride`, `padding` (sometimes more than half the
+    kernel, which torch and fxdsl both reject), `dilation` (each an (h, w)
+    list), `ceil_mode`, `count_include_pad` and a `seed` for the input."""
+    from hypothesis import strategies as st
+
+    small = st.integers(1, 3)
+
+    @st.composite
+    def strategy(draw: Any) -> dict[str, Any]:
+        pair = lambda values: [draw(values), draw(values)]
+        return {
+            "shape": (draw(st.integers(1, 2)), draw(small), *pair(st.integers(1, 11))),
+            "kernel": pair(st.integers(1, 4)),
+            "stride": pair(small),
+            "padding": pair(st.integers(0, 2)),
+            "dilation": pair(st.integers(1, 2)),
+            "ceil_mode": draw(st.booleans()),
+            "count_include_pad": draw(st.booleans()),
+            "seed": draw(st.integers(0, 2**16)),
+        }
+
+    return strategy()
+
+
 def _register_pretty_printer() -> None:
     """Falsifying examples print as IR text, not as xDSL's (huge) repr."""
     try:

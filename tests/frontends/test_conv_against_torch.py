@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 import fxdsl
 from fxdsl import ops, trace
 from fxdsl.testing.optional import need
+from fxdsl.testing.strategies import pool_windows
 
 torch = need("torch")
 F = torch.nn.functional
@@ -142,24 +143,8 @@ def test_convolution_edge_cases(name: str) -> None:
     )
 
 
-@st.composite
-def pools(draw: st.DrawFn) -> dict[str, Any]:
-    pair = lambda values: [draw(values), draw(values)]
-    return {
-        "shape": [draw(st.integers(1, 2)), draw(small), *pair(st.integers(1, 11))],
-        "kernel": pair(st.integers(1, 4)),
-        "stride": pair(small),
-        # up to 2: sometimes more than half the kernel, which both reject
-        "padding": pair(st.integers(0, 2)),
-        "dilation": pair(st.integers(1, 2)),
-        "ceil_mode": draw(st.booleans()),
-        "count_include_pad": draw(st.booleans()),
-        "seed": draw(st.integers(0, 2**16)),
-    }
-
-
 @SETTINGS
-@given(case=pools())
+@given(case=pool_windows())
 def test_max_pool2d_matches_torch(case: dict[str, Any]) -> None:
     x = randn(np.random.default_rng(case["seed"]), *case["shape"])
     window = (case["kernel"], case["stride"], case["padding"], case["dilation"])
@@ -172,7 +157,7 @@ def test_max_pool2d_matches_torch(case: dict[str, Any]) -> None:
 
 
 @SETTINGS
-@given(case=pools())
+@given(case=pool_windows())
 def test_avg_pool2d_matches_torch(case: dict[str, Any]) -> None:
     x = randn(np.random.default_rng(case["seed"]), *case["shape"])
     window = (case["kernel"], case["stride"], case["padding"], case["ceil_mode"])

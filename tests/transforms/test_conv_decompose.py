@@ -19,6 +19,7 @@ import fxdsl
 from fxdsl import ops, trace
 from fxdsl.dialects import graph
 from fxdsl.testing import assert_same_numerics, clone_module
+from fxdsl.testing.strategies import pool_windows
 
 Array = np.ndarray[Any, Any]
 SETTINGS = settings(
@@ -142,22 +143,8 @@ def test_taps_that_read_only_padding_drop() -> None:
     assert count(after, graph.MaximumOp) == count(after, graph.ConcatOp) == 0
 
 
-@st.composite
-def pools(draw: st.DrawFn) -> dict[str, Any]:
-    pair = lambda values: [draw(values), draw(values)]
-    return {
-        "shape": (draw(st.integers(1, 2)), draw(small), *pair(st.integers(1, 11))),
-        "kernel": pair(st.integers(1, 4)),
-        "stride": pair(small),
-        "padding": pair(st.integers(0, 2)),
-        "dilation": pair(st.integers(1, 2)),
-        "ceil_mode": draw(st.booleans()),
-        "count_include_pad": draw(st.booleans()),
-    }
-
-
 @SETTINGS
-@given(case=pools())
+@given(case=pool_windows())
 def test_max_pool2d_numerics(case: dict[str, Any]) -> None:
     window = (case["kernel"], case["stride"], case["padding"], case["dilation"])
     ceil = case["ceil_mode"]
@@ -168,7 +155,7 @@ def test_max_pool2d_numerics(case: dict[str, Any]) -> None:
 
 
 @SETTINGS
-@given(case=pools())
+@given(case=pool_windows())
 def test_avg_pool2d_numerics(case: dict[str, Any]) -> None:
     window = (case["kernel"], case["stride"], case["padding"], case["ceil_mode"])
     include = case["count_include_pad"]
