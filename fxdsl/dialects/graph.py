@@ -590,7 +590,7 @@ class GraphOp(IRDLOperation):
         operands = _parse_operands(parser)
         known = cls.get_irdl_definition().properties
         properties: dict[str, Attribute] = {}
-        while (name := parser.parse_optional_keyword_in(known)) is not None:
+        while (name := _parse_optional_keyword_in(parser, known)) is not None:
             properties[name] = _parse_property(parser, cls.property_kind(name))
         attributes = _parse_attr_dict(parser)
         parser.parse_punctuation(":")
@@ -650,18 +650,16 @@ def _parse_result_types(parser: Parser) -> list[Attribute]:
     return types
 
 
-# Keyword-lookup helper missing from xDSL 0.74's Parser.
-def _parse_optional_keyword_in(self: Parser, names: object) -> str | None:
-    token = self._current_token  # pyright: ignore[reportPrivateUsage]
+def _parse_optional_keyword_in(parser: Parser, names: object) -> str | None:
+    """The next bare identifier if it is one of `names` (consumed), else
+    None: a keyword lookup xDSL 0.74's Parser lacks, kept a local function
+    rather than patched onto xDSL's class."""
+    token = parser._current_token  # pyright: ignore[reportPrivateUsage]
     text = token.text
     if token.kind.name == "BARE_IDENT" and text in names:  # type: ignore[operator]
-        self._consume_token()  # pyright: ignore[reportPrivateUsage]
+        parser._consume_token()  # pyright: ignore[reportPrivateUsage]
         return text
     return None
-
-
-if not hasattr(Parser, "parse_optional_keyword_in"):
-    Parser.parse_optional_keyword_in = _parse_optional_keyword_in  # type: ignore
 
 
 # --------------------------------------------------------------------------- #
