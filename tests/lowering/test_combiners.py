@@ -9,8 +9,6 @@ the printer (KeyError)."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +21,7 @@ from fxdsl.interpreters.run import run_reference
 from fxdsl.lowering.combiners import COMBINERS, combiner, identity
 from fxdsl.lowering.cuda_printer import kernel_source
 from fxdsl.runtime.ir_emulator import Emulator
+from fxdsl.testing.nvcc import compile_ptx
 
 # name -> (input shape, dims, result shape)
 SHAPES: dict[str, tuple[tuple[int, ...], list[int], tuple[int, ...]]] = {
@@ -77,15 +76,7 @@ def test_boolean_reductions_compile(tmp_path: Path) -> None:
     # i1 partials cross the block as i32 (warp shuffles move 32-bit values)
     assert "fx_block_reduce_max_int" in source
     assert "fx_block_reduce_min_int" in source
-    cu, ptx = tmp_path / "bool.cu", tmp_path / "bool.ptx"
-    cu.write_text(source)
-    nvcc = shutil.which("nvcc")
-    assert nvcc is not None
-    result = subprocess.run(
-        [nvcc, "-ptx", "-arch=sm_90", str(cu), "-o", str(ptx)],
-        capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
-    assert result.returncode == 0, result.stderr[-4000:]
+    compile_ptx(source, tmp_path, "bool")
 
 
 def test_identities_are_identities() -> None:

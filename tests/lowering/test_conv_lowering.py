@@ -215,23 +215,13 @@ def _all_cases() -> list[tuple[str, ModuleOp]]:
 def test_conv_kernels_compile_with_nvcc(tmp_path: Path) -> None:
     """Every conv-net kernel compiles with nvcc -ptx -arch=sm_90, one .entry
     per gpu.func."""
-    import shutil
-    import subprocess
+    from fxdsl.testing.nvcc import compile_ptx
 
-    nvcc = shutil.which("nvcc")
-    assert nvcc is not None
     for name, module in _all_cases():
         low = lowered(module)
         kernels = [op for op in low.walk() if isinstance(op, gpu.FuncOp)]
-        source = tmp_path / f"{name}.cu"
-        source.write_text(kernel_source(low))
-        ptx = tmp_path / f"{name}.ptx"
-        result = subprocess.run(
-            [nvcc, "-ptx", "-arch=sm_90", str(source), "-o", str(ptx)],
-            capture_output=True, text=True, timeout=300, check=False,
-        )  # fmt: skip
-        assert result.returncode == 0, f"{name}:\n{result.stderr[-4000:]}"
-        assert ptx.read_text().count(".entry") == len(kernels), name
+        ptx = compile_ptx(kernel_source(low), tmp_path, name)
+        assert ptx.count(".entry") == len(kernels), name
 
 
 def test_conv_kernels_run_on_cuda_sim() -> None:

@@ -20,6 +20,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from fxdsl.api import apply, parse
 from fxdsl.lowering.cuda_printer import kernel_source
+from fxdsl.testing.nvcc import compile_ptx
 
 
 def load_cases() -> ModuleType:
@@ -37,20 +38,6 @@ def load_cases() -> ModuleType:
 cases = load_cases()
 NVCC = shutil.which("nvcc")
 EXAMPLES = Path(__file__).parents[2] / "examples"
-
-
-def compile_ptx(source: str, tmp_path: Path, name: str) -> str:
-    """nvcc -ptx the source; fail with nvcc's message; return the PTX."""
-    cu = tmp_path / f"{name}.cu"
-    cu.write_text(source)
-    ptx = tmp_path / f"{name}.ptx"
-    assert NVCC is not None
-    result = subprocess.run(
-        [NVCC, "-ptx", "-arch=sm_90", str(cu), "-o", str(ptx)],
-        capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
-    assert result.returncode == 0, f"nvcc failed on {name}:\n{result.stderr[-4000:]}"
-    return ptx.read_text()
 
 
 def lowered(text: str, pipeline: str = "convert-graph-to-gpu") -> tuple[list[str], str]:
