@@ -1,5 +1,6 @@
 """Shared pytest setup: the `gpu` marker skips cleanly without a usable GPU,
-the `nvcc` marker without an `nvcc` on PATH. Under `CI` (set by CI and by
+the `nvcc` marker without an `nvcc` on PATH, the `cxx` marker (cuda-sim)
+without a host C++ compiler. Under `CI` (set by CI and by
 `CI=true bash .ci/run`) hypothesis draws the same examples on every run, so
 a red CI run is reproducible; locally each run draws new ones (that is how
 bugs are found) and a failure prints its `@reproduce_failure` blob."""
@@ -31,11 +32,20 @@ def gpu_available() -> str | None:
     return None
 
 
+def host_compiler() -> str | None:
+    """The C++ compiler cuda-sim builds kernels with, or None."""
+    from fxdsl.runtime.cuda_sim import compiler
+
+    return compiler()
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     reason = None
     for item in items:
         if item.get_closest_marker("nvcc") is not None and shutil.which("nvcc") is None:
             item.add_marker(pytest.mark.skip(reason="nvcc is not installed"))
+        if item.get_closest_marker("cxx") is not None and host_compiler() is None:
+            item.add_marker(pytest.mark.skip(reason="needs a host C++ compiler"))
         if item.get_closest_marker("gpu") is None:
             continue
         reason = reason or gpu_available()

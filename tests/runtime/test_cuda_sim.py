@@ -34,10 +34,9 @@ from fxdsl.runtime.cuda_sim import (
     build,
     build_module,
 )
-from fxdsl.runtime.cuda_sim import compiler as cxx
 from fxdsl.runtime.launch_plan import Launch, build_launch_plan
 
-pytestmark = pytest.mark.skipif(cxx() is None, reason="needs a host C++ compiler")
+pytestmark = pytest.mark.cxx
 
 _spec = importlib.util.spec_from_file_location(
     "lowering_cases", Path(__file__).parents[1] / "lowering" / "cases.py"
