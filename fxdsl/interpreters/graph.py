@@ -203,7 +203,7 @@ def _conv(op: graph.ConvOp, x: Array, weight: Array, *bias: Array) -> Array:
     return y + bias[0].reshape(-1, *[1] * len(out)) if bias else y
 
 
-def _avg_pool_divisors(op: graph.AvgPool2dOp, size: int, axis: int, out: int) -> Array:
+def avg_pool_divisors(op: graph.AvgPool2dOp, size: int, axis: int, out: int) -> Array:
     """torch's divisor along one axis for each output position: the window
     clipped to the padded input, or to the input alone."""
     k, s, p = op.kernel_list[axis], op.stride_list[axis], op.padding_list[axis]
@@ -478,8 +478,7 @@ class GraphFunctions(InterpreterFunctions):
         padded = _pad_spatial(x, out, 0.0, op)
         windows = _windows(padded, op.kernel_list, op.stride_list, (1, 1), out)
         rows, cols = (
-            _avg_pool_divisors(op, x.shape[2 + axis], axis, out[axis])
-            for axis in (0, 1)
+            avg_pool_divisors(op, x.shape[2 + axis], axis, out[axis]) for axis in (0, 1)
         )
         divisor = np.outer(rows, cols).astype(x.dtype)
         return _finish(op, np.sum(windows, axis=(-2, -1)) / divisor)

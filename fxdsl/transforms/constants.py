@@ -51,6 +51,16 @@ def constant_op(array: Array, typ: TensorType[Any]) -> graph.ConstantOp | graph.
     value = splat_value(values)
     if value is not None:
         return graph.FullOp(graph.shape_of(typ), value, element)
+    return dense_constant(values, typ)
+
+
+def dense_constant(array: Array, typ: TensorType[Any]) -> graph.ConstantOp:
+    """A `graph.constant` of type `typ` holding `array` (converted to the
+    element type as the reference converts), even when it is a splat."""
+    element = graph.dtype_of(typ)
+    values = to_element_type(np.asarray(array), element)
+    if values.shape != graph.shape_of(typ):
+        raise ValueError(f"array of shape {values.shape} does not fit {typ}")
     return graph.ConstantOp(
         DenseIntOrFPElementsAttr(typ, BytesAttr(to_bytes(values, element)))
     )

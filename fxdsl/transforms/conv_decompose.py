@@ -60,7 +60,6 @@ from math import prod
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -70,8 +69,9 @@ from xdsl.pattern_rewriter import (
 
 from fxdsl.dialects import graph
 from fxdsl.dialects.graph import dtype_of, shape_of
-from fxdsl.interpreters.graph import _avg_pool_divisors as avg_pool_divisors
+from fxdsl.interpreters.graph import avg_pool_divisors
 from fxdsl.ir_utils import with_provenance
+from fxdsl.transforms.constants import dense_constant
 
 
 class _Builder:
@@ -88,9 +88,7 @@ class _Builder:
         return self.add(graph.FullOp(shape, value, dtype))
 
     def constant(self, values: np.ndarray[Any, Any], dtype: Attribute) -> SSAValue:
-        typ: TensorType[Any] = graph.tensor(values.shape, dtype)
-        flat = [float(v) for v in values.ravel().tolist()]
-        return self.add(graph.ConstantOp(DenseIntOrFPElementsAttr.from_list(typ, flat)))
+        return self.add(dense_constant(values, graph.tensor(values.shape, dtype)))
 
     def reshape(self, value: SSAValue, shape: Sequence[int]) -> SSAValue:
         if shape_of(value) == tuple(shape):

@@ -47,11 +47,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from math import prod
-from typing import Any
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp, TensorType, i64
+from xdsl.dialects.builtin import ModuleOp, i64
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -65,6 +64,7 @@ from xdsl.pattern_rewriter import (
 from fxdsl.dialects import graph
 from fxdsl.interpreters.graph import arange_values
 from fxdsl.ir_utils import with_provenance
+from fxdsl.transforms.constants import dense_constant
 from fxdsl.transforms.conv_decompose import CONV_DECOMPOSITIONS
 from fxdsl.transforms.graph_fuse_attention import MIN_ROWS
 from fxdsl.transforms.options import check_int
@@ -103,23 +103,12 @@ class DecomposeBooleanReduction(RewritePattern):
         rewriter.replace(op, with_provenance([reduction], op), [reduction.result])
 
 
-def constant_like(
-    values: np.ndarray[Any, Any], typ: TensorType[Any]
-) -> graph.ConstantOp:
-    """A `graph.constant` of type `typ` holding `values` (converted)."""
-    convert = float if graph.dtype_of(typ) in graph.FLOAT_TYPES else int
-    flat = [convert(v) for v in values.ravel().tolist()]
-    # from_list's overloads are per element class; both kinds are accepted
-    from_list: Any = DenseIntOrFPElementsAttr.from_list
-    return graph.ConstantOp(from_list(typ, flat))
-
-
 class DecomposeArange(RewritePattern):
     """arange -> constant (module docstring)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: graph.ArangeOp, rewriter: PatternRewriter) -> None:
-        constant = constant_like(arange_values(op), op.result.type)
+        constant = dense_constant(arange_values(op), op.result.type)
         rewriter.replace(op, with_provenance([constant], op), [constant.result])
 
 
@@ -130,8 +119,8 @@ def _lower_triangle(rows: int, cols: int, trailing: int) -> list[Operation]:
     ones = (1,) * trailing
     out_index = np.arange(rows, dtype=np.int64).reshape(rows, 1, *ones)
     in_index = np.arange(cols, dtype=np.int64).reshape(cols, *ones)
-    outputs = constant_like(out_index, graph.tensor(out_index.shape, i64))
-    inputs = constant_like(in_index, graph.tensor(in_index.shape, i64))
+    outputs = dense_constant(out_index, graph.tensor(out_index.shape, i64))
+    inputs = dense_constant(in_index, graph.tensor(in_index.shape, i64))
     return [outputs, inputs, graph.LeOp(inputs.result, outputs.result)]
 
 
