@@ -193,8 +193,8 @@ DECOMPOSITIONS: tuple[RewritePattern, ...] = (
     DecomposeCumsum(),
     *CONV_DECOMPOSITIONS,
 )
-"""Every decomposition `graph-decompose` applies, but for masked attention's
-(which takes the pass's option)."""
+"""The decompositions without options; `graph-decompose` adds
+`DecomposeMaskedAttention` with its `attention-min-rows`."""
 
 
 @dataclass(frozen=True)
