@@ -290,15 +290,10 @@ class _Importer:
     """fx node → its torch value, for nodes evaluated at import."""
     values: dict[Any, Any] = field(default_factory=dict)
     """fx node → its traced Tensor (or tuple of them)."""
-    constants: dict[tuple[Any, tuple[ScopeFrame, ...]], Tensor] = field(
-        default_factory=dict
-    )
+    constants: dict[tuple[Any, ...], Tensor] = field(default_factory=dict)
+    """Folded values made graph constants (`_constant`), by node and scope."""
     mask_kinds: dict[Any, str] = field(default_factory=dict)
     mask_values: dict[tuple[Any, ...], str] = field(default_factory=dict)
-    key_masks: dict[tuple[Any, tuple[ScopeFrame, ...]], Tensor] = field(
-        default_factory=dict
-    )
-    """Per-key masks (`fold_mask`), once per mask node and module call."""
     verify_each: bool = False
     """Verify each op as it is built; off for speed (types are inferred as
     ops are built, and the module is verified at the end), on in the retry
@@ -580,15 +575,10 @@ class _Importer:
             return FoldedMask(kind == "causal", None)
         if kind == "operand":
             return FoldedMask(False, self._materialise(node, frames))
-        key = (node, frames)
-        if key not in self.key_masks:
-            keep = _keep(self.folded[node])
-            row = keep[..., -1:, :] if kind == "causal keys" else keep[..., :1, :]
-            with at_frames(frames):
-                self.key_masks[key] = ops.constant(
-                    to_numpy(row), graph_dtype(row.dtype)
-                )
-        return FoldedMask(kind == "causal keys", self.key_masks[key])
+        keep = _keep(self.folded[node])
+        row = keep[..., -1:, :] if kind == "causal keys" else keep[..., :1, :]
+        keys = self._constant((node, "keys", frames), row, frames)
+        return FoldedMask(kind == "causal keys", keys)
 
     def _mask_kind(self, node: Any) -> str:
         """ "causal", "none" (all kept) or "operand"; once per mask node."""
@@ -645,7 +635,13 @@ class _Importer:
         value = self.folded[node]
         if not isinstance(value, torch.Tensor):
             return value
-        key = (node, frames)
+        return self._constant((node, frames), value, frames)
+
+    def _constant(
+        self, key: tuple[Any, ...], value: Any, frames: tuple[ScopeFrame, ...]
+    ) -> Tensor:
+        """The torch tensor `value` as a `graph.full` (one value) or a
+        `graph.constant` in scope `frames`, made once per `key`."""
         if key not in self.constants:
             dtype = graph_dtype(value.dtype)
             array = to_numpy(value)
