@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 # registry wheel does not load with the CPU torch and breaks transformers.
 TORCH_PACKAGES ?= torch==2.13.0 transformers
 
-.PHONY: demo test install
+.PHONY: demo test test-all install
 install: $(VENV)/.installed
 
 $(VENV)/.installed: pyproject.toml
@@ -28,4 +28,9 @@ test: install
 	$(BIN)/ruff check fxdsl tests benchmarks examples
 	$(BIN)/ruff format --check fxdsl tests benchmarks examples
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/lit -s tests/filecheck
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -m "not slow"
+
+# What CI runs: `make test`, then the slow suites against real references
+# (the Hugging Face model list in f32/bf16/f16, OpInfo), marked `slow`.
+test-all: test
+	$(BIN)/pytest -q -m slow
