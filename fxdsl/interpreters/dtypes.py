@@ -72,7 +72,8 @@ def round_to_bf16(array: Any, xp: Any = np) -> Any:
     `xp` is the array module: numpy, or CuPy for a device array (the CUDA
     executor rounds on the device, without a trip through the host).
     """
-    values = xp.ascontiguousarray(array, dtype=xp.float32)
+    # not ascontiguousarray: it makes a rank-0 array 1-D
+    values = xp.asarray(array, dtype=xp.float32, order="C")
     bits = values.view(xp.uint32)
     lsb = (bits >> 16) & 1
     rounded = ((bits + np.uint32(0x7FFF) + lsb) & np.uint32(0xFFFF0000)).view(

@@ -132,6 +132,20 @@ def test_bf16_argument_takes_float32_and_rounds() -> None:
     np.testing.assert_array_equal(out, np.array([1.0, 2.0], np.float32), strict=True)
 
 
+RANK0_BF16 = """func.func @f(%x: tensor<4xbf16>) -> tensor<bf16> {
+  %s = graph.sum %x dims [0] : (tensor<4xbf16>) -> tensor<bf16>
+  func.return %s : tensor<bf16>
+}"""
+
+
+def test_rank0_bf16_result_keeps_its_shape() -> None:
+    # bf16 rounding once made a rank-0 result 1-D (shape (1,))
+    module = fxdsl.parse(RANK0_BF16)
+    x = np.array([1.0, 2.0, 3.0, 4.0], np.float32)
+    for (out,) in (fxdsl.run(module, x), fxdsl.compile(module, backend="cpu")(x)):
+        np.testing.assert_array_equal(out, np.array(10.0, np.float32), strict=True)
+
+
 def test_outputs_are_fresh_writable_arrays() -> None:
     module = fxdsl.parse("""func.func @f(%x: tensor<3xf32>) -> (tensor<3xf32>,
                                                           tensor<2x3xf32>) {

@@ -136,6 +136,17 @@ def test_npy_inputs_and_saved_outputs(program: Path, tmp_path: Path) -> None:
         )
 
 
+def test_saved_rank0_bf16_output_is_rank0(tmp_path: Path) -> None:
+    path = tmp_path / "rank0.mlir"
+    path.write_text("""func.func @f(%x: tensor<4xbf16>) -> tensor<bf16> {
+      %s = graph.sum %x dims [0] : (tensor<4xbf16>) -> tensor<bf16>
+      func.return %s : tensor<bf16>
+    }""")
+    result = fxdsl_run_cli(str(path), "--save-outputs", str(tmp_path / "out"))
+    assert result.returncode == 0, result.stderr
+    assert np.load(tmp_path / "out" / "result0.npy").shape == ()
+
+
 def test_check_passes_on_an_identity_pipeline(program: Path) -> None:
     result = fxdsl_run_cli(str(program), "-p", "cse,dce", "--check")
     assert result.returncode == 0, result.stderr
