@@ -554,6 +554,7 @@ class GraphOp(IRDLOperation):
 
     def verify_(self) -> None:
         try:
+            _verify_static(self)
             self.verify_operands()
             expected = self.infer_result_types()
         except ShapeError as error:
@@ -612,6 +613,16 @@ class GraphOp(IRDLOperation):
             properties=properties,
             attributes=attributes,
         )
+
+
+def _verify_static(op: Operation) -> None:
+    # Shape rules, buffers and kernels assume known sizes; `?` is a later step.
+    for value in (*op.operands, *op.results):
+        typ = value.type
+        if isinstance(typ, TensorType) and any(d < 0 for d in typ.get_shape()):
+            raise ShapeError(
+                f"dynamic dimension in {typ}: graph ops take static shapes only"
+            )
 
 
 def _function_type_text(inputs: list[Attribute], outputs: list[Attribute]) -> str:

@@ -1061,3 +1061,16 @@ func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
 %x = "test.op"() : () -> (tensor<8xf32>)
 // CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.batch_norm: input must have rank >= 2 (N, C, ...), got (8,)
 %y = graph.batch_norm %x, %x, %x, %x, %x eps 1.0e-05 : tensor<8xf32>
+
+// -----
+
+// Every graph op: shapes are static (no `?` dims), operands and results alike.
+%x = "test.op"() : () -> (tensor<4x?xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.relu: dynamic dimension in tensor<4x?xf32>: graph ops take static shapes only
+%y = graph.relu %x : tensor<4x?xf32>
+
+// -----
+
+%x = "test.op"() : () -> (tensor<4x8xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.reshape: dynamic dimension in tensor<?xf32>: graph ops take static shapes only (operands: tensor<4x8xf32>)
+%y = graph.reshape %x : (tensor<4x8xf32>) -> tensor<?xf32>
