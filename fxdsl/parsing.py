@@ -65,17 +65,8 @@ class LocatingParser(Parser):
 
     def parse_operation(self) -> Operation:
         start = self._current_token.span.start
-        try:
+        with self._errors_located(start):
             op = super().parse_operation()
-        except (ValueError, OverflowError) as error:
-            # xDSL builds attributes while parsing; a value they reject
-            # (`dense<9223372036854775808> : tensor<1xi32>`) raises ValueError
-            # rather than ParseError. Report it at the op, as a parse error.
-            self.raise_error(str(error).strip().splitlines()[0], start)
-        except RecursionError:
-            # xDSL parses nesting (`[[...]]`, `tensor<tensor<...>>`) by
-            # recursion; report the token where Python's stack ran out.
-            self.raise_error(_TOO_DEEP)
         if _is_unknown(op):
             line = bisect_right(self._line_starts, start)
             column = start - self._line_starts[line - 1] + 1
@@ -85,6 +76,27 @@ class LocatingParser(Parser):
                 IntAttr(column),
             )
         return op
+
+    def _parse_alias_def(self) -> None:
+        # top-level `!t = ...` and `#a = ...` build and nest as ops do
+        with self._errors_located(self._current_token.span.start):
+            super()._parse_alias_def()
+
+    @contextmanager
+    def _errors_located(self, start: int) -> Iterator[None]:
+        """Parse errors for what xDSL raises otherwise while parsing the
+        op or alias definition at `start`."""
+        try:
+            yield
+        except (ValueError, OverflowError) as error:
+            # xDSL builds attributes while parsing; a value they reject
+            # (`dense<9223372036854775808> : tensor<1xi32>`) raises ValueError
+            # rather than ParseError. Report it at the op, as a parse error.
+            self.raise_error(str(error).strip().splitlines()[0], start)
+        except RecursionError:
+            # xDSL parses nesting (`[[...]]`, `tensor<tensor<...>>`) by
+            # recursion; report the token where Python's stack ran out.
+            self.raise_error(_TOO_DEEP)
 
     def _parse_op_result_list(self) -> list[tuple[Span, int]]:
         # `%a, %b = ` as printed by one regex; tuples (`%t:2`) by xDSL

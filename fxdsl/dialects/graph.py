@@ -2269,11 +2269,14 @@ class FusionGroupOp(IRDLOperation):
                 f"graph.fusion_group: {len(operands)} inputs but "
                 f"{len(function_type.inputs)} input types"
             )
+        # The region first, as the generic form does: its values are out of
+        # scope for the inputs (a name defined in it then resolves a forward
+        # reference of an input, which xDSL leaves as a placeholder operand).
+        body = parser.parse_region()
         inputs = [
             parser.resolve_operand(o, t)
             for o, t in zip(operands, function_type.inputs.data)
         ]
-        body = parser.parse_region()
         op = cls(inputs, function_type.outputs.data, body)
         op.attributes |= attributes
         return op

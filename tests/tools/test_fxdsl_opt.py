@@ -135,8 +135,10 @@ _DEEP = 200  # levels of nesting; xDSL parses nesting by recursion
             + ") {\n  func.return\n}",
             ":1:",
         ),
+        ("!t = " + "tensor<" * _DEEP + "f32" + ">" * _DEEP, ":1:"),
+        ("#a = " + "[" * _DEEP + "1" + "]" * _DEEP, ":1:"),
     ],
-    ids=["list", "dense", "tensor"],
+    ids=["list", "dense", "tensor", "type-alias", "attribute-alias"],
 )  # fmt: skip
 def test_deep_nesting_is_a_located_error_or_parses(
     tmp_path: Path, text: str, where: str
@@ -164,6 +166,22 @@ def test_block_label_defined_twice_is_a_located_error(tmp_path: Path) -> None:
     code, out, err = run([str(path)])
     assert (code, out) == (1, "")
     assert err.startswith(f"{path}:5:1: error: re-declaration of block 'next'")
+
+
+def test_fusion_group_input_naming_its_own_block_argument(tmp_path: Path) -> None:
+    # the region's names are out of the inputs' scope (as in the generic form)
+    path = tmp_path / "group.mlir"
+    path.write_text(
+        "func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+        "  %r = graph.fusion_group (%a) : (tensor<4xf32>) -> tensor<4xf32> {\n"
+        "  ^bb0(%a: tensor<4xf32>):\n"
+        "    graph.yield %a : tensor<4xf32>\n"
+        "  }\n"
+        "  func.return %r : tensor<4xf32>\n}\n"
+    )
+    code, out, err = run([str(path)])
+    assert (code, out) == (1, "")
+    assert err.startswith(f"{path}:8:1: error: values used but not defined: [%a]")
 
 
 def test_split_input_file_keeps_line_numbers(tmp_path: Path) -> None:
