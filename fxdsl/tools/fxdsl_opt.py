@@ -10,6 +10,7 @@ from __future__ import annotations
 import inspect
 import re
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 from io import StringIO
 from typing import IO, cast
@@ -138,7 +139,12 @@ class FxdslOptMain(xDSLOptMain):
         name = parse_spec(self.args.target).name
         upstream = name not in TARGETS and name != "mlir"
         try:
-            output = super().output_resulting_program(prog)
+            # Upstream targets warn (csl: "Expected all top-level operations
+            # to be `csl.module` ops!") where they print nothing: the
+            # `error:` line below says so instead of a Python warning.
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                output = super().output_resulting_program(prog)
         except DiagnosticException:
             raise  # fxdsl's targets say what is wrong themselves
         except Exception as error:
@@ -156,6 +162,9 @@ class FxdslOptMain(xDSLOptMain):
             # others (wgsl, wat) print nothing for ops they do not know
             what = "printed nothing for this input"
             raise self._upstream_target_error(name, what)
+        for warning in caught:
+            where = self.get_input_name()
+            print(f"{where}: warning: -t {name}: {warning.message}", file=sys.stderr)
         return output
 
     def _upstream_target_error(self, name: str, what: str) -> UserError:

@@ -249,6 +249,21 @@ def test_upstream_target_printing_nothing_is_a_named_error(
     )
 
 
+def test_upstream_target_warning_is_not_a_python_warning(
+    program: Path, recwarn: pytest.WarningsRecorder
+) -> None:
+    """xDSL's csl target warns ("Expected all top-level operations to be
+    `csl.module` ops!") and prints nothing: one `error:` line, no warning."""
+    code, out, err = run([str(program), "-t", "csl"])
+    assert (code, out) == (1, "")
+    assert err == (
+        f"{program}: error: -t csl: xDSL's csl target printed nothing for this "
+        "input; it prints only IR already lowered to its dialects, not graph IR "
+        "(fxdsl's targets: dot, cuda, mlir)\n"
+    )
+    assert [str(w.message) for w in recwarn] == []
+
+
 @pytest.mark.parametrize(
     ("target", "why"),
     [
