@@ -6,6 +6,7 @@
 """
 
 HEADER = r"""// fxdsl cuda-sim: the CUDA built-ins of fxdsl's printer, on host threads
+#define FX_CUDA_SIM 1  // kernels' own code may branch on it (tensor_core.py)
 #include <math.h>
 #include <unistd.h>
 
@@ -146,11 +147,17 @@ struct Barrier {
   }
 };
 
+struct MmaRegisters {  // one lane's operands of an mma.sync
+  unsigned a[4], b[2];
+  float c[4];
+};
+
 struct Launch {
   int threads = 0;
   Barrier block;
   std::vector<std::unique_ptr<Barrier>> warps;
   std::vector<unsigned char> slots;  // 16 bytes per thread, for shuffles
+  std::vector<MmaRegisters> mma;     // one per thread, for mma.sync
 };
 static Launch* current = nullptr;
 
@@ -167,6 +174,7 @@ inline void run(Entry entry, void** args, dim3 grid, dim3 block) {
   int warps = (launch.threads + 31) / 32;
   for (int w = 0; w < warps; ++w) launch.warps.emplace_back(new Barrier());
   launch.slots.assign(16 * (size_t)launch.threads, 0);
+  launch.mma.assign((size_t)launch.threads, MmaRegisters{});
   current = &launch;
   blockDim = block;
   gridDim = grid;
@@ -241,6 +249,85 @@ T __shfl_xor_sync(unsigned mask, T value, int lane_mask, int width = 32) {
   barrier.wait("__shfl_xor_sync");  // every lane has read before the next write
   return result;
 }
+
+// ---- the tensor-core instructions of fxdsl/lowering/tensor_core.py ------
+// Written from the PTX ISA ("Matrix Fragments for mma.m16n8k16 with floating
+// point type", and cvt), not from the kernels' helpers, so that a helper
+// with a wrong lane mapping gives wrong numbers here.
+namespace fx_sim {
+
+enum MmaType { MMA_F16, MMA_BF16 };
+
+inline float half_to_float(unsigned bits, MmaType type) {
+  unsigned short half = (unsigned short)(bits & 0xffffu);
+  if (type == MMA_BF16) return __bfloat162float(__nv_bfloat16{half});
+  return __half2float(__half{half});
+}
+
+// cvt.rn.{bf16x2,f16x2}.f32 d, a, b: a rounded into the upper half of d,
+// b into the lower half, to nearest even
+inline unsigned cvt_rn_x2(float a, float b, MmaType type) {
+  auto round = [type](float x) -> unsigned {
+    return type == MMA_BF16 ? __float2bfloat16_rn(x).bits : __float2half_rn(x).bits;
+  };
+  return (round(a) << 16) | round(b);
+}
+
+// mma.sync.aligned.m16n8k16.row.col.f32.{bf16,f16}.{bf16,f16}.f32: a warp
+// collective. Every lane deposits its registers, the warp meets, each lane
+// rebuilds A (16x16), B (16x8) and C (16x8) from all 32 lanes' registers
+// and computes its own four elements of D, the warp meets again. Products
+// of 16-bit floats are exact in f32; they are summed in f32 in k order (the
+// hardware's order and internal rounding are its own: compare with a
+// tolerance).
+inline void mma_m16n8k16(float d[4], const unsigned a[4], const unsigned b[2],
+                         const float c[4], MmaType type) {
+  int thread = linear_thread(), warp = thread / 32, lane = thread % 32;
+  if (warp_size(warp) != 32)
+    fail("mma.sync in a warp of " + std::to_string(warp_size(warp)) +
+         " threads (it needs all 32 lanes)");
+  MmaRegisters* regs = current->mma.data() + 32 * warp;
+  MmaRegisters& mine = regs[lane];
+  for (int i = 0; i < 4; ++i) mine.a[i] = a[i], mine.c[i] = c[i];
+  for (int i = 0; i < 2; ++i) mine.b[i] = b[i];
+  Barrier& barrier = *current->warps[warp];
+  barrier.wait("mma.sync");
+  float A[16][16], B[16][8], C[16][8];
+  bool seen_a[16][16] = {}, seen_b[16][8] = {}, seen_c[16][8] = {};
+  for (int l = 0; l < 32; ++l) {
+    int group = l >> 2, in_group = l % 4;
+    for (int i = 0; i < 8; ++i) {  // a0..a7: register i / 2, low half first
+      int row = (i < 2 || (4 <= i && i < 6)) ? group : group + 8;
+      int col = in_group * 2 + (i & 1) + (i >= 4 ? 8 : 0);
+      A[row][col] = half_to_float(regs[l].a[i / 2] >> (16 * (i % 2)), type);
+      seen_a[row][col] = true;
+    }
+    for (int i = 0; i < 4; ++i) {  // b0..b3
+      int row = in_group * 2 + (i & 1) + (i >= 2 ? 8 : 0), col = group;
+      B[row][col] = half_to_float(regs[l].b[i / 2] >> (16 * (i % 2)), type);
+      seen_b[row][col] = true;
+    }
+    for (int i = 0; i < 4; ++i) {  // c0..c3
+      int row = i < 2 ? group : group + 8, col = in_group * 2 + (i & 1);
+      C[row][col] = regs[l].c[i];
+      seen_c[row][col] = true;
+    }
+  }
+  barrier.wait("mma.sync");  // every lane has read before the next deposit
+  for (int r = 0; r < 16; ++r)
+    for (int k = 0; k < 16; ++k)
+      if (!seen_a[r][k] || (k < 8 && (!seen_b[r][k] || !seen_c[r][k])))
+        fail("mma.sync: the fragment layout misses an element");
+  int group = lane >> 2, in_group = lane % 4;
+  for (int i = 0; i < 4; ++i) {
+    int row = i < 2 ? group : group + 8, col = in_group * 2 + (i & 1);
+    float sum = C[row][col];
+    for (int k = 0; k < 16; ++k) sum += A[row][k] * B[k][col];
+    d[i] = sum;
+  }
+}
+
+}  // namespace fx_sim
 """
 
 DRIVER = r"""
