@@ -7,9 +7,14 @@ through the on-disk kernel cache, so a second process compiles nothing),
 loads it (`cupy.RawModule(path=...)`), and returns a `CudaExecutor`: calling
 it checks the inputs against the plan (a `ValueError` naming the argument,
 the expected and the actual shape/dtype), uploads them, replays the plan's
-steps (kernel launches with the base pointers of their buffers; f32 GEMMs
-through cuBLAS directly, `fxdsl.runtime.cublas`, others as `cupy.matmul` on
-the plan's strided views) and returns the outputs as CuPy arrays. A kernel
+steps (kernel launches with the base pointers of their buffers; f32, f16
+and bf16 GEMMs through cuBLAS directly, `fxdsl.runtime.cublas`, on the
+buffers as they are; `cupy.matmul` on the plan's strided views only for
+other element types, or, with a `CublasFallbackWarning` and the reason in
+`executor.matmul_fallback`, where the library cannot be loaded) and returns
+the outputs as CuPy arrays. `tf32=True` lets f32 GEMMs use TF32 tensor cores
+(the torch backend passes it for `torch.get_float32_matmul_precision()`
+"high" or "medium", as torch's own matmuls do). A kernel
 that does not compile runs on the host (`HostKernel`: the IR emulator on
 copies of its buffers) after one warning naming it.
 
@@ -30,6 +35,7 @@ and the generated CUDA C is compiled with `nvcc`.
 from __future__ import annotations
 
 import tempfile
+import warnings
 from collections.abc import Callable
 from math import prod
 from operator import itemgetter
@@ -42,7 +48,7 @@ from xdsl.dialects.builtin import BFloat16Type, MemRefType, ModuleOp
 from fxdsl.interpreters.dtypes import round_to_bf16
 from fxdsl.lowering.pipeline import GPU_PIPELINE
 from fxdsl.pass_pipeline import apply
-from fxdsl.runtime import counters
+from fxdsl.runtime import counters, cublas
 from fxdsl.runtime.counters import stats
 from fxdsl.runtime.cublas import Cublas
 from fxdsl.runtime.cuda_graph import GraphedExecutor
@@ -60,7 +66,19 @@ from fxdsl.runtime.launch_plan import (
 )
 from fxdsl.runtime.nvrtc import Compiler, device_arch
 
-__all__ = ["CudaExecutor", "HostKernel", "compile_cuda", "stats"]
+__all__ = [
+    "CublasFallbackWarning",
+    "CudaExecutor",
+    "HostKernel",
+    "compile_cuda",
+    "stats",
+]
+
+
+class CublasFallbackWarning(RuntimeWarning):
+    """GEMMs the direct cuBLAS binding would run go through `cupy.matmul`
+    (the library could not be loaded): about 63 µs of Python each, and
+    every one cuts a CUDA graph in two."""
 
 
 def _device_dtype(spec: BufferSpec) -> str:
@@ -140,21 +158,40 @@ class CudaExecutor:
     scratch buffers; each step is a closure with its argument picker built once."""
 
     def __init__(
-        self, plan: LaunchPlan, kernels: dict[str, Any], keep_alive: Any = None
+        self,
+        plan: LaunchPlan,
+        kernels: dict[str, Any],
+        keep_alive: Any = None,
+        *,
+        tf32: bool = False,
     ):
         import cupy  # type: ignore[import-not-found]
 
         self.cp = cupy
         self.plan = plan
+        self.tf32 = tf32
+        """f32 GEMMs may use TF32 tensor cores (cuBLAS's math mode)"""
         self.kernels = kernels
         self._keep_alive = keep_alive  # the cubin file CuPy loaded
         missing = [name for name in plan.kernels if name not in kernels]
         if missing:
             raise ValueError(f"no launcher for kernels {', '.join(missing)}")
         self._scratch_views: dict[BufferView, Any] = {}
-        gemms = [step for step in plan.steps if isinstance(step, Gemm)]
-        self.blas = Cublas.create(cupy) if any(map(self.direct_gemm, gemms)) else None
-        """Direct cuBLAS for f32 GEMMs (`fxdsl.runtime.cublas`); None: cupy.matmul"""
+        direct = [s for s in plan.steps if isinstance(s, Gemm) and self.direct_gemm(s)]
+        self.blas = Cublas.create(cupy) if direct else None
+        """Direct cuBLAS for f32/f16/bf16 GEMMs (`fxdsl.runtime.cublas`);
+        None: cupy.matmul"""
+        self.matmul_fallback: str | None = None
+        """Why GEMMs cuBLAS could take run through `cupy.matmul` (None: none do)"""
+        if direct and self.blas is None:
+            self.matmul_fallback = cublas.unavailable or "cuBLAS unavailable"
+            warnings.warn(
+                f"@{plan.function}: {len(direct)} GEMMs run through cupy.matmul, "
+                f"not cuBLAS directly ({self.matmul_fallback}): slower, and each "
+                "one cuts a CUDA graph",
+                CublasFallbackWarning,
+                stacklevel=2,
+            )
         returned = {view.slot for view in plan.outputs}
         # intermediates are allocated once; outputs fresh per call (no aliasing)
         self.scratch = {
@@ -181,13 +218,16 @@ class CudaExecutor:
         """`step` as a function of the buffer list of one call (`bind`):
         the launch with its argument picker, or the GEMM."""
         if isinstance(step, Gemm) and self.blas is not None and self.direct_gemm(step):
-            sgemm, params = self.blas.sgemm, step.cublas
+            gemm, params = self.blas.gemm, step.cublas
+            element, tf32 = self.plan.gemm_element(step), self.tf32
             first, second, out = step.rhs.slot, step.lhs.slot, step.out.slot
-            return lambda buffers: sgemm(
+            return lambda buffers: gemm(
                 params,
+                element,
                 device_address(buffers[first]),
                 device_address(buffers[second]),
                 device_address(buffers[out]),
+                tf32,
             )
         if isinstance(step, Gemm):
             return lambda buffers: self._gemm(step, buffers)
@@ -298,9 +338,8 @@ class CudaExecutor:
         )
 
     def direct_gemm(self, step: Gemm) -> bool:
-        """Can `step` go to cuBLAS directly (all three buffers f32)?"""
-        slots = (step.lhs.slot, step.rhs.slot, step.out.slot)
-        return all(self.plan.buffers[s].element == "f32" for s in slots)
+        """Does the direct binding take `step` (f32, f16 or bf16 buffers)?"""
+        return self.plan.gemm_element(step) in cublas.DATA_TYPES
 
     def capturable(self, step: Launch | Gemm) -> bool:
         """Can `step` be recorded in a CUDA graph (see `cuda_graph`)?"""
@@ -309,7 +348,7 @@ class CudaExecutor:
         return self.blas is not None and self.direct_gemm(step)
 
     def _gemm(self, step: Gemm, buffers: list[Any]) -> None:
-        """A GEMM through `cupy.matmul` (f16/bf16, or no direct cuBLAS)."""
+        """A GEMM through `cupy.matmul` (integers, or no direct cuBLAS)."""
         lhs, rhs = self._view(buffers, step.lhs), self._view(buffers, step.rhs)
         if self._is_bf16(step.out.slot):
             # only the view's elements: it may be a slice or a transpose
@@ -344,11 +383,12 @@ def compile_cuda(
     compiler: Compiler | None = None,
     cache: KernelCache | None = None,
     cuda_graph: bool = False,
+    tf32: bool = False,
 ) -> Callable[..., tuple[Any, ...]]:
     """Lower a clone of `module` and return its `CudaExecutor` (wrapped in a
-    `GraphedExecutor` with `cuda_graph=True`). `compiler` (default: NVRTC,
-    else nvcc) and `cache` (default: the user cache directory) are for tests
-    and tools."""
+    `GraphedExecutor` with `cuda_graph=True`); `tf32`: f32 GEMMs on TF32
+    tensor cores. `compiler` (default: NVRTC, else nvcc) and `cache`
+    (default: the user cache directory) are for tests and tools."""
     import cupy  # type: ignore[import-not-found]
 
     with counters.timed("lower"):
@@ -366,7 +406,7 @@ def compile_cuda(
                 emulator = Emulator(lowered)
                 failed = build.failed
                 kernels |= {n: HostKernel(cupy, emulator, n) for n in failed}
-    executor = CudaExecutor(plan, kernels, keep_alive=folder)
+    executor = CudaExecutor(plan, kernels, keep_alive=folder, tf32=tf32)
     if cuda_graph:
         return GraphedExecutor(executor)
     return executor

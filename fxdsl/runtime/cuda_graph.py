@@ -2,13 +2,15 @@
 plan as CUDA graphs instead of launching kernel by kernel from Python.
 
 The plan's steps are captured once into `cupy.cuda.Graph`s (stream capture).
-Kernel launches and f32 GEMMs (cuBLAS called directly, `fxdsl.runtime.cublas`,
-with a fixed workspace so that it can be captured) are recorded; what cannot
-be is run eagerly between the graphs, cutting the plan into *pieces*: f16/bf16
-GEMMs (through `cupy.matmul`, which CuPy refuses to call during a capture:
-"calling cuBLAS API during stream capture is currently unsupported", CuPy
-14.2), all GEMMs where the direct binding is unavailable, and kernels that
-fell back to the host (`HostKernel`). An f32 program is one graph.
+Kernel launches and f32, f16 and bf16 GEMMs (cuBLAS called directly,
+`fxdsl.runtime.cublas`, with a fixed workspace so that it can be captured)
+are recorded; what cannot be is run eagerly between the graphs, cutting the
+plan into *pieces*: GEMMs through `cupy.matmul` (which CuPy refuses to call
+during a capture: "calling cuBLAS API during stream capture is currently
+unsupported", CuPy 14.2) — integer GEMMs, and every GEMM where the direct
+binding is unavailable (the executor warns, `CublasFallbackWarning`) — and
+kernels that fell back to the host (`HostKernel`). An f32, f16 or bf16
+program is one graph.
 
 A graph bakes in buffer addresses. Scratch buffers live as long as the
 executor; inputs and outputs do not, so captured graphs are cached by the
@@ -80,7 +82,8 @@ class GraphedExecutor:
 
     def _capture(self, buffers: list[Any]) -> _Entry:
         """Capture every run of launches of the plan on `self.stream` (the
-        current stream); GEMMs and host kernels stay eager pieces."""
+        current stream); steps the executor cannot capture (`capturable`:
+        GEMMs through cupy.matmul, host kernels) stay eager pieces."""
         entry = _Entry(buffers)
         run: list[Launch | Gemm] = []
         for step in self.plan.steps:

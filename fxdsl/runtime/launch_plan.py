@@ -162,6 +162,15 @@ class LaunchPlan:
             dict.fromkeys(s.kernel for s in self.steps if isinstance(s, Launch))
         )
 
+    def gemm_element(self, step: Gemm) -> str:
+        """The element type (f32, bf16, ...) of a GEMM's three buffers, which
+        graph.matmul requires to be one type."""
+        slots = (step.lhs.slot, step.rhs.slot, step.out.slot)
+        elements = {self.buffers[slot].element for slot in slots}
+        if len(elements) != 1:
+            raise LaunchPlanError(f"gemm on mixed element types {sorted(elements)}")
+        return elements.pop()
+
 
 def _spec(typ: Attribute) -> BufferSpec:
     assert isinstance(typ, MemRefType)

@@ -1,22 +1,33 @@
 """The direct cuBLAS binding's host logic without a GPU: a stand-in for the
-library records the C calls, a stand-in for CuPy gives streams and device
-pointers. What runs on the GPU (the GEMMs themselves, against cupy.matmul)
-is tests/lowering/test_gpu_execution.py."""
+library records the C calls (or computes them on host memory, as the device
+would), a stand-in for CuPy gives streams and device pointers. What runs on
+the GPU (the GEMMs themselves, against the reference and inside a CUDA-graph
+capture) is tests/lowering/test_gpu_execution.py."""
 
 from __future__ import annotations
 
+import ctypes
 import sys
 import types
-from typing import Any
+import warnings
+from typing import Any, ClassVar
 
 import numpy as np
 import pytest
 
-from fxdsl.api import apply
+from fxdsl.api import apply, parse
 from fxdsl.frontends.models import gpt2_stack
+from fxdsl.interpreters.run import random_inputs, run_reference
 from fxdsl.lowering.pipeline import GPU_PIPELINE
 from fxdsl.runtime.cublas import Cublas
-from fxdsl.runtime.launch_plan import Gemm, build_launch_plan
+from fxdsl.runtime.ir_emulator import Emulator
+from fxdsl.runtime.launch_plan import (
+    CublasGemm,
+    Gemm,
+    build_launch_plan,
+    run_gemm_reference,
+)
+from fxdsl.testing.optional import need
 
 
 class FakeLibrary:
@@ -64,7 +75,7 @@ def test_stream_is_set_only_when_it_changes() -> None:
     assert params is step.cublas  # derived once per step
     for current in (7, 7, 9, 9, 7):
         stream[0] = current
-        blas.sgemm(params, 0x100000, 0x200000, 0x300000)
+        blas.gemm(params, "f32", 0x100000, 0x200000, 0x300000)
     set_streams = [args[1].value for args in library.named("cublasSetStream_v2")]
     assert set_streams == [7, 9, 7]
     gemms = library.named("cublasSgemmStridedBatched")
@@ -83,7 +94,7 @@ def test_failed_call_is_an_error() -> None:
     library.cublasSgemmStridedBatched = lambda *_args: 13  # type: ignore[method-assign]
     blas = Cublas(fake_cupy([1]), library)  # type: ignore[arg-type]
     with pytest.raises(CublasError, match="status 13"):
-        blas.sgemm(gemm_of_a_block().cublas, 0, 0, 0)
+        blas.gemm(gemm_of_a_block().cublas, "f32", 0, 0, 0)
 
 
 def test_executor_passes_each_gemm_its_buffers(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -96,12 +107,12 @@ def test_executor_passes_each_gemm_its_buffers(monkeypatch: pytest.MonkeyPatch) 
     from fxdsl.runtime import cuda_executor
 
     calls: list[tuple[Any, ...]] = []
-    fake = types.SimpleNamespace(sgemm=lambda *args: calls.append(args))
+    fake = types.SimpleNamespace(gemm=lambda *args: calls.append(args))
     monkeypatch.setattr(cuda_executor.Cublas, "create", lambda _cp: fake)
     module = gpt2_stack(1, B=1, T=8, D=16, heads=2)
     plan = build_launch_plan(apply(module, GPU_PIPELINE))
     launchers = {name: lambda *_: None for name in plan.kernels}
-    executor = cuda_executor.CudaExecutor(plan, launchers)
+    executor = cuda_executor.CudaExecutor(plan, launchers, tf32=True)
     inputs = [np.zeros(s.shape, s.dtype) for s in plan.buffers[: plan.num_inputs]]
     buffers = executor.bind(executor.upload(tuple(inputs)))
     executor.run(buffers)
@@ -110,9 +121,376 @@ def test_executor_passes_each_gemm_its_buffers(monkeypatch: pytest.MonkeyPatch) 
     assert calls == [
         (
             g.cublas,
+            "f32",
             address(buffers[g.rhs.slot]),
             address(buffers[g.lhs.slot]),
             address(buffers[g.out.slot]),
+            True,  # the executor's tf32 option reaches every GEMM
         )
         for g in gemms
     ]
+
+
+# --- f16/bf16 GEMMs, TF32, and the plans they make -------------------------
+
+
+def plan_of(text: str) -> Any:
+    return build_launch_plan(apply(parse(text), GPU_PIPELINE))
+
+
+BATCHED = """
+func.func @f(%a: tensor<4x6xELEM>, %b: tensor<3x6x2xELEM>, %c: tensor<3x2x5xELEM>, %w: tensor<6x6xELEM>) -> (tensor<3x5x4xELEM>, tensor<4x3xELEM>) {
+  %y = graph.matmul %a, %b : (tensor<4x6xELEM>, tensor<3x6x2xELEM>) -> tensor<3x4x2xELEM>
+  %t = graph.transpose %c perm [0, 2, 1] : (tensor<3x2x5xELEM>) -> tensor<3x5x2xELEM>
+  %u = graph.transpose %y perm [0, 2, 1] : (tensor<3x4x2xELEM>) -> tensor<3x2x4xELEM>
+  %z = graph.matmul %t, %u : (tensor<3x5x2xELEM>, tensor<3x2x4xELEM>) -> tensor<3x5x4xELEM>
+  %w0, %w1 = graph.split %w dim 1 sizes [3, 3] : (tensor<6x6xELEM>) -> (tensor<6x3xELEM>, tensor<6x3xELEM>)
+  %v = graph.matmul %a, %w1 : (tensor<4x6xELEM>, tensor<6x3xELEM>) -> tensor<4x3xELEM>
+  func.return %z, %v : tensor<3x5x4xELEM>, tensor<4x3xELEM>
+}
+"""
+"""A broadcast lhs (batch stride 0), two transposed operands, and an operand
+that starts inside its buffer (the second half of a split: an offset)."""
+
+
+@pytest.mark.parametrize(("element", "code"), [("bf16", 14), ("f16", 2)])
+def test_16bit_gemm_is_gemm_ex_with_f32_compute(element: str, code: int) -> None:
+    """A 16-bit GEMM is one cublasGemmStridedBatchedEx: the cudaDataType of
+    the element for A, B and C, CUBLAS_COMPUTE_32F (68), the default algo
+    (-1), the plan's transposes, leading dims, strides and batch count, and
+    2-byte offsets; alpha 1 and beta 0 as floats."""
+    plan = plan_of(BATCHED.replace("ELEM", element))
+    gemms = [step for step in plan.steps if isinstance(step, Gemm)]
+    assert len(gemms) == 3
+    library = FakeLibrary()
+    blas = Cublas(fake_cupy([3]), library)  # type: ignore[arg-type]
+    for step in gemms:
+        assert plan.gemm_element(step) == element
+        blas.gemm(step.cublas, element, 0x100000, 0x200000, 0x300000)
+    assert library.named("cublasSgemmStridedBatched") == []
+    calls = library.named("cublasGemmStridedBatchedEx")
+    assert len(calls) == 3
+    for step, args in zip(gemms, calls):
+        p = step.cublas
+        (handle, trans_a, trans_b, m, n, k, alpha,
+         a, a_type, lda, stride_a, b, b_type, ldb, stride_b, beta,
+         c, c_type, ldc, stride_c, batch, compute, algo) = args  # fmt: skip
+        assert handle is blas.handle
+        assert (trans_a, trans_b) == (int(p.trans_first), int(p.trans_second))
+        assert (m, n, k) == (p.m, p.n, p.k)
+        assert (a_type, b_type, c_type) == (code, code, code)
+        assert (lda, stride_a) == (p.ld_first, p.stride_first)
+        assert (ldb, stride_b) == (p.ld_second, p.stride_second)
+        assert (ldc, stride_c, batch) == (p.ldc, p.stride_c, p.batch)
+        assert a == 0x100000 + 2 * p.offset_first
+        assert b == 0x200000 + 2 * p.offset_second
+        assert c == 0x300000 + 2 * p.offset_c
+        assert (compute, algo) == (68, -1)
+        assert (alpha._obj.value, beta._obj.value) == (1.0, 0.0)
+        assert isinstance(alpha._obj, ctypes.c_float)
+    # what the test is about: batched, broadcast (stride 0) and transposed
+    first, second, third = (g.cublas for g in gemms)
+    assert first.batch == second.batch == 3
+    assert third.offset_first == 3  # the split's second half
+    assert first.stride_second == 0  # the 4x6 lhs serves every batch
+    assert second.trans_first
+    assert second.trans_second
+
+
+def test_tf32_math_mode_is_set_when_it_changes() -> None:
+    """tf32=True puts the handle in CUBLAS_TF32_TENSOR_OP_MATH (3), False
+    back in CUBLAS_DEFAULT_MATH (0), each only on a change (the handle is
+    shared by executors with either setting); the default sets nothing."""
+    library = FakeLibrary()
+    blas = Cublas(fake_cupy([1]), library)  # type: ignore[arg-type]
+    params = gemm_of_a_block().cublas
+    for tf32 in (False, True, True, False, False, True):
+        blas.gemm(params, "f32", 0, 0, 0, tf32)
+    modes = [args[1] for args in library.named("cublasSetMathMode")]
+    assert modes == [3, 0, 3]
+    assert all(args[0] is blas.handle for args in library.named("cublasSetMathMode"))
+    assert len(library.named("cublasSgemmStridedBatched")) == 6
+
+
+class MemoryCublas(FakeLibrary):
+    """libcublas computing on host memory: each GEMM reads its operands at
+    the addresses it is given (bf16 as raw bits, f16, f32, as the device
+    holds them), multiplies in float64 and writes the result rounded once to
+    the output type. Work on a capturing stream is recorded, not run."""
+
+    TYPES: ClassVar[dict[int, str]] = {0: "f32", 2: "f16", 14: "bf16"}
+
+    def __init__(self, streams: Streams | None = None) -> None:
+        super().__init__()
+        self.streams = streams
+        # functions, not bound methods: the binding sets ctypes' restype on them
+        self.cublasSgemmStridedBatched = lambda *args: self._sgemm(*args)
+        self.cublasGemmStridedBatchedEx = lambda *args: self._gemm_ex(*args)
+
+    def _sgemm(self, *args: Any) -> int:
+        self.calls.append(("cublasSgemmStridedBatched", args))
+        (_, ta, tb, m, n, k, _, a, lda, sa, b, ldb, sb, _, c, ldc, sc, batch) = args
+        self._later(
+            ta, tb, m, n, k, "f32", (a, lda, sa), (b, ldb, sb), (c, ldc, sc), batch
+        )
+        return 0
+
+    def _gemm_ex(self, *args: Any) -> int:
+        self.calls.append(("cublasGemmStridedBatchedEx", args))
+        (_, ta, tb, m, n, k, _, a, at, lda, sa, b, bt, ldb, sb, _,
+         c, ct, ldc, sc, batch, compute, _) = args  # fmt: skip
+        assert at == bt == ct
+        assert compute == 68
+        element = self.TYPES[at]
+        self._later(
+            ta, tb, m, n, k, element, (a, lda, sa), (b, ldb, sb), (c, ldc, sc), batch
+        )
+        return 0
+
+    def _later(self, *gemm: Any) -> None:
+        run = lambda: self._run(*gemm)
+        if self.streams is not None and self.streams.recording is not None:
+            self.streams.recording.append(run)
+        else:
+            run()
+
+    @staticmethod
+    def _run(ta: int, tb: int, m: int, n: int, k: int, element: str,
+             a: tuple[int, int, int], b: tuple[int, int, int],
+             c: tuple[int, int, int], batch: int) -> None:  # fmt: skip
+        from fxdsl.runtime.cuda_executor import _from_bf16_bits, _to_bf16_bits
+
+        stored = {"f32": np.float32, "f16": np.float16, "bf16": np.uint16}[element]
+
+        def flat(operand: tuple[int, int, int], rows: int, cols: int) -> np.ndarray:
+            address, ld, stride = operand  # column-major rows x cols, ld >= rows
+            count = (batch - 1) * stride + (cols - 1) * ld + rows
+            raw = (ctypes.c_char * (count * np.dtype(stored).itemsize)).from_address(
+                address
+            )
+            return np.frombuffer(raw, dtype=stored)
+
+        def load(memory: np.ndarray) -> np.ndarray:
+            return _from_bf16_bits(np, memory) if element == "bf16" else memory
+
+        rows_a, cols_a = (k, m) if ta else (m, k)
+        rows_b, cols_b = (n, k) if tb else (k, n)
+        memory_c = flat(c, m, n)
+        result = load(memory_c).astype(np.float64)
+        params = CublasGemm(
+            bool(ta), bool(tb), m, n, k, a[1], a[2], 0, b[1], b[2], 0,
+            c[1], c[2], 0, batch,
+        )  # fmt: skip
+        run_gemm_reference(
+            params,
+            load(flat(a, rows_a, cols_a)),
+            load(flat(b, rows_b, cols_b)),
+            result,
+        )
+        if element == "bf16":
+            memory_c[...] = _to_bf16_bits(np, result.astype(np.float32))
+        else:
+            memory_c[...] = result.astype(stored)
+
+
+class Streams:
+    """CuPy's streams and graphs as `cuda_graph` uses them: work launched on
+    a capturing stream is recorded into the graph and runs on replay."""
+
+    def __init__(self) -> None:
+        self.recording: list[Any] | None = None
+        self.captures = 0
+        streams = self
+
+        class Graph:
+            def __init__(self, work: list[Any]) -> None:
+                self.work = work
+
+            def launch(self, _stream: Any) -> None:
+                for run in self.work:
+                    run()
+
+        class Stream:
+            ptr = 0x51
+
+            def __init__(self, non_blocking: bool = False) -> None:
+                pass
+
+            def __enter__(self) -> object:
+                return self
+
+            def __exit__(self, *_: object) -> None:
+                pass
+
+            def record(self) -> object:
+                return object()
+
+            def wait_event(self, _event: object) -> None:
+                pass
+
+            def begin_capture(self) -> None:
+                streams.recording = []
+
+            def end_capture(self) -> Graph:
+                assert streams.recording is not None
+                work, streams.recording = streams.recording, None
+                streams.captures += 1
+                return Graph(work)
+
+        self.Stream = Stream
+
+
+class Kernel:
+    """A compiled kernel: the IR emulator (through the executor's HostKernel,
+    on bf16 bits as the device holds them), recorded while capturing."""
+
+    def __init__(self, host: Any, streams: Streams) -> None:
+        self.host, self.streams = host, streams
+
+    def __call__(self, grid: Any, block: Any, args: tuple[Any, ...]) -> None:
+        run = lambda: self.host(grid, block, args)
+        if self.streams.recording is not None:
+            self.streams.recording.append(run)
+        else:
+            run()
+
+
+def numpy_cupy(streams: Streams) -> types.ModuleType:
+    """numpy under CuPy's names, with `streams`' streams."""
+    cp = types.ModuleType("cupy")
+    for name in ("zeros", "empty", "asarray", "ascontiguousarray", "matmul", "ndarray",
+                 "uint16", "uint32", "float32", "where", "isnan", "lib"):  # fmt: skip
+        setattr(cp, name, getattr(np, name))
+    cp.asnumpy = np.asarray
+    cp.cuda = types.SimpleNamespace(
+        Stream=streams.Stream,
+        get_current_stream=lambda: streams.Stream(),
+        Device=lambda: types.SimpleNamespace(id=0),
+    )
+    return cp
+
+
+def bf16_gpt2() -> Any:
+    """HF GPT-2 (one tiny block, lm head tied to the embedding) cast to bf16,
+    through torch.export and the importer."""
+    torch = need("torch")
+    need("transformers")
+    from fxdsl.frontends.torch_export import from_torch
+    from fxdsl.testing.torch_models import gpt2
+
+    model, args, kwargs = gpt2(layers=1)
+    return from_torch(model.to(torch.bfloat16), args, kwargs), args
+
+
+def executor_on_host(
+    monkeypatch: pytest.MonkeyPatch, module: Any, library: MemoryCublas | None
+) -> tuple[Any, Streams]:
+    """`module`'s CudaExecutor on the numpy CuPy: kernels in the IR emulator,
+    GEMMs through `library` (None: cuBLAS not found, cupy.matmul)."""
+    streams = Streams()
+    cp = numpy_cupy(streams)
+    monkeypatch.setitem(sys.modules, "cupy", cp)
+    from fxdsl.runtime import cublas, cuda_executor
+
+    monkeypatch.setattr(cublas, "_HANDLES", {})
+    if library is None:
+        monkeypatch.setenv("FXDSL_CUBLAS", "0")
+    else:
+        library.streams = streams
+        monkeypatch.setattr(
+            cublas.Cublas, "create", lambda cupy: cublas.Cublas(cupy, library)
+        )
+    lowered, plan = cuda_executor.lower_for_cuda(module)
+    machine = Emulator(lowered)
+    kernels = {
+        name: Kernel(cuda_executor.HostKernel(cp, machine, name), streams)
+        for name in plan.kernels
+    }
+    return cuda_executor.CudaExecutor(plan, kernels), streams
+
+
+def test_bf16_gpt2_plan_is_direct_cublas_and_one_cuda_graph(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The bf16 GPT-2's launch plan: every GEMM goes to the direct binding
+    (cublasGemmStridedBatchedEx on the bf16 bits, no cupy.matmul step), so
+    every step is capturable and cuda_graph records the whole plan as one
+    graph; its replay equals the reference interpreter."""
+    from fxdsl.runtime.cuda_graph import GraphedExecutor
+
+    imported, (ids,) = bf16_gpt2()
+    library = MemoryCublas()
+    executor, streams = executor_on_host(monkeypatch, imported.module, library)
+    plan = executor.plan
+    gemms = [step for step in plan.steps if isinstance(step, Gemm)]
+    assert len(gemms) >= 5  # qkv, out proj, two MLP, the tied lm head
+    assert {plan.gemm_element(g) for g in gemms} == {"bf16"}
+    assert executor.blas is not None
+    assert executor.matmul_fallback is None
+    assert all(executor.direct_gemm(g) for g in gemms)
+    assert all(executor.capturable(step) for step in plan.steps)
+
+    monkeypatch.delattr(sys.modules["cupy"], "matmul")  # no cupy.matmul step
+    graphed = GraphedExecutor(executor)
+    inputs = (*imported.weights, ids.numpy())
+    (first,) = graphed(*inputs)
+    (entry,) = graphed.entries.values()
+    assert len(entry.pieces) == 1
+    assert streams.captures == 1
+    assert len(library.named("cublasGemmStridedBatchedEx")) == len(gemms)
+    (second,) = graphed(*inputs)  # a replay: the GEMMs run again
+    assert len(library.named("cublasGemmStridedBatchedEx")) == 2 * len(gemms)
+    (want,) = imported.run(ids)
+    for got in (first, second):
+        np.testing.assert_allclose(
+            np.asarray(got, np.float64), want, rtol=0.05, atol=0.05
+        )
+
+
+def test_fallback_to_cupy_matmul_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without the library, bf16 GEMMs run through cupy.matmul: a
+    CublasFallbackWarning with the reason, `matmul_fallback` says it, and
+    those GEMMs are not capturable (each one cuts the CUDA graph)."""
+    from fxdsl.runtime.cuda_executor import CublasFallbackWarning
+
+    module = parse(BATCHED.replace("ELEM", "bf16"))
+    with pytest.warns(CublasFallbackWarning, match="3 GEMMs run through cupy.matmul"):
+        executor, _ = executor_on_host(monkeypatch, module, None)
+    assert executor.blas is None
+    assert executor.matmul_fallback == "disabled by FXDSL_CUBLAS=0"
+    gemms = [step for step in executor.plan.steps if isinstance(step, Gemm)]
+    assert not any(executor.capturable(g) for g in gemms)
+    inputs = random_inputs(module)
+    for want, got in zip(run_reference(module, *inputs), executor(*inputs)):
+        np.testing.assert_allclose(
+            np.asarray(got, np.float64), want, rtol=2e-2, atol=2e-2
+        )
+
+
+@pytest.mark.parametrize("element", ["bf16", "f16", "f32"])
+def test_batched_broadcast_transposed_gemms_on_the_binding(
+    monkeypatch: pytest.MonkeyPatch, element: str
+) -> None:
+    """The binding's arguments computed with, on buffers as the device holds
+    them: batched, broadcast and transposed GEMMs equal the reference; no
+    warning, no cupy.matmul."""
+    module = parse(BATCHED.replace("ELEM", element))
+    library = MemoryCublas()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        executor, _ = executor_on_host(monkeypatch, module, library)
+    monkeypatch.delattr(sys.modules["cupy"], "matmul")
+    inputs = random_inputs(module)
+    expected = run_reference(module, *inputs)
+    actual = executor(*inputs)
+    entry = (
+        "cublasSgemmStridedBatched"
+        if element == "f32"
+        else ("cublasGemmStridedBatchedEx")
+    )
+    assert len(library.named(entry)) == 3
+    tol = {"bf16": 2e-2, "f16": 2e-3, "f32": 1e-5}[element]
+    for want, got in zip(expected, actual, strict=True):
+        np.testing.assert_allclose(
+            np.asarray(got, np.float64), want, rtol=tol, atol=tol
+        )
