@@ -311,16 +311,48 @@ def _to(call: AtenCall) -> Tensor:
     return cast_to(call.args[0], call.dtype)
 
 
+DROPOUTS = frozenset(
+    f"aten.{name}"
+    for name in (
+        "dropout.default",
+        "dropout_.default",
+        "feature_dropout.default",
+        "feature_dropout_.default",
+        "alpha_dropout.default",
+        "alpha_dropout_.default",
+        "feature_alpha_dropout.default",
+        "feature_alpha_dropout_.default",
+        "native_dropout.default",
+    )
+)
+"""Dropouts: `(input, p, train)`, the identity unless they draw."""
+
+
+def draws_random(target: str, args: Sequence[Any], kwargs: dict[str, Any]) -> bool:
+    """Whether a call of an op that torch tags `nondeterministic_seeded`
+    draws random numbers with these (fx) arguments: a dropout only in
+    training with p > 0 (`native_dropout`'s `train=None` means training),
+    attention only with `dropout_p > 0`; every other such op always does."""
+
+    def arg(index: int, name: str, default: Any) -> Any:
+        return args[index] if index < len(args) else kwargs.get(name, default)
+
+    if target in DROPOUTS:
+        return arg(2, "train", None) is not False and float(arg(1, "p", 0.0)) > 0
+    if target == "aten.scaled_dot_product_attention.default":
+        return float(arg(4, "dropout_p", 0.0)) > 0
+    return True
+
+
 @aten("clone.default", "alias.default", "contiguous.default", "lift_fresh_copy.default")
 @aten("detach.default", "detach_.default")
 @aten("dropout.default", "dropout_.default", "feature_dropout.default")
 @aten("native_dropout.default")
 def _identity(call: AtenCall) -> Any:
+    # The importer leaves a dropout that draws (`draws_random`) to torch;
+    # the one that reaches here is the identity.
     if call.target == "aten.native_dropout.default":
         return (call.args[0], None)
-    train = call.arg(2, "train", False)
-    if call.target.startswith("aten.dropout") and train:
-        raise UnsupportedNode("dropout in training mode (export the model in eval)")
     return call.args[0]
 
 
@@ -718,8 +750,6 @@ def _addmm(call: AtenCall) -> Tensor:
 def _sdpa(call: AtenCall) -> Tensor:
     q, k, v = call.args[:3]
     mask = call.arg(3, "attn_mask")
-    if float(call.arg(4, "dropout_p", 0.0)) != 0.0:
-        raise UnsupportedNode("attention dropout (export the model in eval)")
     causal = bool(call.arg(5, "is_causal", False))
     scale = call.kwargs.get("scale")
     if call.kwargs.get("enable_gqa", False):

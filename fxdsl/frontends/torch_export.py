@@ -79,11 +79,6 @@ SHAPE_ONLY = frozenset(
 """Ops whose value depends only on their input's shape and dtype: they fold
 even when that input does not."""
 
-NEVER_FOLD = frozenset(
-    f"aten.{name}" for name in ("rand.default", "randn.default", "bernoulli.p")
-)
-_NOT_FOLDED = NEVER_FOLD | NO_OPS
-
 MASK_ARGUMENTS = {"aten.scaled_dot_product_attention.default": (3, "attn_mask")}
 """Arguments that are attention masks: folded, they are read as a pattern."""
 
@@ -363,7 +358,7 @@ class _Importer:
         known = set(self.folded)
         for node in graph.nodes:
             target = target_name(node.target)
-            if node.op != "call_function" or target in _NOT_FOLDED:
+            if node.op != "call_function" or target in NO_OPS or draws_random(node):
                 continue
             if target in SHAPE_ONLY or all(n in known for n in node.all_input_nodes):
                 known.add(node)
@@ -501,6 +496,11 @@ class _Importer:
         if target == "<built-in function getitem>":
             source, index = node.args
             return self.values[source][index]
+        if draws_random(node):
+            raise UnsupportedNode(
+                f"{target} draws random numbers, which fxdsl does not generate "
+                "(the torch.compile backend leaves such nodes to torch)"
+            )
         handler = ATEN.get(target)
         if handler is None:
             raise UnsupportedNode(f"{target} has no graph-dialect mapping")
@@ -704,6 +704,19 @@ def _mask_pattern(mask: Any) -> str:
     if t <= s and bool((keep == (causal & keep[..., -1:, :])).all()):
         return "causal keys"
     return "operand"
+
+
+def draws_random(node: Any) -> bool:
+    """Whether `node` draws random numbers: its op carries torch's
+    `nondeterministic_seeded` tag (rand, randint, normal, bernoulli,
+    dropout, attention, ...) and its arguments make it draw
+    (`aten_ops.draws_random`). Such a node never folds, and never imports:
+    a graph op of it would be the same numbers on every call."""
+    import torch
+
+    if torch.Tag.nondeterministic_seeded not in getattr(node.target, "tags", ()):
+        return False
+    return aten_ops.draws_random(target_name(node.target), node.args, node.kwargs)
 
 
 def _is_tensor(node: Any) -> bool:
