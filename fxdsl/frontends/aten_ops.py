@@ -547,17 +547,29 @@ def _var(call: AtenCall) -> Tensor:
     x: Tensor = call.args[0]
     dims = _dims(x, call.arg(1, "dim"))
     if call.target.endswith("correction"):
-        correction = call.kwargs.get("correction", 1)
+        correction = call.kwargs.get("correction")
+        correction = 1 if correction is None else correction  # torch's default
     else:
         correction = 1 if call.arg(2, "unbiased", True) else 0
-    keepdim = bool(call.kwargs.get("keepdim", False))
-    result = ops.var(x, dims, keepdim, int(correction or 0))
+    # var.dim's keepdim is positional (self, dim, unbiased, keepdim);
+    # var.correction's is keyword-only.
+    keepdim = bool(call.arg(3, "keepdim", False))
+    if correction != int(correction):
+        raise UnsupportedNode(f"a fractional correction ({correction})")
+    result = ops.var(x, dims, keepdim, int(correction))
     return ops.sqrt(result) if "std" in call.target else result
 
 
 @aten("softmax.int", "_softmax.default", "_safe_softmax.default")
 def _softmax(call: AtenCall) -> Tensor:
-    return ops.softmax(cast_to(call.args[0], call.dtype), call.args[1])
+    x, dim = cast_to(call.args[0], call.dtype), call.args[1]
+    probs = ops.softmax(x, dim)
+    if call.target != "aten._safe_softmax.default":
+        return probs
+    # _safe_softmax gives 0, not NaN, on a row whose every score is -inf
+    # (a fully masked attention row).
+    masked = ops.all(ops.eq(x, -math.inf), [_dim(x, dim)], keepdim=True)
+    return ops.where(masked, 0.0, probs)
 
 
 @aten("log_softmax.int", "_log_softmax.default")
