@@ -1,0 +1,319 @@
+"""The GPU check: one command that proves fxdsl on a real GPU in minutes.
+
+A device is lent now and then for about 15 minutes in all (its start, every
+command and idle waits count), so the check is one prepared command with a
+time budget per stage, each stage writing its results as it ends:
+
+  a. tests: the `gpu`-marked tests (`GPU_TEST_FILES`, most important first),
+     under pytest with a JUnit report, so every test's outcome is recorded;
+  b. bench: `fxdsl-bench --backend cuda` on the rows that decide defaults and
+     goals (`BENCH_WORKLOADS` x `BENCH_VARIANTS`), its own JSON/markdown in
+     the output folder;
+  c. summary: device, versions, every bench row and each test's outcome in
+     `<out>/<date>-<gpu>.{json,md}`, rewritten after every stage, so a stage
+     cut short by its budget (or the device's limit) loses nothing before it.
+
+    bash benchmarks/gpu_check.sh                # on the device machine
+    python3 benchmarks/gpu_check.py --dry       # here: the same stages on the CPU
+
+`--dry` runs the same script where there is no GPU (CI does, through a
+slow-marked test): stage a only collects the listed tests (so a renamed or
+new `gpu` test that the list misses fails the check), stage b runs the same
+workloads on the CPU reference at tiny sizes. Exit status 1 when a stage
+fails or runs out of its budget; the summary says which.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import importlib.metadata
+import json
+import os
+import platform
+import re
+import signal
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ElementTree
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from fxdsl.tools.atomic_write import write_atomic  # noqa: E402
+
+GPU_TEST_FILES = (
+    "tests/lowering/test_gpu_execution.py",
+    "tests/frontends/test_torch_compile.py",
+    "tests/frontends/test_torch_padding.py",
+    "tests/distributed/test_pipeline_gpu.py",
+)
+"""Every test file that holds `gpu`-marked tests, the most telling first
+(fused attention, split-K, CUDA graphs, cuBLAS, then the torch backend on
+torch's stream, padded attention, pipeline stages). The dry run fails when a
+file with `gpu` tests is missing here."""
+
+BENCH_WORKLOADS = (
+    "elementwise",
+    "softmax",
+    "layer_norm",
+    "mlp",
+    "gemm",
+    "gpt2_block_b1_t64",
+    "gpt2_block_b8_t512",
+    "resnet18_b32",
+)
+"""The rows the goals are read against; each beside its copy ceiling."""
+
+BENCH_VARIANTS = (
+    "fxdsl",
+    "fxdsl-cudagraph",
+    "fxdsl-backend",
+    "torch-eager",
+    "torch-compile",
+    "torch-compile-reduce-overhead",
+    "copy",
+)
+
+DEFAULT_BUDGETS = {"tests": 180, "bench": 240}
+"""Seconds per stage: tests and bench together stay under 8 minutes."""
+
+
+@dataclass
+class Stage:
+    """One stage's outcome, as the summary records it."""
+
+    name: str
+    status: str = "not run"  # passed, failed, timed out, not run
+    seconds: float = 0.0
+    command: list[str] = field(default_factory=list)
+    log: str = ""
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+def run_stage(stage: Stage, command: list[str], budget: float, log: Path) -> None:
+    """Run `command` with its output in `log`, killed (with its children)
+    when `budget` seconds pass; fills in the stage's status and time."""
+    stage.command, stage.log = command, log.name
+    start = time.monotonic()
+    with log.open("w") as stream:
+        process = subprocess.Popen(
+            command,
+            cwd=ROOT,
+            stdout=stream,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+        try:
+            code = process.wait(timeout=budget)
+            stage.status = "passed" if code == 0 else f"failed (exit {code})"
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+            stage.status = f"timed out after {budget:.0f} s"
+    stage.seconds = round(time.monotonic() - start, 1)
+
+
+def junit_outcomes(path: Path) -> dict[str, str]:
+    """`test id -> passed/failed/error/skipped: reason` from a JUnit file."""
+    if not path.exists():
+        return {}
+    outcomes: dict[str, str] = {}
+    for case in ElementTree.parse(path).getroot().iter("testcase"):
+        name = f"{case.get('classname', '')}::{case.get('name', '')}"
+        outcome = "passed"
+        for child in case:
+            if child.tag in ("failure", "error", "skipped"):
+                message = (child.get("message") or "").splitlines()[:1]
+                outcome = ": ".join([child.tag, *message])
+        outcomes[name] = outcome
+    return outcomes
+
+
+def gpu_test_files() -> set[str]:
+    """The test files that hold `gpu`-marked tests (by collecting them)."""
+    found = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-m", "gpu", "tests"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return {line.split("::")[0] for line in found.stdout.splitlines() if "::" in line}
+
+
+def tests_stage(out: Path, dry: bool, budget: float) -> Stage:
+    stage = Stage("tests")
+    report = out / "gpu-tests.xml"
+    command = [sys.executable, "-m", "pytest", "-m", "gpu", "-q", "-rs"]
+    command += ["--collect-only"] if dry else [f"--junitxml={report}"]
+    run_stage(stage, [*command, *GPU_TEST_FILES], budget, out / "gpu-tests.log")
+    if dry:
+        missing = sorted(gpu_test_files() - set(GPU_TEST_FILES))
+        stage.detail["files missing from GPU_TEST_FILES"] = missing
+        if missing and stage.status == "passed":
+            stage.status = "failed (gpu tests outside GPU_TEST_FILES)"
+    else:
+        outcomes = junit_outcomes(report)
+        stage.detail["outcomes"] = outcomes
+        stage.detail["passed"] = sum(o == "passed" for o in outcomes.values())
+        stage.detail["total"] = len(outcomes)
+    return stage
+
+
+def bench_stage(out: Path, dry: bool, budget: float, tag: str, date: str) -> Stage:
+    stage = Stage("bench")
+    command = [sys.executable, "-m", "fxdsl.bench", "--out", str(out)]
+    command += ["--tag", f"{tag}-bench", "--date", date, "--quiet"]
+    command += ["--workloads", ",".join(BENCH_WORKLOADS)]
+    command += ["--variants", ",".join(BENCH_VARIANTS)]
+    if dry:
+        command += [
+            "--backend",
+            "cpu",
+            "--scale",
+            "tiny",
+            "--runs",
+            "1",
+            "--warmup",
+            "0",
+        ]
+    else:
+        command += ["--backend", "cuda"]
+    run_stage(stage, command, budget, out / "bench.log")
+    report = out / f"{date}-{tag}-bench.json"
+    if report.exists():
+        stage.detail["report"] = report.name
+        stage.detail["workloads"] = json.loads(report.read_text())["workloads"]
+    return stage
+
+
+def device_name() -> str:
+    """The GPU's name from nvidia-smi, or "cpu" where there is none."""
+    try:
+        found = subprocess.run(
+            ["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    except (OSError, subprocess.CalledProcessError):
+        return "cpu"
+    return found.stdout.strip().splitlines()[0] if found.stdout.strip() else "cpu"
+
+
+def versions() -> dict[str, str]:
+    found = {"python": platform.python_version()}
+    for package in ("fxdsl", "xdsl", "numpy", "torch", "cupy-cuda12x", "cupy"):
+        try:
+            found[package] = importlib.metadata.version(package)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return found
+
+
+def file_tag(device: str) -> str:
+    """A file-name-safe tag from the device name ("NVIDIA H100 80GB HBM3" ->
+    "nvidia-h100-80gb-hbm3")."""
+    return re.sub(r"[^a-z0-9]+", "-", device.lower()).strip("-") or "device"
+
+
+def _number(value: float | None) -> str:
+    return "" if value is None else f"{value:.4g}"
+
+
+def markdown(summary: dict[str, Any]) -> str:
+    lines = [f"# GPU check, {summary['date']}, {summary['device']}", ""]
+    lines.append(f"Mode: {'dry (CPU)' if summary['dry'] else 'device'}. Versions: ")
+    lines[-1] += ", ".join(f"{k} {v}" for k, v in summary["versions"].items())
+    lines += ["", "| stage | status | seconds |", "|---|---|---|"]
+    lines += [
+        f"| {s['name']} | {s['status']} | {s['seconds']} |" for s in summary["stages"]
+    ]
+    for stage in summary["stages"]:
+        outcomes = stage["detail"].get("outcomes", {})
+        if outcomes:
+            lines += [
+                "",
+                f"## Tests: {stage['detail']['passed']} of {len(outcomes)} passed",
+            ]
+            lines += ["", "| test | outcome |", "|---|---|"]
+            lines += [f"| `{name}` | {outcome} |" for name, outcome in outcomes.items()]
+        for workload in stage["detail"].get("workloads", []):
+            lines += ["", f"## {workload['name']}: {workload['description']}", ""]
+            lines += ["| variant | median ms | x copy | x best torch | status |"]
+            lines += ["|---|---|---|---|---|"]
+            for row in workload["rows"]:
+                cells = [
+                    _number(row.get(k))
+                    for k in ("median_ms", "vs_copy", "vs_best_torch")
+                ]
+                status = row["status"] + (
+                    f" ({row['reason']})" if row.get("reason") else ""
+                )
+                lines.append(f"| {row['variant']} | {' | '.join(cells)} | {status} |")
+    return "\n".join(lines) + "\n"
+
+
+def write_summary(out: Path, summary: dict[str, Any]) -> None:
+    stem = out / f"{summary['date']}-{summary['tag']}"
+    write_atomic(f"{stem}.json", json.dumps(summary, indent=2, default=str) + "\n")
+    write_atomic(f"{stem}.md", markdown(summary))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--dry", action="store_true", help="CPU stand-in: collect, tiny bench"
+    )
+    parser.add_argument(
+        "--out", type=Path, default=Path(os.environ.get("OUT", "/tmp/fxdsl-gpu-check"))
+    )
+    parser.add_argument(
+        "--stages", default="tests,bench", help="comma-separated: tests,bench"
+    )
+    for name, seconds in DEFAULT_BUDGETS.items():
+        parser.add_argument(
+            f"--{name}-budget", type=float, default=seconds, metavar="S"
+        )
+    args = parser.parse_args(argv)
+    stages = args.stages.split(",")
+    unknown = sorted(set(stages) - set(DEFAULT_BUDGETS))
+    if unknown:
+        parser.error(f"--stages: unknown {', '.join(unknown)} (tests, bench)")
+    args.out.mkdir(parents=True, exist_ok=True)
+    device = device_name()
+    summary: dict[str, Any] = {
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
+        "device": device,
+        "tag": file_tag(device) + ("-dry" if args.dry else ""),
+        "dry": args.dry,
+        "versions": versions(),
+        "stages": [],
+    }
+    write_summary(args.out, summary)
+    for name in stages:
+        if name == "tests":
+            stage = tests_stage(args.out, args.dry, args.tests_budget)
+        else:
+            stage = bench_stage(
+                args.out, args.dry, args.bench_budget, summary["tag"], summary["date"]
+            )
+        summary["stages"].append(asdict(stage))
+        write_summary(args.out, summary)
+        print(
+            f"gpu-check: {stage.name}: {stage.status} ({stage.seconds} s)", flush=True
+        )
+    failed = [s["name"] for s in summary["stages"] if s["status"] != "passed"]
+    print(f"gpu-check: summary in {args.out}/{summary['date']}-{summary['tag']}.md")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,99 @@
+"""benchmarks/gpu_check.py: the one-command GPU check, run here in its dry
+mode (the same stages on the CPU), and its parts that must not lose results:
+a stage over its budget is killed and recorded, earlier stages survive."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _load() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "gpu_check", ROOT / "benchmarks" / "gpu_check.py"
+    )
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["gpu_check"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+gpu_check = _load()
+
+
+def test_a_stage_over_its_budget_is_killed_and_recorded(tmp_path: Path) -> None:
+    stage = gpu_check.Stage("bench")
+    sleeper = [
+        sys.executable,
+        "-c",
+        "import time; print('started', flush=True); time.sleep(60)",
+    ]
+    gpu_check.run_stage(stage, sleeper, 1.0, tmp_path / "bench.log")
+    assert stage.status == "timed out after 1 s"
+    assert stage.seconds < 30
+    assert "started" in (tmp_path / "bench.log").read_text()
+
+
+def test_a_failing_command_is_a_failed_stage(tmp_path: Path) -> None:
+    stage = gpu_check.Stage("tests")
+    gpu_check.run_stage(
+        stage, [sys.executable, "-c", "raise SystemExit(3)"], 30, tmp_path / "t.log"
+    )
+    assert stage.status == "failed (exit 3)"
+
+
+def test_junit_outcomes_name_each_test(tmp_path: Path) -> None:
+    report = tmp_path / "r.xml"
+    report.write_text(
+        '<testsuites><testsuite><testcase classname="a.b" name="t1"/>'
+        '<testcase classname="a.b" name="t2"><failure message="boom&#10;more"/></testcase>'
+        '<testcase classname="a.c" name="t3"><skipped message="needs a GPU"/></testcase>'
+        "</testsuite></testsuites>"
+    )
+    assert gpu_check.junit_outcomes(report) == {
+        "a.b::t1": "passed",
+        "a.b::t2": "failure: boom",
+        "a.c::t3": "skipped: needs a GPU",
+    }
+
+
+def test_file_tag_is_a_file_name() -> None:
+    assert gpu_check.file_tag("NVIDIA H100 80GB HBM3") == "nvidia-h100-80gb-hbm3"
+
+
+def test_bench_rows_name_real_workloads_and_variants() -> None:
+    from fxdsl.bench.variants import default_variants
+    from fxdsl.bench.workloads import WORKLOADS
+
+    assert set(gpu_check.BENCH_WORKLOADS) <= {w.name for w in WORKLOADS}
+    assert set(gpu_check.BENCH_VARIANTS) <= {v.name for v in default_variants()}
+
+
+@pytest.mark.slow
+def test_dry_run_passes_and_writes_every_stage(tmp_path: Path) -> None:
+    code = gpu_check.main(["--dry", "--out", str(tmp_path), "--bench-budget", "900"])
+    summaries = list(tmp_path.glob("*-dry.json"))
+    assert len(summaries) == 1
+    summary = json.loads(summaries[0].read_text())
+    stages = {s["name"]: s for s in summary["stages"]}
+    assert code == 0, stages
+    assert stages["tests"]["status"] == "passed"
+    assert stages["tests"]["detail"]["files missing from GPU_TEST_FILES"] == []
+    workloads = {w["name"]: w for w in stages["bench"]["detail"]["workloads"]}
+    assert set(workloads) == set(gpu_check.BENCH_WORKLOADS)
+    for workload in workloads.values():
+        assert any(
+            r["variant"] == "fxdsl" and r["status"] == "ok" for r in workload["rows"]
+        )
+    markdown = summaries[0].with_suffix(".md").read_text()
+    assert "| tests | passed |" in markdown
+    assert "## gemm" in markdown
