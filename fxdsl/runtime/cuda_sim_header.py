@@ -28,6 +28,7 @@ HEADER = r"""// fxdsl cuda-sim: the CUDA built-ins of fxdsl's printer, on host t
 #define __host__
 #define __forceinline__ inline
 #define __launch_bounds__(...)
+#define __align__(n) __attribute__((aligned(n)))
 // all __shared__ arrays live in one section: poisoned (0xff bytes, NaN/-1)
 // before every block, so a read of shared memory nobody wrote is garbage
 #define __shared__ static __attribute__((section("fx_shared")))

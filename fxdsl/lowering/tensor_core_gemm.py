@@ -1,0 +1,190 @@
+"""A tensor-core GEMM kernel in CUDA C: `C[b] = A[b] @ B[b]` with bf16 or
+f16 operands, f32 accumulation and a bf16, f16 or f32 result, built on
+`fxdsl.lowering.tensor_core`'s `mma.sync.m16n8k16`.
+
+What it is for: fxdsl's in-house tensor-core path, a kernel whose every
+line is checked without a GPU (cuda-sim runs it on the CPU under the
+sanitizers; `nvcc -ptx -arch=sm_90` compiles it) and a base for fused GEMM
+epilogues. What it is not: the default GEMM. At runtime bf16/f16 GEMMs go
+to cuBLAS (`fxdsl.runtime.cublas`), and nothing here claims to be as fast:
+this kernel has not been timed on a GPU. It is the plain form of the
+algorithm, with no cp.async pipelining, no ldmatrix, no swizzled shared
+memory and 16-bit global loads, so expect it to be well behind cuBLAS until
+a GPU measurement says otherwise.
+
+Like every fxdsl kernel it is specialised to static shapes: M, N, K, the
+batch count and the batch strides are constants of the source. A block of
+`WARPS` warps computes a `BLOCK_M` x `BLOCK_N` tile of one batch entry
+(grid: N tiles, M tiles, batch), walking K `BLOCK_K` at a time:
+
+* the block stages the A tile (`BLOCK_M` x `BLOCK_K`) and the B tile
+  (`BLOCK_K` x `BLOCK_N`, or `BLOCK_N` x `BLOCK_K` when B is stored N x K,
+  as a `linear` weight is) in shared memory, zero past M, N and K, so a
+  ragged edge needs no test in the inner loop;
+* each warp owns a `WARP_M` x `WARP_N` sub-tile: per 16 of K it loads
+  `WARP_M / 16` A fragments and `WARP_N / 8` B fragments with the
+  primitives' loaders and issues one mma per pair into f32 accumulators;
+* the epilogue stores each accumulator at `fx_frag_c_row/col`, skipping
+  rows past M and columns past N, rounded once to the result type.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fxdsl.lowering.tensor_core import TENSOR_CORE_CUDA
+
+BLOCK_M, BLOCK_N, BLOCK_K = 64, 64, 32
+"""The block tile: M x N of the result, K per shared-memory stage."""
+WARPS_M, WARPS_N = 2, 2
+"""Warps of a block along M and N (`WARPS` = their product)."""
+WARPS = WARPS_M * WARPS_N
+WARP_M, WARP_N = BLOCK_M // WARPS_M, BLOCK_N // WARPS_N
+PAD = 8
+"""Extra 16-bit elements per shared-memory row: rows do not start on the
+same bank, and stay 16-byte aligned (the loaders need 4)."""
+OPERANDS = ("bf16", "f16")
+RESULTS = ("bf16", "f16", "f32")
+MAX_GRID_Z = 65535
+"""CUDA's limit on gridDim.z: the batch count of one launch."""
+
+
+@dataclass(frozen=True)
+class GemmShape:
+    """One batched GEMM: `batch` products of (M x K) @ (K x N). A is row
+    major (`lda` = K); B is K x N row major, or N x K row major when
+    `b_transposed` (`C = A @ B^T`); C is dense (batch, M, N). A batch
+    stride of 0 broadcasts that operand over the batch."""
+
+    m: int
+    n: int
+    k: int
+    batch: int = 1
+    operand: str = "bf16"
+    result: str = "f32"
+    b_transposed: bool = False
+    batch_stride_a: int | None = None
+    batch_stride_b: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.operand not in OPERANDS:
+            raise ValueError(f"operand type {self.operand!r} not in {OPERANDS}")
+        if self.result not in RESULTS:
+            raise ValueError(f"result type {self.result!r} not in {RESULTS}")
+        if min(self.m, self.n, self.k, self.batch) < 1:
+            raise ValueError(f"empty GEMM {self}")
+        if self.batch > MAX_GRID_Z:
+            raise ValueError(f"batch {self.batch} > {MAX_GRID_Z} (gridDim.z)")
+
+    @property
+    def stride_a(self) -> int:
+        return self.m * self.k if self.batch_stride_a is None else self.batch_stride_a
+
+    @property
+    def stride_b(self) -> int:
+        return self.k * self.n if self.batch_stride_b is None else self.batch_stride_b
+
+    @property
+    def grid(self) -> tuple[int, int, int]:
+        return (-(-self.n // BLOCK_N), -(-self.m // BLOCK_M), self.batch)
+
+    @property
+    def block(self) -> tuple[int, int, int]:
+        return (32 * WARPS, 1, 1)
+
+
+_KERNEL = r"""
+extern "C" __global__ void __launch_bounds__({threads}) {name}(
+    const unsigned short* __restrict__ A, const unsigned short* __restrict__ B,
+    {out_type}* __restrict__ C) {{
+  // {m} x {n} x {k}, batch {batch}; {operand} operands, f32 accumulators
+  __shared__ __align__(16) unsigned short sA[{bm}][{bk} + {pad}];
+  __shared__ __align__(16) unsigned short sB[{b_rows}][{b_cols} + {pad}];
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int warp_m = (warp / {warps_n}) * {wm}, warp_n = (warp % {warps_n}) * {wn};
+  const int m0 = blockIdx.y * {bm}, n0 = blockIdx.x * {bn};
+  A += (long long)blockIdx.z * {stride_a};
+  B += (long long)blockIdx.z * {stride_b};
+  C += (long long)blockIdx.z * {stride_c};
+  float acc[{tiles_m}][{tiles_n}][4];
+  for (int i = 0; i < {tiles_m}; ++i)
+    for (int j = 0; j < {tiles_n}; ++j)
+      for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.0f;
+  for (int k0 = 0; k0 < {k}; k0 += {bk}) {{
+    // stage the tiles, zero past M, N and K
+    for (int e = tid; e < {bm} * {bk}; e += {threads}) {{
+      int r = e / {bk}, c = e % {bk}, gr = m0 + r, gc = k0 + c;
+      sA[r][c] = (gr < {m} && gc < {k}) ? A[(long long)gr * {k} + gc] : 0;
+    }}
+    for (int e = tid; e < {b_rows} * {b_cols}; e += {threads}) {{
+      int r = e / {b_cols}, c = e % {b_cols};
+      {load_b}
+    }}
+    __syncthreads();
+    for (int kk = 0; kk < {bk}; kk += 16) {{
+      unsigned a[{tiles_m}][4], b[{tiles_n}][2];
+      for (int i = 0; i < {tiles_m}; ++i)
+        fx_load_frag_a(a[i], &sA[warp_m + 16 * i][kk], {bk} + {pad}, lane);
+      for (int j = 0; j < {tiles_n}; ++j)
+        {frag_b};
+      for (int i = 0; i < {tiles_m}; ++i)
+        for (int j = 0; j < {tiles_n}; ++j)
+          fx_mma_m16n8k16_{operand}(acc[i][j], a[i], b[j], acc[i][j]);
+    }}
+    __syncthreads();  // every warp has read the tiles before the next stage
+  }}
+  for (int i = 0; i < {tiles_m}; ++i)
+    for (int j = 0; j < {tiles_n}; ++j)
+      for (int e = 0; e < 4; ++e) {{
+        int row = m0 + warp_m + 16 * i + fx_frag_c_row(lane, e);
+        int col = n0 + warp_n + 8 * j + fx_frag_c_col(lane, e);
+        if (row < {m} && col < {n}) C[(long long)row * {n} + col] = {store};
+      }}
+}}
+"""
+# B stored K x N (row k of sB is row k0 + r of B) or N x K (row n of sB)
+_LOAD_B_KN = (
+    "int gk = k0 + r, gn = n0 + c;\n"
+    "      sB[r][c] = (gk < {k} && gn < {n}) ? B[(long long)gk * {n} + gn] : 0;"
+)
+_LOAD_B_NK = (
+    "int gn = n0 + r, gk = k0 + c;\n"
+    "      sB[r][c] = (gn < {n} && gk < {k}) ? B[(long long)gn * {k} + gk] : 0;"
+)
+_FRAG_B_KN = "fx_load_frag_b_kn(b[j], &sB[kk][warp_n + 8 * j], {bn} + {pad}, lane)"
+_FRAG_B_NK = "fx_load_frag_b_nk(b[j], &sB[warp_n + 8 * j][kk], {bk} + {pad}, lane)"
+_STORE = {
+    "f32": ("float", "acc[i][j][e]"),
+    "bf16": ("unsigned short", "(unsigned short)fx_pack_bf16x2(acc[i][j][e], 0.0f)"),
+    "f16": ("unsigned short", "(unsigned short)fx_pack_f16x2(acc[i][j][e], 0.0f)"),
+}
+
+
+def gemm_kernel(shape: GemmShape, name: str) -> str:
+    """The CUDA C of one kernel `name` for `shape` (without the primitives:
+    see `gemm_source`). Its arguments: A, B (16-bit bits) and C."""
+    out_type, store = _STORE[shape.result]
+    b_rows, b_cols = (BLOCK_N, BLOCK_K) if shape.b_transposed else (BLOCK_K, BLOCK_N)
+    values = dict(
+        name=name, m=shape.m, n=shape.n, k=shape.k, batch=shape.batch,
+        operand=shape.operand, out_type=out_type, store=store,
+        bm=BLOCK_M, bn=BLOCK_N, bk=BLOCK_K, pad=PAD, wm=WARP_M, wn=WARP_N,
+        warps_n=WARPS_N, tiles_m=WARP_M // 16, tiles_n=WARP_N // 8,
+        threads=32 * WARPS, b_rows=b_rows, b_cols=b_cols,
+        stride_a=shape.stride_a, stride_b=shape.stride_b,
+        stride_c=shape.m * shape.n,
+    )  # fmt: skip
+    load_b = _LOAD_B_NK if shape.b_transposed else _LOAD_B_KN
+    frag_b = _FRAG_B_NK if shape.b_transposed else _FRAG_B_KN
+    values["load_b"] = load_b.format(**values)
+    values["frag_b"] = frag_b.format(**values)
+    return _KERNEL.format(**values)
+
+
+def gemm_source(kernels: dict[str, GemmShape]) -> str:
+    """One translation unit: the tensor-core primitives once, then a kernel
+    per (name, shape)."""
+    body = "".join(gemm_kernel(shape, name) for name, shape in kernels.items())
+    return "// Generated by fxdsl (tensor-core GEMM). Do not edit.\n" + (
+        TENSOR_CORE_CUDA + body
+    )

@@ -1,0 +1,129 @@
+"""The tensor-core GEMM kernel (`fxdsl.lowering.tensor_core_gemm`) on
+cuda-sim (ASan + UBSan, one exact-size allocation per buffer, poisoned
+shared memory) against numpy, for ragged and exact shapes, both B layouts,
+a broadcast batch operand and every result type; and under `nvcc -ptx`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fxdsl.interpreters.dtypes import round_to_bf16
+from fxdsl.lowering.tensor_core_gemm import (
+    BLOCK_K,
+    BLOCK_M,
+    BLOCK_N,
+    GemmShape,
+    gemm_source,
+)
+from fxdsl.runtime.cuda_sim import CudaSimError, Worker, build
+from fxdsl.testing.nvcc import compile_ptx
+
+SHAPES = {
+    # one whole block tile, one K stage
+    "exact": GemmShape(BLOCK_M, BLOCK_N, BLOCK_K),
+    # ragged M, N and K over several tiles and stages, a batch of 2
+    "ragged": GemmShape(BLOCK_M + 6, BLOCK_N - 14, BLOCK_K + 8, batch=2),
+    # smaller than one mma in every dimension
+    "tiny": GemmShape(5, 3, 7, operand="f16", result="f16"),
+    # C = A @ B^T (a linear layer's weight), bf16 result
+    "b_transposed": GemmShape(
+        16, BLOCK_N + 8, 3 * 16, batch=2, b_transposed=True, result="bf16"
+    ),
+    # B shared by every batch entry (batch stride 0), f16 operands
+    "broadcast_b": GemmShape(20, 24, 40, batch=3, operand="f16", batch_stride_b=0),
+}
+ULP = {"f32": 2.0**-23, "bf16": 2.0**-7, "f16": 2.0**-10}
+
+
+def to_bits(values: np.ndarray, t: str) -> np.ndarray:
+    if t == "bf16":
+        rounded = round_to_bf16(values.astype(np.float32))
+        return (rounded.view(np.uint32) >> 16).astype(np.uint16)
+    return values.astype(np.float16).view(np.uint16)
+
+
+def from_bits(bits: np.ndarray, t: str) -> np.ndarray:
+    if t == "bf16":
+        return (bits.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    if t == "f16":
+        return bits.view(np.float16).astype(np.float64)
+    return bits.astype(np.float64)
+
+
+def operands(shape: GemmShape, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """A (batch, M, K) and B as stored ((N, K) rows when transposed; one
+    matrix when broadcast), as 16-bit bits."""
+    rng = np.random.default_rng(seed)
+    a = to_bits(rng.standard_normal((shape.batch, shape.m, shape.k)), shape.operand)
+    b_batch = 1 if shape.batch_stride_b == 0 else shape.batch
+    rows, cols = (shape.n, shape.k) if shape.b_transposed else (shape.k, shape.n)
+    b = to_bits(rng.standard_normal((b_batch, rows, cols)), shape.operand)
+    return a, b
+
+
+def run(program: Path, name: str, shape: GemmShape, seed: int = 0) -> None:
+    a, b = operands(shape, seed)
+    dtype = np.float32 if shape.result == "f32" else np.uint16
+    out = np.zeros((shape.batch, shape.m, shape.n), dtype)
+    worker = Worker(program)
+    try:
+        worker.launch(name, shape.grid, shape.block, [a, b, out])
+    finally:
+        worker.close()
+    va, vb = from_bits(a, shape.operand), from_bits(b, shape.operand)
+    if shape.b_transposed:
+        vb = vb.transpose(0, 2, 1)
+    want = va @ vb
+    got = from_bits(out, shape.result)
+    # f32 accumulation over K (at most K roundings of the running sum),
+    # then one rounding to the result type
+    terms = np.abs(va) @ np.abs(vb)
+    bound = shape.k * ULP["f32"] * terms + ULP[shape.result] / 2 * np.abs(want)
+    bad = np.abs(got - want) > bound * 1.01 + 1e-30
+    assert not bad.any(), (
+        f"{name}: {bad.sum()} of {bad.size} wrong, first at "
+        f"{np.argwhere(bad)[0]}: {got[bad][0]} != {want[bad][0]}"
+    )
+
+
+@pytest.fixture(scope="module")
+def program() -> Path:
+    return build(gemm_source(SHAPES), list(SHAPES))
+
+
+@pytest.mark.cxx
+@pytest.mark.parametrize("name", sorted(SHAPES))
+def test_gemm_matches_numpy_on_cuda_sim(program: Path, name: str) -> None:
+    run(program, name, SHAPES[name])
+
+
+def test_shapes_are_checked() -> None:
+    with pytest.raises(ValueError, match="operand type"):
+        GemmShape(2, 2, 2, operand="f32")
+    with pytest.raises(ValueError, match="gridDim.z"):
+        GemmShape(2, 2, 2, batch=70000)
+    assert GemmShape(70, 50, 40, batch=2).grid == (1, 2, 2)
+
+
+@pytest.mark.cxx
+def test_a_missing_bounds_check_is_caught() -> None:
+    """The epilogue without its row/column test writes past C at the
+    ragged edge: AddressSanitizer reports it."""
+    source = gemm_source({"ragged": SHAPES["ragged"]})
+    guard = "if (row < 70 && col < 50) C["
+    assert source.count(guard) == 1, "the kernel changed: update this test"
+    program = build(source.replace(guard, "if (true) C["), ["ragged"])
+    with pytest.raises(CudaSimError, match="heap-buffer-overflow"):
+        run(program, "ragged", SHAPES["ragged"])
+
+
+@pytest.mark.nvcc
+def test_nvcc_accepts_the_gemm(tmp_path: Path) -> None:
+    ptx = compile_ptx(gemm_source(SHAPES), tmp_path, "tensor_core_gemm")
+    assert ptx.count(".entry") == len(SHAPES)
+    for t in ("bf16", "f16"):
+        assert f"mma.sync.aligned.m16n8k16.row.col.f32.{t}.{t}.f32" in ptx
