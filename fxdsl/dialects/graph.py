@@ -1329,7 +1329,8 @@ class AttentionOp(GraphOp):
 
     An optional 4th operand `mask`, broadcastable to (..., T, S), is torch's
     `attn_mask`: i1 (true: attend; false: the score becomes -inf) or additive
-    (of the query's type, added to the scaled scores). With `causal` too,
+    (any float type, added to the scaled scores in the query's type, as torch
+    promotes an f32 score plus a bf16 mask to f32). With `causal` too,
     both apply. A row whose scores are all -inf (every key masked) gives
     zeros, as torch 2.13's SDPA does. The fused attention kernel reads the
     mask; `graph-decompose` rewrites a small masked attention into matmuls
@@ -1403,11 +1404,8 @@ class AttentionOp(GraphOp):
 
     def _check_mask(self, scores: Shape) -> None:
         assert self.mask is not None
-        if dtype_of(self.mask) not in (i1, dtype_of(self.query)):
-            raise ShapeError(
-                f"mask must be i1 or the query's type {dtype_of(self.query)}, "
-                f"got {self.mask.type}"
-            )
+        if dtype_of(self.mask) != i1 and dtype_of(self.mask) not in FLOAT_TYPES:
+            raise ShapeError(f"mask must be i1 or a float type, got {self.mask.type}")
         if not rules.can_broadcast_to(shape_of(self.mask), scores):
             raise ShapeError(
                 f"mask {self.mask.type} does not broadcast to the scores' shape "

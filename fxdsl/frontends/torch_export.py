@@ -596,7 +596,7 @@ class _Importer:
             raise UnsupportedNode(f"attention mask {node} is not a tensor")
         # Every layer of a core-ATen graph folds its own copy of one mask:
         # classify each distinct value once.
-        key = (tuple(mask.shape), str(mask.dtype), mask.numpy().tobytes())
+        key = (tuple(mask.shape), str(mask.dtype), to_numpy(mask).tobytes())
         if key not in self.mask_values:
             self.mask_values[key] = _mask_pattern(mask)
         return self.mask_values[key]

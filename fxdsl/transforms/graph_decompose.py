@@ -166,7 +166,14 @@ class DecomposeMaskedAttention(RewritePattern):
         if op.is_boolean_mask:
             masked = graph.SelectOp(op.mask, scaled.result, minus_inf.result)
         else:
-            masked = graph.AddOp(scaled.result, op.mask)
+            bias = op.mask
+            # A mask of another float type is added in the query's (as torch
+            # promotes f32 scores plus a bf16 mask).
+            if graph.dtype_of(bias) != dtype:
+                cast = graph.CastOp(bias, dtype)
+                new_ops.append(cast)
+                bias = cast.result
+            masked = graph.AddOp(scaled.result, bias)
         new_ops.append(masked)
         if op.is_causal:
             t, s = graph.shape_of(masked.result)[-2:]

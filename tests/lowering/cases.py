@@ -291,6 +291,9 @@ def importer_cases() -> dict[str, str]:
     for name, (mask, causal) in {
         "attention_bool_mask": ("tensor<9x11xi1>", ""),
         "attention_additive_mask": ("tensor<2x1x11xf32>", " causal"),
+        # a bf16 or f16 model's mask beside the f32 q, k, v of torch's SDPA
+        "attention_bf16_mask": ("tensor<2x1x11xbf16>", " causal"),
+        "attention_f16_mask": ("tensor<2x1x11xf16>", " causal"),
     }.items():
         o = "tensor<2x9x4xf32>"
         cases[name] = _func(

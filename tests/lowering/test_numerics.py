@@ -416,7 +416,9 @@ def test_index_kernel_reads_negative_indices_from_the_end() -> None:
 
 
 @pytest.mark.parametrize("fused", [False, True])
-@pytest.mark.parametrize("mask_kind", ["boolean", "additive", "finfo_min"])
+@pytest.mark.parametrize(
+    "mask_kind", ["boolean", "additive", "finfo_min", "bf16", "f16"]
+)
 def test_masked_attention_through_the_default_pipeline(
     mask_kind: str, fused: bool
 ) -> None:
@@ -425,7 +427,9 @@ def test_masked_attention_through_the_default_pipeline(
     with `attention-min-rows=1` the fused kernel takes the mask. Either way
     the result equals the reference, including a row whose keys are all
     masked (zeros, as torch) and, for torch's additive `finfo.min` mask, a
-    row of equally hopeless keys (softmax averages them)."""
+    row of equally hopeless keys (softmax averages them). A bf16 or f16
+    additive mask beside f32 q, k, v (torch's SDPA upcasts them, not the
+    mask) is added in f32."""
     from fxdsl.lowering.pipeline import GPU_PIPELINE
 
     pipeline = GPU_PIPELINE.replace(
@@ -435,9 +439,11 @@ def test_masked_attention_through_the_default_pipeline(
         pipeline = pipeline.replace(
             "graph-decompose", "graph-decompose{attention-min-rows=1}"
         )
-    name = (
-        "attention_bool_mask" if mask_kind == "boolean" else "attention_additive_mask"
-    )
+    name = {
+        "boolean": "attention_bool_mask",
+        "bf16": "attention_bf16_mask",
+        "f16": "attention_f16_mask",
+    }.get(mask_kind, "attention_additive_mask")
     text = cases.module({name: cases.importer_cases()[name]})
     reference = parse(text)
     lowered = apply(parse(text), pipeline)
@@ -451,13 +457,14 @@ def test_masked_attention_through_the_default_pipeline(
         mask = rng.random((9, 11)) > 0.5
         mask[3] = False
     else:
-        low = -np.inf if mask_kind == "additive" else np.finfo(np.float32).min
-        mask = np.where(rng.random((2, 1, 11)) > 0.3, 0.0, low).astype(np.float32)
+        low = -np.inf if mask_kind != "finfo_min" else np.finfo(np.float32).min
+        mask = np.where(rng.random((2, 1, 11)) > 0.3, 0.0, low)
+        mask = mask.astype(np.float16 if mask_kind == "f16" else np.float32)
         mask[1] = low
     expected = run_reference(reference, q, k, v, mask, entry=name)[0]
     if mask_kind == "boolean":
         assert not expected[:, 3].any()
-    elif mask_kind == "additive":
+    elif mask_kind != "finfo_min":
         assert not expected[1].any()
     else:  # causal: row t averages the values of keys 0..t
         mean = np.cumsum(v[1], axis=0)[:9] / np.arange(1, 10)[:, None]

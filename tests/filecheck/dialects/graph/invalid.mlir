@@ -879,10 +879,10 @@ func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// graph.attention: the mask is i1 or of the query's type.
+// graph.attention: the mask is i1 or of a float type.
 %q = "test.op"() : () -> (tensor<4x8xf32>)
 %m = "test.op"() : () -> (tensor<4x4xi64>)
-// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.attention: mask must be i1 or the query's type f32, got tensor<4x4xi64>
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.attention: mask must be i1 or a float type, got tensor<4x4xi64>
 %o = graph.attention %q, %q, %q, %m scale 1.0 : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x4xi64>) -> tensor<4x8xf32>
 
 // -----
