@@ -62,11 +62,13 @@ def compile_module(
     pipeline: str | None = None,
     entry: str | None = None,
     cuda_graph: bool = False,
+    tf32: bool = False,
     **options: Any,
 ) -> Callable[..., tuple[Any, ...]]:
     """Compile a clone of `module` for `backend` with `pipeline` (default:
     DEFAULT_PIPELINE); the input is not modified. `cuda_graph=True` (CUDA
-    only) replays the kernels as CUDA graphs (`fxdsl.runtime.cuda_graph`)."""
+    only) replays the kernels as CUDA graphs (`fxdsl.runtime.cuda_graph`);
+    `tf32=True` (CUDA only) lets f32 GEMMs use TF32 tensor cores."""
     if not isinstance(module, ModuleOp):
         raise TypeError(
             "fxdsl.compile: expected a ModuleOp (from fxdsl.parse or fxdsl.trace), "
@@ -81,7 +83,9 @@ def compile_module(
         raise TypeError(f"unknown compile options: {', '.join(sorted(options))}")
     if cuda_graph and backend != "cuda":
         raise ValueError(f"cuda_graph=True needs backend='cuda', not '{backend}'")
-    run = _compile(module, backend, pipeline, entry, cuda_graph)
+    if tf32 and backend != "cuda":
+        raise ValueError(f"tf32=True needs backend='cuda', not '{backend}'")
+    run = _compile(module, backend, pipeline, entry, cuda_graph, tf32)
     return KeywordInputs(run, [a.name_hint for a in entry_function(module, entry).args])
 
 
@@ -91,6 +95,7 @@ def _compile(
     pipeline: str | None,
     entry: str | None,
     cuda_graph: bool,
+    tf32: bool = False,
 ) -> Callable[..., tuple[Any, ...]]:
     if backend == "cuda":
         reason = cuda_unavailable_reason()
@@ -101,7 +106,7 @@ def _compile(
 
         try:
             return compile_cuda(
-                module, pipeline=pipeline, entry=entry, cuda_graph=cuda_graph
+                module, pipeline=pipeline, entry=entry, cuda_graph=cuda_graph, tf32=tf32
             )
         except CompilerUnavailable as error:
             raise BackendUnavailable(str(error)) from None

@@ -494,3 +494,35 @@ def test_batched_broadcast_transposed_gemms_on_the_binding(
         np.testing.assert_allclose(
             np.asarray(got, np.float64), want, rtol=tol, atol=tol
         )
+
+
+def test_torch_backend_follows_float32_matmul_precision(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The torch backend compiles CUDA islands with tf32 as torch's own f32
+    matmuls: TF32 for "high" and "medium", not for "highest"; a change of
+    precision compiles again (a different cache key), the CPU takes none."""
+    torch = need("torch")
+    import fxdsl
+    from fxdsl.frontends import torch_compile
+    from fxdsl.runtime.compile import compile_module
+
+    seen: list[dict[str, Any]] = []
+    monkeypatch.setattr(
+        fxdsl, "compile", lambda _module, **options: seen.append(options)
+    )
+    monkeypatch.setattr(torch_compile, "_COMPILED", {})
+    module = parse(BATCHED.replace("ELEM", "f32"))
+    settings = torch_compile.Options.parse(None)
+    previous = torch.get_float32_matmul_precision()
+    try:
+        for precision in ("highest", "high", "medium", "highest"):
+            torch.set_float32_matmul_precision(precision)
+            torch_compile._compiled(module, "cuda", settings)
+        torch_compile._compiled(module, "cpu", settings)
+    finally:
+        torch.set_float32_matmul_precision(previous)
+    assert [options.get("tf32") for options in seen] == [False, True, None]
+    assert [options["backend"] for options in seen] == ["cuda", "cuda", "cpu"]
+    with pytest.raises(ValueError, match="tf32=True needs backend='cuda'"):
+        compile_module(module, backend="cpu", tf32=True)
