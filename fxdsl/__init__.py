@@ -15,6 +15,7 @@ from __future__ import annotations
 from fxdsl._lazy import lazy_exports
 
 _EXPORTS: dict[str, str] = {
+    "__version__": "fxdsl._version",
     "trace": "fxdsl.frontends.tracer",
     "TensorSpec": "fxdsl.frontends.tracer",
     "scope": "fxdsl.frontends.trace_state",

@@ -93,6 +93,33 @@ def _check_spec(spec: ArgSpec, cls: type[ModulePass]) -> None:
             raise ValueError(f"{spec.name}: option {_dashed(field)} is required")
 
 
+def pass_options(cls: type[ModulePass]) -> list[tuple[str, str, str | None]]:
+    """(option as typed, what it expects, its default or None if required)
+    for each `-p` option of pass `cls`, in declaration order."""
+    hints = get_type_hints(cls)
+    options: list[tuple[str, str, str | None]] = []
+    for field in dataclasses.fields(cls):
+        if not field.init or field.name == "name":
+            continue
+        default = field.default
+        if default is dataclasses.MISSING and field.default_factory is not (
+            dataclasses.MISSING
+        ):
+            default = field.default_factory()
+        shown = None if default is dataclasses.MISSING else _option_text(default)
+        options.append((_dashed(field.name), _kind(hints[field.name]), shown))
+    return options
+
+
+def _option_text(value: Any) -> str:
+    # as the value would be typed in a pipeline
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, tuple | list):
+        return ",".join(map(_option_text, value)) or "(empty)"
+    return "(none)" if value is None else str(value)
+
+
 def _dashed(field: str) -> str:
     return field.replace("_", "-")
 

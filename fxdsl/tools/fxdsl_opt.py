@@ -2,25 +2,33 @@
 
 Keeps every upstream flag. Differences: ops get source locations when parsed,
 every failure is one `file:line:col: error: …` line with exit code 1 (never a
-traceback), and `-o FILE` is written atomically, only when the run succeeds.
+traceback; a pass that crashes is named, FXDSL_TRACEBACK=1 shows where),
+`-o FILE` is written atomically, only when the run succeeds, `--time-passes`
+reports on stderr, and `--list-passes` / `--help-pass NAME` describe the passes.
 """
 
 from __future__ import annotations
 
+import argparse
+import dataclasses
 import inspect
 import re
 import sys
+import time
 import warnings
 from collections.abc import Callable, Sequence
 from io import StringIO
-from typing import IO, cast
+from typing import IO, Any, cast
 
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.printer import Printer
 from xdsl.utils.arg_spec import parse_spec
 from xdsl.utils.exceptions import DiagnosticException
 from xdsl.utils.target import Target
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from fxdsl._version import __version__
 from fxdsl.parsing import LocatingParser, make_context
 from fxdsl.pipeline_syntax import check_pass_options, quote_dotted_values
 from fxdsl.tools.atomic_write import write_atomic
@@ -31,6 +39,8 @@ from fxdsl.tools.diagnostics import (
     run_guarded,
     verify_located,
 )
+from fxdsl.tools.pass_help import describe_pass, list_passes
+from fxdsl.tools.pass_timing import PassTiming, pass_steps
 
 _BLANK = re.compile(r"(?:\s|//[^\n]*)*")
 
@@ -43,6 +53,8 @@ class _OutputBuffer(StringIO):
 
 
 class FxdslOptMain(xDSLOptMain):
+    version_format = f"fxdsl-opt {__version__} (xDSL {{xdsl_version}})"
+
     def __init__(
         self,
         args: Sequence[str] | None = None,
@@ -52,10 +64,43 @@ class FxdslOptMain(xDSLOptMain):
         the arguments and sets up the pipeline, so that an error raised
         there can name the input file (`input_name`)."""
         self._buffer = _OutputBuffer()
+        self._timing = PassTiming()
+        self._steps: list[str] = []
+        self._next_pass = 0  # index of the pass running, or about to
+        self._pass_start = 0.0
         if started is not None:
             started.append(self)
         super().__init__(description="fxdsl graph compiler driver", args=args)
         self.ctx = _merge_context(self.ctx)
+
+    def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
+        super().register_all_arguments(arg_parser)
+        # xDSL's -p help names all ~150 passes and nothing else about them
+        passes = arg_parser._option_string_actions["-p"]  # pyright: ignore
+        passes.help = "comma-separated passes (see --list-passes, --help-pass)"
+        timing = arg_parser._option_string_actions["--time-passes"]  # pyright: ignore
+        timing.help = "report the time of parsing, each pass and output on stderr"
+        version = arg_parser._option_string_actions["--version"]  # pyright: ignore
+        version.help = "print fxdsl's and xDSL's versions, and exit"
+        arg_parser.add_argument(
+            "--list-passes",
+            action=_PrintAction,
+            text=lambda: list_passes(self.available_passes, _fxdsl_passes()),
+            help="list the passes with a summary of each, and exit",
+        )
+        arg_parser.add_argument(
+            "--help-pass",
+            action=_PrintAction,
+            nargs=1,
+            metavar="NAME",
+            text=self._describe_pass,
+            help="describe pass NAME and its options, and exit",
+        )
+
+    def _describe_pass(self, name: str) -> str:
+        if name not in self.available_passes:
+            raise UserError(f"unknown pass '{name}' (see fxdsl-opt --list-passes)")
+        return describe_pass(name, self.available_passes)
 
     def setup_pipeline(self) -> None:
         # Op names as option values (`ops=graph.add`) need quotes in xDSL.
@@ -67,6 +112,26 @@ class FxdslOptMain(xDSLOptMain):
             # xDSL reports an unknown pass name as a bare ValueError.
             raise UserError(str(error), self.get_input_name()) from error
         self._check_target_options()
+        self._steps = pass_steps([p.name for p in self.pipeline.passes])
+        self.pipeline = dataclasses.replace(self.pipeline, callback=self._between)
+
+    def _between(
+        self, previous: ModulePass | None, module: ModuleOp, _next: ModulePass | None
+    ) -> None:
+        """xDSL's callback between passes, with the timing kept for the
+        report on stderr (xDSL prints it on stdout, into the IR)."""
+        if previous is not None:
+            seconds = time.perf_counter() - self._pass_start
+            self._timing.add(self._steps[self._next_pass], seconds)
+        if not self.args.disable_verify:
+            module.verify()
+        if previous and _next and self.args.print_between_passes:
+            print(f"IR after {previous.name}:")
+            Printer(stream=sys.stdout).print_op(module)
+            print("\n\n\n")
+        if previous is not None:
+            self._next_pass += 1
+        self._pass_start = time.perf_counter()
 
     def _check_target_options(self) -> None:
         # Fail on `-t dot{bogus=1}` before compiling, as for pass options;
@@ -100,6 +165,10 @@ class FxdslOptMain(xDSLOptMain):
     def parse_chunk(
         self, chunk: IO[bytes], file_extension: str, start_offset: int = 0
     ) -> ModuleOp | None:
+        with self._timing.measure("Parser"):
+            return self._parse_chunk(chunk, start_offset)
+
+    def _parse_chunk(self, chunk: IO[bytes], start_offset: int) -> ModuleOp:
         name = self.get_input_name()
         text = decode_source(chunk.read(), name, start_offset)
         if _BLANK.fullmatch(text):
@@ -123,6 +192,9 @@ class FxdslOptMain(xDSLOptMain):
                 raise
             message = f"{str(error).lower()}; pass -f mlir to read it as MLIR"
             raise UserError(message, self.get_input_name()) from error
+        finally:
+            if self.args.time_passes:
+                sys.stderr.write(self._timing.report())
         if self.args.output_file is not None:
             path = self.args.output_file
             try:
@@ -144,7 +216,8 @@ class FxdslOptMain(xDSLOptMain):
             # `error:` line below says so instead of a Python warning.
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
-                output = super().output_resulting_program(prog)
+                with self._timing.measure("Output"):
+                    output = super().output_resulting_program(prog)
         except DiagnosticException:
             raise  # fxdsl's targets say what is wrong themselves
         except Exception as error:
@@ -178,17 +251,52 @@ class FxdslOptMain(xDSLOptMain):
         return UserError(message, self.get_input_name())
 
     def apply_passes(self, prog: ModuleOp) -> None:
+        self._next_pass = 0
         try:
             super().apply_passes(prog)
         except UserError:
             raise
-        except Exception as error:
+        except DiagnosticException as error:
             if type(error).__name__ == "VerifyException":
                 verify_located(prog, self.get_input_name())
             raise
+        except Exception as error:
+            # A pass that crashes (upstream passes on IR outside their
+            # dialects, or a bug) is named; the traceback is one variable away.
+            name = self.pipeline.passes[self._next_pass].name
+            message = (
+                f"pass '{name}' failed: {type(error).__name__}: {first_line(error)} "
+                "(FXDSL_TRACEBACK=1 shows the traceback)"
+            )
+            raise UserError(message, self.get_input_name()) from error
         if self.args.passes and not self.args.disable_verify:
             # xDSL verifies after each pass, but not SSA dominance
             verify_located(prog, self.get_input_name())
+
+
+class _PrintAction(argparse.Action):
+    """Print `text()` (`text(value)` with an argument) and exit, as --version."""
+
+    def __init__(self, *args: Any, text: Callable[..., str], **kwargs: Any):
+        kwargs.setdefault("nargs", 0)
+        super().__init__(*args, **kwargs)
+        self.text = text
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        print(self.text(*values) if values else self.text())
+        parser.exit()
+
+
+def _fxdsl_passes() -> list[str]:
+    from fxdsl.universe import PASSES  # loads $FXDSL_PLUGINS (run_guarded)
+
+    return list(PASSES)
 
 
 def _merge_context(ctx):  # type: ignore[no-untyped-def]

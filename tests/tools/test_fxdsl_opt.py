@@ -6,6 +6,7 @@ the behaviours one at a time, with exact outputs.
 
 from __future__ import annotations
 
+import importlib.metadata
 import importlib.util
 import io
 import re
@@ -392,3 +393,66 @@ def test_functions_with_control_flow(
         assert code == 1
         assert expected.format(path=path) in err
         assert "only single-block functions (no control flow) are supported" in err
+
+
+def test_time_passes_reports_on_stderr(program: Path) -> None:
+    # the report once went to stdout, into the IR
+    code, out, err = run([str(program), "-p", "cse,graph-fuse,cse", "--time-passes"])
+    assert code == 0
+    assert str(fxdsl.parse(out)) == str(
+        fxdsl.apply(fxdsl.parse(PROGRAM), "cse,graph-fuse,cse")
+    )
+    assert "Execution time report" in err
+    steps = [line.split(")", 1)[1].strip() for line in err.splitlines() if "%)" in line]
+    assert steps == ["Parser", "cse", "graph-fuse", "cse #2", "Output", "Total"]
+
+
+def test_version_names_fxdsl_and_xdsl() -> None:
+    code, out, _ = run(["--version"])
+    assert code == 0
+    assert fxdsl.__version__ == importlib.metadata.version("fxdsl")
+    xdsl = importlib.metadata.version("xdsl")
+    assert out == f"fxdsl-opt {fxdsl.__version__} (xDSL {xdsl})\n"
+
+
+def test_list_passes_gives_each_pass_a_summary() -> None:
+    from fxdsl.universe import PASSES
+
+    code, out, _ = run(["--list-passes"])
+    assert code == 0
+    lines = {line.split()[0]: line for line in out.splitlines() if line[:2] == "  "}
+    assert "graph-fuse" in lines["graph-fuse"]
+    assert "fusion_group" in lines["graph-fuse"]
+    assert set(PASSES) <= set(lines)
+    assert "cse" in lines
+    assert sum("(no description)" in lines[name] for name in PASSES) == 0
+    code, out, _ = run(["--help"])
+    assert "--help-pass" in out
+    assert "graph-dedup," not in out
+
+
+def test_help_pass_shows_the_options() -> None:
+    code, out, _ = run(["--help-pass", "graph-fuse"])
+    assert code == 0
+    assert out.startswith("graph-fuse: Form `graph.fusion_group`s")
+    assert "  max-args: an integer (default: 128)\n" in out
+    assert "  horizontal: true or false (default: true)\n" in out
+    code, _, err = run(["--help-pass", "graph-fusse"])
+    assert code == 1
+    assert err == "error: unknown pass 'graph-fusse' (see fxdsl-opt --list-passes)\n"
+
+
+def test_a_crashing_pass_is_an_error_naming_it(
+    program: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # upstream apply-pdl-interp asserts on IR without a matcher function
+    code, out, err = run([str(program), "-p", "cse,apply-pdl-interp"])
+    assert (code, out) == (1, "")
+    assert err == (
+        f"{program}: error: pass 'apply-pdl-interp' failed: AssertionError: matcher "
+        "function not found (FXDSL_TRACEBACK=1 shows the traceback)\n"
+    )
+    monkeypatch.setenv("FXDSL_TRACEBACK", "1")
+    _, _, err = run([str(program), "-p", "apply-pdl-interp"])
+    assert err.startswith("Traceback")
+    assert "apply_pdl_interp" in err
