@@ -13,14 +13,17 @@ memory and 16-bit global loads, so expect it to be well behind cuBLAS until
 a GPU measurement says otherwise.
 
 Like every fxdsl kernel it is specialised to static shapes: M, N, K, the
-batch count and the batch strides are constants of the source. A block of
+batch count and the strided views of A, B and C (offsets, batch, row and
+column strides: transposed, sliced and broadcast operands read in place)
+are constants of the source. A block of
 `WARPS` warps computes a `BLOCK_M` x `BLOCK_N` tile of one batch entry
 (grid: N tiles, M tiles, batch), walking K `BLOCK_K` at a time:
 
 * the block stages the A tile (`BLOCK_M` x `BLOCK_K`) and the B tile
-  (`BLOCK_K` x `BLOCK_N`, or `BLOCK_N` x `BLOCK_K` when B is stored N x K,
-  as a `linear` weight is) in shared memory, zero past M, N and K, so a
-  ragged edge needs no test in the inner loop;
+  (`BLOCK_K` x `BLOCK_N`, or `BLOCK_N` x `BLOCK_K` when B is contiguous
+  along K, as a `linear` weight is) in shared memory, zero past M, N and
+  K, so a ragged edge needs no test in the inner loop; consecutive threads
+  read along the operand's unit stride;
 * each warp owns a `WARP_M` x `WARP_N` sub-tile: per 16 of K it loads
   `WARP_M / 16` A fragments and `WARP_N / 8` B fragments with the
   primitives' loaders and issues one mma per pair into f32 accumulators;
@@ -32,6 +35,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from fxdsl.lowering.layout import Layout
 from fxdsl.lowering.tensor_core import TENSOR_CORE_CUDA
 
 BLOCK_M, BLOCK_N, BLOCK_K = 64, 64, 32
@@ -51,10 +55,11 @@ MAX_GRID_Z = 65535
 
 @dataclass(frozen=True)
 class GemmShape:
-    """One batched GEMM: `batch` products of (M x K) @ (K x N). A is row
-    major (`lda` = K); B is K x N row major, or N x K row major when
-    `b_transposed` (`C = A @ B^T`); C is dense (batch, M, N). A batch
-    stride of 0 broadcasts that operand over the batch."""
+    """One batched GEMM: `batch` products (M x K) @ (K x N) -> (M x N).
+    `a`, `b`, `c` are the strided views (in elements) of the three buffers
+    the kernel gets, shaped (batch, M, K), (batch, K, N), (batch, M, N);
+    None is dense row-major. A batch stride of 0 broadcasts an operand;
+    B with strides (.., 1, K) is B^T stored N x K, as a `linear` weight is."""
 
     m: int
     n: int
@@ -62,9 +67,9 @@ class GemmShape:
     batch: int = 1
     operand: str = "bf16"
     result: str = "f32"
-    b_transposed: bool = False
-    batch_stride_a: int | None = None
-    batch_stride_b: int | None = None
+    a: Layout | None = None
+    b: Layout | None = None
+    c: Layout | None = None
 
     def __post_init__(self) -> None:
         if self.operand not in OPERANDS:
@@ -75,14 +80,25 @@ class GemmShape:
             raise ValueError(f"empty GEMM {self}")
         if self.batch > MAX_GRID_Z:
             raise ValueError(f"batch {self.batch} > {MAX_GRID_Z} (gridDim.z)")
+        for operand in "abc":
+            given, dense = getattr(self, operand), self.layout(operand)
+            if given is not None and given.shape != dense.shape:
+                raise ValueError(f"{operand} is {given.shape}, not {dense.shape}")
+
+    def layout(self, name: str) -> Layout:
+        """The view of operand `name` ("a", "b" or "c"), dense when None."""
+        given = getattr(self, name)
+        rows, cols = {"a": (self.m, self.k), "b": (self.k, self.n)}.get(
+            name, (self.m, self.n)
+        )
+        return Layout.dense((self.batch, rows, cols)) if given is None else given
 
     @property
-    def stride_a(self) -> int:
-        return self.m * self.k if self.batch_stride_a is None else self.batch_stride_a
-
-    @property
-    def stride_b(self) -> int:
-        return self.k * self.n if self.batch_stride_b is None else self.batch_stride_b
+    def b_n_by_k(self) -> bool:
+        """B is staged N x K in shared memory (its k stride is 1, its n
+        stride is not): global reads and fragment loads both run along k."""
+        _, k_stride, n_stride = self.layout("b").strides
+        return k_stride == 1 and n_stride != 1 and self.n > 1
 
     @property
     def grid(self) -> tuple[int, int, int]:
@@ -103,9 +119,9 @@ extern "C" __global__ void __launch_bounds__({threads}) {name}(
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int warp_m = (warp / {warps_n}) * {wm}, warp_n = (warp % {warps_n}) * {wn};
   const int m0 = blockIdx.y * {bm}, n0 = blockIdx.x * {bn};
-  A += (long long)blockIdx.z * {stride_a};
-  B += (long long)blockIdx.z * {stride_b};
-  C += (long long)blockIdx.z * {stride_c};
+  A += {a_offset} + (long long)blockIdx.z * {a_batch};
+  B += {b_offset} + (long long)blockIdx.z * {b_batch};
+  C += {c_offset} + (long long)blockIdx.z * {c_batch};
   float acc[{tiles_m}][{tiles_n}][4];
   for (int i = 0; i < {tiles_m}; ++i)
     for (int j = 0; j < {tiles_n}; ++j)
@@ -113,12 +129,16 @@ extern "C" __global__ void __launch_bounds__({threads}) {name}(
   for (int k0 = 0; k0 < {k}; k0 += {bk}) {{
     // stage the tiles, zero past M, N and K
     for (int e = tid; e < {bm} * {bk}; e += {threads}) {{
-      int r = e / {bk}, c = e % {bk}, gr = m0 + r, gc = k0 + c;
-      sA[r][c] = (gr < {m} && gc < {k}) ? A[(long long)gr * {k} + gc] : 0;
+      {a_split}
+      int gm = m0 + r, gk = k0 + c;
+      sA[r][c] = (gm < {m} && gk < {k})
+          ? A[(long long)gm * {a_m} + (long long)gk * {a_k}] : 0;
     }}
     for (int e = tid; e < {b_rows} * {b_cols}; e += {threads}) {{
-      int r = e / {b_cols}, c = e % {b_cols};
-      {load_b}
+      {b_split}
+      int gk = k0 + {b_k_index}, gn = n0 + {b_n_index};
+      sB[r][c] = (gk < {k} && gn < {n})
+          ? B[(long long)gk * {b_k} + (long long)gn * {b_n}] : 0;
     }}
     __syncthreads();
     for (int kk = 0; kk < {bk}; kk += 16) {{
@@ -138,19 +158,11 @@ extern "C" __global__ void __launch_bounds__({threads}) {name}(
       for (int e = 0; e < 4; ++e) {{
         int row = m0 + warp_m + 16 * i + fx_frag_c_row(lane, e);
         int col = n0 + warp_n + 8 * j + fx_frag_c_col(lane, e);
-        if (row < {m} && col < {n}) C[(long long)row * {n} + col] = {store};
+        if (row < {m} && col < {n})
+          C[(long long)row * {c_m} + (long long)col * {c_n}] = {store};
       }}
 }}
 """
-# B stored K x N (row k of sB is row k0 + r of B) or N x K (row n of sB)
-_LOAD_B_KN = (
-    "int gk = k0 + r, gn = n0 + c;\n"
-    "      sB[r][c] = (gk < {k} && gn < {n}) ? B[(long long)gk * {n} + gn] : 0;"
-)
-_LOAD_B_NK = (
-    "int gn = n0 + r, gk = k0 + c;\n"
-    "      sB[r][c] = (gn < {n} && gk < {k}) ? B[(long long)gn * {k} + gk] : 0;"
-)
 _FRAG_B_KN = "fx_load_frag_b_kn(b[j], &sB[kk][warp_n + 8 * j], {bn} + {pad}, lane)"
 _FRAG_B_NK = "fx_load_frag_b_nk(b[j], &sB[warp_n + 8 * j][kk], {bk} + {pad}, lane)"
 _STORE = {
@@ -160,23 +172,38 @@ _STORE = {
 }
 
 
+def _split(rows: int, cols: int, column_stride: int, row_stride: int) -> str:
+    """Element e of a rows x cols staging loop as (r, c): consecutive
+    threads walk the dimension whose global stride is 1 (coalesced reads)."""
+    if row_stride == 1 and column_stride != 1:
+        return f"int r = e % {rows}, c = e / {rows};"
+    return f"int r = e / {cols}, c = e % {cols};"
+
+
 def gemm_kernel(shape: GemmShape, name: str) -> str:
     """The CUDA C of one kernel `name` for `shape` (without the primitives:
-    see `gemm_source`). Its arguments: A, B (16-bit bits) and C."""
+    see `gemm_source`). Its arguments: the A and B buffers (16-bit bits)
+    and the C buffer, each at its base; the views are in the source."""
     out_type, store = _STORE[shape.result]
-    b_rows, b_cols = (BLOCK_N, BLOCK_K) if shape.b_transposed else (BLOCK_K, BLOCK_N)
+    a, b, c = (shape.layout(operand) for operand in "abc")
+    nk = shape.b_n_by_k
+    b_rows, b_cols = (BLOCK_N, BLOCK_K) if nk else (BLOCK_K, BLOCK_N)
+    # the global stride along sB's rows and columns
+    b_row_stride, b_col_stride = (b.strides[2], b.strides[1]) if nk else b.strides[1:]
     values = dict(
         name=name, m=shape.m, n=shape.n, k=shape.k, batch=shape.batch,
         operand=shape.operand, out_type=out_type, store=store,
         bm=BLOCK_M, bn=BLOCK_N, bk=BLOCK_K, pad=PAD, wm=WARP_M, wn=WARP_N,
         warps_n=WARPS_N, tiles_m=WARP_M // 16, tiles_n=WARP_N // 8,
         threads=32 * WARPS, b_rows=b_rows, b_cols=b_cols,
-        stride_a=shape.stride_a, stride_b=shape.stride_b,
-        stride_c=shape.m * shape.n,
+        a_offset=a.offset, a_batch=a.strides[0], a_m=a.strides[1], a_k=a.strides[2],
+        b_offset=b.offset, b_batch=b.strides[0], b_k=b.strides[1], b_n=b.strides[2],
+        c_offset=c.offset, c_batch=c.strides[0], c_m=c.strides[1], c_n=c.strides[2],
+        a_split=_split(BLOCK_M, BLOCK_K, a.strides[2], a.strides[1]),
+        b_split=_split(b_rows, b_cols, b_col_stride, b_row_stride),
+        b_k_index="c" if nk else "r", b_n_index="r" if nk else "c",
     )  # fmt: skip
-    load_b = _LOAD_B_NK if shape.b_transposed else _LOAD_B_KN
-    frag_b = _FRAG_B_NK if shape.b_transposed else _FRAG_B_KN
-    values["load_b"] = load_b.format(**values)
+    frag_b = _FRAG_B_NK if nk else _FRAG_B_KN
     values["frag_b"] = frag_b.format(**values)
     return _KERNEL.format(**values)
 

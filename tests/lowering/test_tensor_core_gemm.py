@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from fxdsl.interpreters.dtypes import round_to_bf16
+from fxdsl.lowering.layout import Layout
 from fxdsl.lowering.tensor_core_gemm import (
     BLOCK_K,
     BLOCK_M,
@@ -29,12 +30,23 @@ SHAPES = {
     "ragged": GemmShape(BLOCK_M + 6, BLOCK_N - 14, BLOCK_K + 8, batch=2),
     # smaller than one mma in every dimension
     "tiny": GemmShape(5, 3, 7, operand="f16", result="f16"),
-    # C = A @ B^T (a linear layer's weight), bf16 result
+    # C = A @ B^T (a linear layer's weight, N x K): staged N x K
     "b_transposed": GemmShape(
-        16, BLOCK_N + 8, 3 * 16, batch=2, b_transposed=True, result="bf16"
+        16, 72, 48, batch=2, result="bf16", b=Layout((2, 48, 72), (72 * 48, 1, 48))
     ),
     # B shared by every batch entry (batch stride 0), f16 operands
-    "broadcast_b": GemmShape(20, 24, 40, batch=3, operand="f16", batch_stride_b=0),
+    "broadcast_b": GemmShape(
+        20, 24, 40, batch=3, operand="f16", b=Layout((3, 40, 24), (0, 24, 1))
+    ),
+    # A read transposed from columns 5.. of a 24 x 30 buffer; C written into
+    # columns 8.. of a 20 x 40 buffer
+    "strided": GemmShape(
+        20,
+        24,
+        24,
+        a=Layout((1, 20, 24), (0, 1, 30), offset=5),
+        c=Layout((1, 20, 24), (800, 40, 1), offset=8),
+    ),
 }
 ULP = {"f32": 2.0**-23, "bf16": 2.0**-7, "f16": 2.0**-10}
 
@@ -54,39 +66,55 @@ def from_bits(bits: np.ndarray, t: str) -> np.ndarray:
     return bits.astype(np.float64)
 
 
-def operands(shape: GemmShape, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """A (batch, M, K) and B as stored ((N, K) rows when transposed; one
-    matrix when broadcast), as 16-bit bits."""
-    rng = np.random.default_rng(seed)
-    a = to_bits(rng.standard_normal((shape.batch, shape.m, shape.k)), shape.operand)
-    b_batch = 1 if shape.batch_stride_b == 0 else shape.batch
-    rows, cols = (shape.n, shape.k) if shape.b_transposed else (shape.k, shape.n)
-    b = to_bits(rng.standard_normal((b_batch, rows, cols)), shape.operand)
-    return a, b
+def extent(layout: Layout) -> int:
+    """The elements of the smallest buffer that holds `layout`."""
+    return (
+        layout.offset
+        + sum((n - 1) * s for n, s in zip(layout.shape, layout.strides))
+        + 1
+    )
+
+
+def view(flat: np.ndarray, layout: Layout) -> np.ndarray:
+    item = flat.itemsize
+    return np.lib.stride_tricks.as_strided(
+        flat[layout.offset :], layout.shape, tuple(s * item for s in layout.strides)
+    )
 
 
 def run(program: Path, name: str, shape: GemmShape, seed: int = 0) -> None:
-    a, b = operands(shape, seed)
+    """Buffers of exactly the views' extent (ASan sees one element past
+    them), random operands, poisoned C; the C view must hold A @ B and C's
+    other elements stay untouched."""
+    rng = np.random.default_rng(seed)
+    a, b, c = (shape.layout(x) for x in "abc")
+    a_bits = to_bits(rng.standard_normal(extent(a)), shape.operand)
+    b_bits = to_bits(rng.standard_normal(extent(b)), shape.operand)
     dtype = np.float32 if shape.result == "f32" else np.uint16
-    out = np.zeros((shape.batch, shape.m, shape.n), dtype)
+    out = np.full(extent(c), 0x7FC0 if dtype == np.uint16 else np.nan, dtype)
+    before = out.copy()
     worker = Worker(program)
     try:
-        worker.launch(name, shape.grid, shape.block, [a, b, out])
+        worker.launch(name, shape.grid, shape.block, [a_bits, b_bits, out])
     finally:
         worker.close()
-    va, vb = from_bits(a, shape.operand), from_bits(b, shape.operand)
-    if shape.b_transposed:
-        vb = vb.transpose(0, 2, 1)
+    va = from_bits(view(a_bits, a), shape.operand)
+    vb = from_bits(view(b_bits, b), shape.operand)
     want = va @ vb
-    got = from_bits(out, shape.result)
+    got = from_bits(view(out, c), shape.result)
     # f32 accumulation over K (at most K roundings of the running sum),
     # then one rounding to the result type
     terms = np.abs(va) @ np.abs(vb)
     bound = shape.k * ULP["f32"] * terms + ULP[shape.result] / 2 * np.abs(want)
-    bad = np.abs(got - want) > bound * 1.01 + 1e-30
+    bad = ~(np.abs(got - want) <= bound * 1.01 + 1e-30)
     assert not bad.any(), (
         f"{name}: {bad.sum()} of {bad.size} wrong, first at "
         f"{np.argwhere(bad)[0]}: {got[bad][0]} != {want[bad][0]}"
+    )
+    outside = np.ones(out.shape, bool)
+    view(outside, c)[...] = False
+    assert out[outside].tobytes() == before[outside].tobytes(), (
+        f"{name} wrote outside its C view"
     )
 
 
@@ -106,7 +134,11 @@ def test_shapes_are_checked() -> None:
         GemmShape(2, 2, 2, operand="f32")
     with pytest.raises(ValueError, match="gridDim.z"):
         GemmShape(2, 2, 2, batch=70000)
+    with pytest.raises(ValueError, match=r"a is \(1, 2, 3\), not \(1, 2, 2\)"):
+        GemmShape(2, 2, 2, a=Layout.dense((1, 2, 3)))
     assert GemmShape(70, 50, 40, batch=2).grid == (1, 2, 2)
+    assert SHAPES["b_transposed"].b_n_by_k
+    assert not SHAPES["broadcast_b"].b_n_by_k
 
 
 @pytest.mark.cxx
@@ -114,9 +146,9 @@ def test_a_missing_bounds_check_is_caught() -> None:
     """The epilogue without its row/column test writes past C at the
     ragged edge: AddressSanitizer reports it."""
     source = gemm_source({"ragged": SHAPES["ragged"]})
-    guard = "if (row < 70 && col < 50) C["
+    guard = "if (row < 70 && col < 50)"
     assert source.count(guard) == 1, "the kernel changed: update this test"
-    program = build(source.replace(guard, "if (true) C["), ["ragged"])
+    program = build(source.replace(guard, "if (true)"), ["ragged"])
     with pytest.raises(CudaSimError, match="heap-buffer-overflow"):
         run(program, "ragged", SHAPES["ragged"])
 
