@@ -81,17 +81,20 @@ class GemmShape:
         if self.batch > MAX_GRID_Z:
             raise ValueError(f"batch {self.batch} > {MAX_GRID_Z} (gridDim.z)")
         for operand in "abc":
-            given, dense = getattr(self, operand), self.layout(operand)
-            if given is not None and given.shape != dense.shape:
-                raise ValueError(f"{operand} is {given.shape}, not {dense.shape}")
+            given, shape = getattr(self, operand), self._shape(operand)
+            if given is not None and given.shape != shape:
+                raise ValueError(f"{operand} is {given.shape}, not {shape}")
+
+    def _shape(self, operand: str) -> tuple[int, int, int]:
+        rows, cols = {"a": (self.m, self.k), "b": (self.k, self.n)}.get(
+            operand, (self.m, self.n)
+        )
+        return (self.batch, rows, cols)
 
     def layout(self, name: str) -> Layout:
         """The view of operand `name` ("a", "b" or "c"), dense when None."""
         given = getattr(self, name)
-        rows, cols = {"a": (self.m, self.k), "b": (self.k, self.n)}.get(
-            name, (self.m, self.n)
-        )
-        return Layout.dense((self.batch, rows, cols)) if given is None else given
+        return Layout.dense(self._shape(name)) if given is None else given
 
     @property
     def b_n_by_k(self) -> bool:
