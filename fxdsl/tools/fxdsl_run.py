@@ -18,14 +18,23 @@ tolerance (default by dtype: f32 rtol 1e-5 atol 1e-6; f16 1e-3/1e-3; bf16
 1e-2/1e-2; integers and i1 exact; floats also allow the slack of reordered
 sums, `fxdsl.interpreters.tolerance`, so split-K passes) exit 1. Every
 failure is one `error:` line and exit code 1, never a traceback.
+
+A module without a function body (an empty module, or declarations only)
+has nothing to run: without `--entry` that is a `note:` line and exit 0, as
+`fxdsl-opt` accepts it too. numpy's warnings about the values (NaN from a
+variance of one element, log of a negative number) are not printed: the
+checksums show NaN and inf, as torch returns them silently.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import re
 import sys
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +50,7 @@ from xdsl.ir import Attribute
 from xdsl.utils.exceptions import InterpretationError, VerifyException
 
 from fxdsl.api import apply, parse_pipeline, run
+from fxdsl.interpreters.dtypes import numpy_dtype
 from fxdsl.interpreters.graph import InterpretationFailure
 from fxdsl.interpreters.run import (
     coerce_inputs,
@@ -49,12 +59,14 @@ from fxdsl.interpreters.run import (
     run_reference,
 )
 from fxdsl.interpreters.tolerance import close_elements, reorder_slack, summed_terms
+from fxdsl.ir_utils import functions
 from fxdsl.parsing import parse_module
 from fxdsl.runtime.compile import BackendUnavailable
 from fxdsl.tools.diagnostics import (
     DriverArgumentParser,
     UserError,
     decode_source,
+    first_line,
     run_driver,
     verify_located,
 )
@@ -63,6 +75,10 @@ from fxdsl.tools.weights import bind, load_weights, parameter_names, side_file
 Array = np.ndarray[Any, Any]
 F32_TOLERANCE = (1e-5, 1e-6)
 DESCRIPTION = "run a function of an IR file and print checksums of its results"
+INPUTS_HELP = "'random' or comma-separated .npy files"
+NPY_MAGIC = b"\x93NUMPY"
+BLANK = re.compile(r"(?:\s|//[^\n]*)*")
+"""Input with nothing but blanks and comments: an empty module."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -71,7 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-p", "--pipeline", default="", help="passes to apply first")
     parser.add_argument("--entry", help="function to run (default: first public)")
     parser.add_argument(
-        "--inputs", default="random", help="'random' or comma-separated .npy files"
+        "--inputs", default="random", help=INPUTS_HELP + " (default: random)"
     )
     parser.add_argument("--seed", type=int, default=0, help="seed for random inputs")
     parser.add_argument(
@@ -109,6 +125,8 @@ def load_module(path: str) -> ModuleOp:
     name = "<stdin>" if path == "-" else path
     data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
     text = decode_source(data, name)
+    if BLANK.fullmatch(text):
+        return ModuleOp([])  # as fxdsl-opt reads it
     module = parse_module(text, name)
     verify_located(module, name)
     return module
@@ -130,18 +148,76 @@ def load_inputs(
     spec: str, module: ModuleOp, entry: str | None, seed: int
 ) -> list[Array]:
     if spec == "random":
-        return random_inputs(module, entry, seed)
+        try:
+            return random_inputs(module, entry, seed)
+        except MemoryError:
+            raise UserError(_too_big_for_memory(module, entry)) from None
     return load_arrays(spec)
+
+
+def _too_big_for_memory(module: ModuleOp, entry: str | None) -> str:
+    """Why `--inputs random` ran out of memory: the largest argument and
+    the total, in bytes of their element types."""
+    function = entry_function(module, entry)
+    sizes: list[tuple[int, int, Attribute]] = []
+    for index, arg in enumerate(function.args):
+        typ = arg.type
+        if isinstance(typ, TensorType):
+            count = math.prod(typ.get_shape())
+            itemsize = numpy_dtype(typ.element_type).itemsize
+            sizes.append((count * itemsize, index, typ))
+    nbytes, index, typ = max(sizes, key=lambda size: size[0])
+    arg = function.args[index]
+    name = f" (%{arg.name_hint})" if arg.name_hint else ""
+    total = sum(size for size, _, _ in sizes)
+    return (
+        f"--inputs random: not enough memory for the inputs of "
+        f"@{function.sym_name.data}: argument {index}{name}, {typ}, needs "
+        f"{_bytes_text(nbytes)} (all arguments: {_bytes_text(total)})"
+    )
+
+
+def _bytes_text(nbytes: int) -> str:
+    value = float(nbytes)
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if value < 1024 or unit == "PiB":
+            return f"{nbytes} bytes" if unit == "bytes" else f"{value:.3g} {unit}"
+        value /= 1024
+    raise AssertionError("unreachable")
 
 
 def load_arrays(spec: str) -> list[Array]:
     arrays: list[Array] = []
-    for path in spec.split(","):
-        try:
-            arrays.append(np.load(path, allow_pickle=False))
-        except (OSError, ValueError, EOFError) as error:
-            raise UserError(f"cannot read input '{path}': {error}") from error
+    paths = spec.split(",")
+    for path in paths:
+        if not Path(path).exists():
+            if len(paths) == 1 and not path.endswith(".npy"):
+                raise UserError(
+                    f"--inputs '{path}' is neither 'random' nor a file: "
+                    f"--inputs takes {INPUTS_HELP}"
+                )
+            raise UserError(f"cannot read input '{path}': no such file")
+        arrays.append(_load_npy(path))
     return arrays
+
+
+def _load_npy(path: str) -> Array:
+    try:
+        with open(path, "rb") as file:
+            head = file.read(len(NPY_MAGIC))
+            if head != NPY_MAGIC:
+                what = "an .npz archive, not" if head.startswith(b"PK") else "not"
+                raise UserError(
+                    f"cannot read input '{path}': {what} a .npy file "
+                    f"(--inputs takes {INPUTS_HELP})"
+                )
+            file.seek(0)
+            return np.load(file, allow_pickle=False)
+    except OSError as error:
+        reason = error.strerror or str(error)
+        raise UserError(f"cannot read input '{path}': {reason}") from error
+    except (ValueError, EOFError) as error:
+        raise UserError(f"cannot read input '{path}': {error}") from error
 
 
 def with_weights(
@@ -160,6 +236,16 @@ def with_weights(
         users = [i for i, n in enumerate(parameter_names(function)) if n is None]
         inputs = [inputs[i] for i in users]
     return bind(function, load_weights(path), inputs)
+
+
+@contextmanager
+def quiet_numpy() -> Iterator[None]:
+    """No numpy warnings about values (invalid, divide, overflow; a variance
+    with no degrees of freedom): NaN and inf show in the checksums. fxdsl's
+    own warnings (a kernel falling back to the reference) still print."""
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"numpy\.")
+        yield
 
 
 def run_backend(
@@ -272,6 +358,11 @@ def run_main(argv: Sequence[str], located: list[str]) -> int:
     where = "<stdin>" if args.file == "-" else args.file
     located.append(where)
     module = load_module(args.file)
+    if args.entry is None and all(f.is_declaration for f in functions(module)):
+        if args.pipeline:
+            apply_pipeline(module, args.pipeline, where)
+        print(f"note: nothing to run: {where} has no func.func with a body")
+        return 0
     reference = module.clone() if args.check else None
     try:
         entry = entry_function(module, args.entry).sym_name.data
@@ -286,7 +377,11 @@ def run_main(argv: Sequence[str], located: list[str]) -> int:
     try:
         function = entry_function(module, entry)
         inputs = coerce_inputs(function, inputs)
-        outputs = run_backend(module, inputs, entry, args.backend)
+        with quiet_numpy():
+            outputs = run_backend(module, inputs, entry, args.backend)
+    except MemoryError as error:
+        message = f"not enough memory to run @{entry}: {first_line(error)}"
+        raise UserError(message, where) from None
     except InterpretationFailure as error:
         raise UserError(error.message, error.where or where) from error
     except InterpretationError as error:
@@ -303,9 +398,10 @@ def run_main(argv: Sequence[str], located: list[str]) -> int:
         save_outputs(args.save_outputs, outputs)
     if reference is not None:
         try:
-            same = check_against_reference(
-                reference, inputs, entry, outputs, types, args
-            )
+            with quiet_numpy():
+                same = check_against_reference(
+                    reference, inputs, entry, outputs, types, args
+                )
         except ValueError as error:
             raise UserError(f"reference run failed: {error}", where) from error
         if not same:

@@ -9,6 +9,8 @@ and `--inputs` then gives only the other arguments.
 
 from __future__ import annotations
 
+import zipfile
+import zlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -52,12 +54,35 @@ def save_weights(
 
 
 def load_weights(path: str | Path) -> dict[str, Array]:
-    """The arrays of a weights file, by fqn; ValueError if unreadable."""
+    """The arrays of a weights file, by fqn; ValueError if unreadable (not
+    a file, not an .npz archive, or a damaged one)."""
+    try:
+        with open(path, "rb") as file:
+            head = file.read(4)
+    except OSError as error:
+        reason = error.strerror or str(error)
+        raise ValueError(f"cannot read weights '{path}': {reason}") from error
+    if not head.startswith(b"PK"):
+        what = "a .npy file, not" if head == b"\x93NUM" else "not"
+        raise ValueError(
+            f"cannot read weights '{path}': {what} an .npz archive (the arrays "
+            "of the graph.param arguments by name, as fxdsl-import writes them)"
+        )
     try:
         with np.load(path, allow_pickle=False) as archive:
             return {name: archive[name] for name in archive.files}
-    except (OSError, ValueError, EOFError) as error:
-        raise ValueError(f"cannot read weights '{path}': {error}") from error
+    except (
+        OSError,
+        ValueError,
+        EOFError,
+        KeyError,
+        zipfile.BadZipFile,
+        zlib.error,
+    ) as error:
+        # truncated or corrupted: zipfile, zlib or numpy say where
+        raise ValueError(
+            f"cannot read weights '{path}': a damaged .npz archive ({error})"
+        ) from error
 
 
 def bind(

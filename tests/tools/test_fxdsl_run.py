@@ -221,6 +221,77 @@ def test_checksums_of_infinities_warn_nothing() -> None:
     assert "mean_abs=inf" in line
 
 
+NOISY = """
+func.func @f(%x: tensor<1x4xf32>) -> (tensor<4xf32>, tensor<1x4xf32>) {
+  %v = graph.var %x dims [0] : (tensor<1x4xf32>) -> tensor<4xf32>
+  %l = graph.log %x : tensor<1x4xf32>
+  func.return %v, %l : tensor<4xf32>, tensor<1x4xf32>
+}
+"""
+
+
+def test_numpy_warnings_are_not_printed(
+    tmp_path: Path, recwarn: pytest.WarningsRecorder
+) -> None:
+    """A variance of one element and the log of a negative number are NaN,
+    silently, as in torch: numpy's RuntimeWarnings do not reach the user."""
+    x = np.array([[1.0, -1.0, 0.0, 2.0]], np.float32)
+    np.save(tmp_path / "x.npy", x)
+    path = _write(tmp_path, "noisy.mlir", NOISY)
+    result = fxdsl_run_cli(path, "--inputs", str(tmp_path / "x.npy"), "--check")
+    assert (result.returncode, result.stderr) == (0, "")
+    assert "result 0: tensor<4xf32> sum=nan" in result.stdout
+    assert "result 1: tensor<1x4xf32> sum=nan" in result.stdout
+    assert [str(w.message) for w in recwarn] == []
+    # fxdsl's own warnings (a kernel falling back) still show
+    with (
+        pytest.warns(RuntimeWarning, match="kernel fell back"),
+        fxdsl_run.quiet_numpy(),
+    ):
+        warnings.warn("kernel fell back", RuntimeWarning, stacklevel=1)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "module {}\n", "func.func private @decl(tensor<2xf32>) -> tensor<2xf32>\n"],
+    ids=["blank", "empty-module", "declarations-only"],
+)
+def test_a_module_without_a_body_has_nothing_to_run(tmp_path: Path, text: str) -> None:
+    """fxdsl-opt accepts these modules; fxdsl-run says there is nothing to
+    run (exit 0), unless --entry names a function, which is then missing."""
+    path = _write(tmp_path, "empty.mlir", text)
+    for extra in ([], ["--check"], ["-p", "cse"]):
+        result = fxdsl_run_cli(path, *extra)
+        assert (result.returncode, result.stderr) == (0, "")
+        assert (
+            result.stdout
+            == f"note: nothing to run: {path} has no func.func with a body\n"
+        )
+    result = fxdsl_run_cli(path, "-p", "no-such-pass")
+    assert result.returncode == 1
+    assert "bad pipeline" in result.stderr
+    result = fxdsl_run_cli(path, "--entry", "decl")
+    assert result.returncode == 1
+    assert "error:" in result.stderr
+
+
+def test_out_of_memory_names_the_argument_and_its_size(
+    program: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_memory(*_args: object) -> list[np.ndarray]:
+        raise MemoryError("Unable to allocate 1.2 TiB")
+
+    monkeypatch.setattr(fxdsl_run, "random_inputs", no_memory)
+    result = fxdsl_run_cli(str(program))
+    assert result.returncode == 1
+    # @main(%x: 4x8 f32, %ids: 3 i64, %w: 10x8 f32): %w is the largest
+    assert result.stderr == (
+        "error: --inputs random: not enough memory for the inputs of @main: "
+        "argument 2 (%w), tensor<10x8xf32>, needs 320 bytes (all arguments: "
+        "472 bytes)\n"
+    )
+
+
 def test_a_closed_pipe_ends_quietly(program: Path) -> None:
     # `fxdsl-run ... | head -1`: no "error: Broken pipe", the SIGPIPE status
     child = subprocess.Popen(
@@ -271,8 +342,20 @@ func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
 """
 
 
+HUGE = """
+func.func @f(%b: tensor<4xf32>, %x: tensor<16777216x16777216xf32>) -> tensor<4xf32> {
+  func.return %b : tensor<4xf32>
+}
+"""
+
+
 def _error_cases(tmp_path: Path, program: str) -> dict[str, tuple[list[str], str]]:
     x = _write(tmp_path, "x.npy", b"")
+    text_npy = _write(tmp_path, "text.npy", "1 2 3\n")
+    np.savez(tmp_path / "w.npz", w=np.zeros((10, 8), np.float32))
+    damaged = (tmp_path / "w.npz").read_bytes()
+    damaged_npz = _write(tmp_path, "damaged.npz", damaged[: len(damaged) // 2])
+    text_npz = _write(tmp_path, "text.npz", "w = 1\n")
     np.save(tmp_path / "good.npy", np.zeros((4, 8), np.float32))
     np.save(tmp_path / "ids.npy", np.zeros(3, np.int64))
     np.save(tmp_path / "w_bad.npy", np.zeros((10, 7), np.float32))
@@ -307,6 +390,36 @@ def _error_cases(tmp_path: Path, program: str) -> dict[str, tuple[list[str], str
         "missing-npy": (
             [program, "--inputs", str(tmp_path / "none.npy")],
             "cannot read input",
+        ),
+        "misspelled-random": (
+            [program, "--inputs", "randomm"],
+            "error: --inputs 'randomm' is neither 'random' nor a file: --inputs "
+            "takes 'random' or comma-separated .npy files",
+        ),
+        "text-named-npy": (
+            [program, "--inputs", f"{text_npy},{good},{good}"],
+            f"error: cannot read input '{text_npy}': not a .npy file (--inputs takes",
+        ),
+        "npz-as-input": (
+            [program, "--inputs", str(tmp_path / "w.npz")],
+            "': an .npz archive, not a .npy file",
+        ),
+        "damaged-weights": (
+            [program, "--weights", damaged_npz],
+            f"error: cannot read weights '{damaged_npz}': a damaged .npz archive",
+        ),
+        "text-weights": (
+            [program, "--weights", text_npz],
+            f"error: cannot read weights '{text_npz}': not an .npz archive",
+        ),
+        "npy-weights": (
+            [program, "--weights", good],
+            f"error: cannot read weights '{good}': a .npy file, not an .npz archive",
+        ),
+        "huge-random-input": (
+            [_write(tmp_path, "huge.mlir", HUGE)],
+            "error: --inputs random: not enough memory for the inputs of @f: "
+            "argument 1 (%x), tensor<16777216x16777216xf32>, needs 1 PiB",
         ),
         "wrong-input-count": (
             [program, "--inputs", good],
@@ -356,6 +469,13 @@ ERROR_NAMES = [
     "verify-error",
     "unreadable-npy",
     "missing-npy",
+    "misspelled-random",
+    "text-named-npy",
+    "npz-as-input",
+    "damaged-weights",
+    "text-weights",
+    "npy-weights",
+    "huge-random-input",
     "wrong-input-count",
     "wrong-input-shape",
     "unknown-entry",
