@@ -178,6 +178,27 @@ def _clamp(call: AtenCall) -> Tensor:
     return ops.clamp(cast_to(call.args[0], call.dtype), low, high)
 
 
+@aten("clamp.Tensor", "clamp_.Tensor", "clip.Tensor")
+def _clamp_tensor(call: AtenCall) -> Tensor:
+    # min(max(x, low), high) in the result's dtype, as torch converts the
+    # bounds (T5 clamps its f16 activations by a 0-d f32 tensor)
+    x = cast_to(call.args[0], call.dtype)
+    low, high = call.arg(1, "min"), call.arg(2, "max")
+    if low is not None:
+        x = ops.maximum(x, cast_to(low, call.dtype))
+    if high is not None:
+        x = ops.minimum(x, cast_to(high, call.dtype))
+    return x
+
+
+@aten("isinf.default")
+def _isinf(call: AtenCall) -> Tensor:
+    x = call.args[0]
+    if x.dtype not in ("f32", "f16", "bf16"):
+        raise UnsupportedNode(f"isinf on {x.dtype} (only on floats)")
+    return ops.eq(ops.abs(x), math.inf)
+
+
 @aten("hardtanh.default", "hardtanh_.default")
 def _hardtanh(call: AtenCall) -> Tensor:
     low, high = call.arg(1, "min_val", -1.0), call.arg(2, "max_val", 1.0)

@@ -179,6 +179,23 @@ def test_unsupported_op_names_the_op_node_and_source_line() -> None:
     assert "torch.topk(x * 2, 2)" in message
 
 
+def test_program_run_counts_and_names_the_users_inputs(imported: Any) -> None:
+    """The weights lead the function's arguments, but the user passes only
+    the inputs: errors count and name those."""
+    (_, (x,), _), program = imported["mlp", "default"]
+    assert len(program.weights) == 6
+    (name,) = program.input_names
+    with pytest.raises(
+        ValueError, match=rf"^input 0 \(%{name}\): expected tensor<4x16"
+    ):
+        program.run(np.zeros((4, 3), np.float32))
+    with pytest.raises(
+        ValueError, match=rf"^the program takes 1 input\(s\) \(%{name}\), got 2$"
+    ):
+        program.run(x, x)
+    assert program.run(x)[0].shape == (4, 8)
+
+
 def test_dynamic_shapes_ask_for_static_ones() -> None:
     dim = torch.export.Dim("batch", min=2, max=64)
     program = torch.export.export(
@@ -310,3 +327,23 @@ def test_docs_table_lists_every_mapped_overload() -> None:
     for name in ATEN:
         _, packet, overload = name.split(".")
         assert overload in getattr(torch.ops.aten, packet).overloads(), name
+
+
+class _F16Clamp(torch.nn.Module):
+    """T5's guard against f16 overflow: clamp by a 0-d tensor bound, chosen
+    by whether any activation is infinite."""
+
+    def forward(self, x: Any) -> Any:
+        limit = torch.finfo(x.dtype).max
+        bound = torch.where(torch.isinf(x).any(), limit - 1000, limit)
+        return torch.clamp(x * 2.0, min=-bound, max=bound), torch.isinf(x)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.float32])
+def test_tensor_bounded_clamp_and_isinf_import(dtype: Any) -> None:
+    x = torch.tensor([1.0, -3e4, 4e4, float("inf"), float("nan"), -2.5], dtype=dtype)
+    program = from_torch(_F16Clamp(), (x,))
+    got = fxdsl.run(program.module, *program.weights, x.numpy())
+    want = _F16Clamp()(x)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g, w.numpy(), strict=True)
