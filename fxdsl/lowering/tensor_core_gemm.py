@@ -47,7 +47,11 @@ WARP_M, WARP_N = BLOCK_M // WARPS_M, BLOCK_N // WARPS_N
 PAD = 8
 """Extra 16-bit elements per shared-memory row: rows do not start on the
 same bank, and stay 16-byte aligned (the loaders need 4)."""
-OPERANDS = ("bf16", "f16")
+OPERANDS = TENSOR_CORE_ELEMENTS = ("bf16", "f16")
+"""The element types this kernel multiplies."""
+GEMM_ROUTES = ("cublas", "tensor-core")
+"""Where a runtime sends a GEMM: cuBLAS (the default; cuda-sim emulates it
+with numpy) or, for bf16/f16 GEMMs, this kernel (opt-in)."""
 RESULTS = ("bf16", "f16", "f32")
 MAX_GRID_Z = 65535
 """CUDA's limit on gridDim.z: the batch count of one launch."""
@@ -110,6 +114,14 @@ class GemmShape:
     @property
     def block(self) -> tuple[int, int, int]:
         return (32 * WARPS, 1, 1)
+
+
+def gemm_of_views(a: Layout, b: Layout, c: Layout, element: str) -> GemmShape:
+    """The GEMM `c[i] = a[i] @ b[i]` of a launch plan's (or a lowered
+    module's) 3-D views, operands and result of one `element` type (bf16 or
+    f16; graph.matmul has one type)."""
+    batch, m, k = a.shape
+    return GemmShape(m, b.shape[2], k, batch, element, element, a, b, c)
 
 
 _KERNEL = r"""

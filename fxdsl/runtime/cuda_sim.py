@@ -49,10 +49,21 @@ from typing import IO, Any
 import numpy as np
 from xdsl.dialects import gpu
 from xdsl.dialects.builtin import BFloat16Type, MemRefType, ModuleOp
+from xdsl.dialects.linalg.ops import GenericOp
+from xdsl.ir import Operation
 
 from fxdsl.interpreters.dtypes import round_to_bf16
 from fxdsl.interpreters.run import coerce_inputs, entry_function
 from fxdsl.lowering.cuda_printer import kernel_source
+from fxdsl.lowering.graph_bufferize import GEMM_LIBRARY_CALL
+from fxdsl.lowering.layout import layout_of_type
+from fxdsl.lowering.tensor_core_gemm import (
+    GEMM_ROUTES,
+    TENSOR_CORE_ELEMENTS,
+    GemmShape,
+    gemm_of_views,
+    gemm_source,
+)
 from fxdsl.runtime.cuda_sim_header import DRIVER, HEADER
 from fxdsl.runtime.ir_emulator import Emulator, Env
 
@@ -221,18 +232,70 @@ def _to_bf16_bits(values: np.ndarray) -> np.ndarray:
     return (rounded.view(np.uint32) >> 16).astype(np.uint16)
 
 
+def tensor_core_gemms(module: ModuleOp) -> dict[Operation, tuple[str, GemmShape]]:
+    """The bf16/f16 library GEMMs of a lowered module, each with the name
+    and shape of its tensor-core kernel (`fxdsl.lowering.tensor_core_gemm`)."""
+    gemms: dict[Operation, tuple[str, GemmShape]] = {}
+    for op in module.walk():
+        call = op.library_call if isinstance(op, GenericOp) else None
+        if call is None or call.data != GEMM_LIBRARY_CALL:
+            continue
+        types = [v.type for v in op.operands]
+        assert all(isinstance(t, MemRefType) for t in types)
+        element = str(types[2].element_type)  # type: ignore[union-attr]
+        if element in TENSOR_CORE_ELEMENTS:
+            a, b, c = (layout_of_type(t) for t in types)  # type: ignore[arg-type]
+            gemms[op] = (f"fx_tc_gemm_{len(gemms)}", gemm_of_views(a, b, c, element))
+    return gemms
+
+
 class CudaSimEmulator(Emulator):
     """The IR emulator's host side, with every kernel launch run as compiled
-    CUDA C (the module's `-t cuda` text) by a `Worker`."""
+    CUDA C (the module's `-t cuda` text) by a `Worker`. GEMMs are the
+    emulator's (numpy, as cuBLAS computes them) unless `gemm="tensor-core"`:
+    then each bf16/f16 GEMM runs fxdsl's tensor-core GEMM kernel, compiled
+    as a second program."""
 
     def __init__(
         self,
         module: ModuleOp,
         sanitizers: str = DEFAULT_SANITIZERS,
         timeout: float = 10.0,
+        gemm: str = "cublas",
     ):
         super().__init__(module)
+        if gemm not in GEMM_ROUTES:
+            raise ValueError(f"gemm={gemm!r}: not one of {GEMM_ROUTES}")
         self.worker = Worker(build_module(module, sanitizers), timeout)
+        self.gemms = tensor_core_gemms(module) if gemm == "tensor-core" else {}
+        """library GEMM op -> (kernel name, shape) of the ones routed to the
+        tensor-core kernel"""
+        self.gemm_worker: Worker | None = None
+        if self.gemms:
+            kernels = dict(self.gemms.values())
+            program = build(gemm_source(kernels), list(kernels), sanitizers)
+            self.gemm_worker = Worker(program, timeout)
+
+    def _host_op(self, op: Operation, env: Env) -> None:
+        if op not in self.gemms:
+            super()._host_op(op, env)
+            return
+        # out = a @ b, overwritten (the plan zero-fills it first anyway)
+        name, shape = self.gemms[op]
+        buffers = [env[v] for v in op.operands]
+        bf16 = shape.operand == "bf16"
+        bits: dict[int, np.ndarray] = {}
+        for flat in buffers:
+            if id(flat) not in bits:  # f16: a view, written in place
+                bits[id(flat)] = _to_bf16_bits(flat) if bf16 else flat.view(np.uint16)
+        assert self.gemm_worker is not None
+        self.gemm_worker.launch(
+            name, shape.grid, shape.block, [bits[id(f)] for f in buffers]
+        )
+        self.launches += 1
+        if bf16:
+            out = buffers[2]
+            out[...] = (bits[id(out)].astype(np.uint32) << 16).view(np.float32)
 
     def _launch(self, op: gpu.LaunchFuncOp, env: Env) -> None:
         grid = (op.gridSizeX, op.gridSizeY, op.gridSizeZ)
@@ -273,15 +336,18 @@ class CudaSimEmulator(Emulator):
                 flat[...] = bits.view(np.float32)
 
     def close(self) -> None:
-        """Stop the worker process."""
+        """Stop the worker processes."""
         self.worker.close()
+        if self.gemm_worker is not None:
+            self.gemm_worker.close()
 
 
 class CudaSimProgram:
     """`fxdsl.compile(..., backend="cuda-sim")`: the CUDA backend's lowering
     and launch plan, every kernel run by cuda-sim on the CPU. Slow (a host
     thread per GPU thread, sanitizers on): for debugging a kernel without a
-    GPU, not for speed. `plan` and `lowered` are inspectable."""
+    GPU, not for speed. `plan` and `lowered` are inspectable; `gemm` is
+    `CudaSimEmulator`'s."""
 
     def __init__(
         self,
@@ -289,13 +355,14 @@ class CudaSimProgram:
         pipeline: str | None = None,
         entry: str | None = None,
         sanitizers: str = DEFAULT_SANITIZERS,
+        gemm: str = "cublas",
     ):
         # imports CuPy only when a GPU run is made, never here
         from fxdsl.runtime.cuda_executor import lower_for_cuda
 
         self.function = entry_function(module, entry)
         self.lowered, self.plan = lower_for_cuda(module, pipeline, entry)
-        self.sim = CudaSimEmulator(self.lowered, sanitizers)
+        self.sim = CudaSimEmulator(self.lowered, sanitizers, gemm=gemm)
 
     def __call__(self, *inputs: Any) -> tuple[np.ndarray, ...]:
         arrays = coerce_inputs(self.function, inputs)
