@@ -10,8 +10,10 @@ forward and a backward for training. Each goes through the same steps:
 cannot take left to torch, partitions it into islands, and the `_Runner`
 below runs the result: islands through `fxdsl.compile`, torch's nodes through
 torch, in the program's order. A model never fails to compile for want of an
-op; a graph the importer cannot take at all (dynamic shapes, a torch op that
-returns no tensor) runs in torch with one logged warning.
+op: a node the importer cannot take, for whatever reason, runs in torch and
+the rest compiles; a graph it cannot take at all (an input of a dtype the
+dialect lacks, a torch op that returns no tensor) runs in torch with one
+logged warning, and the dry-run report says why.
 
 Options (`options={...}`):
 - `device`: "cuda" or "cpu"; default: "cuda" when the inputs are CUDA
@@ -23,8 +25,10 @@ Options (`options={...}`):
   nodes stay in torch.
 - `torch_executed_ops`: ATen overloads to leave to torch
   (`{"aten.gelu.default"}`).
-- `dryrun`: True prints the partition report (or a path: writes it there)
-  and runs the graph in torch without compiling anything.
+- `dryrun`: True prints the partition report (or a path: appends it there)
+  and runs the graph in torch without compiling anything. Each graph's
+  report is headed by a label: its name, the Dynamo graph it came from (one
+  per graph break), inference/forward/backward, and its first source line.
 - `dump_ir`: a folder; each graph's partitioned IR is written there.
 """
 
@@ -33,16 +37,22 @@ from __future__ import annotations
 import functools
 import itertools
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from os import PathLike
 from pathlib import Path
 from typing import Any
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 
-from fxdsl.frontends.torch_export import TorchImportError
-from fxdsl.frontends.torch_islands import Plan, chosen_by_option, plan
+from fxdsl.frontends.torch_export import TorchImportError, _source_line
+from fxdsl.frontends.torch_islands import (
+    Plan,
+    chosen_by_option,
+    plan,
+    torch_only_report,
+)
 
 LOG = logging.getLogger("fxdsl.torch_compile")
 _LOGGED_KINDS: set[str] = set()
@@ -51,6 +61,7 @@ _COMPILED: dict[tuple[Any, ...], Callable[..., Any]] = {}
 or a second graph with the same island reuses it (kernels are also cached on
 disk by the runtime)."""
 _GRAPH_IDS = itertools.count()
+_DYNAMO_GRAPH_IDS = itertools.count()
 
 
 @dataclass(frozen=True)
@@ -85,18 +96,56 @@ class Options:
             raise ValueError(
                 f"fxdsl backend: min_block_size must be an integer >= 1, got {size!r}"
             )
+        for name, kinds, what in (
+            ("pipeline", (str, type(None)), "a pipeline string"),
+            ("cuda_graph", (bool,), "True or False"),
+            ("dryrun", (bool, str, PathLike), "True, False or a path"),
+            ("dump_ir", (str, PathLike, type(None)), "a folder"),
+        ):
+            if name in given and not isinstance(given[name], kinds):
+                raise ValueError(
+                    f"fxdsl backend: {name} must be {what}, got {given[name]!r}"
+                )
+        for name in ("dryrun", "dump_ir"):
+            if isinstance(given.get(name), PathLike):
+                given[name] = str(given[name])
         ops = given.get("torch_executed_ops", ())
+        if isinstance(ops, str) or not isinstance(ops, Iterable):
+            raise ValueError(
+                "fxdsl backend: torch_executed_ops must be a collection of ATen "
+                f"overloads ({{'aten.gelu.default'}}), got {ops!r}"
+            )
         given["torch_executed_ops"] = frozenset(_overload_name(o) for o in ops)
         return Options(**given)
 
 
 def _overload_name(op: Any) -> str:
     """`"aten.gelu.default"` for a string, an OpOverload or a packet
-    (`torch.ops.aten.gelu` means its `.default`)."""
+    (`torch.ops.aten.gelu` means its `.default`); a ValueError naming `op`
+    unless torch has that overload."""
+    import torch
+
     name = str(op)
     if hasattr(op, "overloads") and not hasattr(op, "_overloadname"):
         name = f"{name}.default"
-    return name if name.startswith("aten.") else f"aten.{name}"
+    name = name if name.startswith("aten.") else f"aten.{name}"
+    namespace, _, rest = name.partition(".")
+    packet_name, _, overload = rest.partition(".")
+    try:
+        packet = getattr(getattr(torch.ops, namespace), packet_name)
+        overloads = packet.overloads()
+    except (AttributeError, RuntimeError):
+        raise ValueError(
+            f"fxdsl backend: torch_executed_ops names {op!r}, which is no ATen "
+            "operator (write an overload: 'aten.gelu.default', or "
+            "torch.ops.aten.gelu)"
+        ) from None
+    if overload not in overloads:
+        raise ValueError(
+            f"fxdsl backend: torch_executed_ops names {op!r}, which is no overload "
+            f"of {namespace}.{packet_name} (it has: {', '.join(sorted(overloads))})"
+        )
+    return name
 
 
 def fxdsl_backend(
@@ -108,7 +157,12 @@ def fxdsl_backend(
     from torch._dynamo.backends.common import aot_autograd
 
     settings = Options.parse(options)
-    compiler = functools.partial(compile_aten_graph, settings=settings)
+    dynamo_graph = next(_DYNAMO_GRAPH_IDS)
+
+    def compiler(kind: str) -> Callable[..., Any]:
+        label = f"Dynamo graph {dynamo_graph}, {kind}"
+        return functools.partial(compile_aten_graph, settings=settings, label=label)
+
     decompositions = core_aten_decompositions()
     if _training(gm, example_inputs):
         # torch 2.13's core decomposition of scaled_dot_product_attention
@@ -119,7 +173,10 @@ def fxdsl_backend(
             op: fn for op, fn in decompositions.items() if "scaled_dot" not in str(op)
         }
     backend = aot_autograd(
-        fw_compiler=compiler, bw_compiler=compiler, decompositions=decompositions
+        fw_compiler=compiler("forward"),
+        bw_compiler=compiler("backward"),
+        inference_compiler=compiler("inference"),
+        decompositions=decompositions,
     )
     return backend(gm, example_inputs)
 
@@ -136,42 +193,44 @@ def _training(gm: Any, example_inputs: Sequence[Any]) -> bool:
 
 
 def compile_aten_graph(
-    gm: Any, example_inputs: Sequence[Any], settings: Options
+    gm: Any, example_inputs: Sequence[Any], settings: Options, label: str = ""
 ) -> Callable[..., Any]:
-    """One ATen graph (AOTAutograd's forward or backward) to a callable."""
+    """One ATen graph (AOTAutograd's forward or backward) to a callable;
+    `label` says which (in the dry-run report)."""
     from torch._subclasses.fake_tensor import unset_fake_temporarily
 
     # AOTAutograd calls compilers under its FakeTensorMode; folding at import
     # computes real values.
     with unset_fake_temporarily():
-        return _compile(gm, example_inputs, settings)
+        return _compile(gm, example_inputs, settings, label)
 
 
 def _compile(
-    gm: Any, example_inputs: Sequence[Any], settings: Options
+    gm: Any, example_inputs: Sequence[Any], settings: Options, label: str = ""
 ) -> Callable[..., Any]:
     if _symbolic(gm):
-        return _boxed(_Specialising(gm, settings))
+        return _boxed(_Specialising(gm, settings, label))
+    name = f"graph_{next(_GRAPH_IDS)}"
     try:
         partitioned = plan(gm, settings.min_block_size, settings.torch_executed_ops)
-    except TorchImportError as error:
-        LOG.warning("fxdsl: this graph runs in torch: %s", str(error).splitlines()[0])
-        return _boxed(gm.forward)
     except Exception as error:  # noqa: BLE001 - a model must never fail to run
-        LOG.warning(
-            "fxdsl: this graph runs in torch: the importer failed (%s: %s); "
-            "please report it",
-            type(error).__name__,
-            error,
-        )
+        # Nodes the importer cannot take run in torch one by one (`plan`);
+        # what is left is a graph it cannot take at all.
+        reason = str(error).splitlines()[0] if str(error) else ""
+        if not isinstance(error, TorchImportError):
+            reason = f"the importer failed ({type(error).__name__}: {reason}); "
+            reason += "please report it"
+        LOG.warning("fxdsl: this graph runs in torch: %s", reason)
+        if settings.dryrun:
+            report = torch_only_report(gm, reason)
+            _write_report(report, settings.dryrun, _title(name, label, gm))
         return _boxed(gm.forward)
-    name = f"graph_{next(_GRAPH_IDS)}"
     if settings.dump_ir:
         folder = Path(settings.dump_ir)
         folder.mkdir(parents=True, exist_ok=True)
         (folder / f"{name}.mlir").write_text(str(partitioned.imported.module) + "\n")
     if settings.dryrun:
-        _write_report(partitioned.report(), settings.dryrun, name)
+        _write_report(partitioned.report(), settings.dryrun, _title(name, label, gm))
         return _boxed(gm.forward)
     _log_fallbacks(partitioned)
     runner = _Runner(gm, partitioned, _device(settings, example_inputs), settings)
@@ -212,9 +271,10 @@ class _Specialising:
     dialect has static shapes only; this is how fxdsl honours
     `dynamic=True` (each new shape compiles, as with `dynamic=False`)."""
 
-    def __init__(self, gm: Any, settings: Options):
+    def __init__(self, gm: Any, settings: Options, label: str):
         self.gm = gm
         self.settings = settings
+        self.label = label
         self.compiled: dict[tuple[Any, ...], Callable[..., Any]] = {}
 
     def __call__(self, *args: Any) -> Any:
@@ -248,7 +308,7 @@ class _Specialising:
             "fxdsl: specialised a dynamic graph to %s",
             [tuple(t.shape) for t in tensors],
         )
-        compiled = _compile(static, tensors, self.settings)
+        compiled = _compile(static, tensors, self.settings, self.label)
         return lambda *tensors: compiled(list(tensors))
 
 
@@ -266,13 +326,28 @@ def _log_fallbacks(partitioned: Plan) -> None:
         )
 
 
-def _write_report(text: str, dryrun: bool | str, name: str) -> None:
+def _title(name: str, label: str, gm: Any) -> str:
+    """A report's heading: which graph (with a graph break, Dynamo makes
+    several; in training, each has a forward and a backward) and where in
+    the user's code it starts."""
+    where = next(
+        (
+            _source_line(n).strip()
+            for n in gm.graph.nodes
+            if n.op == "call_function" and _source_line(n)
+        ),
+        "",
+    )
+    return ", ".join(part for part in (name, label, where) if part)
+
+
+def _write_report(text: str, dryrun: bool | str, title: str) -> None:
+    labelled = f"[{title}]\n{text}"
     if isinstance(dryrun, str):
-        path = Path(dryrun)
-        with path.open("a") as stream:
-            stream.write(f"[{name}]\n{text}")
+        with Path(dryrun).open("a") as stream:
+            stream.write(labelled)
     else:
-        print(text, end="")
+        print(labelled, end="")
 
 
 def _device(settings: Options, example_inputs: Sequence[Any]) -> str:

@@ -42,11 +42,20 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, StringAttr
-from xdsl.ir import Operation
+from xdsl.dialects.builtin import (
+    ComplexType,
+    Float32Type,
+    Float64Type,
+    IntegerType,
+    ModuleOp,
+    Signedness,
+    StringAttr,
+    TensorType,
+)
+from xdsl.ir import Attribute, Operation
 from xdsl.utils.exceptions import VerifyException
 
-from fxdsl.dialects.graph import SCOPE, ScopeAttr, ScopeFrame
+from fxdsl.dialects.graph import ELEMENT_TYPES, SCOPE, ScopeAttr, ScopeFrame
 from fxdsl.frontends import aten_ops, ops
 from fxdsl.frontends.aten_ops import (
     ATEN,
@@ -87,7 +96,13 @@ _CALL_INDEX = re.compile(r"@(\d+)$")
 
 class TorchImportError(Exception):
     """A program the importer cannot take; the message names the ATen op,
-    the node and its source line."""
+    the node and its source line. `node` is the fx node's name where one
+    node is at fault (the torch.compile backend then leaves that node to
+    torch and imports the rest)."""
+
+    def __init__(self, message: str, node: str | None = None) -> None:
+        super().__init__(message)
+        self.node = node
 
 
 @dataclass
@@ -112,10 +127,26 @@ class ImportedProgram:
         return iter((self.module, self.weights))
 
     def run(self, *inputs: Any) -> tuple[np.ndarray[Any, Any], ...]:
-        """The reference interpreter on user inputs (numpy or torch)."""
+        """The reference interpreter on user inputs (numpy or torch). A
+        wrong count, shape or dtype is a ValueError that counts and names
+        the user's inputs (the weights come first in the function, but the
+        caller did not pass them)."""
         from fxdsl.api import run
+        from fxdsl.interpreters.run import coerce_input, entry_function
 
-        return run(self.module, *self.weights, *(to_numpy(x) for x in inputs))
+        function = entry_function(self.module)
+        arguments = function.args[len(self.weights) :]
+        if len(inputs) != len(arguments):
+            names = ", ".join(f"%{a.name_hint or '?'}" for a in arguments) or "none"
+            raise ValueError(
+                f"the program takes {len(arguments)} input(s) ({names}), "
+                f"got {len(inputs)}"
+            )
+        arrays = [to_numpy(x) for x in inputs]
+        for i, (array, argument) in enumerate(zip(arrays, arguments)):
+            what = f"input {i} (%{argument.name_hint or '?'})"
+            coerce_input(array, argument.type, what)
+        return run(self.module, *self.weights, *arrays)
 
 
 def to_numpy(value: Any) -> np.ndarray[Any, Any]:
@@ -403,12 +434,32 @@ class _Importer:
                     self.values[node] = self._call_torch(node, target, frames, reason)
                 else:
                     self.values[node] = self._emit(node, target, frames)
-        except (UnsupportedNode, ValueError, TypeError) as error:
+        except TorchImportError:
+            raise
+        except Exception as error:
+            reason = self._failure(error)
+            if reason is None:
+                raise
             if self.fallback is None or node in self.patterns:
-                raise TorchImportError(_describe(node, str(error))) from None
+                # A pattern's inner nodes were not imported: the backend
+                # imports again with this node left to torch (`plan`).
+                raise TorchImportError(_describe(node, reason), node.name) from None
             with at_frames(frames):
-                self.values[node] = self._call_torch(node, target, frames, str(error))
+                self.values[node] = self._call_torch(node, target, frames, reason)
         self._record_origin(node, last)
+
+    def _failure(self, error: Exception) -> str | None:
+        """Why a node did not import, as a reason: the message of an error
+        that says what the importer cannot express; in fallback mode any
+        other error too (an importer bug: that node runs in torch, the
+        rest still compiles). None: let the error through."""
+        if isinstance(error, UnsupportedNode | ValueError | TypeError):
+            return str(error)
+        if self.fallback is None:
+            return None
+        return (
+            f"the importer failed ({type(error).__name__}: {error}); please report it"
+        )
 
     def _left_to_torch(self, node: Any, target: str) -> str | None:
         if self.fallback is None:
@@ -457,7 +508,7 @@ class _Importer:
             raise TorchImportError(
                 _describe(node, f"a node left to torch must return tensors ({reason})")
             )
-        types = [TensorSpec(tuple(r.shape), graph_dtype(r.dtype)).type for r in leaves]
+        types = [_torch_type(r, node) for r in leaves]
         symbol = self._external(target, [t.type for t in operands], types)
         # Not through `emit`: a call verifies only inside a module, which the
         # function joins after the trace.
@@ -492,6 +543,7 @@ class _Importer:
                 else self._operand(n, frames)
                 for i, n in enumerate(pattern.inputs)
             ]
+            _check_graph_dtypes(inputs)
             return pattern.build(*inputs)
         if target == "<built-in function getitem>":
             source, index = node.args
@@ -505,6 +557,7 @@ class _Importer:
         if handler is None:
             raise UnsupportedNode(f"{target} has no graph-dialect mapping")
         args, kwargs = self._arguments(node, target, frames)
+        _check_graph_dtypes([*args, *kwargs.values()])
         call = AtenCall(
             target,
             args,
@@ -664,9 +717,13 @@ class _Importer:
         _check_static(placeholder)
         weight = self.source.weights.get(placeholder.name)
         param = weight[0] if weight is not None else None
+        try:
+            dtype = graph_dtype(value.dtype)
+        except UnsupportedNode as error:
+            raise TorchImportError(_describe(placeholder, str(error))) from None
         return TensorSpec(
             tuple(int(d) for d in value.shape),
-            graph_dtype(value.dtype),
+            dtype,
             name=placeholder.name,
             param=param,
         )
@@ -717,6 +774,44 @@ def draws_random(node: Any) -> bool:
     if torch.Tag.nondeterministic_seeded not in getattr(node.target, "tags", ()):
         return False
     return aten_ops.draws_random(target_name(node.target), node.args, node.kwargs)
+
+
+TORCH_ONLY_TYPES: dict[str, Attribute] = {
+    "torch.float64": Float64Type(),
+    "torch.int8": IntegerType(8),
+    "torch.uint8": IntegerType(8, Signedness.UNSIGNED),
+    "torch.int16": IntegerType(16),
+    "torch.complex64": ComplexType(Float32Type()),
+    "torch.complex128": ComplexType(Float64Type()),
+}
+"""Element types, beyond the graph dialect's, of values that pass only
+between nodes left to torch (`linalg.matrix_rank` computes in float64): the
+IR names their type, no graph op reads them."""
+
+
+def _torch_type(value: Any, node: Any) -> TensorType[Attribute]:
+    """The IR type of a result of a node left to torch."""
+    shape = tuple(int(d) for d in value.shape)
+    name = str(value.dtype)
+    if name in TORCH_ONLY_TYPES:
+        return TensorType(TORCH_ONLY_TYPES[name], shape)
+    try:
+        return TensorSpec(shape, graph_dtype(value.dtype)).type
+    except UnsupportedNode as error:
+        raise TorchImportError(_describe(node, str(error)), node.name) from None
+
+
+def _check_graph_dtypes(values: Sequence[Any]) -> None:
+    """UnsupportedNode unless every tensor among `values` has a graph
+    dialect dtype (a float64 result of a node left to torch has not)."""
+    for value in values:
+        if isinstance(value, Tensor):
+            element_type = value.value.type.element_type  # type: ignore[attr-defined]
+            if element_type not in ELEMENT_TYPES:
+                raise UnsupportedNode(
+                    f"an operand of element type {element_type}, which only torch "
+                    "computes with"
+                )
 
 
 def _is_tensor(node: Any) -> bool:

@@ -28,6 +28,7 @@ from xdsl.ir import Operation
 
 from fxdsl.frontends.torch_export import (
     ImportedProgram,
+    TorchImportError,
     _source_line,
     from_graph_module,
 )
@@ -83,6 +84,16 @@ class Plan:
         return "\n".join(lines) + "\n"
 
 
+def torch_only_report(module: Any, reason: str) -> str:
+    """The dry-run report of a graph that runs in torch whole, and why."""
+    total = sum(1 for n in module.graph.nodes if _is_operator(n))
+    return (
+        "fxdsl partition report\n"
+        f"  the whole graph runs in torch: {reason}\n"
+        f"  {total} operators, 0 compiled (0.00 %)\n"
+    )
+
+
 MIN_BLOCK_REASON = "below min_block_size"
 EXECUTED_OPS_REASON = "listed in torch_executed_ops"
 
@@ -101,7 +112,17 @@ def plan(
     nodes = {n.name: n for n in module.graph.nodes}
     forced: dict[str, str] = {}
     while True:
-        imported = from_graph_module(module, fallback=torch_executed_ops, forced=forced)
+        try:
+            imported = from_graph_module(
+                module, fallback=torch_executed_ops, forced=forced
+            )
+        except TorchImportError as error:
+            # One node at fault (in a recognised pattern, whose inner nodes
+            # were not imported): leave it to torch and import again.
+            if error.node is None or error.node in forced:
+                raise
+            forced[error.node] = str(error).splitlines()[0]
+            continue
         partitions, groups = _groups(imported)
         small = [names for names in groups if len(names) < min_block_size]
         if not small:
@@ -168,4 +189,10 @@ def _is_operator(node: Any) -> bool:
     return node.op == "call_function" and str(node.target) != getitem
 
 
-__all__ = ["EXECUTED_OPS_REASON", "Plan", "chosen_by_option", "plan"]
+__all__ = [
+    "EXECUTED_OPS_REASON",
+    "Plan",
+    "chosen_by_option",
+    "plan",
+    "torch_only_report",
+]

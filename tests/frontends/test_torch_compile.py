@@ -92,7 +92,12 @@ def test_dryrun_prints_the_partition_report(capsys: pytest.CaptureFixture[str]) 
     got = _compiled_outputs(example, {"dryrun": True})
     np.testing.assert_allclose(got[0], eager_outputs(example)[0], atol=1e-6)
     report = capsys.readouterr().out
-    assert report.startswith("fxdsl partition report\n")
+    # labelled: which graph, Dynamo's graph and kind, its first source line
+    assert re.match(
+        r"\[graph_\d+, Dynamo graph \d+, inference, at .*torch_models.py:\d+: .*\]\n"
+        "fxdsl partition report\n",
+        report,
+    )
     numbers = re.search(
         r"(\d+) operators, (\d+) supported \(([\d.]+) % coverage\), (\d+) compiled",
         report,
@@ -107,6 +112,24 @@ def test_dryrun_prints_the_partition_report(capsys: pytest.CaptureFixture[str]) 
     assert "torch.linalg.qr(" in report
     # The island before qr (3 nodes) is below the default min_block_size 5.
     assert "1 fxdsl island(s), sizes in fx nodes: 6\n" in report
+
+
+def test_dryrun_labels_each_graph_of_a_graph_break(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    def fn(x: Any) -> Any:
+        y = torch.relu(x * 2 + 1)
+        torch._dynamo.graph_break()
+        return (y.sum(-1) * 4).exp()
+
+    torch.compile(fn, backend="fxdsl", options={"dryrun": True})(torch.randn(3, 4))
+    report = capsys.readouterr().out
+    titles = re.findall(r"^\[(.*)\]\nfxdsl partition report$", report, re.M)
+    assert len(titles) == 2
+    assert "y = torch.relu(x * 2 + 1)" in titles[0]
+    assert "return (y.sum(-1) * 4).exp()" in titles[1]
+    first, second = (int(re.search(r"Dynamo graph (\d+)", t)[1]) for t in titles)
+    assert second == first + 1
 
 
 def test_dryrun_to_a_file(tmp_path: Any) -> None:
@@ -182,9 +205,26 @@ def test_partitioned_ir_is_dumped(tmp_path: Any) -> None:
         ({"min_blocksize": 2}, "unknown option(s) min_blocksize"),
         ({"device": "tpu"}, "device must be 'cpu' or 'cuda'"),
         ({"min_block_size": 0}, "min_block_size must be an integer >= 1"),
+        (
+            {"torch_executed_ops": {"aten.nosuch.default"}},
+            "torch_executed_ops names 'aten.nosuch.default', which is no ATen operator",
+        ),
+        (
+            {"torch_executed_ops": ["aten.gelu.nosuch"]},
+            "'aten.gelu.nosuch', which is no overload of aten.gelu (it has: default,",
+        ),
+        (
+            {"torch_executed_ops": "aten.gelu.default"},
+            "torch_executed_ops must be a collection of ATen overloads",
+        ),
+        ({"dryrun": 3}, "dryrun must be True, False or a path, got 3"),
+        ({"cuda_graph": "yes"}, "cuda_graph must be True or False, got 'yes'"),
+        ({"dump_ir": 1}, "dump_ir must be a folder, got 1"),
     ],
 )
 def test_bad_options_are_clear_errors(options: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
+        torch_compile.Options.parse(options)
     model, args, _ = mlp()
     with pytest.raises(Exception, match=re.escape(message)):
         torch.compile(model, backend="fxdsl", options=options)(*args)

@@ -1,0 +1,126 @@
+"""Node-level fallback in `torch.compile(backend="fxdsl")`: one node the
+importer cannot take runs in torch and the rest of the graph still compiles,
+whatever the reason (no mapping, a float64 value only torch computes with,
+an importer error, a failure inside a recognised pattern); a graph that does
+go to torch whole says so, and why, in the dry-run report."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+from fxdsl.testing.optional import need
+
+torch = need("torch")
+
+from fxdsl.frontends import aten_ops, ops, torch_compile  # noqa: E402
+from fxdsl.frontends.torch_islands import Plan  # noqa: E402
+
+pytestmark = pytest.mark.usefixtures("fresh_dynamo")
+
+
+def _plan_and_check(fn: Callable[..., Any], *args: Any) -> Plan:
+    """Compile `fn` (every island kept), check it against eager, and return
+    the backend's plan of its graph."""
+    plans: list[Plan] = []
+    real_plan = torch_compile.plan
+
+    def spy(*a: Any, **k: Any) -> Plan:
+        plans.append(real_plan(*a, **k))
+        return plans[-1]
+
+    torch_compile.plan = spy  # type: ignore[assignment]
+    try:
+        options = {"device": "cpu", "min_block_size": 1}
+        got = torch.compile(fn, backend="fxdsl", options=options)(*args)
+    finally:
+        torch_compile.plan = real_plan  # type: ignore[assignment]
+    want = fn(*args)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-5, atol=1e-6)
+    (found,) = plans
+    return found
+
+
+def _with_matrix_rank(x: Any) -> Any:
+    y = torch.relu(x * 2 + 1) - 3
+    return (y.sum(-1) * 4 + 1).tanh(), torch.linalg.matrix_rank(y)
+
+
+def test_float64_nodes_stay_in_torch_and_the_rest_compiles() -> None:
+    """matrix_rank's core form computes a tolerance in float64: those nodes
+    run in torch (float64 values pass between them), the rest compiles."""
+    plan = _plan_and_check(_with_matrix_rank, torch.randn(3, 4, 4))
+    island_nodes = {n for names in plan.islands.values() for n in names}
+    assert {"mul", "add", "relu", "sub", "tanh"} <= island_nodes
+    assert "_linalg_svd" in plan.fallbacks
+    reasons = [reason for _, reason, _ in plan.fallbacks.values()]
+    assert sum("torch.float64 is not supported" in r for r in reasons) == 2
+    assert "an operand of element type f64, which only torch computes with" in reasons
+    assert "xf64>" in str(plan.imported.module)  # between torch's nodes only
+    assert len(plan.fallbacks) == 4
+
+
+def _mlp(x: Any) -> Any:
+    return (torch.tanh(x * 2 + 1) @ torch.ones(4, 3)).exp() - 1, x.sin()
+
+
+def test_an_importer_error_in_one_node_leaves_only_that_node_to_torch(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def broken(call: Any) -> Any:
+        raise KeyError("a bug")
+
+    monkeypatch.setitem(aten_ops.ATEN, "aten.tanh.default", broken)
+    plan = _plan_and_check(_mlp, torch.randn(5, 4))
+    assert list(plan.fallbacks) == ["tanh"]
+    reason = plan.fallbacks["tanh"][1]
+    assert "the importer failed (KeyError: 'a bug'); please report it" in reason
+    assert plan.compiled == plan.total - 1
+
+
+class _Linear(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.linear = torch.nn.Linear(4, 3)
+
+    def forward(self, x: Any) -> Any:
+        return (self.linear(x * 2) + 1).relu()
+
+
+def test_a_failing_pattern_leaves_its_node_to_torch(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The core form's `permute` + `addmm` is recognised as one linear; when
+    building it fails, the node that ends the pattern runs in torch and its
+    inner nodes import one by one."""
+
+    def broken(*args: Any) -> Any:
+        raise KeyError("a bug")
+
+    monkeypatch.setattr(ops, "linear", broken)
+    model = _Linear()
+    with torch.no_grad():
+        plan = _plan_and_check(lambda x: (model(x),), torch.randn(5, 4))
+    assert list(plan.fallbacks) == ["addmm"]
+    assert "KeyError" in plan.fallbacks["addmm"][1]
+    island_nodes = {n for names in plan.islands.values() for n in names}
+    assert {"mul", "permute", "add", "relu"} <= island_nodes
+
+
+def test_a_graph_that_goes_to_torch_whole_says_why_in_the_report(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    def fn(x: Any) -> Any:
+        return (x * 2).float() + 1
+
+    x = torch.randn(3, dtype=torch.float64)
+    compiled = torch.compile(fn, backend="fxdsl", options={"dryrun": True})
+    torch.testing.assert_close(compiled(x), fn(x))
+    report = capsys.readouterr().out
+    assert "fxdsl partition report\n  the whole graph runs in torch: " in report
+    assert "placeholder (node %arg0_1): dtype torch.float64 is not supported" in report
+    assert "  3 operators, 0 compiled (0.00 %)\n" in report
