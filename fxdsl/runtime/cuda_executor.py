@@ -47,6 +47,7 @@ from xdsl.dialects.builtin import BFloat16Type, MemRefType, ModuleOp
 
 from fxdsl.interpreters.dtypes import round_to_bf16
 from fxdsl.lowering.pipeline import GPU_PIPELINE
+from fxdsl.lowering.tensor_core_gemm import GEMM_ROUTES, GemmShape
 from fxdsl.pass_pipeline import apply
 from fxdsl.runtime import counters, cublas
 from fxdsl.runtime.counters import stats
@@ -65,6 +66,7 @@ from fxdsl.runtime.launch_plan import (
     device_address,
 )
 from fxdsl.runtime.nvrtc import Compiler, device_arch
+from fxdsl.runtime.tensor_core_gemm import build_gemms, plan_gemms
 
 __all__ = [
     "CublasFallbackWarning",
@@ -164,6 +166,7 @@ class CudaExecutor:
         keep_alive: Any = None,
         *,
         tf32: bool = False,
+        gemm_kernels: dict[Gemm, tuple[Any, GemmShape]] | None = None,
     ):
         import cupy  # type: ignore[import-not-found]
 
@@ -171,6 +174,9 @@ class CudaExecutor:
         self.plan = plan
         self.tf32 = tf32
         """f32 GEMMs may use TF32 tensor cores (cuBLAS's math mode)"""
+        self.gemm_kernels = gemm_kernels or {}
+        """GEMM step -> (launcher, shape) of the steps routed to fxdsl's
+        tensor-core kernel (`gemm="tensor-core"`), not cuBLAS"""
         self.kernels = kernels
         self._keep_alive = keep_alive  # the cubin file CuPy loaded
         missing = [name for name in plan.kernels if name not in kernels]
@@ -217,6 +223,11 @@ class CudaExecutor:
     def runner(self, step: Launch | Gemm) -> Callable[[list[Any]], None]:
         """`step` as a function of the buffer list of one call (`bind`):
         the launch with its argument picker, or the GEMM."""
+        if isinstance(step, Gemm) and step in self.gemm_kernels:
+            tc_kernel, shape = self.gemm_kernels[step]
+            operands = itemgetter(step.lhs.slot, step.rhs.slot, step.out.slot)
+            grid, block = shape.grid, shape.block  # views are in the kernel
+            return lambda buffers: tc_kernel(grid, block, operands(buffers))
         if isinstance(step, Gemm) and self.blas is not None and self.direct_gemm(step):
             gemm, params = self.blas.gemm, step.cublas
             element, tf32 = self.plan.gemm_element(step), self.tf32
@@ -338,13 +349,18 @@ class CudaExecutor:
         )
 
     def direct_gemm(self, step: Gemm) -> bool:
-        """Does the direct binding take `step` (f32, f16 or bf16 buffers)?"""
+        """Does the direct binding take `step` (f32, f16 or bf16 buffers, not
+        routed to the tensor-core kernel)?"""
+        if step in self.gemm_kernels:
+            return False
         return self.plan.gemm_element(step) in cublas.DATA_TYPES
 
     def capturable(self, step: Launch | Gemm) -> bool:
         """Can `step` be recorded in a CUDA graph (see `cuda_graph`)?"""
         if isinstance(step, Launch):
             return not isinstance(self.kernels[step.kernel], HostKernel)
+        if step in self.gemm_kernels:  # a kernel launch like any other
+            return True
         return self.blas is not None and self.direct_gemm(step)
 
     def _gemm(self, step: Gemm, buffers: list[Any]) -> None:
@@ -384,11 +400,16 @@ def compile_cuda(
     cache: KernelCache | None = None,
     cuda_graph: bool = False,
     tf32: bool = False,
+    gemm: str = "cublas",
 ) -> Callable[..., tuple[Any, ...]]:
     """Lower a clone of `module` and return its `CudaExecutor` (wrapped in a
     `GraphedExecutor` with `cuda_graph=True`); `tf32`: f32 GEMMs on TF32
-    tensor cores. `compiler` (default: NVRTC, else nvcc) and `cache`
-    (default: the user cache directory) are for tests and tools."""
+    tensor cores; `gemm="tensor-core"`: bf16/f16 GEMMs on fxdsl's own
+    tensor-core kernel (`fxdsl.runtime.tensor_core_gemm`; opt-in, not
+    measured against cuBLAS yet). `compiler` (default: NVRTC, else nvcc)
+    and `cache` (default: the user cache directory) are for tests and tools."""
+    if gemm not in GEMM_ROUTES:
+        raise ValueError(f"gemm={gemm!r}: not one of {GEMM_ROUTES}")
     import cupy  # type: ignore[import-not-found]
 
     with counters.timed("lower"):
@@ -406,7 +427,19 @@ def compile_cuda(
                 emulator = Emulator(lowered)
                 failed = build.failed
                 kernels |= {n: HostKernel(cupy, emulator, n) for n in failed}
-    executor = CudaExecutor(plan, kernels, keep_alive=folder, tf32=tf32)
+    gemm_kernels: dict[Gemm, tuple[Any, GemmShape]] = {}
+    routed = plan_gemms(plan) if gemm == "tensor-core" else {}
+    if routed:
+        with counters.timed("build"):
+            cubin = build_gemms(routed, device_arch(cupy), compiler, cache)
+        with counters.timed("load"):
+            names = tuple(name for name, _ in routed.values())
+            launchers, gemm_folder = _load_cubin(cupy, cubin, names)
+        folder = (folder, gemm_folder)
+        gemm_kernels = {s: (launchers[n], shape) for s, (n, shape) in routed.items()}
+    executor = CudaExecutor(
+        plan, kernels, keep_alive=folder, tf32=tf32, gemm_kernels=gemm_kernels
+    )
     if cuda_graph:
         return GraphedExecutor(executor)
     return executor
