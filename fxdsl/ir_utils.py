@@ -257,7 +257,9 @@ def erase_unused(block: Block) -> None:
     """Erase the side-effect-free ops of `block` whose results nothing uses,
     last first (so a chain that only fed dead ops goes too)."""
     for op in reversed(list(block.ops)):
-        if op.has_trait(IsTerminator) or not is_side_effect_free(op):
+        if op.has_trait(
+            IsTerminator, value_if_unregistered=False
+        ) or not is_side_effect_free(op):
             continue
         if all(not result.uses for result in op.results):
             block.erase_op(op)

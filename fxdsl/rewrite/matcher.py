@@ -107,7 +107,7 @@ def load_pattern(pattern: PatternLike) -> func.FuncOp:
 
 def is_literal(op: Operation) -> bool:
     """Constant-like ops (`graph.constant`, `graph.full`) are literals."""
-    return op.has_trait(ConstantLike)
+    return op.has_trait(ConstantLike, value_if_unregistered=False)
 
 
 def _literal_key(op: Operation) -> Any:
@@ -156,8 +156,8 @@ class SubgraphMatcher:
 
     def ops_equal(self, pattern_op: Operation, graph_op: Operation) -> bool:
         """Same op, arity and (unless literals are ignored) literals."""
-        if pattern_op.has_trait(ConstantLike):
-            if not graph_op.has_trait(ConstantLike):
+        if pattern_op.has_trait(ConstantLike, value_if_unregistered=False):
+            if not graph_op.has_trait(ConstantLike, value_if_unregistered=False):
                 return False
             return self.ignore_literals or (
                 _literal_key(pattern_op) == _literal_key(graph_op)

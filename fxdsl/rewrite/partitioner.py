@@ -145,7 +145,11 @@ class CapabilityBasedPartitioner:
 
     def _grow(self, block: Block) -> list[list[Operation]]:
         """Supported ops of `block` grouped by contraction, in program order."""
-        ops = [op for op in block.ops if not op.has_trait(IsTerminator)]
+        ops = [
+            op
+            for op in block.ops
+            if not op.has_trait(IsTerminator, value_if_unregistered=False)
+        ]
         index = {op: i for i, op in enumerate(ops)}
         graph = DependencyGraph[int]()
         merged_into: list[int] = []  # union-find parents over op indices

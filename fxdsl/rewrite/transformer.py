@@ -143,7 +143,7 @@ class Transformer:
 
     def _transform_block_ops(self, ops: list[Operation]) -> None:
         for op in ops:
-            if op.has_trait(IsTerminator):
+            if op.has_trait(IsTerminator, value_if_unregistered=False):
                 continue
             handler = getattr(self, method_name(op.name), None)
             if not callable(handler):

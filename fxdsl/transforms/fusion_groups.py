@@ -181,4 +181,6 @@ class FusionGraph:
 def is_constant(value: SSAValue) -> bool:
     """Values of constant ops: cloned into groups, never passed to them."""
     owner = value.owner
-    return isinstance(owner, Operation) and owner.has_trait(ConstantLike)
+    return isinstance(owner, Operation) and owner.has_trait(
+        ConstantLike, value_if_unregistered=False
+    )

@@ -104,7 +104,11 @@ def _placement(block: Block, groups: list[RegionGroup]) -> list[Hashable]:
             unit_of.update((op, (g, r)) for op in copy)
             last_of[(g, r)] = max(copy, key=position.__getitem__)
     graph = DependencyGraph[Hashable]()
-    body = [op for op in block.ops if not op.has_trait(IsTerminator)]
+    body = [
+        op
+        for op in block.ops
+        if not op.has_trait(IsTerminator, value_if_unregistered=False)
+    ]
     for op in body:
         unit = unit_of.get(op, op)
         if unit is op or last_of[unit] is op:

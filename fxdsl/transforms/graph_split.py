@@ -139,7 +139,11 @@ def split_function(
     """Split one function (see `GraphSplitPass`); returns the new functions in
     call order."""
     block = function.body.block
-    body = [op for op in block.ops if not op.has_trait(IsTerminator)]
+    body = [
+        op
+        for op in block.ops
+        if not op.has_trait(IsTerminator, value_if_unregistered=False)
+    ]
     for op in body:
         if is_constant(op):
             op.attributes.pop(PARTITION, None)  # constants go where they are used

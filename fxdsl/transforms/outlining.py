@@ -64,7 +64,11 @@ class Outlined:
 
 def is_constant(op: Operation) -> bool:
     """Operand-less, region-less `ConstantLike` ops: cheap to duplicate."""
-    return not op.operands and not op.regions and op.has_trait(ConstantLike)
+    return (
+        not op.operands
+        and not op.regions
+        and op.has_trait(ConstantLike, value_if_unregistered=False)
+    )
 
 
 def used_values(op: Operation) -> list[SSAValue]:
@@ -106,7 +110,9 @@ def outline_groups(
     group_of: dict[Operation, int] = {}
     for index, ops in enumerate(groups):
         for op in ops:
-            if op in group_of or op.has_trait(IsTerminator):
+            if op in group_of or op.has_trait(
+                IsTerminator, value_if_unregistered=False
+            ):
                 raise ValueError(f"outline: {op.name} is a terminator or in two groups")
             group_of[op] = index
     ordered = [sorted(ops, key=position.__getitem__) for ops in groups]
@@ -117,7 +123,7 @@ def outline_groups(
         outlined.append(_outline_one(block, ops, kind, name, clone_constants))
     terminator = block.last_op
     assert terminator is not None
-    assert terminator.has_trait(IsTerminator)
+    assert terminator.has_trait(IsTerminator, value_if_unregistered=False)
     for unit in units:
         op = outlined[unit].op if isinstance(unit, int) else unit
         if op.parent is not block:
@@ -143,7 +149,7 @@ def _placement(block: Block, group_of: dict[Operation, int]) -> list[Unit]:
     graph = DependencyGraph[Unit]()
     unit_of: dict[Operation, Unit] = {}
     for op in block.ops:
-        if op.has_trait(IsTerminator):
+        if op.has_trait(IsTerminator, value_if_unregistered=False):
             continue
         unit = group_of.get(op, op)
         unit_of[op] = unit

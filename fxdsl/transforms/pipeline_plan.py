@@ -188,7 +188,10 @@ def plan_stages(
     target = DEVICES[device] if isinstance(device, str) else device
     block = function.body.block
     ops = [
-        op for op in block.ops if not is_constant(op) and not op.has_trait(IsTerminator)
+        op
+        for op in block.ops
+        if not is_constant(op)
+        and not op.has_trait(IsTerminator, value_if_unregistered=False)
     ]
     if stages > len(ops):
         raise PassFailedException(

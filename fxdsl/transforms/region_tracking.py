@@ -75,7 +75,9 @@ def structural_key(op: Operation) -> Hashable | None:
     region (side effects, terminators, regions other than one straight-line
     block). An op with one such block (a `graph.fusion_group`) is one unit
     whose body takes part in its key (`ir_utils.block_key`)."""
-    if op.has_trait(IsTerminator) or not is_side_effect_free(op):
+    if op.has_trait(
+        IsTerminator, value_if_unregistered=False
+    ) or not is_side_effect_free(op):
         return None
     body: Hashable = ()
     if op.regions:
