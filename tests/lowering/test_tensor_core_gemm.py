@@ -6,6 +6,8 @@ a broadcast batch operand and every result type; and under `nvcc -ptx`.
 
 from __future__ import annotations
 
+import re
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -159,3 +161,21 @@ def test_nvcc_accepts_the_gemm(tmp_path: Path) -> None:
     assert ptx.count(".entry") == len(SHAPES)
     for t in ("bf16", "f16"):
         assert f"mma.sync.aligned.m16n8k16.row.col.f32.{t}.{t}.f32" in ptx
+
+
+@pytest.mark.nvcc
+def test_ptxas_assembles_the_gemm_without_spills(tmp_path: Path) -> None:
+    """ptxas (`nvcc -cubin`, sm_90) takes the mma and keeps the
+    accumulators in registers, at a large shape too."""
+    shapes = SHAPES | {"large": GemmShape(4096, 4096, 4096, result="bf16")}
+    cu = tmp_path / "gemm.cu"
+    cu.write_text(gemm_source(shapes))
+    result = subprocess.run(
+        ["nvcc", "-cubin", "-arch=sm_90", "-Xptxas", "-v", str(cu),
+         "-o", str(tmp_path / "gemm.cubin")],
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-4000:]
+    spills = re.findall(r"(\d+) bytes spill stores", result.stderr)
+    assert len(spills) == len(shapes)
+    assert set(spills) == {"0"}, result.stderr

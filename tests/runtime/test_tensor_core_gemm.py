@@ -22,14 +22,19 @@ from fxdsl.interpreters.run import random_inputs, run_reference
 from fxdsl.runtime.cuda_sim import CudaSimEmulator, Worker, build, tensor_core_gemms
 from fxdsl.runtime.kernel_cache import KernelCache
 
-GRAPH = """func.func @f(%x: tensor<2x20x40x{t}>, %w: tensor<24x40x{t}>,
-                   %b: tensor<40x24x{t}>) -> (tensor<2x20x24x{t}>, tensor<2x20x24x{t}>) {{
-  %y = graph.linear %x, %w : (tensor<2x20x40x{t}>, tensor<24x40x{t}>) -> tensor<2x20x24x{t}>
-  %z = graph.matmul %x, %b : (tensor<2x20x40x{t}>, tensor<40x24x{t}>) -> tensor<2x20x24x{t}>
-  func.return %y, %z : tensor<2x20x24x{t}>, tensor<2x20x24x{t}>
+GRAPH = """func.func @f(%x: tensor<{B}x{M}x{K}x{t}>, %w: tensor<{N}x{K}x{t}>,
+                   %b: tensor<{K}x{N}x{t}>) -> (tensor<{B}x{M}x{N}x{t}>, tensor<{B}x{M}x{N}x{t}>) {{
+  %y = graph.linear %x, %w : (tensor<{B}x{M}x{K}x{t}>, tensor<{N}x{K}x{t}>) -> tensor<{B}x{M}x{N}x{t}>
+  %z = graph.matmul %x, %b : (tensor<{B}x{M}x{K}x{t}>, tensor<{K}x{N}x{t}>) -> tensor<{B}x{M}x{N}x{t}>
+  func.return %y, %z : tensor<{B}x{M}x{N}x{t}>, tensor<{B}x{M}x{N}x{t}>
 }}"""
 """A linear (its (out, in) weight read transposed) and a matmul whose B is
 broadcast over the batch: GEMMs only, so the plan has no other kernel."""
+SMALL = {"B": 2, "M": 20, "K": 40, "N": 24}
+
+
+def graph(t: str, **dims: int) -> str:
+    return GRAPH.format(t=t, **(SMALL | dims))
 
 
 def assert_matches(got: Sequence[Any], want: Sequence[Any]) -> None:
@@ -44,8 +49,8 @@ def assert_matches(got: Sequence[Any], want: Sequence[Any]) -> None:
 @pytest.mark.cxx
 @pytest.mark.parametrize("t", ["bf16", "f16"])
 def test_tensor_core_route_on_cuda_sim(t: str) -> None:
-    reference = parse(GRAPH.format(t=t))
-    lowered = apply(parse(GRAPH.format(t=t)), "convert-graph-to-gpu")
+    reference = parse(graph(t))
+    lowered = apply(parse(graph(t)), "convert-graph-to-gpu")
     shapes = [shape for _, shape in tensor_core_gemms(lowered).values()]
     assert len(shapes) == 2
     assert any(s.b_n_by_k for s in shapes)  # the linear's (out, in) weight
@@ -63,7 +68,7 @@ def test_tensor_core_route_on_cuda_sim(t: str) -> None:
 
 
 def test_unknown_gemm_route_is_an_error() -> None:
-    lowered = apply(parse(GRAPH.format(t="f16")), "convert-graph-to-gpu")
+    lowered = apply(parse(graph("f16")), "convert-graph-to-gpu")
     with pytest.raises(ValueError, match="gemm='cutlass'"):
         CudaSimEmulator(lowered, gemm="cutlass")
 
@@ -125,7 +130,7 @@ def test_executor_routes_gemms_to_the_tensor_core_kernel(
 
     cp = fake_cupy()
     monkeypatch.setitem(sys.modules, "cupy", cp)
-    module = parse(GRAPH.format(t=t))
+    module = parse(graph(t))
     compiler = SourceCompiler()
     run = cuda_executor.compile_cuda(
         module, compiler=compiler, cache=KernelCache(tmp_path), gemm="tensor-core"
@@ -139,3 +144,23 @@ def test_executor_routes_gemms_to_the_tensor_core_kernel(
     assert len(compiler.sources) == 1  # one translation unit for both GEMMs
     with pytest.raises(ValueError, match="gemm='cutlass'"):
         cuda_executor.compile_cuda(module, compiler=compiler, gemm="cutlass")
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("t", ["bf16", "f16"])
+def test_tensor_core_route_on_the_gpu(t: str) -> None:
+    """The same route on the device (NVRTC, CuPy), ragged tiles and
+    several blocks: equal to the reference as on cuda-sim."""
+    import cupy  # type: ignore[import-not-found]
+
+    from fxdsl.runtime.cuda_executor import compile_cuda
+    from fxdsl.runtime.launch_plan import Gemm
+
+    module = parse(graph(t, B=3, M=300, K=136, N=200))
+    run = compile_cuda(module, gemm="tensor-core")
+    gemms = {s for s in run.plan.steps if isinstance(s, Gemm)}
+    assert set(run.gemm_kernels) == gemms
+    assert len(gemms) == 2
+    inputs = random_inputs(module, seed=2)
+    got = [cupy.asnumpy(x) for x in run(*inputs)]
+    assert_matches(got, run_reference(module, *inputs))
