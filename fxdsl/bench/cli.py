@@ -30,7 +30,13 @@ from fxdsl.bench.harness import (
     WorkloadResult,
 )
 from fxdsl.bench.report import load_report, merge_results, write_report
-from fxdsl.bench.timing import DEFAULT_RUNS, DEFAULT_WARMUP, CpuDevice, CudaDevice
+from fxdsl.bench.timing import (
+    DEFAULT_RUNS,
+    DEFAULT_THREADS,
+    DEFAULT_WARMUP,
+    CpuDevice,
+    CudaDevice,
+)
 from fxdsl.bench.variants import Variant, default_variants
 from fxdsl.bench.workloads import SCALES, WORKLOADS, Workload, workload_named
 from fxdsl.runtime.compile import BackendUnavailable, cuda_unavailable_reason
@@ -92,6 +98,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--warmup", type=_non_negative, default=DEFAULT_WARMUP, help="untimed runs"
     )
     parser.add_argument(
+        "--threads",
+        type=_positive,
+        default=DEFAULT_THREADS,
+        help="cpu backend: threads of torch's and numpy's pools while timing, "
+        "the same for every variant (default: %(default)s)",
+    )
+    parser.add_argument(
         "--out", type=Path, default=DEFAULT_OUT, help="folder for the report files"
     )
     parser.add_argument("--tag", help="file name tag (default: the backend)")
@@ -128,16 +141,16 @@ def select_variants(spec: str | None, variants: Sequence[Variant]) -> list[Varia
     return [known[n] for n in dict.fromkeys(names)]
 
 
-def make_device(backend: str) -> CpuDevice | CudaDevice:
+def make_device(backend: str, threads: int = DEFAULT_THREADS) -> CpuDevice | CudaDevice:
     """The device for `backend`; cuda unavailable -> BackendUnavailable
-    (auto falls back to the cpu reference)."""
+    (auto falls back to the cpu reference, timed on `threads` threads)."""
     if backend == "cpu":
-        return CpuDevice()
+        return CpuDevice(threads)
     reason = cuda_unavailable_reason()
     if reason is None:
         return CudaDevice()
     if backend == "auto":
-        return CpuDevice()
+        return CpuDevice(threads)
     raise BackendUnavailable(reason)
 
 
@@ -162,7 +175,7 @@ def run_bench(
     tag = args.tag or ""
     if tag and not all(c.isalnum() or c in "-_." for c in tag):
         raise UserError(f"--tag: use letters, digits, '-', '_' or '.', got {tag!r}")
-    device = make_device(args.backend)
+    device = make_device(args.backend, args.threads)
     scale = args.scale or ("full" if device.name == "cuda" else "tiny")
     settings = Settings(scale, CHECK_SCALE[scale], args.runs, args.warmup)
     stem = f"{date}-{tag or device.name}"

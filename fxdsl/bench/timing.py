@@ -8,16 +8,26 @@ torch's current stream for torch variants), and before each run the timer
 overwrites a buffer of twice the L2 size, so no run finds its inputs in L2
 left there by the previous one (the flush is outside the events).
 
+On the CPU every variant is timed with the same number of threads
+(`CpuDevice(threads)`, `fxdsl-bench --threads`, default 1): torch's intra-op
+pool (`torch.set_num_threads`) and numpy's BLAS and OpenMP pools (through
+threadpoolctl, the `bench` extra) are limited while a timer runs, so torch
+eager does not swing with the load on the machine while fxdsl's numpy path
+runs single-threaded. The count is in the report (device `threads`).
+
 CuPy is imported only when a `CudaDevice` is made (it is optional and lives
 on the device machine); torch only by `torch_events`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import importlib.util
 import statistics
+import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +35,7 @@ import numpy as np
 
 DEFAULT_RUNS = 30
 DEFAULT_WARMUP = 5
+DEFAULT_THREADS = 1
 FALLBACK_L2_BYTES = 50 * 2**20  # H100 SXM; used if the device does not say
 
 
@@ -87,16 +98,58 @@ def time_host(fn: Callable[[], Any], runs: int, warmup: int) -> list[float]:
     return times
 
 
+def _blas_pinning() -> str | None:
+    """How numpy's thread pools are limited (None: they cannot be here)."""
+    if importlib.util.find_spec("threadpoolctl") is None:
+        return None
+    return "numpy's BLAS and OpenMP pools by threadpoolctl"
+
+
+@contextlib.contextmanager
+def pinned_threads(count: int) -> Iterator[None]:
+    """Limit torch's intra-op pool (when torch is loaded: only torch
+    variants load it) and numpy's BLAS/OpenMP pools to `count` threads;
+    restore them after."""
+    torch = sys.modules.get("torch")
+    previous = torch.get_num_threads() if torch is not None else None
+    with contextlib.ExitStack() as stack:
+        if _blas_pinning() is not None:
+            from threadpoolctl import threadpool_limits
+
+            stack.enter_context(threadpool_limits(limits=count))
+        if torch is not None:
+            torch.set_num_threads(count)
+            stack.callback(torch.set_num_threads, previous)
+        yield
+
+
 class CpuDevice:
-    """The numpy reference backend: host arrays, wall-clock timing."""
+    """The numpy reference backend: host arrays, wall-clock timing, every
+    variant timed on `threads` threads (`pinned_threads`)."""
 
     name = "cpu"
-    flush_note = "no cache flush (CPU reference; wall-clock perf_counter)"
+
+    def __init__(self, threads: int = DEFAULT_THREADS) -> None:
+        if threads < 1:
+            raise ValueError(f"threads must be at least 1, got {threads}")
+        self.threads = threads
+        blas = _blas_pinning() or "numpy's BLAS not limited (needs threadpoolctl)"
+        count = f"{threads} thread{'' if threads == 1 else 's'}"
+        self.threading = f"{count}: torch.set_num_threads, {blas}"
+        self.flush_note = (
+            "no cache flush (CPU reference; wall-clock perf_counter); "
+            f"every variant timed on {self.threading}"
+        )
 
     def describe(self) -> dict[str, Any]:
         import platform
 
-        return {"backend": "cpu", "name": platform.processor() or platform.machine()}
+        return {
+            "backend": "cpu",
+            "name": platform.processor() or platform.machine(),
+            "threads": self.threads,
+            "threading": self.threading,
+        }
 
     def to_device(self, array: np.ndarray) -> Any:
         return array
@@ -105,7 +158,8 @@ class CpuDevice:
         return np.asarray(array)
 
     def time(self, fn: Callable[[], Any], runs: int, warmup: int) -> list[float]:
-        return time_host(fn, runs, warmup)
+        with pinned_threads(self.threads):
+            return time_host(fn, runs, warmup)
 
     def synchronize(self) -> None:
         """Nothing is asynchronous on the host."""

@@ -1,7 +1,12 @@
 """`fxdsl-bench` on the CPU reference at tiny scale: every workload and
 variant reported, numerics checked (a wrong variant is caught), bad input is
 one `error:` line, reports are written atomically. The CUDA path (events, L2
-flush, pipelines) runs against a stand-in `cupy` backed by numpy."""
+flush, pipelines) runs against a stand-in `cupy` backed by numpy.
+
+The report checks run on a smoke run (`SMOKE_WORKLOADS`: one workload of
+each kind of variant list, three timed runs), which `make test` runs; the
+same checks on every workload (two ResNet-18s, minutes on the reference) are
+`slow`, for `make test-all`."""
 
 from __future__ import annotations
 
@@ -37,9 +42,10 @@ from fxdsl.bench.variants import (
     default_variants,
     without_fuse,
 )
-from fxdsl.bench.workloads import WORKLOADS, bytes_moved, workload_named
+from fxdsl.bench.workloads import WORKLOADS, Workload, bytes_moved, workload_named
 from fxdsl.lowering.pipeline import GPU_PIPELINE
 from fxdsl.runtime.compile import compile_module
+from fxdsl.testing.optional import need
 
 DATE = "2026-01-02"
 HAS_TORCH = importlib.util.find_spec("torch") is not None
@@ -65,20 +71,37 @@ def rows_of(document: dict[str, Any], workload: str) -> dict[str, dict[str, Any]
     return {row["variant"]: row for row in entry["rows"]}
 
 
-@pytest.fixture(scope="module")
-def full_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    """One CPU run of every workload (30 timed runs each), and its stdout."""
+SMOKE_WORKLOADS = (
+    "elementwise",  # one fused kernel against five
+    "gemm",  # + torch-compile-max-autotune
+    "gpt2_block_b8_t512",  # + the attention variants
+    "gpt2_12blocks_b1_t64",  # + split-K and reduce-overhead; 12 blocks' kernels
+)
+"""One workload of each kind of variant list: what `make test` runs."""
+RUNS = 3
+
+
+@pytest.fixture(
+    scope="module",
+    params=["smoke", pytest.param("every-workload", marks=pytest.mark.slow)],
+)
+def full_run(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, str, list[Workload]]:
+    """One CPU run (RUNS timed runs each) of the smoke workloads or of every
+    workload: its output folder, stdout and the workloads it ran."""
     out = tmp_path_factory.mktemp("results")
-    code = subprocess.run(
-        [sys.executable, "-m", "fxdsl.bench", "--backend", "cpu", "--scale", "tiny",
-         "--out", str(out), "--tag", "ci", "--date", DATE, "--runs", "30"],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
-    # No time limit asserted here (performance is the harness's to measure):
-    # with torch installed, as in CI, the torch.compile rows compile with
-    # Inductor on the CPU, about a minute on a 2-core machine.
+    argv = [sys.executable, "-m", "fxdsl.bench", "--backend", "cpu", "--scale", "tiny",
+            "--out", str(out), "--tag", "ci", "--date", DATE, "--runs", str(RUNS),
+            "--warmup", "1"]  # fmt: skip
+    workloads = list(WORKLOADS)
+    if request.param == "smoke":
+        argv += ["--workloads", ",".join(SMOKE_WORKLOADS)]
+        workloads = [workload_named(name) for name in SMOKE_WORKLOADS]
+    code = subprocess.run(argv, capture_output=True, text=True, check=False)
+    # No time limit asserted here (performance is the harness's to measure).
     assert code.returncode == 0, code.stderr
-    return out, code.stdout
+    return out, code.stdout, workloads
 
 
 # --------------------------------------------------------------------------- #
@@ -86,15 +109,23 @@ def full_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
 # --------------------------------------------------------------------------- #
 
 
-def test_every_workload_and_variant_is_reported(full_run: tuple[Path, str]) -> None:
-    out, _ = full_run
+Run = tuple[Path, str, list[Workload]]
+
+
+def test_every_workload_and_variant_is_reported(full_run: Run) -> None:
+    out, _, workloads = full_run
     document = load(out)
     assert document["device"]["backend"] == "cpu"
     assert (document["scale"], document["check_scale"], document["runs"]) == (
-        "tiny", "tiny", 30,
+        "tiny", "tiny", RUNS,
     )  # fmt: skip
-    assert [w["name"] for w in document["workloads"]] == [w.name for w in WORKLOADS]
-    for workload in WORKLOADS:
+    assert [w["name"] for w in document["workloads"]] == [w.name for w in workloads]
+    # every variant timed on one thread (the default), and the report says so
+    assert document["device"]["threads"] == 1
+    assert (
+        "every variant timed on 1 thread: torch.set_num_threads" in (document["timing"])
+    )
+    for workload in workloads:
         rows = rows_of(document, workload.name)
         expected = list(BASE_VARIANTS)
         if workload.reduce_overhead:
@@ -120,14 +151,14 @@ def test_every_workload_and_variant_is_reported(full_run: tuple[Path, str]) -> N
                 assert row["reason"], row
 
 
-def test_fxdsl_rows_are_timed_checked_and_counted(full_run: tuple[Path, str]) -> None:
+def test_fxdsl_rows_are_timed_checked_and_counted(full_run: Run) -> None:
     document = load(full_run[0])
-    for workload in WORKLOADS:
+    for workload in full_run[2]:
         rows = rows_of(document, workload.name)
         for name in ("fxdsl", "fxdsl-unfused"):
             row = rows[name]
             assert row["status"] == "ok", row
-            assert row["runs"] == 30
+            assert row["runs"] == RUNS
             assert 0 < row["p10_ms"] <= row["median_ms"] <= row["p90_ms"]
             assert row["numerics_ok"] is True
             assert row["max_abs_err"] is not None
@@ -158,9 +189,9 @@ def test_fxdsl_rows_are_timed_checked_and_counted(full_run: tuple[Path, str]) ->
     assert stack["fxdsl-unfused"]["kernels"] > stack["fxdsl"]["kernels"] + 12
 
 
-def test_torch_and_cudagraph_rows_say_why(full_run: tuple[Path, str]) -> None:
+def test_torch_and_cudagraph_rows_say_why(full_run: Run) -> None:
     document = load(full_run[0])
-    for workload in WORKLOADS:
+    for workload in full_run[2]:
         rows = rows_of(document, workload.name)
         if HAS_TORCH:
             assert rows["torch-eager"]["status"] == "ok"
@@ -178,14 +209,15 @@ def test_torch_and_cudagraph_rows_say_why(full_run: tuple[Path, str]) -> None:
         )
 
 
-def test_markdown_table_and_png(full_run: tuple[Path, str]) -> None:
-    out, stdout = full_run
+def test_markdown_table_and_png(full_run: Run) -> None:
+    out, stdout, workloads = full_run
     markdown = (out / f"{DATE}-ci.md").read_text()
-    for workload in WORKLOADS:
+    for workload in workloads:
         assert f"## {workload.name}\n" in markdown
     for variant in BASE_VARIANTS:
         assert f"| {variant} |" in markdown
     assert "| variant | median ms |" in markdown
+    assert "every variant timed on 1 thread" in markdown
     assert "**skipped**: fxdsl.compile rejects cuda_graph=True" in markdown or (
         "**skipped**: CUDA graphs only apply" in markdown
     )
@@ -290,6 +322,7 @@ def test_failing_variant_is_a_row_not_a_crash(
         (["--variants", "fxdsl,torch"], "error: unknown variant 'torch'"),
         (["--runs", "0"], "must be at least 1, got 0"),
         (["--runs", "many"], "not an integer: 'many'"),
+        (["--threads", "0"], "argument --threads: must be at least 1, got 0"),
         (["--backend", "tpu"], "error: argument --backend: invalid choice: 'tpu'"),
         (["--scale", "huge"], "error: argument --scale: invalid choice: 'huge'"),
         (["--tag", "a/b"], "error: --tag: use letters"),
@@ -333,6 +366,53 @@ def test_cuda_backend_without_a_gpu_is_an_error(
     assert "error: BackendUnavailable: backend='cuda' is unavailable" in err
     assert "Traceback" not in err
     assert not list(tmp_path.iterdir())
+
+
+def test_smoke_run_covers_every_kind_of_variant_list() -> None:
+    """`make test` runs SMOKE_WORKLOADS only: between them they have every
+    optional variant any workload has."""
+    flags = ("attention", "skinny", "reduce_overhead", "max_autotune")
+    smoke = [workload_named(name) for name in SMOKE_WORKLOADS]
+    for flag in flags:
+        if any(getattr(w, flag) for w in WORKLOADS):
+            assert any(getattr(w, flag) for w in smoke), flag
+
+
+def test_cpu_timing_pins_threads_for_every_variant() -> None:
+    """While a CPU variant is timed, torch's pool (and numpy's BLAS pool,
+    with threadpoolctl) has `--threads` threads; before and after, the
+    process's own setting."""
+    torch = need("torch")
+    threadpoolctl = need("threadpoolctl")  # the dev and bench extras
+    seen: list[tuple[int, set[int]]] = []
+
+    def probe(device: Any, *_args: Any) -> Compiled:
+        def fn() -> None:
+            blas = {
+                pool["num_threads"]
+                for pool in threadpoolctl.threadpool_info()
+                if pool["user_api"] == "blas"
+            }
+            seen.append((torch.get_num_threads(), blas))
+
+        return Compiled(fn, lambda _a: [], lambda _o: [], device.time)
+
+    variants = [Variant("probe", probe, compiles=False, checked=False)]
+    settings = Settings(scale="tiny", check_scale="tiny", runs=4, warmup=1)
+    before = torch.get_num_threads()
+    torch.set_num_threads(5)
+    try:
+        harness = Harness(CpuDevice(threads=3), variants, settings)
+        (result,) = harness.run([workload_named("softmax")])
+        after = torch.get_num_threads()
+    finally:
+        torch.set_num_threads(before)
+    assert [(r.variant, r.status, r.runs) for r in result.rows] == [("probe", "ok", 4)]
+    # two untimed first calls (cold and warm build), then 1 warm-up + 4 runs
+    assert [threads for threads, _ in seen] == [5, 5, 3, 3, 3, 3, 3]
+    assert all(blas <= {3} for _, blas in seen[2:])
+    assert after == 5
+    assert CpuDevice(threads=3).describe()["threads"] == 3
 
 
 def test_check_scale_differs_from_bench_scale() -> None:
