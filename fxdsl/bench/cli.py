@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from fxdsl.bench.bf16_workloads import BF16_WORKLOADS
 from fxdsl.bench.harness import (
     CHECK_ATOL,
     CHECK_RTOL,
@@ -77,9 +78,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--workloads",
-        help="comma-separated names (default: all): "
-        + ", ".join(w.name for w in WORKLOADS),
-    )
+        help="comma-separated names or groups (default: f32): "
+        + "; ".join(f"{group}: {', '.join(w.name for w in members)}"
+                    for group, members in GROUPS.items()),
+    )  # fmt: skip
     parser.add_argument(
         "--variants",
         help="comma-separated names (default: all): "
@@ -115,16 +117,27 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+GROUPS: dict[str, tuple[Workload, ...]] = {
+    "f32": WORKLOADS,
+    "bf16": BF16_WORKLOADS,
+    "all": (*WORKLOADS, *BF16_WORKLOADS),
+}
+"""Names `--workloads` takes for a set of workloads (the default: f32)."""
+
+
 def select_workloads(spec: str | None) -> list[Workload]:
     if spec is None:
         return list(WORKLOADS)
     names = [n.strip() for n in spec.split(",") if n.strip()]
     if not names:
         raise UserError("--workloads names no workload")
+    chosen: list[Workload] = []
     try:
-        return [workload_named(n) for n in dict.fromkeys(names)]
+        for name in names:
+            chosen += GROUPS.get(name) or [workload_named(name, GROUPS["all"])]
     except ValueError as error:
         raise UserError(str(error)) from None
+    return list({w.name: w for w in chosen}.values())
 
 
 def select_variants(spec: str | None, variants: Sequence[Variant]) -> list[Variant]:
@@ -200,7 +213,7 @@ def run_bench(
     report = results
     if old:
         order = [v.name for v in default_variants()] + [v.name for v in chosen]
-        report = merge_results(old, results, [w.name for w in WORKLOADS], order)
+        report = merge_results(old, results, [w.name for w in GROUPS["all"]], order)
     written, note = write_report(args.out, stem, meta, report)
     for path in written:
         print(f"wrote {path}")

@@ -5,8 +5,9 @@ For each workload the harness
 1. checks numerics at the check scale: each checked variant runs the
    workload's seeded inputs and its outputs are compared with the numpy
    reference interpreter on the unmodified module (max abs error, and
-   `numerics_ok` within `CHECK_RTOL`/`CHECK_ATOL`); a variant that is fast
-   and wrong is reported as `wrong`, never trusted;
+   `numerics_ok` within `CHECK_RTOL`/`CHECK_ATOL`, or the workload's own
+   `tolerance`: bf16 ones); a variant that is fast and wrong is reported as
+   `wrong`, never trusted;
 2. compiles each variant at the benchmark scale twice with the kernel caches
    pointed at one fresh temporary folder: the first compile is cold, the
    second warm; each time is the build plus the first call, synchronized
@@ -31,9 +32,8 @@ import numpy as np
 
 from fxdsl.bench.timing import Device, summarize
 from fxdsl.bench.variants import TORCH_PREFIX, Compiled, Skipped, Variant
-from fxdsl.bench.workloads import Workload, bytes_moved
-from fxdsl.frontends.models import example_inputs
-from fxdsl.interpreters.run import run_reference
+from fxdsl.bench.workloads import Workload, bytes_moved, workload_inputs
+from fxdsl.interpreters.run import entry_function, run_reference
 from fxdsl.runtime.counters import timings
 
 CHECK_RTOL = 1e-3
@@ -60,6 +60,8 @@ class Row:
     p90_ms: float | None = None
     runs: int = 0
     gb_per_s: float | None = None
+    tflops: float | None = None
+    """achieved TFLOPS (workloads that name their FLOPs)"""
     vs_copy: float | None = None
     vs_best_torch: float | None = None
     compile_cold_s: float | None = None
@@ -83,6 +85,10 @@ class WorkloadResult:
     check_dims: dict[str, int]
     bytes_moved: int
     rows: list[Row] = field(default_factory=list)
+    flops: int | None = None
+    """FLOPs of one run at the benchmark scale (None: not counted)"""
+    element: str = "f32"
+    """the element type of the first result (which tensor-core peak applies)"""
 
 
 @dataclass(frozen=True)
@@ -136,12 +142,21 @@ def max_abs_error(outputs: Sequence[np.ndarray], expected: Sequence[Any]) -> flo
     return worst
 
 
-def within_tolerance(outputs: Sequence[np.ndarray], expected: Sequence[Any]) -> bool:
+def _wide(array: Any) -> np.ndarray:
+    return np.asarray(array, np.float64)
+
+
+def within_tolerance(
+    outputs: Sequence[np.ndarray],
+    expected: Sequence[Any],
+    rtol: float = CHECK_RTOL,
+    atol: float = CHECK_ATOL,
+) -> bool:
     if len(outputs) != len(expected):
         return False
     return all(
         np.shape(out) == np.shape(ref)
-        and bool(np.allclose(out, ref, rtol=CHECK_RTOL, atol=CHECK_ATOL))
+        and bool(np.allclose(_wide(out), _wide(ref), rtol=rtol, atol=atol))
         for out, ref in zip(outputs, expected)
     )
 
@@ -192,16 +207,20 @@ class Harness:
         scale, check_scale = self.settings.scale, self.settings.check_scale
         module = workload.module(scale)
         check_module = module if check_scale == scale else workload.module(check_scale)
-        check_inputs = example_inputs(check_module)
+        check_inputs = workload_inputs(check_module)
         expected = run_reference(check_module, *check_inputs)
+        dims = workload.dims[scale]
+        outputs = entry_function(module).function_type.outputs
         result = WorkloadResult(
             workload.name,
             workload.description,
-            dict(workload.dims[scale]),
+            dict(dims),
             dict(workload.dims[check_scale]),
             bytes_moved(module),
+            flops=workload.flops(dims) if workload.flops else None,
+            element=str(outputs.data[0].element_type),  # type: ignore[attr-defined]
         )
-        arrays = example_inputs(module)
+        arrays = workload_inputs(module)
         for variant in self.variants:
             if not variant.applies(workload):
                 continue
@@ -239,14 +258,15 @@ class Harness:
             dims = workload.dims[settings.check_scale]
             checker = variant.compile(device, workload, check_module, dims)
             outputs = checker.outputs(checker.fn(*checker.inputs(check_inputs)))
+            rtol, atol = workload.tolerance or (CHECK_RTOL, CHECK_ATOL)
             row.max_abs_err = max_abs_error(outputs, expected)
-            row.numerics_ok = within_tolerance(outputs, expected)
+            row.numerics_ok = within_tolerance(outputs, expected, rtol, atol)
             if not row.numerics_ok:
                 row.status = "wrong"
                 row.reason = (
                     f"numerics check failed at {settings.check_scale} scale: "
                     f"max abs error {row.max_abs_err:.3g} "
-                    f"(rtol {CHECK_RTOL}, atol {CHECK_ATOL})"
+                    f"(rtol {rtol}, atol {atol})"
                 )
         if variant.kernel_pipeline is not None:
             row.kernels = _kernel_count(variant.kernel_pipeline, check_module)
@@ -292,9 +312,11 @@ def fill_ratios(result: WorkloadResult) -> None:
     best_torch = min((t for t in torch_times if t is not None), default=None)
     for row in timed:
         assert row.median_ms is not None
-        row.gb_per_s = row.vs_copy = row.vs_best_torch = None
+        row.gb_per_s = row.tflops = row.vs_copy = row.vs_best_torch = None
         if row.median_ms > 0:
             row.gb_per_s = result.bytes_moved / (row.median_ms * 1e-3) / 1e9
+            if result.flops is not None and row.variant != "copy":  # no arithmetic
+                row.tflops = result.flops / (row.median_ms * 1e-3) / 1e12
         if copy is not None and copy.median_ms:
             row.vs_copy = row.median_ms / copy.median_ms
         if best_torch:

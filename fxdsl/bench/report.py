@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from fxdsl.bench.harness import Row, WorkloadResult, fill_ratios
+from fxdsl.bench.limits import H100_SXM
 from fxdsl.bench.workloads import describe_dims
 from fxdsl.tools.atomic_write import write_atomic
 
@@ -97,7 +98,8 @@ def _note(row: Row) -> str:
 
 
 COLUMNS = (
-    "variant", "median ms", "p10", "p90", "GB/s", "× copy", "× best torch",
+    "variant", "median ms", "p10", "p90", "GB/s", "TFLOPS", "× copy",
+    "× best torch",
     "compile cold s", "warm s", "warm lower/build/load s", "kernels",
     "max abs err", "note",
 )  # fmt: skip
@@ -117,6 +119,7 @@ def _cells(row: Row) -> list[str]:
         _number(row.p10_ms),
         _number(row.p90_ms),
         _number(row.gb_per_s, 1),
+        _number(row.tflops, 1),
         _number(row.vs_copy, 2),
         _number(row.vs_best_torch, 2),
         _number(row.compile_cold_s),
@@ -126,6 +129,16 @@ def _cells(row: Row) -> list[str]:
         "–" if row.max_abs_err is None else f"{row.max_abs_err:.2g}",
         _note(row).replace("|", "\\|"),
     ]
+
+
+def _limits(result: WorkloadResult) -> str:
+    """Bytes, FLOPs and the H100 floor of one workload's header line."""
+    text = f"{result.bytes_moved / 1e6:.3g} MB moved"
+    if result.flops is not None:
+        text += f", {result.flops / 1e9:.3g} GFLOP"
+    element = result.element if result.element in H100_SXM.tflops else "f32"
+    floor = H100_SXM.floor_ms(result.flops, result.bytes_moved, element)
+    return f"{text}; floor {floor:.3g} ms ({H100_SXM.describe(element)})"
 
 
 def to_markdown(meta: dict[str, Any], results: list[WorkloadResult]) -> str:
@@ -143,6 +156,8 @@ def to_markdown(meta: dict[str, Any], results: list[WorkloadResult]) -> str:
         "(inputs read + outputs written); × best torch: median / fastest torch",
         "- compile: compile + first call, cold = empty kernel caches, "
         "warm = same caches again",
+        "- floor: the least time on an H100 SXM (its dense tensor-core peak for "
+        "the FLOPs, HBM3 bandwidth for the bytes, whichever is longer)",
         "",
     ]
     for result in results:
@@ -150,7 +165,7 @@ def to_markdown(meta: dict[str, Any], results: list[WorkloadResult]) -> str:
         lines += [
             f"## {result.name}",
             "",
-            f"{result.description}; {dims}; {result.bytes_moved / 1e6:.3g} MB moved",
+            f"{result.description}; {dims}; {_limits(result)}",
             "",
             "| " + " | ".join(COLUMNS) + " |",
             "|" + "|".join("---" for _ in COLUMNS) + "|",

@@ -19,6 +19,11 @@ the report shows; the harness never drops a row silently.
   workloads: Inductor's Triton GEMMs with the epilogue fused, against
   fxdsl's cuBLAS GEMM + fused epilogue kernel): the workload's torch
   implementation.
+* `torch-addmm-activation` (only for GEMM + bias + GELU/ReLU workloads):
+  `torch._addmm_activation`, which on CUDA is one cuBLASLt call with the bias
+  and the activation fused as its epilogue (the cuBLASLt-epilogue study).
+* Torch variants get each input in its argument's type (bf16 as
+  `torch.bfloat16`) and hand back float32 arrays for bf16 outputs.
 * `copy`: a device-to-device copy moving as many bytes as the workload must
   (read `bytes_moved / 2`, write as much): the bandwidth ceiling.
 """
@@ -33,7 +38,7 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
 from fxdsl.bench.timing import CudaDevice, Device, time_events, torch_events
-from fxdsl.bench.workloads import Dims, Workload, bytes_moved
+from fxdsl.bench.workloads import Dims, Workload, argument_elements, bytes_moved
 from fxdsl.lowering.pipeline import GPU_PIPELINE, with_split_k
 from fxdsl.runtime.compile import DEFAULT_PIPELINE
 
@@ -126,18 +131,37 @@ def _import_torch() -> Any:
     return torch
 
 
+def _addmm_activation(w: Workload) -> Callable[[Dims], Callable[..., Any]]:
+    """`x @ w + b` and the workload's activation in one `_addmm_activation`."""
+
+    def build(_d: Dims) -> Callable[..., Any]:
+        import torch
+
+        gelu = w.epilogue == "gelu"  # tanh GELU, as cuBLASLt's epilogue
+        return lambda x, w, b: torch._addmm_activation(b, x, w, use_gelu=gelu)
+
+    return build
+
+
 def _torch(
-    mode: str | None, *, compiled: bool, backend: str = "inductor"
+    mode: str | None,
+    *,
+    compiled: bool,
+    backend: str = "inductor",
+    function: Callable[[Workload], Callable[[Dims], Callable[..., Any]]] = (
+        lambda w: w.torch_fn
+    ),
 ) -> Callable[[Device, Workload, ModuleOp, Dims], Compiled]:
     """torch eager, or `torch.compile` with `backend` (fxdsl's own backend
-    runs on the CPU too: its islands then run on the reference)."""
+    runs on the CPU too: its islands then run on the reference), of the
+    workload's `function` (default: its torch implementation)."""
 
-    def compile(device: Device, w: Workload, _m: ModuleOp, dims: Dims) -> Compiled:
+    def compile(device: Device, w: Workload, m: ModuleOp, dims: Dims) -> Compiled:
         torch = _import_torch()
         inductor = backend == "inductor"
         if compiled and inductor and not isinstance(device, CudaDevice):
             raise Skipped("torch.compile is only timed on backend cuda")
-        fn = w.torch_fn(dims)
+        fn = function(w)(dims)
         if compiled:
             # a fresh dynamo state, so each compile really compiles
             torch._dynamo.reset()
@@ -160,11 +184,21 @@ def _torch(
             timer, sync = device.time, (lambda: None)
 
         def outputs(out: Any) -> list[np.ndarray]:
-            return [o.detach().cpu().numpy() for o in _tuple(out)]
+            wide = lambda o: o.float() if o.dtype == torch.bfloat16 else o
+            return [wide(o.detach()).cpu().numpy() for o in _tuple(out)]
+
+        types = {"bf16": torch.bfloat16, "f16": torch.float16}
+        elements = argument_elements(m)
+
+        def inputs(arrays: Sequence[np.ndarray]) -> list[Any]:
+            return [
+                torch.from_numpy(a).to(target, types.get(element))
+                for a, element in zip(arrays, elements, strict=True)
+            ]
 
         return Compiled(
             fn,
-            inputs=lambda arrays: [torch.from_numpy(a).to(target) for a in arrays],
+            inputs=inputs,
             outputs=outputs,
             timer=timer,
             synchronize=sync,
@@ -248,6 +282,12 @@ def default_variants() -> list[Variant]:
             "torch-compile-max-autotune",
             _torch("max-autotune-no-cudagraphs", compiled=True),
             applies=lambda w: w.max_autotune,
+        ),
+        Variant(
+            "torch-addmm-activation",
+            _torch(None, compiled=False, function=_addmm_activation),
+            compiles=False,
+            applies=lambda w: w.epilogue is not None,
         ),
         Variant("copy", _copy, compiles=False, checked=False),
     ]

@@ -10,25 +10,35 @@ when a torch variant runs) and the bytes it must move at least: every input
 read once plus every output written once (`bytes_moved`), which sizes the
 device-to-device copy baseline.
 
-All workloads are f32. Inputs come from `models.example_inputs` (activations
-N(0, 1), weights at GPT-2 initialisation scale), so softmax and layer norm see
-realistic values and the numerics check tests something.
+The workloads here are f32 (the bf16 ones are `fxdsl.bench.bf16_workloads`).
+Inputs come from `models.example_inputs` (activations N(0, 1), weights at
+GPT-2 initialisation scale), so softmax and layer norm see realistic values
+and the numerics check tests something; `workload_inputs` gives them the
+argument's storage (bf16 values rounded, f16 as float16).
 """
 
 from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from xdsl.dialects.builtin import ModuleOp
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp, TensorType
 
 from fxdsl.dialects.graph import shape_of
 from fxdsl.frontends import ops
-from fxdsl.frontends.models import LN_EPS, gpt2_block, gpt2_stack, mlp
+from fxdsl.frontends.models import (
+    LN_EPS,
+    example_inputs,
+    gpt2_block,
+    gpt2_stack,
+    mlp,
+)
 from fxdsl.frontends.tracer import Tensor, TensorSpec, trace
+from fxdsl.interpreters.dtypes import round_to_bf16
 from fxdsl.interpreters.run import entry_function
 
 SCALES = ("full", "small", "tiny")
@@ -62,16 +72,51 @@ class Workload:
     skinny: bool = False
     """Also time fxdsl with `graph-split-k` (few-row GEMMs split along K),
     with and without CUDA graphs, beside the default."""
+    flops: Callable[[Dims], int] | None = None
+    """dims -> floating-point operations the workload must do (a multiply-add
+    is two), for achieved TFLOPS and the tensor-core floor in the report."""
+    tolerance: tuple[float, float] | None = None
+    """(rtol, atol) of the numerics check; None: the harness's f32 one."""
+    epilogue: str | None = None
+    """"gelu" or "relu": a GEMM + bias + activation that cuBLASLt can fuse
+    into the GEMM (`torch._addmm_activation`), timed beside fxdsl's GEMM +
+    epilogue kernel (the cuBLASLt-epilogue study)."""
 
     def module(self, scale: str) -> ModuleOp:
         return self.build(self.dims[scale])
+
+
+def element_bytes(typ: Any) -> int:
+    """Bytes per element of a tensor type as the device stores it (bf16 and
+    f16 two, f32 four, i64 eight, i1 one)."""
+    assert isinstance(typ, TensorType)
+    return max(1, typ.element_type.bitwidth // 8)  # type: ignore[union-attr]
 
 
 def bytes_moved(module: ModuleOp) -> int:
     """Bytes of every argument and every result of the entry function."""
     function = entry_function(module)
     types = [*function.function_type.inputs, *function.function_type.outputs]
-    return sum(4 * math.prod(shape_of(t)) for t in types)
+    return sum(element_bytes(t) * math.prod(shape_of(t)) for t in types)
+
+
+def argument_elements(module: ModuleOp) -> list[str]:
+    """The element type (f32, bf16, ...) of each argument of the entry."""
+    function = entry_function(module)
+    return [str(t.element_type) for t in function.function_type.inputs]  # type: ignore[attr-defined]
+
+
+def workload_inputs(module: ModuleOp) -> list[np.ndarray]:
+    """`example_inputs`, each in its argument's storage: a bf16 argument's
+    values rounded to bf16 (held as float32, as the reference and the
+    executor take them), an f16 one as float16."""
+    arrays = example_inputs(module)
+    for index, element in enumerate(argument_elements(module)):
+        if element == "bf16":
+            arrays[index] = round_to_bf16(arrays[index])
+        elif element == "f16":
+            arrays[index] = arrays[index].astype(np.float16)
+    return arrays
 
 
 def describe_dims(dims: Dims) -> str:
@@ -115,18 +160,24 @@ def _gelu_bias_residual(d: Dims) -> ModuleOp:
     return trace(gelu_bias_residual, full, TensorSpec((d["N"],), param="b"), full)
 
 
-def _gemm(d: Dims, epilogue: bool) -> ModuleOp:
+def gemm_module(d: Dims, epilogue: bool | str, dtype: str = "f32") -> ModuleOp:
+    """x @ w; with `epilogue` (True or "gelu": tanh GELU, "relu") of x @ w + b."""
+
     def gemm(x: Tensor, w: Tensor) -> Tensor:
         return x @ w
 
     def gemm_bias_gelu(x: Tensor, w: Tensor, b: Tensor) -> Tensor:
         return ops.gelu(x @ w + b, approximate="tanh")
 
-    x = TensorSpec((d["M"], d["K"]))
-    w = TensorSpec((d["K"], d["N"]), param="c_fc.weight")
+    def gemm_bias_relu(x: Tensor, w: Tensor, b: Tensor) -> Tensor:
+        return ops.relu(x @ w + b)
+
+    x = TensorSpec((d["M"], d["K"]), dtype)
+    w = TensorSpec((d["K"], d["N"]), dtype, param="c_fc.weight")
     if not epilogue:
         return trace(gemm, x, w)
-    return trace(gemm_bias_gelu, x, w, TensorSpec((d["N"],), param="c_fc.bias"))
+    bias = TensorSpec((d["N"],), dtype, param="c_fc.bias")
+    return trace(gemm_bias_relu if epilogue == "relu" else gemm_bias_gelu, x, w, bias)
 
 
 def _gpt2(d: Dims) -> ModuleOp:
@@ -329,7 +380,7 @@ WORKLOADS: tuple[Workload, ...] = (
         "gemm",
         "x @ w at the GPT-2 c_fc shape (B*T=4096, 768 -> 3072): the GEMM alone",
         _GEMM_DIMS,
-        lambda d: _gemm(d, epilogue=False),
+        lambda d: gemm_module(d, epilogue=False),
         _torch_gemm,
         max_autotune=True,
     ),
@@ -337,7 +388,7 @@ WORKLOADS: tuple[Workload, ...] = (
         "gemm_bias_gelu",
         "gelu_tanh(x @ w + b) at the same shape: GEMM plus epilogue",
         _GEMM_DIMS,
-        lambda d: _gemm(d, epilogue=True),
+        lambda d: gemm_module(d, epilogue=True),
         _torch_gemm_bias_gelu,
         max_autotune=True,
     ),
@@ -385,10 +436,10 @@ WORKLOADS: tuple[Workload, ...] = (
 )
 
 
-def workload_named(name: str) -> Workload:
-    """The workload called `name`; ValueError listing the known ones."""
-    for workload in WORKLOADS:
+def workload_named(name: str, among: Sequence[Workload] = WORKLOADS) -> Workload:
+    """The workload called `name` in `among`; ValueError listing the known ones."""
+    for workload in among:
         if workload.name == name:
             return workload
-    known = ", ".join(w.name for w in WORKLOADS)
+    known = ", ".join(w.name for w in among)
     raise ValueError(f"unknown workload '{name}' (known: {known})")
