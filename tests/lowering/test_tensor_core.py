@@ -232,6 +232,15 @@ def test_accumulators_become_an_a_fragment(program: Path, t: str) -> None:
 
 
 @pytest.mark.cxx
+def test_the_sim_mma_has_no_data_race() -> None:
+    """Under ThreadSanitizer, two warps each doing an mma: the emulation's
+    per-warp scratch is ordered by its two warp barriers."""
+    program = build(kernels_source(), kernel_names(), "thread")
+    got, want = run_helpers(program, "bf16", "kn")
+    assert close(got, want)
+
+
+@pytest.mark.cxx
 def test_mma_in_a_partial_warp_is_an_error(program: Path) -> None:
     a, b, c, d = (np.zeros(n, np.float32) for n in (64, 32, 64, 64))
     with pytest.raises(CudaSimError, match="mma.sync in a warp of 16 threads"):

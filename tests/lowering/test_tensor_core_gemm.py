@@ -179,3 +179,20 @@ def test_ptxas_assembles_the_gemm_without_spills(tmp_path: Path) -> None:
     spills = re.findall(r"(\d+) bytes spill stores", result.stderr)
     assert len(spills) == len(shapes)
     assert set(spills) == {"0"}, result.stderr
+
+
+@pytest.mark.cxx
+def test_the_gemm_has_no_data_race_and_needs_its_barriers() -> None:
+    """Under ThreadSanitizer: the kernel's two barriers order every shared
+    access (two K stages, so the tiles are overwritten); without the one
+    after the mma loop, the next stage overwrites tiles other warps still
+    read, a race TSan reports whatever the timing."""
+    shape = SHAPES["ragged"]
+    source = gemm_source({"ragged": shape})
+    program = build(source, ["ragged"], "thread")
+    run(program, "ragged", shape)
+    barrier = "__syncthreads();  // every warp has read the tiles"
+    assert source.count(barrier) == 1, "the kernel changed: update this test"
+    broken = build(source.replace(barrier, "//"), ["ragged"], "thread")
+    with pytest.raises(CudaSimError, match="ThreadSanitizer: data race"):
+        run(broken, "ragged", shape)
