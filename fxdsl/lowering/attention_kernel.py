@@ -48,6 +48,7 @@ from xdsl.ir import BlockArgument, SSAValue
 from fxdsl.dialects import graph
 from fxdsl.dialects.graph import shape_of
 from fxdsl.ir_utils import OpFailure
+from fxdsl.lowering.base2 import FLT_MAX, LOG2_E
 from fxdsl.lowering.cuda_printer import MIN_BLOCKS_ATTR
 from fxdsl.lowering.kernel_builder import (
     MAX_GRID,
@@ -74,11 +75,6 @@ sm_90: 5 blocks of 64 per SM; 168 without one: 6). A number M asks for
 occupancy (M = 6: 168 registers and 8 bytes of spill with the prologue).
 `benchmarks/bench_attention.py --bias` times both; until a GPU run decides,
 the default is ptxas's choice."""
-LOG2_E = 1.4426950408889634
-"""The scores are kept in base 2 (`exp2`, one instruction on the GPU; `exp`
-is `exp2` after a multiply): q is scaled by `scale * log2(e)` once."""
-FLT_MAX = 3.4028234663852886e38
-"""The largest finite f32."""
 
 
 def attention_op(group: graph.FusionGroupOp) -> graph.AttentionOp | None:
@@ -182,9 +178,12 @@ def _base2(builder: KernelBuilder, bias: SSAValue) -> SSAValue:
     return b.emit(arith.SelectOp(is_inf, scaled, floor))
 
 
-def build_attention(builder: KernelBuilder, op: graph.AttentionOp) -> None:
-    """Emit the kernel of the group around `op` (module docstring); the
-    group must be one `graph-fuse` may build (`attention_fusible`)."""
+def build_attention(
+    builder: KernelBuilder, op: graph.AttentionOp, block: int = BLOCK
+) -> None:
+    """Emit the kernel of the group around `op` (module docstring), `block`
+    threads (query rows) a tile; the group must be one `graph-fuse` may
+    build (`attention_fusible`)."""
     if not attention_fusible(builder.group.body.block.ops):
         raise OpFailure(
             "convert-groups-to-gpu: a fusion group with a graph.attention may "
@@ -200,7 +199,7 @@ def build_attention(builder: KernelBuilder, op: graph.AttentionOp) -> None:
     b.hardware()
     _register_lanes(b, max(head, dv))
     sequences = prod(batch)
-    tiles_per_sequence = -(-rows_per_batch // BLOCK)
+    tiles_per_sequence = -(-rows_per_batch // block)
     tiles = sequences * tiles_per_sequence
     # scores in base 2: exp(x) = exp2(x * log2(e)), the factor folded into q
     scale = b.const(op.scale_value * LOG2_E, f32)
@@ -212,7 +211,7 @@ def build_attention(builder: KernelBuilder, op: graph.AttentionOp) -> None:
         order = b.emit(arith.DivUIOp(n, b.index(sequences)))
         sequence = b.emit(arith.RemUIOp(n, b.index(sequences)))
         first_row = b.emit(arith.MuliOp(
-            b.emit(arith.SubiOp(b.index(tiles_per_sequence - 1), order)), b.index(BLOCK)
+            b.emit(arith.SubiOp(b.index(tiles_per_sequence - 1), order)), b.index(block)
         ))  # fmt: skip
         t = b.emit(arith.AddiOp(first_row, b.thread_id))
         inside = b.emit(arith.CmpiOp(t, b.index(rows_per_batch), "slt"))
@@ -297,9 +296,9 @@ def build_attention(builder: KernelBuilder, op: graph.AttentionOp) -> None:
             _store_row(b, row, buffer, (*outer, t))
 
     b.loop(b.block_id, b.index(tiles), b.grid_dim, [], tile)
-    b.launch = (min(max(1, tiles), MAX_GRID), BLOCK)
+    b.launch = (min(max(1, tiles), MAX_GRID), block)
     if MIN_BLOCKS_PER_SM is not None:
         b.func.attributes["gpu.known_block_size"] = DenseArrayBase.from_list(
-            i32, [BLOCK, 1, 1]
+            i32, [block, 1, 1]
         )
         b.func.attributes[MIN_BLOCKS_ATTR] = IntegerAttr(MIN_BLOCKS_PER_SM, i32)

@@ -7,8 +7,9 @@ The group's `bufferization.to_tensor` (or, for strided views,
 outputs give the kernel's buffer arguments (inputs first, then outputs, in
 group order). Kernels are named `<function>_<n>_<op>`: the host function, the
 group's position in it and its main op (the attention of an attention
-kernel, the first reduction of a row kernel, else the op producing the
-first output), so names are deterministic. A kernel
+kernel, `flash_attention` for the tensor-core one, the first reduction of
+a row kernel, else the op producing the first output), so names are
+deterministic. A kernel
 identical to an earlier one is emitted once and launched under the first
 name (the 12 blocks of a GPT-2 stack share their kernels). A group whose
 structure and buffer types equal an earlier group's (`group_key`) is not
@@ -44,6 +45,10 @@ from xdsl.utils.exceptions import PassFailedException
 from fxdsl.dialects import graph
 from fxdsl.ir_utils import block_key, single_block_bodies
 from fxdsl.lowering.attention_kernel import attention_op, build_attention
+from fxdsl.lowering.flash_attention_kernel import (
+    build_flash_attention,
+    flash_attention_op,
+)
 from fxdsl.lowering.kernel_builder import REDUCTION_OPS, KernelBuilder
 from fxdsl.transforms.fusibility import reduction_space, serial_reduction
 
@@ -90,6 +95,8 @@ def kernel_name(function: str, position: int, group: graph.FusionGroupOp) -> str
     main = anchors[0] if anchors else (outputs[0] if outputs else None)
     # a group that yields one of its inputs unchanged is a copy
     suffix = main.name.split(".")[-1] if isinstance(main, Operation) else "copy"
+    if flash_attention_op(group) is not None:
+        suffix = "flash_attention"
     return f"{function}_{position}_{suffix}"
 
 
@@ -100,9 +107,16 @@ def build_kernel(
     globals_out: list[Operation],
 ) -> KernelBuilder:
     """The kernel computing `group` (pointwise or row, see kernel_builder;
-    an attention group is its own kernel shape, see attention_kernel)."""
+    an attention group is its own kernel shape, see attention_kernel, and
+    a bf16/f16 one of head dim 64 or 128 runs on tensor cores, see
+    flash_attention_kernel)."""
     builder = KernelBuilder(name, group, [b.type for b in buffers], globals_out)
+    flash = flash_attention_op(group)
     attention = attention_op(group)
+    if flash is not None:
+        build_flash_attention(builder, flash)
+        builder.finish()
+        return builder
     if attention is not None:
         build_attention(builder, attention)
         builder.finish()

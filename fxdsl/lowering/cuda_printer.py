@@ -16,6 +16,9 @@ is one local variable (`v<n>`), so each op prints one statement.
   (`__shfl_xor_sync`) plus one `__shared__` slot per warp, no atomics. It
   needs `blockDim.x` to be a multiple of 32, which the lowering guarantees.
 * A non-splat constant of a kernel is a `__device__ const` array.
+* A kernel marked `fxdsl.flash_attention` prints as the tensor-core
+  kernel of `flash_attention_cuda`, not as its body (which is the IR
+  emulator's form of the same attention).
 * A kernel with `nvvm.minctasm = M` (and `gpu.known_block_size`, N threads)
   gets `__launch_bounds__(N, M)`: ptxas caps its registers so that M blocks
   fit on one SM. Kernels without it leave the choice to ptxas (even a bare
@@ -52,7 +55,13 @@ from xdsl.utils.exceptions import DiagnosticException
 from xdsl.utils.target import Target
 
 from fxdsl.lowering.combiners import REDUCE_KINDS, combiner, identity
+from fxdsl.lowering.flash_attention_cuda import (
+    FLASH_ATTR,
+    FLASH_HELPERS,
+    flash_attention_source,
+)
 from fxdsl.lowering.layout import layout_of_type
+from fxdsl.lowering.tensor_core import TENSOR_CORE_CUDA
 
 MIN_BLOCKS_ATTR = "nvvm.minctasm"
 """gpu.func attribute: blocks that must fit on one SM (upstream NVVM's name)."""
@@ -304,6 +313,11 @@ class CudaPrinter:
 
     @print.register
     def _(self, op: gpu.FuncOp) -> None:
+        if FLASH_ATTR in op.attributes:  # its body is the emulator's form
+            self.helpers.setdefault("tensor_core", TENSOR_CORE_CUDA)
+            self.helpers.setdefault("flash_attention", FLASH_HELPERS)
+            self.lines.extend(flash_attention_source(op, c_type).splitlines())
+            return
         # names restart per kernel: a kernel's text does not depend on its neighbours
         self.names = {arg: f"arg{k}" for k, arg in enumerate(op.body.block.args)}
         params: list[str] = []

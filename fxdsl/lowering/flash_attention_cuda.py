@@ -1,0 +1,314 @@
+"""The CUDA C of the tensor-core attention kernel: flash attention for
+bf16/f16 on `mma.sync.m16n8k16` with f32 accumulators (issue 31). Which
+groups get it, and how the IR carries it: `flash_attention_kernel`.
+
+A block is `WARPS` warps and a tile of `BLOCK_M` = 16 * WARPS consecutive
+query rows of one sequence (grid-stride over tiles, heaviest first, as the
+scalar kernel); each warp owns 16 rows:
+
+* the block stages its q tile in shared memory, and each warp loads its
+  16 x d as mma A fragments once (registers for the whole key loop);
+* per key tile of `BLOCK_N` keys the block stages k and v in shared memory
+  (rows past the last key are zeros), then each warp computes its scores
+  S = q k^T (B fragments from the N x K k tile), scales them into base 2
+  (`scale * log2(e)`, `exp2`, as the scalar kernel), applies the causal
+  cut, the mask and the key bound (-inf), and runs the online softmax per
+  row: the running max and sum in f32 (a row's max across the quad of lanes
+  that hold it by `__shfl_xor_sync`), subtract 0 rather than -inf while a
+  row has seen no key;
+* P = exp2(S - max) rounded to the input type becomes the A fragment of
+  P V (`fx_frag_a_from_c_*`: the accumulator fragments reused in place, no
+  shared memory), V's B fragments come from the K x N v tile;
+* the output is o / l rounded once to the input type, zeros for a row
+  with no visible key (l = 0), as the scalar kernel and torch 2.13's SDPA.
+
+Masks: i1 (true: attend) or additive of any float type, read per (row,
+key) where they broadcast from (a (B, 1, 1, S) padding mask is one element
+per key), additive values in base 2 and at least -FLT_MAX as the scalar
+kernel's `_base2`. GQA: where k and v have fewer heads (dim -3) than q,
+q head h reads kv head h // (q heads / kv heads); `graph.attention` itself
+requires equal batch dims today, so only direct users of
+`flash_attention_source` reach that case.
+
+Lane mappings, the mma and the conversions are `tensor_core.TENSOR_CORE_CUDA`
+(which cuda-sim emulates from the PTX ISA); this module never restates them.
+
+The CUDA printer prints this kernel, not the body, for a `gpu.func`
+carrying `FLASH_ATTR` (`flash_attention_source`), so cuda-sim, `nvcc -ptx`
+and NVRTC all run the tensor-core code.
+
+Precision: products of 16-bit inputs are exact in f32 and summed in f32;
+P is rounded to the input type before P V (as FlashAttention does), while
+the row sum l adds the unrounded f32 probabilities; the output is rounded
+once.
+
+Not yet measured on a GPU: global loads are one element per thread (no
+16-byte vectors, no `cp.async` double buffering of k and v), and `WARPS`,
+`BLOCK_N` and `PAD` are first choices, not tuned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from math import prod
+
+from xdsl.dialects import gpu
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    DictionaryAttr,
+    Float16Type,
+    FloatAttr,
+    IntegerType,
+    MemRefType,
+)
+from xdsl.ir import Attribute
+
+from fxdsl.lowering.base2 import FLT_MAX, LOG2_E
+from fxdsl.lowering.layout import Layout, layout_of_type
+
+WARPS = 4
+"""Warps per block; each owns 16 query rows (one mma M)."""
+THREADS = 32 * WARPS
+BLOCK_M = 16 * WARPS
+"""Query rows per block."""
+BLOCK_N = 64
+"""Keys per shared-memory tile of k and v."""
+PAD = 8
+"""Extra elements per shared-memory row (16 bytes): consecutive rows start
+in different banks, and rows stay 16-byte aligned."""
+HEAD_DIMS = (64, 128)
+FLASH_ATTR = "fxdsl.flash_attention"
+"""gpu.func attribute {scale, causal}: print this function as the
+tensor-core kernel (module docstring)."""
+
+
+def flash_attention_source(
+    kernel: gpu.FuncOp, c_type: Callable[[Attribute], str]
+) -> str:
+    """The CUDA C of a `gpu.func` marked `FLASH_ATTR` (the printer's
+    `c_type` names the element types), without its helpers
+    (`TENSOR_CORE_CUDA`, `FLASH_HELPERS`)."""
+    params = kernel.attributes[FLASH_ATTR]
+    assert isinstance(params, DictionaryAttr)
+    scale = params.data["scale"]
+    assert isinstance(scale, FloatAttr)
+    types = [arg.type for arg in kernel.body.block.args]
+    return flash_source(
+        kernel.sym_name.data,
+        types,  # type: ignore[arg-type]
+        scale.value.data,
+        "causal" in params.data,
+        c_type,
+    )
+
+
+def _offset(layout: Layout, names: Sequence[str]) -> str:
+    """C expression of the element offset at index names (one per dim; a
+    dim of size 1 or stride 0 does not move)."""
+    terms = [str(layout.offset)] if layout.offset else []
+    for name, size, stride in zip(names, layout.shape, layout.strides):
+        if size != 1 and stride != 0 and name != "0":
+            terms.append(f"(long long)({name}) * {stride}LL")
+    return " + ".join(terms) or "0LL"
+
+
+def _index_names(rank: int, to_rank: int, shape: Sequence[int]) -> list[str]:
+    """Index names `i<k>` of a broadcast operand of `shape` (right-aligned
+    to the scores' rank `to_rank`): "0" where a dim is broadcast."""
+    lead = to_rank - rank
+    return ["0" if size == 1 else f"i{lead + k}" for k, size in enumerate(shape)]
+
+
+def flash_source(
+    name: str,
+    types: Sequence[MemRefType[Attribute]],
+    scale: float,
+    causal: bool,
+    c_type: Callable[[Attribute], str],
+) -> str:
+    """The kernel `name` on buffers q, k, v, [mask,] out of `types` (module
+    docstring). Batch dims: q's, with k and v's dim -3 a divisor of q's
+    (GQA)."""
+    q_type, k_type, v_type = types[:3]
+    mask_type = types[3] if len(types) == 5 else None
+    out_type = types[-1]
+    q, k, v, out = (layout_of_type(t) for t in (q_type, k_type, v_type, out_type))
+    element = q_type.element_type
+    assert isinstance(element, BFloat16Type | Float16Type)
+    mma = "bf16" if isinstance(element, BFloat16Type) else "f16"
+    *batch, rows, head = q.shape
+    keys = k.shape[-2]
+    rank = len(q.shape)
+    group = batch[-1] // k.shape[-3] if batch else 1
+    sequences = prod(batch)
+    tiles_per_sequence = -(-rows // BLOCK_M)
+    ld = head + PAD
+    outer = [f"i{d}" for d in range(len(batch))]
+    kv_outer = [*outer[:-1], f"(i{len(batch) - 1} / {group})"] if batch else []
+    delinearize = []
+    rest = "sequence"
+    for d in reversed(range(len(batch))):
+        if batch[d] != 1:  # a dim of size 1 is index 0, never read
+            delinearize.append(f"const long long i{d} = {rest} % {batch[d]}LL;")
+            rest = f"({rest} / {batch[d]}LL)"
+    row, key = f"i{rank - 2}", f"i{rank - 1}"
+    q_base = _offset(q, [*outer, "0", "0"])
+    k_base = _offset(k, [*kv_outer, "0", "0"])
+    v_base = _offset(v, [*kv_outer, "0", "0"])
+    o_base = _offset(out, [*outer, "0", "0"])
+    mask_term = ""
+    if mask_type is not None:
+        layout = layout_of_type(mask_type)
+        names = _index_names(len(layout.shape), rank, layout.shape)
+        address = _offset(layout, names)
+        read = f"mask[{address}]"
+        if isinstance(mask_type.element_type, IntegerType):
+            mask_term = f"if (!{read}) x = -FX_INF;"
+        else:
+            mask_term = f"x += fx_flash_base2(fx_flash_float({read}));"
+        mask_param = f"const {c_type(mask_type.element_type)}* __restrict__ mask, "
+    else:
+        mask_param = ""
+    ctype = c_type(element)
+    causal_term = f"if ({key} > {row}) x = -FX_INF;" if causal else ""
+    last_tile = f"fx_min({keys}LL, first_row + {BLOCK_M}LL)" if causal else f"{keys}LL"
+    st_q, sd_q = q.strides[-2], q.strides[-1]
+    st_k, sd_k = k.strides[-2], k.strides[-1]
+    st_v, sd_v = v.strides[-2], v.strides[-1]
+    st_o, sd_o = out.strides[-2], out.strides[-1]
+    decl = "\n    ".join(delinearize)
+    return f"""
+extern "C" __global__ void __launch_bounds__({THREADS}) {name}(
+    const {ctype}* __restrict__ q, const {ctype}* __restrict__ k,
+    const {ctype}* __restrict__ v, {mask_param}{ctype}* __restrict__ out) {{
+  alignas(16) __shared__ {ctype} q_tile[{BLOCK_M * ld}];
+  alignas(16) __shared__ {ctype} k_tile[{BLOCK_N * ld}];
+  alignas(16) __shared__ {ctype} v_tile[{BLOCK_N * ld}];
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const {ctype} zero = fx_flash_from_float(0.0f, ({ctype}*)0);
+  const float scale = {scale * LOG2_E!r}f;  // scores in base 2 (exp2f)
+  for (long long tile = blockIdx.x; tile < {sequences * tiles_per_sequence}LL;
+       tile += gridDim.x) {{
+    // heaviest tiles first (a causal tile's cost grows with its rows)
+    const long long sequence = tile % {sequences}LL;
+    const long long first_row =
+        ({tiles_per_sequence - 1}LL - tile / {sequences}LL) * {BLOCK_M}LL;
+    {decl}
+    const long long q_base = {q_base}, k_base = {k_base};
+    const long long v_base = {v_base}, o_base = {o_base};
+    __syncthreads();  // the previous tile's warps are done with q_tile
+    for (int e = threadIdx.x; e < {BLOCK_M * head}; e += {THREADS}) {{
+      const int r = e / {head}, c = e % {head};
+      const long long t = first_row + r;
+      q_tile[r * {ld} + c] =
+          t < {rows}LL ? q[q_base + t * {st_q}LL + c * {sd_q}LL] : zero;
+    }}
+    __syncthreads();
+    unsigned qa[{head // 16}][4];
+    for (int kk = 0; kk < {head // 16}; ++kk)
+      fx_load_frag_a(qa[kk], q_tile + warp * 16 * {ld} + kk * 16, {ld}, lane);
+    float m[2] = {{-FX_INF, -FX_INF}}, l[2] = {{0.0f, 0.0f}};
+    float o[{head // 8}][4];
+    for (int dt = 0; dt < {head // 8}; ++dt)
+      for (int i = 0; i < 4; ++i) o[dt][i] = 0.0f;
+    const long long key_end = {last_tile};
+    for (long long j0 = 0; j0 < key_end; j0 += {BLOCK_N}) {{
+      __syncthreads();  // every warp is done with the previous k and v tiles
+      for (int e = threadIdx.x; e < {BLOCK_N * head}; e += {THREADS}) {{
+        const int r = e / {head}, c = e % {head};
+        const long long j = j0 + r;
+        const bool inside = j < {keys}LL;
+        k_tile[r * {ld} + c] = inside ? k[k_base + j * {st_k}LL + c * {sd_k}LL] : zero;
+        v_tile[r * {ld} + c] = inside ? v[v_base + j * {st_v}LL + c * {sd_v}LL] : zero;
+      }}
+      __syncthreads();
+      float s[{BLOCK_N // 8}][4];
+      for (int nt = 0; nt < {BLOCK_N // 8}; ++nt) {{
+        for (int i = 0; i < 4; ++i) s[nt][i] = 0.0f;
+        for (int kk = 0; kk < {head // 16}; ++kk) {{
+          unsigned b[2];
+          fx_load_frag_b_nk(b, k_tile + nt * 8 * {ld} + kk * 16, {ld}, lane);
+          fx_mma_m16n8k16_{mma}(s[nt], qa[kk], b, s[nt]);
+        }}
+      }}
+      float top[2] = {{m[0], m[1]}};
+      for (int nt = 0; nt < {BLOCK_N // 8}; ++nt)
+        for (int i = 0; i < 4; ++i) {{
+          const long long {row} = first_row + warp * 16 + fx_frag_c_row(lane, i);
+          const long long {key} = j0 + nt * 8 + fx_frag_c_col(lane, i);
+          float x = scale * s[nt][i];
+          if ({key} >= {keys}LL || {row} >= {rows}LL) x = -FX_INF;
+          else {{
+            {causal_term}
+            {mask_term}
+          }}
+          s[nt][i] = x;
+          top[i >> 1] = fx_maximumf(top[i >> 1], x);
+        }}
+      float rescale[2];
+      for (int h = 0; h < 2; ++h) {{  // h: the rows g and g + 8 of this lane
+        for (int x = 1; x < 4; x <<= 1)
+          top[h] = fx_maximumf(top[h], __shfl_xor_sync(0xffffffffu, top[h], x));
+        // no visible key yet: subtract 0, not -inf (-inf - -inf is NaN)
+        const float shift = top[h] == -FX_INF ? 0.0f : top[h];
+        rescale[h] = exp2f(m[h] - shift);
+        m[h] = top[h];
+        l[h] *= rescale[h];
+      }}
+      for (int nt = 0; nt < {BLOCK_N // 8}; ++nt)
+        for (int i = 0; i < 4; ++i) {{
+          const float shift = m[i >> 1] == -FX_INF ? 0.0f : m[i >> 1];
+          s[nt][i] = exp2f(s[nt][i] - shift);
+          l[i >> 1] += s[nt][i];
+        }}
+      for (int dt = 0; dt < {head // 8}; ++dt)
+        for (int i = 0; i < 4; ++i) o[dt][i] *= rescale[i >> 1];
+      for (int kk = 0; kk < {BLOCK_N // 16}; ++kk) {{
+        unsigned pa[4];
+        fx_frag_a_from_c_{mma}(pa, s[2 * kk], s[2 * kk + 1]);
+        for (int dt = 0; dt < {head // 8}; ++dt) {{
+          unsigned b[2];
+          fx_load_frag_b_kn(b, v_tile + kk * 16 * {ld} + dt * 8, {ld}, lane);
+          fx_mma_m16n8k16_{mma}(o[dt], pa, b, o[dt]);
+        }}
+      }}
+    }}
+    float inverse[2];
+    for (int h = 0; h < 2; ++h) {{  // the quad's partial sums of each row
+      for (int x = 1; x < 4; x <<= 1) l[h] += __shfl_xor_sync(0xffffffffu, l[h], x);
+      inverse[h] = l[h] > 0.0f ? 1.0f / l[h] : 0.0f;  // no key: zeros
+    }}
+    for (int dt = 0; dt < {head // 8}; ++dt)
+      for (int i = 0; i < 4; ++i) {{
+        const long long t = first_row + warp * 16 + fx_frag_c_row(lane, i);
+        const int c = dt * 8 + fx_frag_c_col(lane, i);
+        if (t < {rows}LL)
+          out[o_base + t * {st_o}LL + c * {sd_o}LL] =
+              fx_flash_from_float(o[dt][i] * inverse[i >> 1], ({ctype}*)0);
+      }}
+  }}
+}}
+"""
+
+
+FLASH_HELPERS = f"""
+// ---- flash attention (fxdsl/lowering/flash_attention_kernel.py) ----
+__device__ inline float fx_flash_float(float x) {{ return x; }}
+__device__ inline float fx_flash_float(__half x) {{ return __half2float(x); }}
+__device__ inline float fx_flash_float(__nv_bfloat16 x) {{
+  return __bfloat162float(x);
+}}
+__device__ inline __half fx_flash_from_float(float x, __half*) {{
+  return __float2half_rn(x);
+}}
+__device__ inline __nv_bfloat16 fx_flash_from_float(float x, __nv_bfloat16*) {{
+  return __float2bfloat16_rn(x);
+}}
+// an additive mask element in base-2 scores: at least -FLT_MAX when finite
+__device__ inline float fx_flash_base2(float bias) {{
+  const float scaled = bias * {LOG2_E!r}f;
+  return bias == -FX_INF ? scaled : fx_maximumf(scaled, -{FLT_MAX!r}f);
+}}
+"""
+"""Device code every flash-attention kernel needs besides
+`tensor_core.TENSOR_CORE_CUDA` (once per translation unit)."""

@@ -1,0 +1,44 @@
+// RUN: fxdsl-opt %s -p convert-graph-to-gpu | filecheck %s
+// RUN: fxdsl-opt %s -p convert-graph-to-gpu -t cuda | filecheck %s --check-prefix=CUDA
+
+// A bf16 (or f16) attention of head dim 64 or 128 is the tensor-core flash
+// kernel: `<function>_<n>_flash_attention`, 4 warps (128 threads) per tile
+// of 64 query rows (2 sequences x 1 tile here). The gpu.func keeps the
+// scalar kernel's IR as its body (what the IR emulator runs) and carries
+// `fxdsl.flash_attention`, which makes `-t cuda` print the mma.sync kernel
+// instead. An f32 attention, or another head dim, keeps the scalar kernel.
+// CHECK-LABEL: func.func @bf16
+// CHECK:         %[[GRID:.*]] = arith.constant 2 : index
+// CHECK-NEXT:    %[[BLOCK:.*]] = arith.constant 128 : index
+// CHECK-NEXT:    %[[ONE:.*]] = arith.constant 1 : index
+// CHECK-NEXT:    "gpu.launch_func"(%[[GRID]], %[[ONE]], %[[ONE]], %[[BLOCK]], %[[ONE]], %[[ONE]], %q, %k, %v, %{{.*}}) <{kernel = @kernels::@bf16_0_flash_attention
+// CHECK-LABEL: func.func @f32
+// CHECK:         "gpu.launch_func"({{.*}}) <{kernel = @kernels::@f32_0_attention
+// CHECK-LABEL: func.func @d32
+// CHECK:         "gpu.launch_func"({{.*}}) <{kernel = @kernels::@d32_0_attention
+// CHECK:       }) {sym_name = "bf16_0_flash_attention", gpu.kernel, workgroup_attributions = 0 : i64, fxdsl.flash_attention = {scale = 1.250000e-01 : f64, causal}}
+// CHECK:       }) {sym_name = "f32_0_attention", gpu.kernel, workgroup_attributions = 0 : i64}
+
+// CUDA:      // ---- fxdsl tensor-core primitives
+// CUDA:      // ---- flash attention
+// CUDA:      extern "C" __global__ void __launch_bounds__(128) bf16_0_flash_attention(
+// CUDA-NEXT:     const __nv_bfloat16* __restrict__ q, const __nv_bfloat16* __restrict__ k,
+// CUDA-NEXT:     const __nv_bfloat16* __restrict__ v, __nv_bfloat16* __restrict__ out) {
+// CUDA:            fx_load_frag_a(qa[kk], q_tile
+// CUDA:            fx_mma_m16n8k16_bf16(s[nt], qa[kk], b, s[nt]);
+// CUDA:            fx_frag_a_from_c_bf16(pa, s[2 * kk], s[2 * kk + 1]);
+// CUDA:            fx_mma_m16n8k16_bf16(o[dt], pa, b, o[dt]);
+// CUDA:      extern "C" __global__ void f32_0_attention(
+// CUDA:      extern "C" __global__ void d32_0_attention(
+func.func @bf16(%q: tensor<1x2x40x64xbf16>, %k: tensor<1x2x40x64xbf16>, %v: tensor<1x2x40x64xbf16>) -> tensor<1x2x40x64xbf16> {
+  %o = graph.attention %q, %k, %v causal scale 0.125 : tensor<1x2x40x64xbf16>
+  func.return %o : tensor<1x2x40x64xbf16>
+}
+func.func @f32(%q: tensor<1x2x40x64xf32>, %k: tensor<1x2x40x64xf32>, %v: tensor<1x2x40x64xf32>) -> tensor<1x2x40x64xf32> {
+  %o = graph.attention %q, %k, %v causal scale 0.125 : tensor<1x2x40x64xf32>
+  func.return %o : tensor<1x2x40x64xf32>
+}
+func.func @d32(%q: tensor<1x2x8x32xbf16>, %k: tensor<1x2x8x32xbf16>, %v: tensor<1x2x8x32xbf16>) -> tensor<1x2x8x32xbf16> {
+  %o = graph.attention %q, %k, %v scale 0.125 : tensor<1x2x8x32xbf16>
+  func.return %o : tensor<1x2x8x32xbf16>
+}
