@@ -29,7 +29,7 @@ from fxdsl.lowering.flash_attention_cuda import FLASH_HELPERS, flash_source
 from fxdsl.lowering.flash_attention_kernel import launch_config
 from fxdsl.lowering.layout import Layout
 from fxdsl.lowering.tensor_core import TENSOR_CORE_CUDA
-from fxdsl.runtime.cuda_sim import CudaSimEmulator, Worker, build
+from fxdsl.runtime.cuda_sim import CudaSimEmulator, CudaSimError, Worker, build
 from fxdsl.runtime.launch_plan import Launch, build_launch_plan
 from fxdsl.testing.nvcc import compile_ptx
 
@@ -342,3 +342,37 @@ def test_a_mutated_fragment_layout_fails(
     for sim in _simulate(module):
         (got,) = sim.run("plain", *inputs)
         assert not _close(got, want, inputs[2], "bf16") <= 1.0
+
+
+@pytest.mark.cxx
+@pytest.mark.parametrize("barrier", [None, "the previous k and v tiles"])
+def test_thread_sanitizer_finds_no_race_and_a_dropped_barrier(
+    barrier: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under ThreadSanitizer the causal case (two key tiles through the
+    same shared memory) is race-free; without the barrier that orders a
+    key tile's writes after every warp's reads of the previous one, TSan
+    reports the race."""
+    if barrier is not None:
+        original: Callable[..., str] = cuda_printer.flash_attention_source
+        line = f"__syncthreads();  // every warp is done with {barrier}"
+
+        def dropped(*args: object) -> str:
+            source = original(*args)
+            assert line in source
+            return source.replace(line, "")
+
+        monkeypatch.setattr(cuda_printer, "flash_attention_source", dropped)
+    module = _function("causal", "bf16", 64)
+    inputs = _inputs(module, "causal")
+    (want,) = run_reference(parse(module), *inputs, entry="causal")
+    sim = CudaSimEmulator(_lowered(module), sanitizers="thread", timeout=60)  # type: ignore[arg-type]
+    try:
+        if barrier is not None:
+            with pytest.raises(CudaSimError, match="data race"):
+                sim.run("causal", *inputs)
+            return
+        (got,) = sim.run("causal", *inputs)
+    finally:
+        sim.close()
+    assert _close(got, want, inputs[2], "bf16") <= 1.0
