@@ -8,9 +8,9 @@ sanitizers; `nvcc -ptx -arch=sm_90` compiles it) and a base for fused GEMM
 epilogues. What it is not: the default GEMM. At runtime bf16/f16 GEMMs go
 to cuBLAS (`fxdsl.runtime.cublas`), and nothing here claims to be as fast:
 this kernel has not been timed on a GPU. It is the plain form of the
-algorithm, with no cp.async pipelining, no ldmatrix, no swizzled shared
-memory and 16-bit global loads, so expect it to be well behind cuBLAS until
-a GPU measurement says otherwise.
+algorithm, with no cp.async pipelining, no ldmatrix and no swizzled
+shared memory, so expect it to be well behind cuBLAS until a GPU
+measurement says otherwise.
 
 Like every fxdsl kernel it is specialised to static shapes: M, N, K, the
 batch count and the strided views of A, B and C (offsets, batch, row and
@@ -23,7 +23,10 @@ are constants of the source. A block of
   (`BLOCK_K` x `BLOCK_N`, or `BLOCK_N` x `BLOCK_K` when B is contiguous
   along K, as a `linear` weight is) in shared memory, zero past M, N and
   K, so a ragged edge needs no test in the inner loop; consecutive threads
-  read along the operand's unit stride;
+  read along the operand's unit stride, 16 bytes (`uint4`) at a time where
+  the view's runs of 8 are contiguous and 16-byte aligned (the buffers'
+  bases are: CuPy's allocations and cuda-sim's are), else element by
+  element;
 * each warp owns a `WARP_M` x `WARP_N` sub-tile: per 16 of K it loads
   `WARP_M / 16` A fragments and `WARP_N / 8` B fragments with the
   primitives' loaders and issues one mma per pair into f32 accumulators;
@@ -143,19 +146,7 @@ extern "C" __global__ void __launch_bounds__({threads}) {name}(
       for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.0f;
   for (int k0 = 0; k0 < {k}; k0 += {bk}) {{
     // stage the tiles, zero past M, N and K
-    for (int e = tid; e < {bm} * {bk}; e += {threads}) {{
-      {a_split}
-      int gm = m0 + r, gk = k0 + c;
-      sA[r][c] = (gm < {m} && gk < {k})
-          ? A[(long long)gm * {a_m} + (long long)gk * {a_k}] : 0;
-    }}
-    for (int e = tid; e < {b_rows} * {b_cols}; e += {threads}) {{
-      {b_split}
-      int gk = k0 + {b_k_index}, gn = n0 + {b_n_index};
-      sB[r][c] = (gk < {k} && gn < {n})
-          ? B[(long long)gk * {b_k} + (long long)gn * {b_n}] : 0;
-    }}
-    __syncthreads();
+{stage_a}{stage_b}    __syncthreads();
     for (int kk = 0; kk < {bk}; kk += 16) {{
       unsigned a[{tiles_m}][4], b[{tiles_n}][2];
       for (int i = 0; i < {tiles_m}; ++i)
@@ -187,12 +178,67 @@ _STORE = {
 }
 
 
-def _split(rows: int, cols: int, column_stride: int, row_stride: int) -> str:
-    """Element e of a rows x cols staging loop as (r, c): consecutive
-    threads walk the dimension whose global stride is 1 (coalesced reads)."""
-    if row_stride == 1 and column_stride != 1:
-        return f"int r = e % {rows}, c = e / {rows};"
-    return f"int r = e / {cols}, c = e % {cols};"
+VECTOR = 8
+"""16-bit elements per 16-byte global load (`uint4`)."""
+
+
+@dataclass(frozen=True)
+class _Stage:
+    """Copy a rows x cols tile of `source` into shared `tile`, zero past
+    the bounds. Shared (r, c) is global (row0 + r, col0 + c), with the
+    global row and column strides and bounds given."""
+
+    tile: str
+    rows: int
+    cols: int
+    source: str
+    row0: str
+    col0: str
+    row_bound: int
+    col_bound: int
+    row_stride: int
+    col_stride: int
+
+    def vectorizable(self, base: int) -> bool:
+        """Runs of 8 along the columns are contiguous and 16-byte aligned
+        (with the buffer's base, `base` elements past it, 16-byte aligned)."""
+        return (
+            self.col_stride == 1
+            and self.cols % VECTOR == 0
+            and self.row_stride % VECTOR == 0
+            and base % VECTOR == 0
+        )
+
+    def code(self, threads: int, vector: bool) -> str:
+        t, src, rows, cols = self.tile, self.source, self.rows, self.cols
+        inside = f"gr < {self.row_bound} && gc < {self.col_bound}"
+        at = f"(long long)gr * {self.row_stride} + (long long)gc * {self.col_stride}"
+        start = f"int gr = {self.row0} + r, gc = {self.col0} + c;"
+        if not vector:
+            # consecutive threads walk the dimension of global stride 1
+            if self.row_stride == 1 and self.col_stride != 1:
+                split = f"int r = e % {rows}, c = e / {rows};"
+            else:
+                split = f"int r = e / {cols}, c = e % {cols};"
+            return f"""    for (int e = tid; e < {rows * cols}; e += {threads}) {{
+      {split}
+      {start}
+      {t}[r][c] = ({inside}) ? {src}[{at}] : 0;
+    }}
+"""
+        runs = cols // VECTOR
+        return f"""    for (int e = tid; e < {rows * runs}; e += {threads}) {{
+      int r = e / {runs}, c = (e % {runs}) * {VECTOR};
+      {start}
+      if (gr < {self.row_bound} && gc + {VECTOR} <= {self.col_bound}) {{
+        *reinterpret_cast<uint4*>(&{t}[r][c]) =
+            *reinterpret_cast<const uint4*>(&{src}[{at}]);
+      }} else {{  // the tile's edge: element by element, zero outside
+        for (int q = 0; q < {VECTOR}; ++q, ++gc, ++c)
+          {t}[r][c] = ({inside}) ? {src}[{at}] : 0;
+      }}
+    }}
+"""
 
 
 def gemm_kernel(shape: GemmShape, name: str) -> str:
@@ -203,8 +249,16 @@ def gemm_kernel(shape: GemmShape, name: str) -> str:
     a, b, c = (shape.layout(operand) for operand in "abc")
     nk = shape.b_n_by_k
     b_rows, b_cols = (BLOCK_N, BLOCK_K) if nk else (BLOCK_K, BLOCK_N)
-    # the global stride along sB's rows and columns
-    b_row_stride, b_col_stride = (b.strides[2], b.strides[1]) if nk else b.strides[1:]
+    a_stage = _Stage("sA", BLOCK_M, BLOCK_K, "A", "m0", "k0", shape.m, shape.k,
+                     a.strides[1], a.strides[2])  # fmt: skip
+    if nk:
+        b_stage = _Stage("sB", BLOCK_N, BLOCK_K, "B", "n0", "k0", shape.n, shape.k,
+                         b.strides[2], b.strides[1])  # fmt: skip
+    else:
+        b_stage = _Stage("sB", BLOCK_K, BLOCK_N, "B", "k0", "n0", shape.k, shape.n,
+                         b.strides[1], b.strides[2])  # fmt: skip
+    a_vector = a_stage.vectorizable(a.offset) and a_stage.vectorizable(a.strides[0])
+    b_vector = b_stage.vectorizable(b.offset) and b_stage.vectorizable(b.strides[0])
     values = dict(
         name=name, m=shape.m, n=shape.n, k=shape.k, batch=shape.batch,
         operand=shape.operand, out_type=out_type, store=store,
@@ -214,9 +268,8 @@ def gemm_kernel(shape: GemmShape, name: str) -> str:
         a_offset=a.offset, a_batch=a.strides[0], a_m=a.strides[1], a_k=a.strides[2],
         b_offset=b.offset, b_batch=b.strides[0], b_k=b.strides[1], b_n=b.strides[2],
         c_offset=c.offset, c_batch=c.strides[0], c_m=c.strides[1], c_n=c.strides[2],
-        a_split=_split(BLOCK_M, BLOCK_K, a.strides[2], a.strides[1]),
-        b_split=_split(b_rows, b_cols, b_col_stride, b_row_stride),
-        b_k_index="c" if nk else "r", b_n_index="r" if nk else "c",
+        stage_a=a_stage.code(32 * WARPS, a_vector),
+        stage_b=b_stage.code(32 * WARPS, b_vector),
     )  # fmt: skip
     frag_b = _FRAG_B_NK if nk else _FRAG_B_KN
     values["frag_b"] = frag_b.format(**values)

@@ -45,6 +45,9 @@ struct alignas(16) float4 {
 inline float4 make_float4(float x, float y, float z, float w) {
   return float4{x, y, z, w};
 }
+struct alignas(16) uint4 {
+  unsigned x, y, z, w;
+};
 
 inline float __int_as_float(int bits) {
   float f;

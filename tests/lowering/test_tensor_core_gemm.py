@@ -20,6 +20,7 @@ from fxdsl.lowering.tensor_core_gemm import (
     BLOCK_M,
     BLOCK_N,
     GemmShape,
+    gemm_kernel,
     gemm_source,
 )
 from fxdsl.runtime.cuda_sim import CudaSimError, Worker, build
@@ -48,6 +49,12 @@ SHAPES = {
         24,
         a=Layout((1, 20, 24), (0, 1, 30), offset=5),
         c=Layout((1, 20, 24), (800, 40, 1), offset=8),
+    ),
+    # K = 44 in rows of 48: 16-byte loads, and a partial run at the K edge
+    "sliced_k": GemmShape(20, 24, 44, a=Layout((1, 20, 44), (960, 48, 1))),
+    # offset 4: runs of 8 are not 16-byte aligned, element loads
+    "unaligned": GemmShape(
+        20, 24, 48, result="bf16", a=Layout((1, 20, 48), (1000, 48, 1), offset=4)
     ),
 }
 ULP = {"f32": 2.0**-23, "bf16": 2.0**-7, "f16": 2.0**-10}
@@ -140,6 +147,13 @@ def test_shapes_are_checked() -> None:
         GemmShape(2, 2, 2, a=Layout.dense((1, 2, 3)))
     assert GemmShape(70, 50, 40, batch=2).grid == (1, 2, 2)
     assert SHAPES["b_transposed"].b_n_by_k
+    # 16-byte global loads where the views allow them, for A and for B
+    vector = {name: gemm_kernel(shape, name).count("uint4*") // 2
+              for name, shape in SHAPES.items()}  # fmt: skip
+    assert vector == {
+        "exact": 2, "ragged": 1, "tiny": 0, "b_transposed": 2,
+        "broadcast_b": 2, "strided": 1, "sliced_k": 2, "unaligned": 1,
+    }  # fmt: skip
     assert not SHAPES["broadcast_b"].b_n_by_k
 
 
@@ -196,3 +210,22 @@ def test_the_gemm_has_no_data_race_and_needs_its_barriers() -> None:
     broken = build(source.replace(barrier, "//"), ["ragged"], "thread")
     with pytest.raises(CudaSimError, match="ThreadSanitizer: data race"):
         run(broken, "ragged", shape)
+
+
+@pytest.mark.cxx
+def test_a_wrong_vector_decision_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """16-byte loads forced on a view whose runs are not 16-byte aligned:
+    UBSan reports the misaligned `uint4` load."""
+    from fxdsl.lowering import tensor_core_gemm
+
+    monkeypatch.setattr(
+        tensor_core_gemm._Stage,
+        "vectorizable",
+        lambda stage, base: stage.col_stride == 1,
+    )
+    shape = SHAPES["unaligned"]
+    program = build(gemm_source({"unaligned": shape}), ["unaligned"])
+    with pytest.raises(
+        CudaSimError, match="misaligned address .* 'const struct uint4'"
+    ):
+        run(program, "unaligned", shape)
