@@ -26,6 +26,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from fxdsl.interpreters.run import entry_function, run_reference
 from fxdsl.lowering.pipeline import GRAPH_PIPELINE
+from fxdsl.lowering.tensor_core_gemm import GEMM_ROUTES
 from fxdsl.pass_pipeline import apply
 from fxdsl.runtime.counters import timed
 
@@ -63,12 +64,16 @@ def compile_module(
     entry: str | None = None,
     cuda_graph: bool = False,
     tf32: bool = False,
+    gemm: str = "cublas",
     **options: Any,
 ) -> Callable[..., tuple[Any, ...]]:
     """Compile a clone of `module` for `backend` with `pipeline` (default:
     DEFAULT_PIPELINE); the input is not modified. `cuda_graph=True` (CUDA
     only) replays the kernels as CUDA graphs (`fxdsl.runtime.cuda_graph`);
-    `tf32=True` (CUDA only) lets f32 GEMMs use TF32 tensor cores."""
+    `tf32=True` (CUDA only) lets f32 GEMMs use TF32 tensor cores;
+    `gemm="tensor-core"` (CUDA and cuda-sim) runs bf16/f16 GEMMs on fxdsl's
+    own tensor-core kernel instead of cuBLAS (`fxdsl.runtime.tensor_core_gemm`;
+    opt-in, not measured against cuBLAS yet)."""
     if not isinstance(module, ModuleOp):
         raise TypeError(
             "fxdsl.compile: expected a ModuleOp (from fxdsl.parse or fxdsl.trace), "
@@ -85,7 +90,11 @@ def compile_module(
         raise ValueError(f"cuda_graph=True needs backend='cuda', not '{backend}'")
     if tf32 and backend != "cuda":
         raise ValueError(f"tf32=True needs backend='cuda', not '{backend}'")
-    run = _compile(module, backend, pipeline, entry, cuda_graph, tf32)
+    if gemm not in GEMM_ROUTES:
+        raise ValueError(f"gemm={gemm!r}: not one of {GEMM_ROUTES}")
+    if gemm != "cublas" and backend not in ("cuda", "cuda-sim"):
+        raise ValueError(f"gemm={gemm!r} needs backend 'cuda' or 'cuda-sim'")
+    run = _compile(module, backend, pipeline, entry, cuda_graph, tf32, gemm)
     return KeywordInputs(run, [a.name_hint for a in entry_function(module, entry).args])
 
 
@@ -96,6 +105,7 @@ def _compile(
     entry: str | None,
     cuda_graph: bool,
     tf32: bool = False,
+    gemm: str = "cublas",
 ) -> Callable[..., tuple[Any, ...]]:
     if backend == "cuda":
         reason = cuda_unavailable_reason()
@@ -106,14 +116,15 @@ def _compile(
 
         try:
             return compile_cuda(
-                module, pipeline=pipeline, entry=entry, cuda_graph=cuda_graph, tf32=tf32
-            )
+                module, pipeline=pipeline, entry=entry, cuda_graph=cuda_graph,
+                tf32=tf32, gemm=gemm,
+            )  # fmt: skip
         except CompilerUnavailable as error:
             raise BackendUnavailable(str(error)) from None
     if backend == "cuda-sim":
         from fxdsl.runtime.cuda_sim import CudaSimProgram
 
-        return CudaSimProgram(module, pipeline=pipeline, entry=entry)
+        return CudaSimProgram(module, pipeline=pipeline, entry=entry, gemm=gemm)
     if backend != "cpu":
         raise ValueError(
             f"unknown backend '{backend}' (expected 'cuda', 'cpu' or 'cuda-sim')"

@@ -164,3 +164,22 @@ def test_tensor_core_route_on_the_gpu(t: str) -> None:
     inputs = random_inputs(module, seed=2)
     got = [cupy.asnumpy(x) for x in run(*inputs)]
     assert_matches(got, run_reference(module, *inputs))
+
+
+@pytest.mark.cxx
+def test_fxdsl_compile_takes_the_gemm_option() -> None:
+    import fxdsl
+
+    module = parse(graph("bf16"))
+    run = fxdsl.compile(module, backend="cuda-sim", gemm="tensor-core")
+    try:
+        inputs = random_inputs(module, seed=3)
+        assert_matches(run(*inputs), run_reference(module, *inputs))
+        assert run.sim.gemm_worker is not None
+        assert len(run.sim.gemm_worker.launched) == 2
+    finally:
+        run.close()
+    with pytest.raises(ValueError, match="needs backend 'cuda' or 'cuda-sim'"):
+        fxdsl.compile(module, backend="cpu", gemm="tensor-core")
+    with pytest.raises(ValueError, match="gemm='cutlass'"):
+        fxdsl.compile(module, backend="cuda-sim", gemm="cutlass")
