@@ -229,3 +229,35 @@ def test_a_wrong_vector_decision_is_caught(monkeypatch: pytest.MonkeyPatch) -> N
         CudaSimError, match="misaligned address .* 'const struct uint4'"
     ):
         run(program, "unaligned", shape)
+
+
+def random_shapes(seed: int, count: int) -> dict[str, GemmShape]:
+    """Random GEMMs: sizes 1..80 (ragged against every tile), A and B
+    dense, transposed or broadcast, every type pair."""
+    rng = np.random.default_rng(seed)
+    shapes = {}
+    for index in range(count):
+        m, n, k = (int(x) for x in rng.integers(1, 81, 3))
+        batch = int(rng.integers(1, 3))
+        a = Layout.dense((batch, m, k))
+        if rng.random() < 0.4:  # A^T stored
+            a = Layout((batch, m, k), (m * k, 1, m))
+        b = Layout.dense((batch, k, n))
+        kind = rng.integers(3)
+        if kind == 1:  # B^T stored (N x K)
+            b = Layout((batch, k, n), (k * n, 1, k))
+        elif kind == 2:  # one B for every batch entry
+            b = Layout((batch, k, n), (0, n, 1))
+        operand = str(rng.choice(["bf16", "f16"]))
+        result = str(rng.choice(["bf16", "f16", "f32"]))
+        shapes[f"random_{index}"] = GemmShape(m, n, k, batch, operand, result, a, b)
+    return shapes
+
+
+@pytest.mark.cxx
+def test_random_gemms_match_numpy() -> None:
+    """Six random GEMMs (one program), each against numpy."""
+    shapes = random_shapes(seed=2026, count=6)
+    program = build(gemm_source(shapes), list(shapes))
+    for name, shape in shapes.items():
+        run(program, name, shape, seed=7)
