@@ -63,10 +63,12 @@ def reduce_shape(shape: Shape, dims: Sequence[int], keepdim: bool) -> Shape:
     return tuple(d for i, d in enumerate(shape) if i not in reduced)
 
 
-def matmul_shape(
+def matmul_dims(
     lhs: Shape, rhs: Shape, names: tuple[str, str] = ("lhs", "rhs")
-) -> Shape:
-    """numpy.matmul: 1-D operands are promoted and the promoted dim dropped.
+) -> tuple[Shape, int, int]:
+    """numpy.matmul's (batch, M, N) with 1-D operands promoted (a 1-D lhs is
+    one row, a 1-D rhs one column): the product is `batch + (M, N)` before
+    `matmul_shape` drops the promoted dims.
 
     `names` describe the operands in messages (the verifier passes their types).
     """
@@ -79,13 +81,17 @@ def matmul_shape(
             f"contracting dims differ: {names[0]} has {lhs2[-1]}, "
             f"{names[1]} has {rhs2[-2]}"
         )
-    batch = broadcast_shapes(lhs2[:-2], rhs2[:-2])
-    out = (*batch, lhs2[-2], rhs2[-1])
-    if len(lhs) == 1:
-        out = out[:-2] + out[-1:]
-    if len(rhs) == 1:
-        out = out[:-1]
-    return out
+    return broadcast_shapes(lhs2[:-2], rhs2[:-2]), lhs2[-2], rhs2[-1]
+
+
+def matmul_shape(
+    lhs: Shape, rhs: Shape, names: tuple[str, str] = ("lhs", "rhs")
+) -> Shape:
+    """numpy.matmul: 1-D operands are promoted and the promoted dim dropped."""
+    batch, m, n = matmul_dims(lhs, rhs, names)
+    rows = (m,) if len(lhs) > 1 else ()
+    cols = (n,) if len(rhs) > 1 else ()
+    return (*batch, *rows, *cols)
 
 
 def linear_shape(x: Shape, weight: Shape, bias: Shape | None) -> Shape:

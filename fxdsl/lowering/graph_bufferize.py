@@ -59,6 +59,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from fxdsl.dialects import graph
 from fxdsl.dialects.graph import FLOAT_TYPES, dtype_of, shape_of
+from fxdsl.dialects.shape_rules import Shape, matmul_dims
 from fxdsl.ir_utils import OpFailure, single_block_bodies
 from fxdsl.lowering.attention_kernel import attention_op
 from fxdsl.lowering.layout import (
@@ -218,6 +219,15 @@ def copy_target(
     return None
 
 
+def _gemm_dims(op: graph.MatmulOp) -> tuple[Shape, int, int]:
+    # the result's leading dims are not the batch when an operand is 1-D;
+    # the operands may be buffers already (tensor or memref: same shape)
+    lhs, rhs = op.lhs.type, op.rhs.type
+    assert isinstance(lhs, TensorType | MemRefType)
+    assert isinstance(rhs, TensorType | MemRefType)
+    return matmul_dims(lhs.get_shape(), rhs.get_shape())
+
+
 def write_through(
     op: graph.MatmulOp,
 ) -> tuple[graph.FusionGroupOp, list[Operation], Layout] | None:
@@ -231,7 +241,10 @@ def write_through(
     target = copy_target(op.result)
     if target is None:
         return None
-    out = batched(target[2], shape_of(op.result)[:-2])
+    batch, m, n = _gemm_dims(op)
+    # the product as (batch..., M, N): a 1-D operand's dim is back, size 1
+    full = reshaped(target[2], (*batch, m, n))
+    out = None if full is None else batched(full, batch)
     if out is None or not row_major(out):
         return None  # not a row-major matrix per batch
     return target[0], target[1], out
@@ -329,7 +342,7 @@ class _Bufferizer:
             self.buffers[op.result] = out
         else:
             out = self.adopt_copy(target, op)
-        batch = shape_of(op.result)[:-2]
+        batch, _, _ = _gemm_dims(op)
         operands: list[SSAValue] = []
         for index, operand in enumerate(op.operands):
             source = self.buffer(operand)

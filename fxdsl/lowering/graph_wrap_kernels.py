@@ -33,6 +33,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from fxdsl.dialects import graph
 from fxdsl.dialects.graph import shape_of
+from fxdsl.dialects.shape_rules import matmul_dims
 from fxdsl.ir_utils import single_block_bodies
 from fxdsl.lowering.layout import HOST_VIEW_OPS, Layout, matmul_operand, view_layouts
 from fxdsl.transforms.graph_decompose import GraphDecomposePass
@@ -72,7 +73,7 @@ def _accepts(user: Operation, index: int, layout: Layout) -> bool:
     Kernels (groups, and graph ops that become one) index any strided layout;
     cuBLAS needs (transposed) strided batches; everything else a dense buffer."""
     if isinstance(user, graph.MatmulOp):
-        batch = shape_of(user.result)[:-2]
+        batch, _, _ = matmul_dims(shape_of(user.lhs), shape_of(user.rhs))
         return matmul_operand(layout, batch, lhs=index == 0) is not None
     if isinstance(user, graph.FusionGroupOp | graph.GraphOp):
         return True
