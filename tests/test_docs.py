@@ -126,3 +126,50 @@ def test_doc_block_runs(
         _run_sh(block, tmp_path)
     else:
         _run_mlir(block)
+
+
+# --------------------------------------------------------------------------- #
+# what the docs say, beside their code blocks
+# --------------------------------------------------------------------------- #
+
+PROSE = [
+    *DOCS,
+    *sorted((ROOT / "benchmarks").rglob("*.md")),
+    *sorted((ROOT / "examples").glob("*.md")),
+]
+
+
+@pytest.mark.parametrize("doc", PROSE, ids=lambda p: str(p.relative_to(ROOT)))
+def test_docs_cite_no_internal_issue_and_no_missing_file(doc: Path) -> None:
+    """Readers do not see our issue tracker, and every `*.md` a doc names
+    is there (beside it or at the root)."""
+    text = doc.read_text()
+    assert not re.findall(r"(?i)\bissues?\s+#?\d+", text)
+    for name in re.findall(r"(?<![\w/.-])([\w/.-]+\.md)\b", text):
+        assert (doc.parent / name).exists() or (ROOT / name).exists(), name
+
+
+_BAD_PROGRAM = """\
+func.func @f(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
+  %a = graph.add %x, %b : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  %c = graph.add %x, %b : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  %d = graph.mul %a, %c : tensor<4x8xf32
+  func.return %d : tensor<4x8xf32>
+}
+"""
+
+
+def test_readme_parse_error_is_what_fxdsl_opt_prints(tmp_path: Path) -> None:
+    """The README shows a parse error as fxdsl-opt prints it: the located
+    `error:` line, the source line and the caret (the `>` missing on line 4
+    is noticed on line 5)."""
+    readme = (ROOT / "README.md").read_text()
+    shown = re.search(r"A parse error adds.*?```text\n(.*?)```", readme, re.DOTALL)
+    assert shown is not None
+    (tmp_path / "bad.mlir").write_text(_BAD_PROGRAM)
+    result = subprocess.run(
+        [str(BIN / "fxdsl-opt"), "bad.mlir"],
+        cwd=tmp_path, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == shown[1]
