@@ -43,6 +43,7 @@ from fxdsl.tools.pass_help import describe_pass, list_passes
 from fxdsl.tools.pass_timing import PassTiming, pass_steps
 
 _BLANK = re.compile(r"(?:\s|//[^\n]*)*")
+_LONGEST_WHY = 160
 
 
 class _OutputBuffer(StringIO):
@@ -264,8 +265,11 @@ class FxdslOptMain(xDSLOptMain):
             # A pass that crashes (upstream passes on IR outside their
             # dialects, or a bug) is named; the traceback is one variable away.
             name = self.pipeline.passes[self._next_pass].name
+            why = first_line(error)
+            if len(why) > _LONGEST_WHY:  # a KeyError's text is an op's repr
+                why = why[: _LONGEST_WHY - 3] + "..."
             message = (
-                f"pass '{name}' failed: {type(error).__name__}: {first_line(error)} "
+                f"pass '{name}' failed: {type(error).__name__}: {why} "
                 "(FXDSL_TRACEBACK=1 shows the traceback)"
             )
             raise UserError(message, self.get_input_name()) from error

@@ -452,6 +452,17 @@ def test_a_crashing_pass_is_an_error_naming_it(
         f"{program}: error: pass 'apply-pdl-interp' failed: AssertionError: matcher "
         "function not found (FXDSL_TRACEBACK=1 shows the traceback)\n"
     )
+    # a long reason (a KeyError's text is an op's repr) is cut short
+    from fxdsl.transforms.graph_fuse import GraphFusePass
+
+    def crash(*_: object) -> None:
+        raise KeyError("x" * 1000)
+
+    monkeypatch.setattr(GraphFusePass, "apply", crash)
+    _, _, err = run([str(program), "-p", "graph-fuse"])
+    assert err.startswith(f"{program}: error: pass 'graph-fuse' failed: KeyError: ")
+    assert "x" * 150 + "..." in err
+    assert "x" * 160 not in err
     monkeypatch.setenv("FXDSL_TRACEBACK", "1")
     _, _, err = run([str(program), "-p", "apply-pdl-interp"])
     assert err.startswith("Traceback")
