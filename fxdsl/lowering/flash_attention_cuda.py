@@ -77,6 +77,8 @@ PAD = 8
 """Extra elements per shared-memory row (16 bytes): consecutive rows start
 in different banks, and rows stay 16-byte aligned."""
 HEAD_DIMS = (64, 128)
+CHUNK = 8
+"""16-bit elements per 16-byte global load of a q, k or v row."""
 FLASH_ATTR = "fxdsl.flash_attention"
 """gpu.func attribute {scale, causal}: print this function as the
 tensor-core kernel (module docstring)."""
@@ -117,6 +119,42 @@ def _index_names(rank: int, to_rank: int, shape: Sequence[int]) -> list[str]:
     to the scores' rank `to_rank`): "0" where a dim is broadcast."""
     lead = to_rank - rank
     return ["0" if size == 1 else f"i{lead + k}" for k, size in enumerate(shape)]
+
+
+def _chunked(layout: Layout) -> bool:
+    """Can the operand's rows be read `CHUNK` elements (16 bytes) at a
+    time: innermost stride 1, the offset and every other stride multiples
+    of `CHUNK` (the runtime passes 16-byte aligned base pointers)."""
+    if layout.strides[-1] != 1 and layout.shape[-1] != 1:
+        return False
+    others = zip(layout.shape[:-1], layout.strides[:-1])
+    return layout.offset % CHUNK == 0 and all(
+        stride % CHUNK == 0 for size, stride in others if size != 1
+    )
+
+
+def _stage(
+    name: str, layout: Layout, first: str, count: int, bound: int, head: int
+) -> str:
+    """C statements copying rows `first .. first + count` of operand `name`
+    (from `<name>_base`) into `<name>_tile`, zeros past row `bound`."""
+    ld, (row_stride, col_stride) = head + PAD, layout.strides[-2:]
+    tile, base = f"{name}_tile + r * {ld} + c", f"{name}_base + t * {row_stride}LL"
+    if _chunked(layout):
+        chunks = head // CHUNK
+        return f"""for (int e = threadIdx.x; e < {count * chunks}; e += {THREADS}) {{
+  const int r = e / {chunks}, c = e % {chunks} * {CHUNK};
+  const long long t = {first} + r;
+  *reinterpret_cast<fx_flash_chunk*>({tile}) = t < {bound}LL
+      ? *reinterpret_cast<const fx_flash_chunk*>({name} + {base} + c)
+      : fx_flash_chunk{{}};
+}}"""
+    return f"""for (int e = threadIdx.x; e < {count * head}; e += {THREADS}) {{
+  const int r = e / {head}, c = e % {head};
+  const long long t = {first} + r;
+  *({tile}) = t < {bound}LL ? {name}[{base} + c * {col_stride}LL]
+                            : fx_flash_from_float(0.0f, {name}_tile);
+}}"""
 
 
 def flash_source(
@@ -172,9 +210,9 @@ def flash_source(
     ctype = c_type(element)
     causal_term = f"if ({key} > {row}) x = -FX_INF;" if causal else ""
     last_tile = f"fx_min({keys}LL, first_row + {BLOCK_M}LL)" if causal else f"{keys}LL"
-    st_q, sd_q = q.strides[-2], q.strides[-1]
-    st_k, sd_k = k.strides[-2], k.strides[-1]
-    st_v, sd_v = v.strides[-2], v.strides[-1]
+    stage_q = _stage("q", q, "first_row", BLOCK_M, rows, head).replace("\n", "\n    ")
+    stage_k = _stage("k", k, "j0", BLOCK_N, keys, head).replace("\n", "\n      ")
+    stage_v = _stage("v", v, "j0", BLOCK_N, keys, head).replace("\n", "\n      ")
     st_o, sd_o = out.strides[-2], out.strides[-1]
     decl = "\n    ".join(delinearize)
     return f"""
@@ -185,7 +223,6 @@ extern "C" __global__ void __launch_bounds__({THREADS}) {name}(
   alignas(16) __shared__ {ctype} k_tile[{BLOCK_N * ld}];
   alignas(16) __shared__ {ctype} v_tile[{BLOCK_N * ld}];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  const {ctype} zero = fx_flash_from_float(0.0f, ({ctype}*)0);
   const float scale = {scale * LOG2_E!r}f;  // scores in base 2 (exp2f)
   for (long long tile = blockIdx.x; tile < {sequences * tiles_per_sequence}LL;
        tile += gridDim.x) {{
@@ -197,12 +234,7 @@ extern "C" __global__ void __launch_bounds__({THREADS}) {name}(
     const long long q_base = {q_base}, k_base = {k_base};
     const long long v_base = {v_base}, o_base = {o_base};
     __syncthreads();  // the previous tile's warps are done with q_tile
-    for (int e = threadIdx.x; e < {BLOCK_M * head}; e += {THREADS}) {{
-      const int r = e / {head}, c = e % {head};
-      const long long t = first_row + r;
-      q_tile[r * {ld} + c] =
-          t < {rows}LL ? q[q_base + t * {st_q}LL + c * {sd_q}LL] : zero;
-    }}
+    {stage_q}
     __syncthreads();
     unsigned qa[{head // 16}][4];
     for (int kk = 0; kk < {head // 16}; ++kk)
@@ -214,13 +246,8 @@ extern "C" __global__ void __launch_bounds__({THREADS}) {name}(
     const long long key_end = {last_tile};
     for (long long j0 = 0; j0 < key_end; j0 += {BLOCK_N}) {{
       __syncthreads();  // every warp is done with the previous k and v tiles
-      for (int e = threadIdx.x; e < {BLOCK_N * head}; e += {THREADS}) {{
-        const int r = e / {head}, c = e % {head};
-        const long long j = j0 + r;
-        const bool inside = j < {keys}LL;
-        k_tile[r * {ld} + c] = inside ? k[k_base + j * {st_k}LL + c * {sd_k}LL] : zero;
-        v_tile[r * {ld} + c] = inside ? v[v_base + j * {st_v}LL + c * {sd_v}LL] : zero;
-      }}
+      {stage_k}
+      {stage_v}
       __syncthreads();
       float s[{BLOCK_N // 8}][4];
       for (int nt = 0; nt < {BLOCK_N // 8}; ++nt) {{
@@ -292,7 +319,10 @@ extern "C" __global__ void __launch_bounds__({THREADS}) {name}(
 
 
 FLASH_HELPERS = f"""
-// ---- flash attention (fxdsl/lowering/flash_attention_kernel.py) ----
+// ---- flash attention (fxdsl/lowering/flash_attention_cuda.py) ----
+struct alignas(16) fx_flash_chunk {{  // 8 bf16/f16 values, one 16-byte move
+  unsigned bits[4];
+}};
 __device__ inline float fx_flash_float(float x) {{ return x; }}
 __device__ inline float fx_flash_float(__half x) {{ return __half2float(x); }}
 __device__ inline float fx_flash_float(__nv_bfloat16 x) {{
