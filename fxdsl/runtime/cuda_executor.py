@@ -18,9 +18,12 @@ the outputs as CuPy arrays. `tf32=True` lets f32 GEMMs use TF32 tensor cores
 that does not compile runs on the host (`HostKernel`: the IR emulator on
 copies of its buffers) after one warning naming it.
 
-bf16 buffers hold raw bf16 bits on the device (`uint16`); inputs and outputs
-are converted at the boundary (values as float32, rounded to bf16), on the
-device.
+bf16 buffers hold raw bf16 bits on the device (`uint16`). A bf16 argument
+takes float32 values (rounded to bf16 on the device, into a fresh buffer) or
+the `uint16` bits themselves (used as they are, like any input of the
+compiled type: torch's `tensor.view(torch.uint16)`, so a CUDA graph keyed by
+input addresses replays); bf16 outputs are float32 values, or with
+`bf16_bits=True` the `uint16` bits (`.view(torch.bfloat16)` on the torch side).
 
 Verified on an H100 (CuPy 14.2, NVRTC): the `gpu`-marked tests in
 tests/lowering/test_gpu_execution.py (every op theme, every graph-fuse case,
@@ -166,6 +169,7 @@ class CudaExecutor:
         keep_alive: Any = None,
         *,
         tf32: bool = False,
+        bf16_bits: bool = False,
         gemm_kernels: dict[Gemm, tuple[Any, GemmShape]] | None = None,
     ):
         import cupy  # type: ignore[import-not-found]
@@ -174,6 +178,8 @@ class CudaExecutor:
         self.plan = plan
         self.tf32 = tf32
         """f32 GEMMs may use TF32 tensor cores (cuBLAS's math mode)"""
+        self.bf16_bits = bf16_bits
+        """bf16 outputs as their `uint16` bits (default: float32 values)"""
         self.gemm_kernels = gemm_kernels or {}
         """GEMM step -> (launcher, shape) of the steps routed to fxdsl's
         tensor-core kernel (`gemm="tensor-core"`), not cuBLAS"""
@@ -214,10 +220,11 @@ class CudaExecutor:
         ]
         """(slot, size, dtype) of the buffers allocated on every call"""
         self._as_is = [
-            (spec.shape, np.dtype(spec.dtype)) if spec.element != "bf16" else None
+            (spec.shape, np.dtype(_device_dtype(spec)))
             for spec in plan.buffers[: plan.num_inputs]
         ]
-        """per input: the (shape, dtype) a device array can be used as is"""
+        """per input: the (shape, dtype) a device array can be used as is
+        (bf16: its uint16 bits)"""
         self._program = [self.runner(step) for step in plan.steps]
 
     def runner(self, step: Launch | Gemm) -> Callable[[list[Any]], None]:
@@ -256,8 +263,7 @@ class CudaExecutor:
     def _upload(self, index: int, value: Any) -> Any:
         as_is = self._as_is[index]
         if (
-            as_is is not None
-            and type(value) is self.cp.ndarray
+            type(value) is self.cp.ndarray
             and value.shape == as_is[0]
             and value.dtype == as_is[1]
             and value.flags.c_contiguous
@@ -272,12 +278,13 @@ class CudaExecutor:
             array = self.cp.from_dlpack(value)  # torch tensors etc., zero-copy
         shape = tuple(getattr(array, "shape", ()))
         dtype = np.dtype(getattr(array, "dtype", type(value)))
-        if shape != spec.shape or dtype != np.dtype(spec.dtype):
+        bits = spec.element == "bf16" and dtype == np.uint16  # as the device holds
+        if shape != spec.shape or (dtype != np.dtype(spec.dtype) and not bits):
             raise ValueError(
                 f"argument {index} of @{self.plan.function}: expected "
                 f"{spec.shape} {spec.element}, got {shape} {dtype}"
             )
-        if spec.element == "bf16":
+        if spec.element == "bf16" and not bits:
             return _to_bf16_bits(self.cp, self.cp.asarray(array)).reshape(-1)
         flat = self.cp.ascontiguousarray(self.cp.asarray(array)).reshape(-1)
         if device_address(flat) % 16:  # kernels read f32 buffers as float4s
@@ -344,9 +351,11 @@ class CudaExecutor:
         return buffers
 
     def outputs(self, buffers: list[Any]) -> tuple[Any, ...]:
-        return tuple(
-            self.cp.ascontiguousarray(self._view(buffers, v)) for v in self.plan.outputs
-        )
+        if self.bf16_bits:
+            views = [self._make_view(buffers, v, bits=True) for v in self.plan.outputs]
+        else:
+            views = [self._view(buffers, v) for v in self.plan.outputs]
+        return tuple(self.cp.ascontiguousarray(view) for view in views)
 
     def direct_gemm(self, step: Gemm) -> bool:
         """Does the direct binding take `step` (f32, f16 or bf16 buffers, not
@@ -400,13 +409,15 @@ def compile_cuda(
     cache: KernelCache | None = None,
     cuda_graph: bool = False,
     tf32: bool = False,
+    bf16_bits: bool = False,
     gemm: str = "cublas",
 ) -> Callable[..., tuple[Any, ...]]:
     """Lower a clone of `module` and return its `CudaExecutor` (wrapped in a
     `GraphedExecutor` with `cuda_graph=True`); `tf32`: f32 GEMMs on TF32
-    tensor cores; `gemm="tensor-core"`: bf16/f16 GEMMs on fxdsl's own
-    tensor-core kernel (`fxdsl.runtime.tensor_core_gemm`; opt-in, not
-    measured against cuBLAS yet). `compiler` (default: NVRTC, else nvcc)
+    tensor cores; `bf16_bits`: bf16 outputs as `uint16` bits;
+    `gemm="tensor-core"`: bf16/f16 GEMMs on fxdsl's own tensor-core kernel
+    (`fxdsl.runtime.tensor_core_gemm`; opt-in, not measured against cuBLAS
+    yet). `compiler` (default: NVRTC, else nvcc)
     and `cache` (default: the user cache directory) are for tests and tools."""
     if gemm not in GEMM_ROUTES:
         raise ValueError(f"gemm={gemm!r}: not one of {GEMM_ROUTES}")
@@ -438,7 +449,12 @@ def compile_cuda(
         folder = (folder, gemm_folder)
         gemm_kernels = {s: (launchers[n], shape) for s, (n, shape) in routed.items()}
     executor = CudaExecutor(
-        plan, kernels, keep_alive=folder, tf32=tf32, gemm_kernels=gemm_kernels
+        plan,
+        kernels,
+        keep_alive=folder,
+        tf32=tf32,
+        gemm_kernels=gemm_kernels,
+        bf16_bits=bf16_bits,
     )
     if cuda_graph:
         return GraphedExecutor(executor)

@@ -20,6 +20,7 @@ from fxdsl.frontends.models import gpt2_stack
 from fxdsl.interpreters.run import random_inputs, run_reference
 from fxdsl.lowering.pipeline import GPU_PIPELINE
 from fxdsl.runtime.cublas import Cublas
+from fxdsl.runtime.cuda_executor import _to_bf16_bits
 from fxdsl.runtime.ir_emulator import Emulator
 from fxdsl.runtime.launch_plan import (
     CublasGemm,
@@ -223,6 +224,8 @@ class MemoryCublas(FakeLibrary):
     def __init__(self, streams: Streams | None = None) -> None:
         super().__init__()
         self.streams = streams
+        self.runs = 0
+        """GEMMs computed (a captured call runs at each replay)"""
         # functions, not bound methods: the binding sets ctypes' restype on them
         self.cublasSgemmStridedBatched = lambda *args: self._sgemm(*args)
         self.cublasGemmStridedBatchedEx = lambda *args: self._gemm_ex(*args)
@@ -254,12 +257,12 @@ class MemoryCublas(FakeLibrary):
         else:
             run()
 
-    @staticmethod
-    def _run(ta: int, tb: int, m: int, n: int, k: int, element: str,
+    def _run(self, ta: int, tb: int, m: int, n: int, k: int, element: str,
              a: tuple[int, int, int], b: tuple[int, int, int],
              c: tuple[int, int, int], batch: int) -> None:  # fmt: skip
         from fxdsl.runtime.cuda_executor import _from_bf16_bits, _to_bf16_bits
 
+        self.runs += 1
         stored = {"f32": np.float32, "f16": np.float16, "bf16": np.uint16}[element]
 
         def flat(operand: tuple[int, int, int], rows: int, cols: int) -> np.ndarray:
@@ -370,16 +373,17 @@ def numpy_cupy(streams: Streams) -> types.ModuleType:
     return cp
 
 
-def bf16_gpt2() -> Any:
-    """HF GPT-2 (one tiny block, lm head tied to the embedding) cast to bf16,
-    through torch.export and the importer."""
+def half_gpt2(element: str = "bf16") -> Any:
+    """HF GPT-2 (one tiny block, lm head tied to the embedding) cast to
+    `element` (bf16 or f16), through torch.export and the importer."""
     torch = need("torch")
     need("transformers")
     from fxdsl.frontends.torch_export import from_torch
     from fxdsl.testing.torch_models import gpt2
 
     model, args, kwargs = gpt2(layers=1)
-    return from_torch(model.to(torch.bfloat16), args, kwargs), args
+    dtype = {"bf16": torch.bfloat16, "f16": torch.float16}[element]
+    return from_torch(model.to(dtype), args, kwargs), args
 
 
 def executor_on_host(
@@ -409,22 +413,23 @@ def executor_on_host(
     return cuda_executor.CudaExecutor(plan, kernels), streams
 
 
-def test_bf16_gpt2_plan_is_direct_cublas_and_one_cuda_graph(
-    monkeypatch: pytest.MonkeyPatch,
+@pytest.mark.parametrize("element", ["bf16", "f16"])
+def test_half_gpt2_plan_is_direct_cublas_and_one_cuda_graph(
+    monkeypatch: pytest.MonkeyPatch, element: str
 ) -> None:
-    """The bf16 GPT-2's launch plan: every GEMM goes to the direct binding
-    (cublasGemmStridedBatchedEx on the bf16 bits, no cupy.matmul step), so
-    every step is capturable and cuda_graph records the whole plan as one
-    graph; its replay equals the reference interpreter."""
+    """The bf16 (f16) GPT-2's launch plan: every GEMM goes to the direct
+    binding (cublasGemmStridedBatchedEx on the bits the device holds, no
+    cupy.matmul step), so every step is capturable and cuda_graph records
+    the whole plan as one graph; its replay equals the reference."""
     from fxdsl.runtime.cuda_graph import GraphedExecutor
 
-    imported, (ids,) = bf16_gpt2()
+    imported, (ids,) = half_gpt2(element)
     library = MemoryCublas()
     executor, streams = executor_on_host(monkeypatch, imported.module, library)
     plan = executor.plan
     gemms = [step for step in plan.steps if isinstance(step, Gemm)]
     assert len(gemms) >= 5  # qkv, out proj, two MLP, the tied lm head
-    assert {plan.gemm_element(g) for g in gemms} == {"bf16"}
+    assert {plan.gemm_element(g) for g in gemms} == {element}
     assert executor.blas is not None
     assert executor.matmul_fallback is None
     assert all(executor.direct_gemm(g) for g in gemms)
@@ -432,14 +437,21 @@ def test_bf16_gpt2_plan_is_direct_cublas_and_one_cuda_graph(
 
     monkeypatch.delattr(sys.modules["cupy"], "matmul")  # no cupy.matmul step
     graphed = GraphedExecutor(executor)
-    inputs = (*imported.weights, ids.numpy())
+    # the weights as the device holds them (bf16: its bits), used as they
+    # are: the second call finds the same addresses and replays the graph
+    weights = [
+        _to_bf16_bits(np, w) if element == "bf16" else w for w in imported.weights
+    ]
+    inputs = (*weights, ids.numpy())
     (first,) = graphed(*inputs)
     (entry,) = graphed.entries.values()
     assert len(entry.pieces) == 1
     assert streams.captures == 1
+    assert library.runs == len(gemms)
+    (second,) = graphed(*inputs)
+    assert streams.captures == 1  # replayed: the recorded GEMMs ran again
     assert len(library.named("cublasGemmStridedBatchedEx")) == len(gemms)
-    (second,) = graphed(*inputs)  # a replay: the GEMMs run again
-    assert len(library.named("cublasGemmStridedBatchedEx")) == 2 * len(gemms)
+    assert library.runs == 2 * len(gemms)
     (want,) = imported.run(ids)
     for got in (first, second):
         np.testing.assert_allclose(
@@ -465,6 +477,23 @@ def test_fallback_to_cupy_matmul_is_reported(monkeypatch: pytest.MonkeyPatch) ->
         np.testing.assert_allclose(
             np.asarray(got, np.float64), want, rtol=2e-2, atol=2e-2
         )
+
+
+def test_bf16_bits_in_and_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    """bf16 arguments given as their uint16 bits are used as they are (no
+    conversion, the caller's array), and `bf16_bits=True` returns the bits
+    of the outputs: the same results as float32 values in and out."""
+    module = parse(BATCHED.replace("ELEM", "bf16"))
+    executor, _ = executor_on_host(monkeypatch, module, MemoryCublas())
+    inputs = random_inputs(module)
+    values = executor(*inputs)
+    bits = [_to_bf16_bits(np, array) for array in inputs]
+    assert all(u is b for u, b in zip(executor.upload(tuple(bits)), bits))
+    executor.bf16_bits = True
+    results = executor(*bits)
+    for got, want in zip(results, values, strict=True):
+        assert got.dtype == np.uint16
+        np.testing.assert_array_equal(got, _to_bf16_bits(np, want))
 
 
 @pytest.mark.parametrize("element", ["bf16", "f16", "f32"])
@@ -567,7 +596,7 @@ def test_bf16_gpt2_is_one_cuda_graph_on_gpu() -> None:
 
     import fxdsl
 
-    imported, (ids,) = bf16_gpt2()
+    imported, (ids,) = half_gpt2()
     run = fxdsl.compile(imported.module, backend="cuda", cuda_graph=True)
     assert run.executor.blas is not None, run.executor.matmul_fallback
     inputs = [cupy.asarray(w) for w in imported.weights] + [cupy.asarray(ids.numpy())]
