@@ -1,8 +1,10 @@
 """Which parts of an ATen graph fxdsl compiles, and which stay in torch.
 
 The whole graph is imported into the graph dialect (`from_graph_module` in
-fallback mode): a node without a mapping, or one whose ATen overload the user
-listed in `torch_executed_ops`, becomes a call of an external function
+fallback mode): a node the importer cannot take (no mapping, a random op, a
+float64 value, an importer error; a node that ends a recognised pattern is
+imported again outside it), or one whose ATen overload the user listed in
+`torch_executed_ops`, becomes a call of an external function
 `@"aten.<op>.<overload>"` carrying `torch.node`. Our own
 `CapabilityBasedPartitioner` then groups the graph ops into the largest
 acyclic islands; an island of fewer than `min_block_size` fx nodes goes back
