@@ -17,8 +17,9 @@ from contextlib import contextmanager
 from xdsl.context import Context
 from xdsl.dialects import get_all_dialects
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
-from xdsl.ir import Block, Operation, TypeAttribute
-from xdsl.parser import Parser
+from xdsl.ir import Attribute, Block, Operation, SSAValue, TypeAttribute
+from xdsl.parser import Parser, UnresolvedOperand
+from xdsl.utils.exceptions import ParseError
 from xdsl.utils.lexer import Span
 from xdsl.utils.mlir_lexer import MLIRLexer
 
@@ -62,6 +63,26 @@ class LocatingParser(Parser):
         self._file_name = name
         self._line_offset = line_offset
         self._line_starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
+        self._first_use: dict[str, Span] = {}  # of each value not yet defined
+
+    def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
+        try:
+            return super().parse_module(allow_implicit_module)
+        except ParseError as error:
+            if not error.msg.startswith(_UNDEFINED):
+                raise
+        # xDSL reports values used but never defined at the end of the input;
+        # mlir-opt (and this) at the first use of the first of them.
+        name = next(iter(self.forward_ssa_references))
+        self.raise_error(f"use of undefined value %{name}", self._first_use[name])
+
+    def resolve_operand(
+        self, operand: UnresolvedOperand, type: Attribute
+    ) -> SSAValue[Attribute]:
+        name = operand.operand_name
+        if name not in self.ssa_values:
+            self._first_use.setdefault(name, operand.span)
+        return super().resolve_operand(operand, type)
 
     def parse_operation(self) -> Operation:
         start = self._current_token.span.start
@@ -124,6 +145,7 @@ class LocatingParser(Parser):
 
 
 _TOO_DEEP = "input nested too deeply to parse"
+_UNDEFINED = "values used but not defined"  # xDSL's message
 _NEWLINE = re.compile("\n")
 
 

@@ -182,7 +182,25 @@ def test_fusion_group_input_naming_its_own_block_argument(tmp_path: Path) -> Non
     )
     code, out, err = run([str(path)])
     assert (code, out) == (1, "")
-    assert err.startswith(f"{path}:8:1: error: values used but not defined: [%a]")
+    assert err.startswith(f"{path}:2:28: error: use of undefined value %a\n")
+
+
+def test_undefined_value_is_an_error_at_its_first_use(tmp_path: Path) -> None:
+    # xDSL reports it at the end of the input
+    path = tmp_path / "undefined.mlir"
+    path.write_text(
+        "func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+        "  %y = graph.neg %nope : tensor<4xf32>\n"
+        "  %z = graph.neg %nope2 : tensor<4xf32>\n"
+        "  func.return %y : tensor<4xf32>\n}\n"
+    )
+    code, out, err = run([str(path)])
+    assert (code, out) == (1, "")
+    assert err.splitlines() == [
+        f"{path}:2:18: error: use of undefined value %nope",
+        "  %y = graph.neg %nope : tensor<4xf32>",
+        "                 ^^^^^",
+    ]
 
 
 def test_split_input_file_keeps_line_numbers(tmp_path: Path) -> None:
