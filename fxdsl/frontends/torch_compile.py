@@ -470,6 +470,7 @@ def _compiled(module: ModuleOp, device: str, settings: Options) -> Callable[...,
     options: dict[str, Any] = {"cuda_graph": True} if settings.cuda_graph else {}
     if device == "cuda":  # f32 GEMMs as torch's own: TF32 unless "highest"
         options["tf32"] = torch.get_float32_matmul_precision() != "highest"
+        options["bf16_bits"] = True  # bf16 crosses as its bits, zero-copy
     key = (str(module), device, settings.pipeline, *sorted(options.items()))
     if key not in _COMPILED:
         _COMPILED[key] = fxdsl.compile(
@@ -482,17 +483,38 @@ def call_island(
     run: Callable[..., Any], operands: list[Any], device: str, op: func.CallOp
 ) -> list[Any]:
     """Torch tensors in, torch tensors out: numpy on the CPU (zero-copy where
-    the layout allows), DLPack on the GPU."""
+    the layout allows), DLPack on the GPU, where a bf16 tensor crosses as
+    its `uint16` bits (as the executor holds bf16), both ways: a result given
+    as bits is viewed back as bf16, one given as float32 values (an executor
+    compiled without `bf16_bits`) is rounded."""
     import torch
 
     if device == "cuda":
         from fxdsl.runtime.torch_stream import on_torch_stream
 
+        bits = [
+            t.view(torch.uint16) if t.dtype == torch.bfloat16 else t for t in operands
+        ]
         with on_torch_stream():
-            return [torch.from_dlpack(r) for r in run(*operands)]
+            results = [torch.from_dlpack(r) for r in run(*bits)]
+        return [_bf16_back(r, typ) for r, typ in zip(results, op.result_types)]
     arrays = [_to_numpy(t) for t in operands]
     results = run(*arrays)
     return [_to_torch(r, typ) for r, typ in zip(results, op.result_types)]
+
+
+def _bf16_back(tensor: Any, typ: Any) -> Any:
+    """A CUDA island's result as torch holds its type: bf16 from its bits
+    (a view) or from float32 values (rounded)."""
+    import torch
+
+    from fxdsl.interpreters.dtypes import is_bf16
+
+    if not is_bf16(typ.element_type):
+        return tensor
+    if tensor.dtype == torch.uint16:
+        return tensor.view(torch.bfloat16)
+    return tensor.to(torch.bfloat16)
 
 
 def _to_numpy(tensor: Any) -> Any:

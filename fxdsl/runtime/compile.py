@@ -65,6 +65,7 @@ def compile_module(
     cuda_graph: bool = False,
     tf32: bool = False,
     gemm: str = "cublas",
+    bf16_bits: bool = False,
     **options: Any,
 ) -> Callable[..., tuple[Any, ...]]:
     """Compile a clone of `module` for `backend` with `pipeline` (default:
@@ -73,7 +74,9 @@ def compile_module(
     `tf32=True` (CUDA only) lets f32 GEMMs use TF32 tensor cores;
     `gemm="tensor-core"` (CUDA and cuda-sim) runs bf16/f16 GEMMs on fxdsl's
     own tensor-core kernel instead of cuBLAS (`fxdsl.runtime.tensor_core_gemm`;
-    opt-in, not measured against cuBLAS yet)."""
+    opt-in, not measured against cuBLAS yet); `bf16_bits=True` (CUDA only)
+    returns bf16 results as their `uint16` bits, as the device holds them
+    (the torch bridge views them as `torch.bfloat16`, zero-copy)."""
     if not isinstance(module, ModuleOp):
         raise TypeError(
             "fxdsl.compile: expected a ModuleOp (from fxdsl.parse or fxdsl.trace), "
@@ -88,13 +91,14 @@ def compile_module(
         raise TypeError(f"unknown compile options: {', '.join(sorted(options))}")
     if cuda_graph and backend != "cuda":
         raise ValueError(f"cuda_graph=True needs backend='cuda', not '{backend}'")
-    if tf32 and backend != "cuda":
-        raise ValueError(f"tf32=True needs backend='cuda', not '{backend}'")
+    for name, value in (("tf32", tf32), ("bf16_bits", bf16_bits)):
+        if value and backend != "cuda":
+            raise ValueError(f"{name}=True needs backend='cuda', not '{backend}'")
     if gemm not in GEMM_ROUTES:
         raise ValueError(f"gemm={gemm!r}: not one of {GEMM_ROUTES}")
     if gemm != "cublas" and backend not in ("cuda", "cuda-sim"):
         raise ValueError(f"gemm={gemm!r} needs backend 'cuda' or 'cuda-sim'")
-    run = _compile(module, backend, pipeline, entry, cuda_graph, tf32, gemm)
+    run = _compile(module, backend, pipeline, entry, cuda_graph, tf32, gemm, bf16_bits)
     return KeywordInputs(run, [a.name_hint for a in entry_function(module, entry).args])
 
 
@@ -106,6 +110,7 @@ def _compile(
     cuda_graph: bool,
     tf32: bool = False,
     gemm: str = "cublas",
+    bf16_bits: bool = False,
 ) -> Callable[..., tuple[Any, ...]]:
     if backend == "cuda":
         reason = cuda_unavailable_reason()
@@ -117,7 +122,7 @@ def _compile(
         try:
             return compile_cuda(
                 module, pipeline=pipeline, entry=entry, cuda_graph=cuda_graph,
-                tf32=tf32, gemm=gemm,
+                tf32=tf32, gemm=gemm, bf16_bits=bf16_bits,
             )  # fmt: skip
         except CompilerUnavailable as error:
             raise BackendUnavailable(str(error)) from None

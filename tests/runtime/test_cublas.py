@@ -17,7 +17,7 @@ import pytest
 
 from fxdsl.api import apply, parse
 from fxdsl.frontends.models import gpt2_stack
-from fxdsl.interpreters.run import random_inputs, run_reference
+from fxdsl.interpreters.run import entry_function, random_inputs, run_reference
 from fxdsl.lowering.pipeline import GPU_PIPELINE
 from fxdsl.runtime.cublas import Cublas
 from fxdsl.runtime.cuda_executor import _to_bf16_bits
@@ -553,8 +553,55 @@ def test_torch_backend_follows_float32_matmul_precision(
         torch.set_float32_matmul_precision(previous)
     assert [options.get("tf32") for options in seen] == [False, True, None]
     assert [options["backend"] for options in seen] == ["cuda", "cuda", "cpu"]
-    with pytest.raises(ValueError, match="tf32=True needs backend='cuda'"):
-        compile_module(module, backend="cpu", tf32=True)
+    # CUDA islands hand bf16 back as bits (call_island views them as bf16)
+    assert [options.get("bf16_bits") for options in seen] == [True, True, None]
+    for option in ("tf32", "bf16_bits"):
+        with pytest.raises(ValueError, match=f"{option}=True needs backend='cuda'"):
+            compile_module(module, backend="cpu", **{option: True})
+
+
+def test_bf16_crosses_the_torch_bridge_as_bits(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On CUDA a bf16 tensor reaches the island as its uint16 bits and a
+    result comes back as bf16: viewed from bits (bf16_bits), or rounded from
+    float32 values (an executor without it); other types pass through."""
+    import contextlib
+
+    torch = need("torch")
+    from fxdsl.frontends import torch_compile
+    from fxdsl.runtime import torch_stream
+
+    monkeypatch.setattr(torch_stream, "on_torch_stream", contextlib.nullcontext)
+    x = torch.tensor([1.0, -2.5, 3.140625], dtype=torch.bfloat16)
+    n = torch.arange(3)
+    seen: list[Any] = []
+
+    def run(*operands: Any) -> tuple[np.ndarray, ...]:
+        seen.extend(operands)
+        bits = operands[0].numpy()  # the island's results, as numpy "device" arrays
+        return bits.copy(), _from_bits(bits), operands[1].numpy() + 1
+
+    module = parse(
+        "func.func @f(%a: tensor<3xbf16>) -> (tensor<3xbf16>, tensor<3xbf16>, "
+        "tensor<3xi64>) {\n  %c = graph.constant dense<0> : tensor<3xi64>\n"
+        "  func.return %a, %a, %c : tensor<3xbf16>, tensor<3xbf16>, tensor<3xi64>\n}"
+    )
+    function = entry_function(module)
+    op = types.SimpleNamespace(result_types=list(function.function_type.outputs))
+    from_bits, from_values, ints = torch_compile.call_island(run, [x, n], "cuda", op)
+    assert seen[0].dtype == torch.uint16
+    assert seen[1] is n
+    for got in (from_bits, from_values):
+        assert got.dtype == torch.bfloat16
+        assert torch.equal(got, x)
+    assert torch.equal(ints, n + 1)
+
+
+def _from_bits(bits: np.ndarray) -> np.ndarray:
+    from fxdsl.runtime.cuda_executor import _from_bf16_bits
+
+    return _from_bf16_bits(np, bits)
 
 
 # --- on a GPU: the same GEMMs through the real library ----------------------
