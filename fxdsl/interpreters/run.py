@@ -199,9 +199,14 @@ def random_inputs(
     rng = np.random.default_rng(seed)
     arrays: list[Array] = []
     for arg in function.args:
+        name = function.sym_name.data
         if not isinstance(arg.type, TensorType):
-            name = function.sym_name.data
             raise ValueError(f"@{name}: unsupported argument type {arg.type}")
+        if any(n < 0 for n in arg.type.get_shape()):
+            raise ValueError(
+                f"@{name}: argument type {arg.type} has a dynamic dimension; "
+                "graph programs take static shapes only"
+            )
         arrays.append(_random_array(rng, arg.type, index_bound(module, arg)))
     return arrays
 

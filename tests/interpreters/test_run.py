@@ -172,6 +172,15 @@ ALL_TYPES = """func.func @f(%a: tensor<64x32xf32>, %b: tensor<16xf16>,
 }"""
 
 
+def test_random_inputs_refuse_a_dynamic_dimension() -> None:
+    # numpy once said "negative dimensions are not allowed"
+    module = fxdsl.parse("""func.func @f(%x: tensor<4x?xf32>) -> tensor<4x?xf32> {
+      func.return %x : tensor<4x?xf32>
+    }""")
+    with pytest.raises(ValueError, match=r"tensor<4x\?xf32> has a dynamic dim"):
+        random_inputs(module)
+
+
 def test_random_inputs_match_types_and_are_deterministic() -> None:
     module = fxdsl.parse(ALL_TYPES)
     inputs = random_inputs(module, seed=0)
