@@ -29,6 +29,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         (
             "fxdsl",
             "fxdsl._lazy",
+            "fxdsl._version",
             "fxdsl.ir_utils",
             "fxdsl.pipeline_syntax",
             "fxdsl.tools.atomic_write",
