@@ -132,6 +132,19 @@ def test_dryrun_labels_each_graph_of_a_graph_break(
     assert second == first + 1
 
 
+def test_dryrun_labels_the_forward_and_the_backward(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    model, args, _ = mlp()
+    compiled = torch.compile(model, backend="fxdsl", options={"dryrun": True})
+    compiled(*args).sum().backward()
+    titles = re.findall(
+        r"^\[(.*)\]\nfxdsl partition report$", capsys.readouterr().out, re.M
+    )
+    kinds = [re.search(r"Dynamo graph \d+, (\w+)", t)[1] for t in titles]
+    assert kinds == ["forward", "backward"]
+
+
 def test_dryrun_to_a_file(tmp_path: Any) -> None:
     path = tmp_path / "report.txt"
     _compiled_outputs(with_qr(), {"dryrun": str(path)})
