@@ -1,0 +1,275 @@
+"""PyTorch's OpInfo database against fxdsl, the way Inductor is tested.
+
+`torch.testing._internal.common_methods_invocations.op_db` lists every
+public torch op with sample inputs. For each op with float32 samples on the
+CPU, up to `SAMPLES` of them become a small module (`forward(*tensors)` calls
+the op; every tensor of the sample is an input) that goes through
+`torch.export` once and is imported at both levels (`default`: the exported
+graph; `core`: after `run_decompositions()`), then run on the reference
+interpreter and compared with torch eager.
+
+Each (op, level) gets one outcome, the worst over its samples:
+
+* `pass`: every sample matched (a random op: its values differ between
+  calls, as torch's do; the values themselves are not compared);
+* `export`: `torch.export` itself failed (not fxdsl's: not counted);
+* `unsupported`: the importer said it cannot take the op (a clean error);
+* `wrong`: a result differs from torch's (shape, dtype or values);
+* `crash`: anything else raised: an fxdsl bug.
+
+`python -m fxdsl.testing.opinfo [--ops a,b] [--json out.json]` prints the
+table and the pass rates; `tests/frontends/test_opinfo.py` holds the result
+against the expected-failure table. Needs torch and `expecttest` (which
+torch's test package imports).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fxdsl.tools.atomic_write import write_atomic
+
+SAMPLES = 3
+"""Samples per op (OpInfo's first ones: the plainest)."""
+
+LEVELS = ("default", "core")
+OUTCOMES = ("pass", "export", "unsupported", "wrong", "crash")
+"""From best to worst; an op's outcome at a level is its worst sample's."""
+
+FAMILIES = ("linalg.", "fft.", "special.")
+"""Op families the rates are also given without (torch's own sub-libraries)."""
+
+RTOL, ATOL = 1e-4, 1e-5
+
+
+@dataclass(frozen=True)
+class Case:
+    """One OpInfo sample as a module's inputs: `call(*tensors)` is the op."""
+
+    op: str
+    index: int
+    call: Callable[..., Any]
+    tensors: tuple[Any, ...]
+
+
+class _OpModule:
+    """Built lazily: torch is imported only when the harness runs."""
+
+    @staticmethod
+    def wrap(call: Callable[..., Any]) -> Any:
+        import torch
+
+        class OpModule(torch.nn.Module):
+            def forward(self, *tensors: Any) -> Any:
+                return call(*tensors)
+
+        return OpModule()
+
+
+def op_db() -> list[Any]:
+    """OpInfo's database (imports torch's test package: several seconds)."""
+    from torch.testing._internal.common_methods_invocations import op_db as ops
+
+    return list(ops)
+
+
+def op_name(op: Any) -> str:
+    return f"{op.name}.{op.variant_test_name}" if op.variant_test_name else op.name
+
+
+def cases(op: Any, limit: int = SAMPLES) -> Iterator[Case]:
+    """Up to `limit` float32 CPU samples of `op` as `Case`s."""
+    import torch
+    from torch.utils import _pytree as pytree
+
+    if torch.float32 not in op.supported_dtypes("cpu"):
+        return
+    samples = op.sample_inputs("cpu", torch.float32, requires_grad=False)
+    for index, sample in enumerate(samples):
+        if index >= limit:
+            return
+        leaves, spec = pytree.tree_flatten((sample.input, sample.args, sample.kwargs))
+        positions = [
+            i for i, leaf in enumerate(leaves) if isinstance(leaf, torch.Tensor)
+        ]
+
+        def call(*tensors: Any, leaves: list[Any] = leaves, spec: Any = spec,
+                 positions: list[int] = positions) -> Any:  # fmt: skip
+            filled = list(leaves)
+            for position, tensor in zip(positions, tensors):
+                filled[position] = tensor
+            first, args, kwargs = pytree.tree_unflatten(filled, spec)
+            return op.op(first, *args, **kwargs)
+
+        tensors = tuple(leaves[i].clone() for i in positions)
+        yield Case(op_name(op), index, call, tensors)
+
+
+def _flat(value: Any) -> list[Any]:
+    from torch.utils import _pytree as pytree
+
+    return pytree.tree_leaves(value)
+
+
+def _compare(expected: Any, actual: Sequence[Any]) -> str | None:
+    """Why `actual` (numpy arrays) differs from torch's `expected`, or None."""
+    import numpy as np
+    import torch
+
+    wanted = [v for v in _flat(expected) if isinstance(v, torch.Tensor)]
+    if len(wanted) != len(actual):
+        return f"{len(actual)} outputs, torch gives {len(wanted)}"
+    for i, (want, got) in enumerate(zip(wanted, actual)):
+        got = np.asarray(got)
+        if tuple(want.shape) != got.shape:
+            return f"output {i}: shape {got.shape}, torch {tuple(want.shape)}"
+        want_np = (
+            want.detach().float().numpy() if want.is_floating_point() else want.numpy()
+        )
+        if want.is_floating_point() != np.issubdtype(got.dtype, np.floating):
+            return f"output {i}: dtype {got.dtype}, torch {want.dtype}"
+        if not np.allclose(got, want_np, rtol=RTOL, atol=ATOL, equal_nan=True):
+            worst = np.nanmax(np.abs(got.astype(np.float64) - want_np))
+            return f"output {i}: values differ (max abs {worst:.3g})"
+    return None
+
+
+def _random(case: Case) -> bool:
+    """Whether the op draws random numbers (two eager calls differ)."""
+    import torch
+
+    first, second = (_flat(case.call(*case.tensors)) for _ in range(2))
+    return any(
+        isinstance(a, torch.Tensor) and not torch.equal(a, b)
+        for a, b in zip(first, second)
+    )
+
+
+def _differs(run: Callable[..., Any], tensors: Sequence[Any]) -> str | None:
+    """None when two runs give different values (as a random op must)."""
+    import numpy as np
+
+    first, second = run(*tensors), run(*tensors)
+    if any(not np.array_equal(a, b) for a, b in zip(first, second)):
+        return None
+    return "a random op gives the same values on every call"
+
+
+def check_import(case: Case) -> dict[str, tuple[str, str]]:
+    """`level -> (outcome, detail)` for one sample through `from_torch`."""
+    import torch
+
+    from fxdsl.frontends.torch_export import TorchImportError, from_exported_program
+
+    module = _OpModule.wrap(case.call)
+    try:
+        if any(t.layout != torch.strided for t in case.tensors):
+            raise ValueError("sparse or other non-strided inputs")
+        expected = case.call(*case.tensors)
+        random = _random(case)
+        with torch.no_grad():
+            exported = torch.export.export(module, case.tensors, strict=False)
+    except Exception as error:  # noqa: BLE001 - torch's failure, not ours
+        return dict.fromkeys(LEVELS, ("export", _first_line(error)))
+    outcomes: dict[str, tuple[str, str]] = {}
+    for level in LEVELS:
+        try:
+            program = exported if level == "default" else exported.run_decompositions()
+        except Exception as error:  # noqa: BLE001 - torch's failure, not ours
+            outcomes[level] = ("export", _first_line(error))
+            continue
+        try:
+            imported = from_exported_program(program)
+            if random:
+                why = _differs(imported.run, case.tensors)
+            else:
+                why = _compare(expected, imported.run(*case.tensors))
+        except TorchImportError as error:
+            outcomes[level] = ("unsupported", _first_line(error))
+            continue
+        except Exception as error:  # noqa: BLE001 - every other failure is a bug
+            outcomes[level] = ("crash", f"{type(error).__name__}: {_first_line(error)}")
+            continue
+        outcomes[level] = ("wrong", why) if why else ("pass", "")
+    return outcomes
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0][:200] if text else type(error).__name__
+
+
+def check_op(op: Any, limit: int = SAMPLES) -> dict[str, tuple[str, str]]:
+    """`level -> (outcome, detail)` for `op`: its worst sample at each level;
+    an op without float32 samples gets nothing."""
+    worst: dict[str, tuple[str, str]] = {}
+    for case in cases(op, limit):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            found = check_import(case)
+        for level, outcome in found.items():
+            if level not in worst or _rank(outcome) > _rank(worst[level]):
+                worst[level] = outcome
+    return worst
+
+
+def _rank(outcome: tuple[str, str]) -> int:
+    return OUTCOMES.index(outcome[0])
+
+
+def rates(results: dict[str, dict[str, tuple[str, str]]]) -> dict[str, float]:
+    """Pass rate per level over the ops torch could export, all ops and
+    outside `FAMILIES`."""
+    found: dict[str, float] = {}
+    for level in LEVELS:
+        for label, keep in (("all", lambda _: True), ("core", _outside_families)):
+            counted = [
+                r[level][0]
+                for name, r in results.items()
+                if level in r and r[level][0] != "export" and keep(name)
+            ]
+            passed = sum(o == "pass" for o in counted)
+            found[f"{level}/{label}"] = passed / len(counted) if counted else 1.0
+    return found
+
+
+def _outside_families(name: str) -> bool:
+    return not name.startswith(FAMILIES)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="OpInfo ops through fxdsl.from_torch")
+    parser.add_argument("--ops", help="comma-separated OpInfo names (default: all)")
+    parser.add_argument("--samples", type=int, default=SAMPLES)
+    parser.add_argument("--json", help="write the outcomes here")
+    parser.add_argument("--resume", action="store_true", help="keep --json's ops")
+    args = parser.parse_args(argv)
+    chosen = set(args.ops.split(",")) if args.ops else None
+    results: dict[str, dict[str, tuple[str, str]]] = {}
+    if args.resume and args.json and Path(args.json).exists():
+        results = json.loads(Path(args.json).read_text())
+    for op in op_db():
+        name = op_name(op)
+        if (chosen is not None and name not in chosen) or name in results:
+            continue
+        results[name] = check_op(op, args.samples)
+        cells = "  ".join(
+            f"{lv}={results[name].get(lv, ('-', ''))[0]}" for lv in LEVELS
+        )
+        print(f"{name:40} {cells}", flush=True)
+        if args.json:
+            write_atomic(args.json, json.dumps(results, indent=1, sort_keys=True))
+    for key, value in rates(results).items():
+        print(f"pass rate {key}: {100 * value:.1f} %")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
