@@ -106,6 +106,12 @@ def argument_elements(module: ModuleOp) -> list[str]:
     return [str(t.element_type) for t in function.function_type.inputs]  # type: ignore[attr-defined]
 
 
+def result_elements(module: ModuleOp) -> list[str]:
+    """The element type of each result of the entry."""
+    function = entry_function(module)
+    return [str(t.element_type) for t in function.function_type.outputs]  # type: ignore[attr-defined]
+
+
 def workload_inputs(module: ModuleOp) -> list[np.ndarray]:
     """`example_inputs`, each in its argument's storage: a bf16 argument's
     values rounded to bf16 (held as float32, as the reference and the

@@ -148,3 +148,48 @@ def test_model_rows_in_check_mode(name: str, embeddings: tuple[str, ...]) -> Non
         assert rows[variant].numerics_ok is True
     # the check can fail: torch's outputs are not the reference's exactly
     assert rows["torch-eager"].max_abs_err > 0
+
+
+def test_fxdsl_rows_hand_cuda_bf16_bits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On CUDA the fxdsl rows give the executor bf16 inputs as their bits
+    and ask for bits back (bf16_bits), so no conversion kernel is timed and
+    one CUDA graph replays; the numerics check still sees float32 values.
+    On the CPU the reference gets values and no such option."""
+    import types
+
+    import fxdsl
+    from fxdsl.runtime.cuda_executor import _to_bf16_bits
+
+    workload = named("gemm_bf16")
+    module = workload.module("tiny")
+    arrays = workload_inputs(module)
+    product = arrays[0].astype(np.float64) @ arrays[1]
+    calls: list[tuple[dict[str, Any], tuple[Any, ...]]] = []
+
+    def compile(_module: Any, **options: Any) -> Any:
+        def run(*inputs: Any) -> tuple[np.ndarray, ...]:
+            calls.append((options, inputs))
+            out = product.astype(np.float32)
+            return (_to_bf16_bits(np, out) if options.get("bf16_bits") else out,)
+
+        return run
+
+    monkeypatch.setattr(fxdsl, "compile", compile)
+    fxdsl_variant = next(v for v in default_variants() if v.name == "fxdsl")
+    for name in ("cuda", "cpu"):
+        device = types.SimpleNamespace(
+            name=name, to_device=np.array, to_host=np.asarray,
+            time=None, synchronize=lambda: None,
+        )  # fmt: skip
+        compiled = fxdsl_variant.compile(device, workload, module, {})
+        (out,) = compiled.outputs(compiled.fn(*compiled.inputs(arrays)))
+        options, inputs = calls[-1]
+        if name == "cuda":
+            assert options["bf16_bits"] is True
+            for given, array in zip(inputs, arrays, strict=True):
+                np.testing.assert_array_equal(given, _to_bf16_bits(np, array))
+        else:
+            assert "bf16_bits" not in options
+            assert all(g.dtype == np.float32 for g in inputs)
+        assert out.dtype == np.float32
+        np.testing.assert_allclose(out, product, rtol=1e-2, atol=1e-2)

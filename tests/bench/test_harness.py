@@ -597,7 +597,7 @@ def test_cuda_path_with_a_stand_in_cupy(
 
     def compile_cuda(
         module: Any, pipeline: str | None = None, entry: Any = None,
-        cuda_graph: bool = False, tf32: bool = False,
+        cuda_graph: bool = False, **_cuda_options: Any,
     ) -> Any:  # fmt: skip
         # the CUDA executor's pipeline, run on the CPU reference instead
         pipelines.append(pipeline)
