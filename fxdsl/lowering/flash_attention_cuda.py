@@ -49,7 +49,7 @@ Not yet measured on a GPU: global loads are one element per thread (no
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from math import prod
 
 from xdsl.dialects import gpu
@@ -94,10 +94,13 @@ def flash_attention_source(
     assert isinstance(params, DictionaryAttr)
     scale = params.data["scale"]
     assert isinstance(scale, FloatAttr)
+    roles = params.data["roles"]
+    assert isinstance(roles, DictionaryAttr)
     types = [arg.type for arg in kernel.body.block.args]
     return flash_source(
         kernel.sym_name.data,
         types,  # type: ignore[arg-type]
+        {role: index.value.data for role, index in roles.data.items()},  # type: ignore[attr-defined]
         scale.value.data,
         "causal" in params.data,
         c_type,
@@ -114,11 +117,14 @@ def _offset(layout: Layout, names: Sequence[str]) -> str:
     return " + ".join(terms) or "0LL"
 
 
-def _index_names(rank: int, to_rank: int, shape: Sequence[int]) -> list[str]:
-    """Index names `i<k>` of a broadcast operand of `shape` (right-aligned
-    to the scores' rank `to_rank`): "0" where a dim is broadcast."""
-    lead = to_rank - rank
-    return ["0" if size == 1 else f"i{lead + k}" for k, size in enumerate(shape)]
+def _broadcast(layout: Layout, names: Sequence[str]) -> str:
+    """C expression of the offset of the element at index `names` (one
+    per dim of the full shape) of an operand that broadcasts to it
+    (right-aligned; a size-1 dim reads index 0)."""
+    own = names[len(names) - len(layout.shape) :]
+    return _offset(
+        layout, [n if size != 1 else "0" for n, size in zip(own, layout.shape)]
+    )
 
 
 def _chunked(layout: Layout) -> bool:
@@ -157,26 +163,41 @@ def _stage(
 }}"""
 
 
+def _stage_sum(
+    layouts: Mapping[str, Layout], names: Sequence[str], rows: int, head: int
+) -> str:
+    """C statements computing the q tile as q + q_bias (each broadcast to
+    the query's shape, index `names`), rounded to the input type."""
+    q, bias = (_broadcast(layouts[r], names) for r in ("q", "q_bias"))
+    return f"""for (int e = threadIdx.x; e < {BLOCK_M * head}; e += {THREADS}) {{
+  const int r = e / {head}, c = e % {head};
+  const long long t = first_row + r;
+  q_tile[r * {head + PAD} + c] = fx_flash_from_float(
+      t < {rows}LL ? fx_flash_float(q[{q}]) + fx_flash_float(q_bias[{bias}]) : 0.0f,
+      q_tile);
+}}"""
+
+
 def flash_source(
     name: str,
     types: Sequence[MemRefType[Attribute]],
+    roles: Mapping[str, int],
     scale: float,
     causal: bool,
     c_type: Callable[[Attribute], str],
 ) -> str:
-    """The kernel `name` on buffers q, k, v, [mask,] out of `types` (module
-    docstring). Batch dims: q's, with k and v's dim -3 a divisor of q's
-    (GQA)."""
-    q_type, k_type, v_type = types[:3]
-    mask_type = types[3] if len(types) == 5 else None
-    out_type = types[-1]
-    q, k, v, out = (layout_of_type(t) for t in (q_type, k_type, v_type, out_type))
-    element = q_type.element_type
+    """The kernel `name` on buffers of `types`; `roles` says which buffer is
+    `q`, `k`, `v`, `out` and, where present, `mask`, `q_bias` (the query
+    is q + q_bias, rounded) and `out_bias` (the output is the attention,
+    rounded, + out_bias, rounded); the biases broadcast to q's and out's
+    shape. Batch dims: q's, with k and v's dim -3 a divisor of q's (GQA)."""
+    layouts = {role: layout_of_type(types[i]) for role, i in roles.items()}
+    q, k, v, out = (layouts[role] for role in ("q", "k", "v", "out"))
+    element = types[roles["q"]].element_type
     assert isinstance(element, BFloat16Type | Float16Type)
     mma = "bf16" if isinstance(element, BFloat16Type) else "f16"
-    *batch, rows, head = q.shape
+    *batch, rows, head = q.shape if "q_bias" not in roles else out.shape
     keys = k.shape[-2]
-    rank = len(q.shape)
     group = batch[-1] // k.shape[-3] if batch else 1
     sequences = prod(batch)
     tiles_per_sequence = -(-rows // BLOCK_M)
@@ -189,36 +210,49 @@ def flash_source(
         if batch[d] != 1:  # a dim of size 1 is index 0, never read
             delinearize.append(f"const long long i{d} = {rest} % {batch[d]}LL;")
             rest = f"({rest} / {batch[d]}LL)"
-    row, key = f"i{rank - 2}", f"i{rank - 1}"
-    q_base = _offset(q, [*outer, "0", "0"])
+    q_base = _offset(q, [*outer, "0", "0"]) if "q_bias" not in roles else "0LL"
     k_base = _offset(k, [*kv_outer, "0", "0"])
     v_base = _offset(v, [*kv_outer, "0", "0"])
-    o_base = _offset(out, [*outer, "0", "0"])
     mask_term = ""
-    if mask_type is not None:
-        layout = layout_of_type(mask_type)
-        names = _index_names(len(layout.shape), rank, layout.shape)
-        address = _offset(layout, names)
-        read = f"mask[{address}]"
-        if isinstance(mask_type.element_type, IntegerType):
+    if "mask" in roles:
+        read = f"mask[{_broadcast(layouts['mask'], [*outer, 'row', 'key'])}]"
+        if isinstance(types[roles["mask"]].element_type, IntegerType):
             mask_term = f"if (!{read}) x = -FX_INF;"
         else:
             mask_term = f"x += fx_flash_base2(fx_flash_float({read}));"
-        mask_param = f"const {c_type(mask_type.element_type)}* __restrict__ mask, "
-    else:
-        mask_param = ""
     ctype = c_type(element)
-    causal_term = f"if ({key} > {row}) x = -FX_INF;" if causal else ""
+    causal_term = "if (key > row) x = -FX_INF;" if causal else ""
     last_tile = f"fx_min({keys}LL, first_row + {BLOCK_M}LL)" if causal else f"{keys}LL"
-    stage_q = _stage("q", q, "first_row", BLOCK_M, rows, head).replace("\n", "\n    ")
+    if "q_bias" in roles:
+        stage_q = _stage_sum(layouts, [*outer, "t", "c"], rows, head)
+    else:
+        stage_q = _stage("q", q, "first_row", BLOCK_M, rows, head)
+    stage_q = stage_q.replace("\n", "\n    ")
     stage_k = _stage("k", k, "j0", BLOCK_N, keys, head).replace("\n", "\n      ")
     stage_v = _stage("v", v, "j0", BLOCK_N, keys, head).replace("\n", "\n      ")
-    st_o, sd_o = out.strides[-2], out.strides[-1]
+    stored = f"fx_flash_from_float(o[dt][i] * inverse[i >> 1], ({ctype}*)0)"
+    if "out_bias" in roles:  # the attention's result is rounded, then added
+        bias = f"out_bias[{_broadcast(layouts['out_bias'], [*outer, 't', 'c'])}]"
+        stored = (
+            f"fx_flash_from_float(fx_flash_float({stored}) + "
+            f"fx_flash_float({bias}), ({ctype}*)0)"
+        )
+    o_at = _offset(out, [*outer, "t", "c"])
     decl = "\n    ".join(delinearize)
+    params = ",\n    ".join(
+        f"{'' if i == roles['out'] else 'const '}{c_type(t.element_type)}* "
+        f"__restrict__ arg{i}"
+        for i, t in enumerate(types)
+    )
+    pointers = "\n  ".join(
+        f"{'' if role == 'out' else 'const '}{c_type(types[i].element_type)}* "
+        f"const {role} = arg{i};"
+        for role, i in roles.items()
+    )
     return f"""
 extern "C" __global__ void __launch_bounds__({THREADS}) {name}(
-    const {ctype}* __restrict__ q, const {ctype}* __restrict__ k,
-    const {ctype}* __restrict__ v, {mask_param}{ctype}* __restrict__ out) {{
+    {params}) {{
+  {pointers}
   alignas(16) __shared__ {ctype} q_tile[{BLOCK_M * ld}];
   alignas(16) __shared__ {ctype} k_tile[{BLOCK_N * ld}];
   alignas(16) __shared__ {ctype} v_tile[{BLOCK_N * ld}];
@@ -231,8 +265,7 @@ extern "C" __global__ void __launch_bounds__({THREADS}) {name}(
     const long long first_row =
         ({tiles_per_sequence - 1}LL - tile / {sequences}LL) * {BLOCK_M}LL;
     {decl}
-    const long long q_base = {q_base}, k_base = {k_base};
-    const long long v_base = {v_base}, o_base = {o_base};
+    const long long q_base = {q_base}, k_base = {k_base}, v_base = {v_base};
     __syncthreads();  // the previous tile's warps are done with q_tile
     {stage_q}
     __syncthreads();
@@ -261,10 +294,10 @@ extern "C" __global__ void __launch_bounds__({THREADS}) {name}(
       float top[2] = {{m[0], m[1]}};
       for (int nt = 0; nt < {BLOCK_N // 8}; ++nt)
         for (int i = 0; i < 4; ++i) {{
-          const long long {row} = first_row + warp * 16 + fx_frag_c_row(lane, i);
-          const long long {key} = j0 + nt * 8 + fx_frag_c_col(lane, i);
+          const long long row = first_row + warp * 16 + fx_frag_c_row(lane, i);
+          const long long key = j0 + nt * 8 + fx_frag_c_col(lane, i);
           float x = scale * s[nt][i];
-          if ({key} >= {keys}LL || {row} >= {rows}LL) x = -FX_INF;
+          if (key >= {keys}LL || row >= {rows}LL) x = -FX_INF;
           else {{
             {causal_term}
             {mask_term}
@@ -309,9 +342,7 @@ extern "C" __global__ void __launch_bounds__({THREADS}) {name}(
       for (int i = 0; i < 4; ++i) {{
         const long long t = first_row + warp * 16 + fx_frag_c_row(lane, i);
         const int c = dt * 8 + fx_frag_c_col(lane, i);
-        if (t < {rows}LL)
-          out[o_base + t * {st_o}LL + c * {sd_o}LL] =
-              fx_flash_from_float(o[dt][i] * inverse[i >> 1], ({ctype}*)0);
+        if (t < {rows}LL) out[{o_at}] = {stored};
       }}
   }}
 }}

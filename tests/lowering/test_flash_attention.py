@@ -88,6 +88,26 @@ def _module(dtype: str, head: int) -> str:
     return "".join(_function(name, dtype, head) for name in CASES)
 
 
+def _biases(dtype: str, head: int) -> str:
+    """A group as `graph-fuse-attention` builds GPT-2's (folded q and v
+    biases: q + q_bias before, + v_bias after), its inputs in an order
+    other than q, k, v."""
+    t = _tensor((1, H, 40, head), dtype)
+    vb = _tensor((1, H, 1, head), dtype)
+    ins = f"({t}, {t}, {t}, {t}, {vb})"
+    return f"""func.func @biases(%k: {t}, %qb: {t}, %q: {t}, %v: {t}, %vb: {vb}) -> {t} {{
+  %g = graph.fusion_group (%k, %qb, %q, %v, %vb) : {ins} -> {t} {{
+  ^bb0(%k1: {t}, %qb1: {t}, %q1: {t}, %v1: {t}, %vb1: {vb}):
+    %qs = graph.add %q1, %qb1 : {t}
+    %o = graph.attention %qs, %k1, %v1 causal scale {head**-0.5} : {t}
+    %r = graph.add %o, %vb1 : ({t}, {vb}) -> {t}
+    graph.yield %r : {t}
+  }}
+  func.return %g : {t}
+}}
+"""
+
+
 def _inputs(module: str, name: str) -> list[np.ndarray]:
     """Random q, k, v (standard normal, rounded); the mask as CASES says."""
     arrays = random_inputs(parse(module), entry=name, seed=1)
@@ -187,6 +207,36 @@ def test_selected_for_16_bit_head_dims_64_and_128_only() -> None:
 
 
 @pytest.mark.cxx
+@pytest.mark.parametrize(("dtype", "head"), [("bf16", 64), ("f16", 128)])
+def test_cuda_sim_with_query_and_output_biases(dtype: str, head: int) -> None:
+    """The prologue and epilogue adds, read through the group's own input
+    order: q + q_bias rounded, the result rounded, + v_bias rounded."""
+    module = _biases(dtype, head)
+    inputs = random_inputs(parse(module), seed=4)
+    (want,) = run_reference(parse(module), *inputs)
+    for sim in _simulate(module):
+        (got,) = sim.run("biases", *inputs)
+        assert sim.worker.launched[0][0] == "biases_0_flash_attention"
+    # the attention's rounding may flip by one ulp (2u max|v|) before the
+    # add: the bound gets 3u max|v| instead of 2u (v = inputs[3])
+    assert _close(got, want, 1.5 * np.abs(inputs[3]), dtype) <= 1.0
+
+
+def test_gpt2_in_bf16_gets_the_flash_kernel() -> None:
+    """A bf16 GPT-2 block (d = 64) with every attention fused: its attention
+    group (folded biases) is the tensor-core kernel."""
+    from fxdsl.frontends.models import gpt2_stack
+    from fxdsl.lowering.pipeline import GPU_PIPELINE
+
+    model = str(gpt2_stack(1, B=1, T=40, D=128, heads=2)).replace("f32", "bf16")
+    pipeline = GPU_PIPELINE.replace(
+        "graph-fuse-attention", "graph-fuse-attention{min-rows=1}"
+    )
+    plan = build_launch_plan(apply(parse(model), pipeline))
+    assert [k for k in plan.kernels if "attention" in k] == ["gpt2_1_flash_attention"]
+
+
+@pytest.mark.cxx
 @pytest.mark.parametrize(("dtype", "head"), VARIANTS)
 def test_cuda_sim_matches_reference(dtype: str, head: int) -> None:
     errors = _errors(_module(dtype, head), dtype)
@@ -224,7 +274,8 @@ def _direct_source(
     }  # fmt: skip
     memrefs = [layout.memref_type(types[e]) for layout, e in zip(layouts, elements)]
     head = layouts[0].shape[-1]
-    kernel = flash_source(name, memrefs, head**-0.5, causal, cuda_printer.c_type)
+    roles = dict(zip(["q", "k", "v", "mask", "out"], range(5)))
+    kernel = flash_source(name, memrefs, roles, head**-0.5, causal, cuda_printer.c_type)
     return cuda_printer.PRELUDE + TENSOR_CORE_CUDA + FLASH_HELPERS + kernel
 
 
@@ -281,13 +332,14 @@ def test_gqa_and_a_float32_mask_on_f16() -> None:
 @pytest.mark.parametrize(("dtype", "head"), VARIANTS)
 def test_nvcc_accepts_every_variant(dtype: str, head: int, tmp_path: Path) -> None:
     """Every mask kind of the variant in one translation unit, sm_90."""
-    source = cuda_printer.kernel_source(_lowered(_module(dtype, head)))  # type: ignore[arg-type]
+    module = _module(dtype, head) + _biases(dtype, head)
+    source = cuda_printer.kernel_source(_lowered(module))  # type: ignore[arg-type]
     ptx = compile_ptx(source, tmp_path, f"flash_{dtype}_{head}")
-    for name in CASES:
+    for name in [*CASES, "biases"]:
         assert f".entry {name}_0_flash_attention(" in ptx
     # per warp and key tile: d/16 * 8 products for S, 4 * d/8 for P V
     assert ptx.count(f"mma.sync.aligned.m16n8k16.row.col.f32.{dtype}.{dtype}.f32") == (
-        len(CASES) * (head // 16 * 8 + 4 * head // 8)
+        (len(CASES) + 1) * (head // 16 * 8 + 4 * head // 8)
     )
 
 

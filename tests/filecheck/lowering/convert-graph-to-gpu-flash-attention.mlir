@@ -5,8 +5,8 @@
 // kernel: `<function>_<n>_flash_attention`, 4 warps (128 threads) per tile
 // of 64 query rows (2 sequences x 1 tile here). The gpu.func keeps the
 // scalar kernel's IR as its body (what the IR emulator runs) and carries
-// `fxdsl.flash_attention`, which makes `-t cuda` print the mma.sync kernel
-// instead. An f32 attention, or another head dim, keeps the scalar kernel.
+// `fxdsl.flash_attention` (scale, causal, which kernel argument is q, k,
+// v, out), which makes `-t cuda` print the mma.sync kernel instead. An f32 attention, or another head dim, keeps the scalar kernel.
 // CHECK-LABEL: func.func @bf16
 // CHECK:         %[[GRID:.*]] = arith.constant 2 : index
 // CHECK-NEXT:    %[[BLOCK:.*]] = arith.constant 128 : index
@@ -16,14 +16,20 @@
 // CHECK:         "gpu.launch_func"({{.*}}) <{kernel = @kernels::@f32_0_attention
 // CHECK-LABEL: func.func @d32
 // CHECK:         "gpu.launch_func"({{.*}}) <{kernel = @kernels::@d32_0_attention
-// CHECK:       }) {sym_name = "bf16_0_flash_attention", gpu.kernel, workgroup_attributions = 0 : i64, fxdsl.flash_attention = {scale = 1.250000e-01 : f64, causal}}
+// CHECK:       }) {sym_name = "bf16_0_flash_attention", gpu.kernel, workgroup_attributions = 0 : i64, fxdsl.flash_attention = {scale = 1.250000e-01 : f64, roles = {q = 0 : i64, k = 1 : i64, v = 2 : i64, out = 3 : i64}, causal}}
 // CHECK:       }) {sym_name = "f32_0_attention", gpu.kernel, workgroup_attributions = 0 : i64}
 
 // CUDA:      // ---- fxdsl tensor-core primitives
 // CUDA:      // ---- flash attention
 // CUDA:      extern "C" __global__ void __launch_bounds__(128) bf16_0_flash_attention(
-// CUDA-NEXT:     const __nv_bfloat16* __restrict__ q, const __nv_bfloat16* __restrict__ k,
-// CUDA-NEXT:     const __nv_bfloat16* __restrict__ v, __nv_bfloat16* __restrict__ out) {
+// CUDA-NEXT:     const __nv_bfloat16* __restrict__ arg0,
+// CUDA-NEXT:     const __nv_bfloat16* __restrict__ arg1,
+// CUDA-NEXT:     const __nv_bfloat16* __restrict__ arg2,
+// CUDA-NEXT:     __nv_bfloat16* __restrict__ arg3) {
+// CUDA-NEXT:   const __nv_bfloat16* const q = arg0;
+// CUDA-NEXT:   const __nv_bfloat16* const k = arg1;
+// CUDA-NEXT:   const __nv_bfloat16* const v = arg2;
+// CUDA-NEXT:   __nv_bfloat16* const out = arg3;
 // CUDA:            fx_load_frag_a(qa[kk], q_tile
 // CUDA:            fx_mma_m16n8k16_bf16(s[nt], qa[kk], b, s[nt]);
 // CUDA:            fx_frag_a_from_c_bf16(pa, s[2 * kk], s[2 * kk + 1]);
