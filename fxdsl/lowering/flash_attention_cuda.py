@@ -6,8 +6,9 @@ A block is `WARPS` warps and a tile of `BLOCK_M` = 16 * WARPS consecutive
 query rows of one sequence (grid-stride over tiles, heaviest first, as the
 scalar kernel); each warp owns 16 rows:
 
-* the block stages its q tile in shared memory, and each warp loads its
-  16 x d as mma A fragments once (registers for the whole key loop);
+* the block stages its q tile in shared memory (where the k tiles go
+  later), and each warp loads its 16 x d as mma A fragments once
+  (registers for the whole key loop);
 * per key tile of `BLOCK_N` keys the block stages k and v in shared memory
   (rows past the last key are zeros), then each warp computes its scores
   S = q k^T (B fragments from the N x K k tile), scales them into base 2
@@ -72,7 +73,9 @@ THREADS = 32 * WARPS
 BLOCK_M = 16 * WARPS
 """Query rows per block."""
 BLOCK_N = 64
-"""Keys per shared-memory tile of k and v."""
+"""Keys per shared-memory tile of k and v; at least `BLOCK_M` (the q tile
+is staged in the k tile's memory)."""
+assert BLOCK_N >= BLOCK_M
 PAD = 8
 """Extra elements per shared-memory row (16 bytes): consecutive rows start
 in different banks, and rows stay 16-byte aligned."""
@@ -253,9 +256,12 @@ def flash_source(
 extern "C" __global__ void __launch_bounds__({THREADS}) {name}(
     {params}) {{
   {pointers}
-  alignas(16) __shared__ {ctype} q_tile[{BLOCK_M * ld}];
   alignas(16) __shared__ {ctype} k_tile[{BLOCK_N * ld}];
   alignas(16) __shared__ {ctype} v_tile[{BLOCK_N * ld}];
+  // q is staged where the k tiles go: its fragments live in registers
+  // before the first key tile is written (below 48 KB of static shared
+  // memory at d = 128)
+  {ctype}* const q_tile = k_tile;
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const float scale = {scale * LOG2_E!r}f;  // scores in base 2 (exp2f)
   for (long long tile = blockIdx.x; tile < {sequences * tiles_per_sequence}LL;
@@ -266,7 +272,7 @@ extern "C" __global__ void __launch_bounds__({THREADS}) {name}(
         ({tiles_per_sequence - 1}LL - tile / {sequences}LL) * {BLOCK_M}LL;
     {decl}
     const long long q_base = {q_base}, k_base = {k_base}, v_base = {v_base};
-    __syncthreads();  // the previous tile's warps are done with q_tile
+    __syncthreads();  // every warp is done with the previous tile's k_tile
     {stage_q}
     __syncthreads();
     unsigned qa[{head // 16}][4];
@@ -278,7 +284,7 @@ extern "C" __global__ void __launch_bounds__({THREADS}) {name}(
       for (int i = 0; i < 4; ++i) o[dt][i] = 0.0f;
     const long long key_end = {last_tile};
     for (long long j0 = 0; j0 < key_end; j0 += {BLOCK_N}) {{
-      __syncthreads();  // every warp is done with the previous k and v tiles
+      __syncthreads();  // every warp has read the last k/v tile (or q)
       {stage_k}
       {stage_v}
       __syncthreads();

@@ -15,6 +15,7 @@ error of at most u * max|v| on an average of v rows. So |kernel - ref| <=
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -336,7 +337,12 @@ def test_nvcc_accepts_every_variant(dtype: str, head: int, tmp_path: Path) -> No
     source = cuda_printer.kernel_source(_lowered(module))  # type: ignore[arg-type]
     ptx = compile_ptx(source, tmp_path, f"flash_{dtype}_{head}")
     for name in [*CASES, "biases"]:
-        assert f".entry {name}_0_flash_attention(" in ptx
+        kernel = f"{name}_0_flash_attention"
+        assert f".entry {kernel}(" in ptx
+        # static shared memory within the 48 KB a launch gets without opt-in
+        shared = re.findall(rf"\.shared .*{kernel}\w*\[(\d+)\];", ptx)
+        assert len(shared) == 2
+        assert sum(map(int, shared)) <= 48 * 1024
     # per warp and key tile: d/16 * 8 products for S, 4 * d/8 for P V
     assert ptx.count(f"mma.sync.aligned.m16n8k16.row.col.f32.{dtype}.{dtype}.f32") == (
         (len(CASES) + 1) * (head // 16 * 8 + 4 * head // 8)
@@ -404,7 +410,7 @@ def test_a_mutated_fragment_layout_fails(
 
 
 @pytest.mark.cxx
-@pytest.mark.parametrize("barrier", [None, "the previous k and v tiles"])
+@pytest.mark.parametrize("barrier", [None, "has read the last k/v tile (or q)"])
 def test_thread_sanitizer_finds_no_race_and_a_dropped_barrier(
     barrier: str | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -414,7 +420,7 @@ def test_thread_sanitizer_finds_no_race_and_a_dropped_barrier(
     reports the race."""
     if barrier is not None:
         original: Callable[..., str] = cuda_printer.flash_attention_source
-        line = f"__syncthreads();  // every warp is done with {barrier}"
+        line = f"__syncthreads();  // every warp {barrier}"
 
         def dropped(*args: object) -> str:
             source = original(*args)
