@@ -22,7 +22,7 @@ Options (`options={...}`):
 - `pipeline`: the pass pipeline for islands (default: `fxdsl.compile`'s).
 - `cuda_graph`: replay each island's kernels as a CUDA graph (CUDA only).
 - `min_block_size` (default 5, as Torch-TensorRT): islands with fewer fx
-  nodes stay in torch.
+  nodes stay in torch, unless the island is the whole graph.
 - `torch_executed_ops`: ATen overloads to leave to torch
   (`{"aten.gelu.default"}`).
 - `dryrun`: True prints the partition report (or a path: appends it there)

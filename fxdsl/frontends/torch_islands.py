@@ -9,10 +9,11 @@ imported again outside it), or one whose ATen overload the user listed in
 `CapabilityBasedPartitioner` then groups the graph ops into the largest
 acyclic islands; an island of fewer than `min_block_size` fx nodes goes back
 to torch (its nodes are imported again as external calls, until no small
-island is left), and each island is outlined into a function `@fused_<id>`.
-The result is one module that shows the whole program: islands as calls of
-fxdsl functions, torch's part as calls of external declarations (`-t dot`
-draws both, and the backend's `dump_ir` option writes it).
+island is left) unless it is the whole graph, and each island is outlined into
+a function `@fused_<id>`. The result is one module that shows the whole
+program: islands as calls of fxdsl functions, torch's part as calls of
+external declarations (`-t dot` draws both, and the backend's `dump_ir` option
+writes it).
 
 Why the partition is made on the graph dialect and not on the fx graph:
 whether a node imports depends on its arguments (dtypes, masks, shapes), which
@@ -127,7 +128,11 @@ def plan(
             continue
         partitions, groups = _groups(imported)
         small = [names for names in groups if len(names) < min_block_size]
-        if not small:
+        # min_block_size spares a few ops between torch's own a crossing into
+        # fxdsl; a graph fxdsl takes whole crosses nowhere (a graph break
+        # leaves such small graphs: Bart's f16 overflow check makes four)
+        whole = len(groups) == 1 and not _externals(imported)
+        if not small or whole:
             break
         for names in small:
             reason = (
@@ -140,11 +145,7 @@ def plan(
 
 def _groups(imported: ImportedProgram) -> tuple[list[Partition], list[list[str]]]:
     """The partitioner's groups, and each as fx node names (ordered)."""
-    externals = {
-        op.sym_name.data
-        for op in imported.module.body.block.ops
-        if isinstance(op, func.FuncOp) and op.is_declaration
-    }
+    externals = _externals(imported)
 
     def supported(op: Operation) -> bool:
         call = isinstance(op, func.CallOp)
@@ -163,6 +164,15 @@ def _groups(imported: ImportedProgram) -> tuple[list[Partition], list[list[str]]
         for p in partitions
     ]
     return partitions, groups
+
+
+def _externals(imported: ImportedProgram) -> set[str]:
+    """The external functions (torch's nodes) the imported module calls."""
+    return {
+        op.sym_name.data
+        for op in imported.module.body.block.ops
+        if isinstance(op, func.FuncOp) and op.is_declaration
+    }
 
 
 def _outline(

@@ -27,6 +27,7 @@ from fxdsl.testing.torch_models import (  # noqa: E402
     eager_outputs,
     gpt2,
     mlp,
+    seeded,
     with_qr,
 )
 
@@ -189,6 +190,22 @@ def test_min_block_size_sends_small_islands_to_torch() -> None:
     none = _plan_of(with_qr(), min_block_size=100)
     assert not none.islands
     assert none.compiled == none.total - len(none.fallbacks)
+
+
+def test_a_small_graph_compiles_whole() -> None:
+    """An island below min_block_size that is the whole graph stays in
+    fxdsl (there is no torch op to spare a crossing); beside a torch op, an
+    island of the same size goes to torch."""
+    import torch
+
+    small = seeded(lambda: torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.ReLU()))
+    whole = _plan_of((small, (torch.randn(2, 4),), {}))
+    assert not whole.fallbacks
+    assert len(whole.islands) == 1
+    assert whole.compiled == whole.total < 5
+    beside_qr = _plan_of(with_qr(), min_block_size=whole.total + 2)
+    assert "linalg_qr" in beside_qr.fallbacks
+    assert "gelu" in beside_qr.fallbacks
 
 
 def test_torch_executed_ops_stay_in_torch() -> None:
