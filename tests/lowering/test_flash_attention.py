@@ -223,6 +223,25 @@ def test_cuda_sim_with_query_and_output_biases(dtype: str, head: int) -> None:
     assert _close(got, want, 1.5 * np.abs(inputs[3]), dtype) <= 1.0
 
 
+@pytest.mark.cxx
+def test_cuda_sim_without_batch_dims() -> None:
+    """q (T, d) and k, v (S, d): one sequence, no batch index at all."""
+    q, kv = _tensor((20, 64), "f16"), _tensor((30, 64), "f16")
+    module = f"""func.func @rank2(%q: {q}, %k: {kv}, %v: {kv}) -> {q} {{
+  %o = graph.attention %q, %k, %v causal scale 0.125 : ({q}, {kv}, {kv}) -> {q}
+  func.return %o : {q}
+}}
+"""
+    inputs = random_inputs(parse(module), seed=5)
+    (want,) = run_reference(parse(module), *inputs)
+    for sim in _simulate(module):
+        (got,) = sim.run("rank2", *inputs)
+        assert sim.worker.launched == [
+            ("rank2_0_flash_attention", (1, 1, 1), (128, 1, 1))
+        ]
+    assert _close(got, want, inputs[2], "f16") <= 1.0
+
+
 def test_gpt2_in_bf16_gets_the_flash_kernel() -> None:
     """A bf16 GPT-2 block (d = 64) with every attention fused: its attention
     group (folded biases) is the tensor-core kernel."""
