@@ -22,9 +22,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from fxdsl.dialects import graph
 from fxdsl.frontends import ops
+from fxdsl.frontends.trace_state import dtype_attr
 from fxdsl.frontends.tracer import Tensor, wrap
+from fxdsl.interpreters.dtypes import to_element_type
 
 TORCH_DTYPES = {
     "torch.float32": "f32",
@@ -118,11 +122,25 @@ def _dim(x: Tensor, dim: int) -> int:
     return ops.normalize_dim("import", int(dim), x.ndim)
 
 
+def _along(x: Tensor, dim: int, fn: Callable[[Tensor, int], Tensor]) -> Tensor:
+    """`fn(x, dim)` for a scan or softmax along `dim`; torch takes dim 0 or
+    -1 of a 0-d tensor as a dim of size one."""
+    if x.ndim:
+        return fn(x, _dim(x, dim))
+    ops.normalize_dim("import", int(dim), 1)
+    return ops.reshape(fn(ops.reshape(x, [1]), 0), [])
+
+
 def _dims(x: Tensor, dims: Any) -> list[int] | None:
-    """Reduction dims; None or [] means all dims (torch's convention)."""
+    """Reduction dims; None or [] means all dims (torch's convention), as
+    does dim 0 or -1 of a 0-d tensor (torch's too)."""
     if dims is None:
         return None
     listed = [dims] if isinstance(dims, int) else list(dims)
+    if x.ndim == 0:
+        for d in listed:
+            ops.normalize_dim("import", int(d), 1)
+        return None
     # sorted: one IR for `mean(x, [-1, -2])` and `mean(x, [2, 3])`
     return sorted(_dim(x, d) for d in listed) or None
 
@@ -211,13 +229,32 @@ def _relu6(call: AtenCall) -> Tensor:
     return ops.clamp(call.args[0], 0.0, 6.0)
 
 
+def _with_scalar(
+    fn: Callable[[Any, Any], Tensor], dtype: str, lhs: Any, rhs: Any
+) -> Tensor:
+    """`fn(lhs, rhs)` in `dtype`. A bf16 or f16 tensor with a Python scalar
+    that dtype cannot hold is computed in f32 and rounded once: torch takes
+    the scalar unrounded, in its f32 compute type (`x * 0.1` in bf16 differs
+    from `x * bf16(0.1)` in a fifth of the elements)."""
+    scalar = rhs if isinstance(lhs, Tensor) else lhs
+    if dtype not in ("bf16", "f16") or isinstance(scalar, Tensor | bool):
+        return fn(lhs, rhs)
+    wide = float(np.float32(scalar))
+    narrow = float(to_element_type(np.float32(wide), dtype_attr(dtype)))
+    if narrow == wide or math.isnan(wide):
+        return fn(lhs, rhs)
+    return ops.cast(fn(cast_to(lhs, "f32"), cast_to(rhs, "f32")), dtype)
+
+
 def _arith(fn: Callable[[Any, Any], Tensor], reverse: bool = False) -> Handler:
     def handler(call: AtenCall) -> Tensor:
         lhs, rhs = (cast_to(a, call.dtype) for a in call.args[:2])
         alpha = call.kwargs.get("alpha", call.args[2] if len(call.args) > 2 else 1)
         if alpha != 1:
             rhs = ops.mul(rhs, alpha)
-        return fn(rhs, lhs) if reverse else fn(lhs, rhs)
+        if reverse:
+            lhs, rhs = rhs, lhs
+        return _with_scalar(fn, call.dtype, lhs, rhs)
 
     return handler
 
@@ -234,7 +271,7 @@ aten("minimum.default", "min.other")(_arith(ops.minimum))
 @aten("div.Tensor", "div.Scalar", "div_.Tensor", "div_.Scalar")
 def _div(call: AtenCall) -> Tensor:
     lhs, rhs = (cast_to(a, call.dtype) for a in call.args[:2])
-    return ops.div(lhs, rhs)
+    return _with_scalar(ops.div, call.dtype, lhs, rhs)
 
 
 @aten("div.Tensor_mode", "div.Scalar_mode", "floor_divide.default")
@@ -363,6 +400,13 @@ def draws_random(target: str, args: Sequence[Any], kwargs: dict[str, Any]) -> bo
     if target == "aten.scaled_dot_product_attention.default":
         return float(arg(4, "dropout_p", 0.0)) > 0
     return True
+
+
+@aten("copy.default")
+def _copy(call: AtenCall) -> Tensor:
+    # functional copy(self, src): src in self's shape and dtype
+    src = cast_to(call.args[1], call.dtype)
+    return src if list(src.shape) == call.shape else ops.broadcast_to(src, call.shape)
 
 
 @aten("clone.default", "alias.default", "contiguous.default", "lift_fresh_copy.default")
@@ -512,7 +556,7 @@ def _arange(call: AtenCall) -> Tensor:
 
 @aten("cumsum.default")
 def _cumsum(call: AtenCall) -> Tensor:
-    return ops.cumsum(cast_to(call.args[0], call.dtype), call.args[1])
+    return _along(cast_to(call.args[0], call.dtype), call.args[1], ops.cumsum)
 
 
 # --------------------------------------------------------------------------- #
@@ -584,18 +628,18 @@ def _var(call: AtenCall) -> Tensor:
 @aten("softmax.int", "_softmax.default", "_safe_softmax.default")
 def _softmax(call: AtenCall) -> Tensor:
     x, dim = cast_to(call.args[0], call.dtype), call.args[1]
-    probs = ops.softmax(x, dim)
+    probs = _along(x, dim, ops.softmax)
     if call.target != "aten._safe_softmax.default":
         return probs
     # _safe_softmax gives 0, not NaN, on a row whose every score is -inf
     # (a fully masked attention row).
-    masked = ops.all(ops.eq(x, -math.inf), [_dim(x, dim)], keepdim=True)
+    masked = ops.all(ops.eq(x, -math.inf), _dims(x, dim), keepdim=True)
     return ops.where(masked, 0.0, probs)
 
 
 @aten("log_softmax.int", "_log_softmax.default")
 def _log_softmax(call: AtenCall) -> Tensor:
-    return ops.log_softmax(cast_to(call.args[0], call.dtype), call.args[1])
+    return _along(cast_to(call.args[0], call.dtype), call.args[1], ops.log_softmax)
 
 
 @aten("layer_norm.default", "native_layer_norm.default")

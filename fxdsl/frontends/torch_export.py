@@ -378,7 +378,11 @@ class _Importer:
             [p.name for p in tensor_inputs if p.name not in weights],
             [str(o) for o in self._flat_outputs(output)],
             {op: name for op, name in self.origins.items() if op.parent is not None},
-            {node.name: value for node, value in self.folded.items()},
+            {
+                node.name: value
+                for node, value in self.folded.items()
+                if node.graph is graph  # not a decomposition's node
+            },
         )
 
     # -- what to import ------------------------------------------------------ #
@@ -555,7 +559,7 @@ class _Importer:
             )
         handler = ATEN.get(target)
         if handler is None:
-            raise UnsupportedNode(f"{target} has no graph-dialect mapping")
+            return _as_torch_says(self._decomposed(node, target, frames), node)
         args, kwargs = self._arguments(node, target, frames)
         _check_graph_dtypes([*args, *kwargs.values()])
         call = AtenCall(
@@ -566,14 +570,68 @@ class _Importer:
             tuple(a.meta.get("val") if hasattr(a, "meta") else None for a in node.args),
             self._used_results(node),
         )
-        result = handler(call)
-        if isinstance(result, Tensor):
-            result = cast_to(result, call.dtype)
-            if list(result.shape) != call.shape:
-                raise UnsupportedNode(
-                    f"imported as shape {result.shape}, torch says {tuple(call.shape)}"
+        return _as_torch_says(handler(call), node)
+
+    def _decomposed(
+        self, node: Any, target: str, frames: tuple[ScopeFrame, ...]
+    ) -> Any:
+        """A node without a mapping as torch's decomposition of it
+        (`aten_decompositions`): the decomposition's nodes imported one by
+        one in `frames` (folding what they can), its result the node's."""
+        import torch
+        from torch.fx.node import map_arg
+
+        from fxdsl.frontends.aten_decompositions import decompose
+
+        found = decompose(node, lambda n: self._operand(n, frames))
+        if found is None:
+            raise UnsupportedNode(f"{target} has no graph-dialect mapping")
+        graph = found.graph
+        placeholders = graph.find_nodes(op="placeholder")
+        for placeholder, source in zip(placeholders, found.inputs, strict=True):
+            self.values[placeholder] = self._operand(source, frames)
+        for inner in graph.find_nodes(op="get_attr"):
+            self.folded[inner] = _attribute(found.module, str(inner.target))
+        self.foldable |= self._foldable(graph)
+        self.needed |= self._needed(graph)
+        for inner in graph.nodes:
+            inner_target = target_name(inner.target)
+            if (
+                inner.op != "call_function"
+                or inner not in self.needed
+                or inner_target in NO_OPS
+                or self._is_folded_node(inner)
+            ):
+                continue
+            if isinstance(inner.target, type) and issubclass(inner.target, tuple):
+                # a named tuple of results (torch's `return_types`)
+                self.values[inner] = tuple(
+                    map_arg(inner.args, lambda n: self._operand(n, frames))
                 )
-        return result
+                continue
+            if inner.target == node.target:
+                raise UnsupportedNode(f"torch's decomposition of {target} calls it")
+            if _mutates_a_shared_value(inner):
+                raise UnsupportedNode(
+                    f"torch's decomposition of {target} mutates a value in place "
+                    f"that it reads again ({inner_target})"
+                )
+            try:
+                self.values[inner] = self._emit(inner, inner_target, frames)
+            except _NotDecomposed:
+                raise
+            except (UnsupportedNode, ValueError, TypeError) as error:
+                raise _NotDecomposed(
+                    f"{target} has no graph-dialect mapping, and in torch's "
+                    f"decomposition of it {inner_target} does not import: {error}"
+                ) from None
+        output = graph.find_nodes(op="output")[0]
+        result = map_arg(output.args[0], lambda n: self._operand(n, frames))
+        if isinstance(node.meta.get("val"), torch.Tensor) and isinstance(
+            result, list | tuple
+        ):
+            (result,) = result  # a CompositeImplicit op's decomposition: [out]
+        return tuple(result) if isinstance(result, list) else result
 
     def _used_results(self, node: Any) -> frozenset[int] | None:
         """Which results of a multi-result node the import needs."""
@@ -727,6 +785,52 @@ class _Importer:
             name=placeholder.name,
             param=param,
         )
+
+
+def _mutates_a_shared_value(node: Any) -> bool:
+    """Whether `node` (an in-place op of a decomposition, which the importer
+    reads as an op with a result) writes a value that another node reads
+    too. make_fx already routes later reads of the written tensor itself
+    through `node`; what is left is a view's base (or another view of it),
+    which would see the old value."""
+    schema = getattr(node.target, "_schema", None)
+    if schema is None or not schema.is_mutable:
+        return False
+    for argument, value in zip(schema.arguments, node.args):
+        if argument.alias_info is None or not argument.alias_info.is_write:
+            continue
+        reader = node
+        while hasattr(value, "users"):
+            if any(user is not reader for user in value.users):
+                return True
+            if not _is_view(value):
+                break
+            reader, value = value, value.args[0]
+    return False
+
+
+def _is_view(node: Any) -> bool:
+    """Whether `node`'s op returns a view of its first argument."""
+    schema = getattr(node.target, "_schema", None)
+    return bool(schema is not None and schema.returns and schema.returns[0].alias_info)
+
+
+class _NotDecomposed(UnsupportedNode):
+    """A node of a decomposition did not import (the innermost one's
+    message reaches the user, not one per level of decomposition)."""
+
+
+def _as_torch_says(result: Any, node: Any) -> Any:
+    """A node's imported result in torch's dtype; UnsupportedNode when its
+    shape is not torch's."""
+    if not isinstance(result, Tensor):
+        return result
+    value = node.meta.get("val")
+    result = cast_to(result, graph_dtype(value.dtype))
+    shape = tuple(int(d) for d in value.shape)
+    if tuple(result.shape) != shape:
+        raise UnsupportedNode(f"imported as shape {result.shape}, torch says {shape}")
+    return result
 
 
 def _keep(mask: Any) -> Any:

@@ -16,7 +16,11 @@ from fxdsl.testing.optional import need
 
 torch = need("torch")
 
-from fxdsl.frontends.torch_export import from_torch  # noqa: E402
+from fxdsl.frontends.torch_export import (  # noqa: E402
+    TorchImportError,
+    _mutates_a_shared_value,
+    from_torch,
+)
 
 
 class _Fn(torch.nn.Module):
@@ -67,3 +71,82 @@ def test_safe_softmax_of_a_row_without_a_finite_score_is_zero(decompose: bool) -
     x[1, 2, :4] = -torch.inf  # partly masked: an ordinary softmax
     _assert_imports_as_torch(_safe_softmax, x, decompose)
     assert bool((_safe_softmax(x)[0, 1] == 0).all())
+
+
+DECOMPOSED = {
+    "masked_fill": lambda x: x.masked_fill(x > 0.5, -2.0),
+    "tril": lambda x: torch.tril(x, diagonal=1),
+    "einsum": lambda x: torch.einsum("abc,adc->abd", x, x),
+    "stack": lambda x: torch.stack([x, x * 2], dim=1),
+    "square": lambda x: torch.square(x),
+    "clamp_min": lambda x: torch.clamp_min(x, 0.1),
+    "rms_norm": lambda x: torch.nn.functional.rms_norm(x, [7]),
+    "logsumexp": lambda x: torch.logsumexp(x, dim=1),
+    "cross_entropy": lambda x: torch.nn.functional.cross_entropy(
+        x.reshape(15, 7), torch.arange(15) % 7
+    ),
+    "bilinear": lambda x: torch.nn.functional.interpolate(
+        x[None], scale_factor=2.0, mode="bilinear"
+    ),
+    "multiply": lambda x: torch.multiply(x, x),
+}
+
+
+@pytest.mark.parametrize("decompose", [False, True], ids=["default", "core"])
+@pytest.mark.parametrize("name", list(DECOMPOSED))
+def test_an_op_without_a_mapping_imports_as_torchs_decomposition(
+    name: str, decompose: bool
+) -> None:
+    """The default export graph keeps these ops whole; with no handler of
+    their own, they import as torch's decomposition of them, at both levels
+    alike."""
+    x = torch.randn(3, 5, 7, generator=torch.Generator().manual_seed(3))
+    _assert_imports_as_torch(DECOMPOSED[name], x, decompose)
+
+
+def test_a_decomposition_that_does_not_import_names_the_op_inside() -> None:
+    # special.i0 decomposes to aten.i0, which decomposes to prims.bessel_i0
+    with pytest.raises(
+        TorchImportError,
+        match=r"aten\.i0\.default has no graph-dialect mapping, and in torch's "
+        r"decomposition of it prims\.bessel_i0\.default does not import",
+    ):
+        from_torch(_Fn(torch.special.i0), (torch.randn(2, 3),))
+
+
+def test_a_decomposition_mutating_a_value_it_reads_again_is_refused() -> None:
+    """An in-place op of a decomposition imports as an op with a result;
+    where the value it overwrites is read again, that would be wrong."""
+
+    def graph(x: Any, read_base_again: bool) -> Any:
+        y = torch.ops.aten.mul.Tensor(x, 2.0)
+        z = torch.ops.aten.relu_.default(torch.ops.aten.view.default(y, [6]))
+        # make_fx reads z (relu_'s result) for y's view, not y's old value
+        return torch.ops.aten.add.Tensor(y if read_base_again else z, 1.0)
+
+    def relu_of(read_base_again: bool) -> Any:
+        made = torch.fx.experimental.proxy_tensor.make_fx(
+            lambda x: graph(x, read_base_again)
+        )(torch.randn(2, 3))
+        return next(n for n in made.graph.nodes if "relu_" in str(n.target))
+
+    assert _mutates_a_shared_value(relu_of(read_base_again=True))
+    assert not _mutates_a_shared_value(relu_of(read_base_again=False))
+
+
+REDUCED_SCALARS = {
+    "sum dim 0": lambda x: torch.sum(x, 0),
+    "mean dim -1 keepdim": lambda x: torch.mean(x, -1, keepdim=True),
+    "amax dim 0": lambda x: torch.amax(x, 0),
+    "any dim 0": lambda x: torch.any(x > 0, 0),
+    "cumsum dim 0": lambda x: torch.cumsum(x, 0),
+    "softmax dim -1": lambda x: torch.softmax(x, -1),
+    "log_softmax dim 0": lambda x: torch.log_softmax(x, 0),
+    "logsumexp dim 0": lambda x: torch.logsumexp(x, 0),
+}
+
+
+@pytest.mark.parametrize("decompose", [False, True], ids=["default", "core"])
+@pytest.mark.parametrize("name", list(REDUCED_SCALARS))
+def test_a_0d_tensor_reduces_along_dim_0_or_minus_1(name: str, decompose: bool) -> None:
+    _assert_imports_as_torch(REDUCED_SCALARS[name], torch.tensor(0.7), decompose)

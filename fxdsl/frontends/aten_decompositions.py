@@ -1,0 +1,142 @@
+"""Torch's own decompositions of ATen ops the table has no mapping for.
+
+An fx node whose op has no handler in `aten_ops.ATEN` but has an entry in
+`torch.export.default_decompositions()` (torch's core-ATen decomposition
+table plus every CompositeImplicitAutograd op: exactly what
+`run_decompositions()` applies), or else in `torch._decomp.
+decomposition_table`, is imported as that decomposition: it is
+traced with `make_fx` on the node's own fake values into a small ATen graph,
+whose nodes the importer then imports one by one like the program's (a node
+of it without a mapping decomposes in turn). So the default export graph and
+the core-ATen graph accept the same programs, and every op torch can
+decompose is covered without a handler of its own.
+
+A traced decomposition is cached by op and argument signature (shapes,
+dtypes, strides and the non-tensor arguments): a model's layers trace each
+op once; each use imports a fresh copy of the graph.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+
+@functools.cache
+def _tables() -> tuple[Any, ...]:
+    import torch
+    from torch._decomp import decomposition_table
+
+    return (torch.export.default_decompositions(), decomposition_table)
+
+
+def decomposition(target: Any) -> Any:
+    """Torch's decomposition of the OpOverload `target`, or None: the one
+    `run_decompositions()` applies, else any in `torch._decomp`'s table
+    (Inductor's: `upsample_bilinear2d`, `index_select`, ...; some of these
+    reach `prims` ops, which have no mapping)."""
+    import torch
+
+    if not isinstance(target, torch._ops.OpOverload):
+        return None
+    for table in _tables():
+        if target in table:
+            return table[target]
+    return None
+
+
+@dataclass
+class Decomposed:
+    """A node's decomposition: `graph` (a fresh copy for this use), the fx
+    nodes whose values its placeholders take, in order, and the module whose
+    attributes its `get_attr` nodes read."""
+
+    graph: Any
+    inputs: list[Any]
+    module: Any
+
+
+def decompose(node: Any, value_of: Callable[[Any], Any]) -> Decomposed | None:
+    """`node` (a call_function fx node) traced through torch's decomposition,
+    or None when torch has none for its op. An argument node with a tensor
+    `meta["val"]` becomes a placeholder; any other's value (a folded
+    scalar) is `value_of(node)`, traced as a constant."""
+    import torch
+    import torch.utils._pytree as pytree
+
+    if decomposition(node.target) is None:
+        return None
+
+    def resolve(leaf: Any) -> Any:
+        if isinstance(leaf, torch.fx.Node) and not isinstance(
+            leaf.meta.get("val"), torch.Tensor
+        ):
+            return value_of(leaf)
+        return leaf
+
+    leaves, spec = pytree.tree_flatten((node.args, node.kwargs))
+    leaves = [resolve(leaf) for leaf in leaves]
+    inputs = [leaf for leaf in leaves if isinstance(leaf, torch.fx.Node)]
+    key = (
+        str(node.target),
+        str(spec),
+        tuple(_signature(leaf) for leaf in leaves),
+    )
+    module = _traced(key, node.target, tuple(leaves), spec)
+    graph = torch.fx.Graph()
+    output = graph.graph_copy(module.graph, {})
+    graph.output(output)
+    return Decomposed(graph, inputs, module)
+
+
+def _signature(leaf: Any) -> Any:
+    import torch
+
+    if isinstance(leaf, torch.fx.Node):
+        value = leaf.meta["val"]
+        return ("tensor", tuple(value.shape), str(value.dtype), tuple(value.stride()))
+    return repr(leaf)
+
+
+_CACHE: dict[Any, Any] = {}
+
+
+def _traced(key: Any, target: Any, leaves: tuple[Any, ...], spec: Any) -> Any:
+    """The GraphModule of `target`'s decomposition on these arguments (fx
+    nodes stand for tensors: their placeholders come in order)."""
+    if key in _CACHE:
+        return _CACHE[key]
+    import torch
+    import torch.utils._pytree as pytree
+    from torch._subclasses.fake_tensor import unset_fake_temporarily
+    from torch.func import functionalize
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    positions = [i for i, leaf in enumerate(leaves) if isinstance(leaf, torch.fx.Node)]
+    run = decomposition(target)
+
+    def call(*tensors: Any) -> Any:
+        filled = list(leaves)
+        for position, tensor in zip(positions, tensors, strict=True):
+            filled[position] = tensor
+        args, kwargs = pytree.tree_unflatten(filled, spec)
+        return run(*args, **kwargs)
+
+    # Real example tensors (make_fx fakes them itself), outside any fake
+    # mode the caller runs under (AOTAutograd calls the backend in one).
+    with unset_fake_temporarily():
+        examples = []
+        for position in positions:
+            value = leaves[position].meta["val"]
+            examples.append(
+                torch.empty_strided(
+                    tuple(value.shape), tuple(value.stride()), dtype=value.dtype
+                )
+            )
+        # functionalized: a decomposition's in-place ops (`add_`) become
+        # ops with results, which is all the importer's SSA values can be
+        module = make_fx(functionalize(call), tracing_mode="fake")(*examples)
+    _CACHE[key] = module
+    return module
