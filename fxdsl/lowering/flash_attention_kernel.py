@@ -5,8 +5,10 @@ Chosen by `flash_attention_op` for a group that is one attention op, q, k
 and v bf16 or f16, head dims d = dv = 64 or 128, with at most a bias add
 on the query before it and one on its result after it (GPT-2's folded q
 and v biases); every other attention group keeps the scalar kernel of
-`attention_kernel`. The
-kernel is named `<function>_<n>_flash_attention`.
+`attention_kernel`. The kernel is named `<function>_<n>_flash_attention`.
+GQA (k and v with fewer heads) is the kernel's, not yet the op's:
+`graph.attention` wants equal batch dims, so the importer repeats k and v
+heads (a copy) before the attention.
 
 The `gpu.func` keeps the scalar kernel's IR as its body, built for this
 kernel's block size (correct under any grid: grid-stride), which is what
