@@ -71,10 +71,12 @@ def test_file_tag_is_a_file_name() -> None:
 
 
 def test_bench_rows_name_real_workloads_and_variants() -> None:
+    from fxdsl.bench.bf16_workloads import BF16_WORKLOADS
     from fxdsl.bench.variants import default_variants
     from fxdsl.bench.workloads import WORKLOADS
 
-    assert set(gpu_check.BENCH_WORKLOADS) <= {w.name for w in WORKLOADS}
+    known = {w.name for w in (*WORKLOADS, *BF16_WORKLOADS)}
+    assert set(gpu_check.BENCH_WORKLOADS) <= known
     assert set(gpu_check.BENCH_VARIANTS) <= {v.name for v in default_variants()}
 
 
@@ -88,6 +90,7 @@ def test_dry_run_passes_and_writes_every_stage(tmp_path: Path) -> None:
     assert code == 0, stages
     assert stages["tests"]["status"] == "passed"
     assert stages["tests"]["detail"]["files missing from GPU_TEST_FILES"] == []
+    assert set(stages["bench"]["detail"]["statuses"].values()) == {"passed"}
     workloads = {w["name"]: w for w in stages["bench"]["detail"]["workloads"]}
     assert set(workloads) == set(gpu_check.BENCH_WORKLOADS)
     for workload in workloads.values():
