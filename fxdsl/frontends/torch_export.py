@@ -672,6 +672,11 @@ class _Importer:
         return self._materialise(node, frames)
 
     def _tensor_of(self, node: Any, frames: tuple[ScopeFrame, ...]) -> Tensor:
+        if not hasattr(node, "op"):  # a constant the program returns
+            raise TorchImportError(
+                f"an output is {node!r}, not a tensor: only programs that return "
+                "tensors import"
+            )
         value = self._operand(node, frames)
         if not isinstance(value, Tensor):
             raise TorchImportError(f"output {node} is not a tensor ({value!r})")

@@ -11,7 +11,10 @@ interpreter and compared with torch eager.
 Each (op, level) gets one outcome, the worst over its samples:
 
 * `pass`: every sample matched (a random op: its values differ between
-  calls, as torch's do; the values themselves are not compared);
+  calls, as torch's do; the values themselves are not compared; an op whose
+  values are undefined, `empty`: shapes and dtypes only);
+* `n/a`: the op returns no tensor (`broadcast_shapes`): nothing to compare
+  (not counted);
 * `export`: `torch.export` itself failed (not fxdsl's: not counted);
 * `unsupported`: the importer said it cannot take the op (a clean error);
 * `wrong`: a result differs from torch's (shape, dtype or values);
@@ -40,8 +43,11 @@ SAMPLES = 3
 """Samples per op (OpInfo's first ones: the plainest)."""
 
 LEVELS = ("default", "core")
-OUTCOMES = ("pass", "export", "unsupported", "wrong", "crash")
+OUTCOMES = ("pass", "n/a", "export", "unsupported", "wrong", "crash")
 """From best to worst; an op's outcome at a level is its worst sample's."""
+
+NOT_COUNTED = ("n/a", "export")
+"""Outcomes the pass rates leave out: nothing of fxdsl's was tried."""
 
 FAMILIES = ("linalg.", "fft.", "special.")
 """Op families the rates are also given without (torch's own sub-libraries)."""
@@ -118,8 +124,9 @@ def _flat(value: Any) -> list[Any]:
     return pytree.tree_leaves(value)
 
 
-def _compare(expected: Any, actual: Sequence[Any]) -> str | None:
-    """Why `actual` (numpy arrays) differs from torch's `expected`, or None."""
+def _compare(expected: Any, actual: Sequence[Any], values: bool = True) -> str | None:
+    """Why `actual` (numpy arrays) differs from torch's `expected`, or None;
+    `values=False`: shapes and dtypes only."""
     import numpy as np
     import torch
 
@@ -135,10 +142,29 @@ def _compare(expected: Any, actual: Sequence[Any]) -> str | None:
         )
         if want.is_floating_point() != np.issubdtype(got.dtype, np.floating):
             return f"output {i}: dtype {got.dtype}, torch {want.dtype}"
-        if not np.allclose(got, want_np, rtol=RTOL, atol=ATOL, equal_nan=True):
+        if values and not np.allclose(
+            got, want_np, rtol=RTOL, atol=ATOL, equal_nan=True
+        ):
             worst = np.nanmax(np.abs(got.astype(np.float64) - want_np))
             return f"output {i}: values differ (max abs {worst:.3g})"
     return None
+
+
+UNDEFINED = ("empty", "empty_like", "new_empty", "empty_strided", "empty_permuted")
+"""ATen ops whose values are undefined (uninitialised memory)."""
+
+
+def _undefined(program: Any) -> bool:
+    """Whether an output of `program` comes straight from an op whose values
+    are undefined (only its shape and dtype can be compared)."""
+    from torch.utils import _pytree as pytree
+
+    output = program.graph.find_nodes(op="output")[0]
+    return any(
+        getattr(getattr(node, "target", None), "__name__", "").split(".")[0]
+        in UNDEFINED
+        for node in pytree.tree_leaves(output.args[0])
+    )
 
 
 def _random(case: Case) -> bool:
@@ -173,11 +199,16 @@ def check_import(case: Case) -> dict[str, tuple[str, str]]:
         if any(t.layout != torch.strided for t in case.tensors):
             raise ValueError("sparse or other non-strided inputs")
         expected = case.call(*case.tensors)
-        random = _random(case)
+        if not any(isinstance(v, torch.Tensor) for v in _flat(expected)):
+            why = f"returns no tensor ({type(expected).__name__})"
+            return dict.fromkeys(LEVELS, ("n/a", why))
+        varies = _random(case)
         with torch.no_grad():
             exported = torch.export.export(module, case.tensors, strict=False)
     except Exception as error:  # noqa: BLE001 - torch's failure, not ours
         return dict.fromkeys(LEVELS, ("export", _first_line(error)))
+    undefined = _undefined(exported)  # `empty`: only shapes and dtypes count
+    random = varies and not undefined
     outcomes: dict[str, tuple[str, str]] = {}
     for level in LEVELS:
         try:
@@ -190,7 +221,9 @@ def check_import(case: Case) -> dict[str, tuple[str, str]]:
             if random:
                 why = _differs(imported.run, case.tensors)
             else:
-                why = _compare(expected, imported.run(*case.tensors))
+                why = _compare(
+                    expected, imported.run(*case.tensors), values=not undefined
+                )
         except TorchImportError as error:
             outcomes[level] = ("unsupported", _first_line(error))
             continue
@@ -233,7 +266,7 @@ def rates(results: dict[str, dict[str, tuple[str, str]]]) -> dict[str, float]:
             counted = [
                 r[level][0]
                 for name, r in results.items()
-                if level in r and r[level][0] != "export" and keep(name)
+                if level in r and r[level][0] not in NOT_COUNTED and keep(name)
             ]
             passed = sum(o == "pass" for o in counted)
             found[f"{level}/{label}"] = passed / len(counted) if counted else 1.0

@@ -150,3 +150,13 @@ REDUCED_SCALARS = {
 @pytest.mark.parametrize("name", list(REDUCED_SCALARS))
 def test_a_0d_tensor_reduces_along_dim_0_or_minus_1(name: str, decompose: bool) -> None:
     _assert_imports_as_torch(REDUCED_SCALARS[name], torch.tensor(0.7), decompose)
+
+
+def test_a_program_returning_a_number_is_a_clear_error() -> None:
+    """torch.broadcast_shapes returns ints: the importer says so (it raised
+    a KeyError)."""
+    with pytest.raises(TorchImportError, match="an output is 3, not a tensor"):
+        from_torch(
+            _Fn(lambda x: torch.broadcast_shapes(x.shape, (1, 1))[0]),
+            (torch.randn(3, 1),),
+        )
