@@ -229,17 +229,18 @@ def _relu6(call: AtenCall) -> Tensor:
     return ops.clamp(call.args[0], 0.0, 6.0)
 
 
-def _with_scalar(
+def _by_scalar(
     fn: Callable[[Any, Any], Tensor], dtype: str, lhs: Any, rhs: Any
 ) -> Tensor:
-    """`fn(lhs, rhs)` in `dtype`. A bf16 or f16 tensor with a Python scalar
-    that dtype cannot hold is computed in f32 and rounded once: torch takes
-    the scalar unrounded, in its f32 compute type (`x * 0.1` in bf16 differs
-    from `x * bf16(0.1)` in a fifth of the elements)."""
-    scalar = rhs if isinstance(lhs, Tensor) else lhs
-    if dtype not in ("bf16", "f16") or isinstance(scalar, Tensor | bool):
+    """`fn(lhs, rhs)` in `dtype`, for torch's mul and div. A bf16 or f16
+    tensor times (or over) a Python scalar that dtype cannot hold is
+    computed in f32 and rounded once: torch takes that scalar unrounded, in
+    its f32 compute type (`x * 0.1` in bf16 differs from `x * bf16(0.1)` in
+    half the elements). Torch's CPU add and sub round the scalar first, as
+    the importer does for every other op."""
+    if dtype not in ("bf16", "f16") or isinstance(rhs, Tensor | bool):
         return fn(lhs, rhs)
-    wide = float(np.float32(scalar))
+    wide = float(np.float32(rhs))
     narrow = float(to_element_type(np.float32(wide), dtype_attr(dtype)))
     if narrow == wide or math.isnan(wide):
         return fn(lhs, rhs)
@@ -253,8 +254,10 @@ def _arith(fn: Callable[[Any, Any], Tensor], reverse: bool = False) -> Handler:
         if alpha != 1:
             rhs = ops.mul(rhs, alpha)
         if reverse:
-            lhs, rhs = rhs, lhs
-        return _with_scalar(fn, call.dtype, lhs, rhs)
+            return fn(rhs, lhs)
+        if fn is ops.mul and isinstance(lhs, Tensor):
+            return _by_scalar(fn, call.dtype, lhs, rhs)
+        return fn(lhs, rhs)
 
     return handler
 
@@ -271,7 +274,9 @@ aten("minimum.default", "min.other")(_arith(ops.minimum))
 @aten("div.Tensor", "div.Scalar", "div_.Tensor", "div_.Scalar")
 def _div(call: AtenCall) -> Tensor:
     lhs, rhs = (cast_to(a, call.dtype) for a in call.args[:2])
-    return _with_scalar(ops.div, call.dtype, lhs, rhs)
+    if not isinstance(lhs, Tensor):
+        return ops.div(lhs, rhs)
+    return _by_scalar(ops.div, call.dtype, lhs, rhs)
 
 
 @aten("div.Tensor_mode", "div.Scalar_mode", "floor_divide.default")

@@ -347,3 +347,20 @@ def test_tensor_bounded_clamp_and_isinf_import(dtype: Any) -> None:
     want = _F16Clamp()(x)
     for g, w in zip(got, want, strict=True):
         np.testing.assert_array_equal(g, w.numpy(), strict=True)
+
+
+class _Scalars(torch.nn.Module):
+    def forward(self, x: Any) -> Any:
+        return x * 0.1 + 0.3, x / 2.8284271247461903, 1.7 - x, 0.3 * x, x - 0.3
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_low_precision_ops_with_scalars_round_as_torch(dtype: Any) -> None:
+    """torch multiplies and divides a bf16/f16 tensor by a Python scalar in
+    f32 with the scalar unrounded; its CPU add and sub round the scalar to
+    the tensor's dtype first. Each result is bit-exact."""
+    x = torch.randn(512, generator=torch.Generator().manual_seed(0)).to(dtype)
+    program = from_torch(_Scalars(), (x,))
+    got = fxdsl.run(program.module, *program.weights, to_numpy(x))
+    for g, w in zip(got, _Scalars()(x), strict=True):
+        np.testing.assert_array_equal(g, to_numpy(w), strict=True)
