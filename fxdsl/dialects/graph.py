@@ -48,7 +48,15 @@ from xdsl.dialects.builtin import (
     UnitAttr,
     i64,
 )
-from xdsl.ir import Attribute, Data, Dialect, Operation, Region, SSAValue
+from xdsl.ir import (
+    Attribute,
+    Block,
+    Data,
+    Dialect,
+    Operation,
+    Region,
+    SSAValue,
+)
 from xdsl.irdl import (
     IRDLOperation,
     irdl_attr_definition,
@@ -1042,7 +1050,23 @@ class SelectOp(GraphOp):
 # --------------------------------------------------------------------------- #
 
 
-class ReductionOp(GraphOp):
+class ReductionLike:
+    """Interface of the ops that reduce their first operand over some dims
+    (sum/mean/max/min/any/all/var, softmax, log_softmax, layer_norm): fusion,
+    the kernel builder and the tolerance of a reordered sum ask the op, so a
+    new reduction declares its dims here and nowhere else."""
+
+    def reduced_dims(self) -> tuple[int, ...]:
+        """The dims reduced over, normalised to >= 0, ascending."""
+        raise NotImplementedError
+
+    def keeps_reduced_dims(self) -> bool:
+        """Whether the reduced dims stay in the result (as size 1, or as the
+        input's size for softmax and layer_norm, which broadcast back)."""
+        return True
+
+
+class ReductionOp(ReductionLike, GraphOp):
     """Reduce over `dims` (all dims when empty), keeping them as size 1 with
     `keepdim`.
 
@@ -1072,6 +1096,13 @@ class ReductionOp(GraphOp):
         """The reduced dims; all dims when the property is empty."""
         dims = tuple(self.dims.get_values())
         return dims if dims else tuple(range(len(shape_of(self.input))))
+
+    def reduced_dims(self) -> tuple[int, ...]:
+        rank = len(shape_of(self.input))
+        return tuple(sorted(d % rank for d in self.dim_list))
+
+    def keeps_reduced_dims(self) -> bool:
+        return self.keepdim is not None
 
     def verify_operands(self) -> None:
         super().verify_operands()
@@ -1148,7 +1179,7 @@ class VarOp(ReductionOp):
         return 1 if self.correction is None else self.correction.value.data
 
 
-class SoftmaxLikeOp(GraphOp):
+class SoftmaxLikeOp(ReductionLike, GraphOp):
     """Normalisation along one `dim`; result type equals the input type."""
 
     input = operand_def(TensorType)
@@ -1161,6 +1192,9 @@ class SoftmaxLikeOp(GraphOp):
             result_types=[input.type],
             properties={"dim": IntegerAttr(dim, i64)},
         )
+
+    def reduced_dims(self) -> tuple[int, ...]:
+        return (self.dim.value.data % len(shape_of(self.input)),)
 
     def infer_result_types(self) -> list[Attribute]:
         if dtype_of(self.input) not in FLOAT_TYPES:
@@ -1215,7 +1249,7 @@ class CumsumOp(GraphOp):
 
 
 @irdl_op_definition
-class LayerNormOp(GraphOp):
+class LayerNormOp(ReductionLike, GraphOp):
     """Layer norm over the trailing dims given by `weight`'s shape (biased
     variance, `eps` default 1e-5, as torch).
 
@@ -1242,6 +1276,10 @@ class LayerNormOp(GraphOp):
     @property
     def normalized_ndim(self) -> int:
         return len(shape_of(self.weight))
+
+    def reduced_dims(self) -> tuple[int, ...]:
+        rank = len(shape_of(self.input))
+        return tuple(range(rank - self.normalized_ndim, rank))
 
     def infer_result_types(self) -> list[Attribute]:
         dtypes = {dtype_of(o) for o in self.operands}
@@ -2041,6 +2079,13 @@ class BatchNormOp(GraphOp):
 # --------------------------------------------------------------------------- #
 # Constants
 # --------------------------------------------------------------------------- #
+
+
+def is_graph_constant(op: Operation | Block) -> bool:
+    """A constant of this dialect: a graph op with the `ConstantLike` trait
+    (graph.constant, graph.full). Passes that evaluate or clone graph
+    constants ask this, so other dialects' constants (arith) stay theirs."""
+    return isinstance(op, GraphOp) and op.has_trait(ConstantLike)
 
 
 @irdl_op_definition

@@ -35,16 +35,15 @@ def summed_terms(root: Operation) -> int:
 
 def _terms(op: Operation) -> int:
     from fxdsl.dialects import graph
-    from fxdsl.transforms.fusibility import FUSIBILITY, Fusibility, reduced_dims
 
     if isinstance(op, graph.MatmulOp | graph.LinearOp):
         return graph.shape_of(op.operands[0])[-1]
     if isinstance(op, graph.AttentionOp):
         query, key = (graph.shape_of(v) for v in op.operands[:2])
         return query[-1] + 2 * key[-2]  # q @ k^T, softmax, @ v
-    if FUSIBILITY.get(type(op)) is Fusibility.REDUCTION:
+    if isinstance(op, graph.ReductionLike):
         shape = graph.shape_of(op.operands[0])
-        return math.prod(shape[d] for d in reduced_dims(op))
+        return math.prod(shape[d] for d in op.reduced_dims())
     return 0
 
 

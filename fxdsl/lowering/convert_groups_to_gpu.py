@@ -49,7 +49,7 @@ from fxdsl.lowering.flash_attention_kernel import (
     build_flash_attention,
     flash_attention_op,
 )
-from fxdsl.lowering.kernel_builder import REDUCTION_OPS, KernelBuilder
+from fxdsl.lowering.kernel_builder import KernelBuilder
 from fxdsl.transforms.fusibility import reduction_space, serial_reduction
 
 KERNEL_MODULE = "kernels"
@@ -88,7 +88,7 @@ def kernel_name(function: str, position: int, group: graph.FusionGroupOp) -> str
     anchors = [
         op
         for op in ops
-        if isinstance(op, (graph.AttentionOp, *REDUCTION_OPS))
+        if isinstance(op, graph.AttentionOp | graph.ReductionLike)
         and not serial_reduction(op)
     ]
     outputs = [v.owner for v in group.yield_op.values]
@@ -125,7 +125,7 @@ def build_kernel(
     spaces = {
         reduction_space(op)
         for op in group.body.block.ops
-        if isinstance(op, REDUCTION_OPS) and not serial_reduction(op)
+        if isinstance(op, graph.ReductionLike) and not serial_reduction(op)
     }
     if len(spaces) == 1 and None not in spaces:
         ((outer, inner),) = spaces  # type: ignore[misc]

@@ -38,11 +38,9 @@ from fxdsl.ir_utils import single_block_bodies
 from fxdsl.lowering.layout import HOST_VIEW_OPS, Layout, matmul_operand, view_layouts
 from fxdsl.transforms.graph_decompose import GraphDecomposePass
 
-CONSTANT_OPS = (graph.ConstantOp, graph.FullOp)
-
 
 def _is_constant(value: SSAValue) -> bool:
-    return isinstance(value.owner, CONSTANT_OPS)
+    return graph.is_graph_constant(value.owner)
 
 
 def wrap_in_group(op: Operation) -> graph.FusionGroupOp:
@@ -141,15 +139,15 @@ def wrap_block(block: Block) -> None:
         if isinstance(op, HOST_VIEW_OPS):
             _place_view(op, layouts)
             continue
-        if isinstance(op, graph.GraphOp) and not isinstance(
-            op, CONSTANT_OPS + (graph.MatmulOp,)
+        if isinstance(op, graph.GraphOp) and not (
+            graph.is_graph_constant(op) or isinstance(op, graph.MatmulOp)
         ):
             op = wrap_in_group(op)
         if isinstance(op, graph.FusionGroupOp | graph.MatmulOp):
             layouts.update((r, Layout.dense(shape_of(r))) for r in op.results)
     # Constants the host still reads (matmul operands, returns) get a kernel.
     for op in list(block.ops):
-        if isinstance(op, CONSTANT_OPS):
+        if graph.is_graph_constant(op):
             if op.results[0].uses:
                 wrap_in_group(op)
             else:

@@ -72,13 +72,8 @@ from fxdsl.lowering.layout import contiguous_strides, layout_of_type
 from fxdsl.lowering.reductions import finish, reduction_stats
 from fxdsl.lowering.scalar_ops import SCALAR_OPS, compute_type, constant_op
 from fxdsl.lowering.value_rules import VALUE_RULES
-from fxdsl.transforms.fusibility import (
-    SERIAL_REDUCTION_MAX,
-    reduced_dims,
-    reduction_space,
-)
+from fxdsl.transforms.fusibility import SERIAL_REDUCTION_MAX, reduction_space
 
-REDUCTION_OPS = (graph.ReductionOp, graph.SoftmaxLikeOp, graph.LayerNormOp)
 ROW_BLOCK = 256
 POINTWISE_BLOCK = 256
 MAX_GRID = 65535
@@ -332,7 +327,7 @@ class KernelBuilder:
             return SCALAR_OPS[type(op)](self, args, op)
         if op in self.row_stats:
             return finish(self, op, self.row_stats[op], idx)
-        if isinstance(op, REDUCTION_OPS):
+        if isinstance(op, graph.ReductionLike):
             return self._serial_op(op, idx)
         handler = VALUE_RULES.get(type(op))  # views, constants, gathers
         if handler is None:
@@ -468,13 +463,14 @@ class KernelBuilder:
 
         self.row_stats[op] = reduction_stats(self, op, reduce, prod(inner))
 
-    def _serial_op(self, op: Operation, idx: Index) -> SSAValue:
+    def _serial_op(self, op: graph.ReductionLike, idx: Index) -> SSAValue:
         """Element `idx` of a reduction-class op outside a row kernel: its
         statistics are reduced serially by the thread that needs them."""
+        assert isinstance(op, Operation)
         shape = shape_of(op.operands[0])
-        dims = reduced_dims(op)
+        dims = op.reduced_dims()
         kept = [d for d in range(len(shape)) if d not in dims]
-        dropped = isinstance(op, graph.ReductionOp) and op.keepdim is None
+        dropped = not op.keeps_reduced_dims()
         kept_idx = (
             [idx[k] for k in range(len(kept))] if dropped else [idx[d] for d in kept]
         )

@@ -67,6 +67,7 @@ from math import prod
 
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Block, Operation, SSAValue
+from xdsl.traits import ConstantLike
 
 from fxdsl.dialects import graph
 from fxdsl.dialects.graph import FusionGroupOp, YieldOp, shape_of
@@ -93,11 +94,14 @@ _VIEW_OPS = (
     graph.ReshapeOp, graph.TransposeOp, graph.SliceOp, graph.BroadcastToOp,
     graph.ConcatOp,
 )  # fmt: skip
-_REDUCTION_OPS = (
-    graph.SumOp, graph.MeanOp, graph.MaxOp, graph.MinOp, graph.VarOp,
-    graph.SoftmaxOp, graph.LogSoftmaxOp, graph.LayerNormOp,
-)  # fmt: skip
-_CONSTANT_OPS = (graph.ConstantOp, graph.FullOp)
+# Every reduction but any/all (i1 operands): they have no kernel of their
+# own, graph-decompose rewrites them to max/min first.
+_REDUCTION_OPS = tuple(
+    op
+    for op in graph.GRAPH_OPS
+    if issubclass(op, graph.ReductionLike) and not issubclass(op, graph.BoolOperands)
+)
+_CONSTANT_OPS = tuple(op for op in graph.GRAPH_OPS if op.has_trait(ConstantLike))
 _OPAQUE_OPS = (
     graph.MatmulOp, graph.LinearOp, graph.GatherOp, graph.EmbeddingOp,
     graph.IndexOp, graph.SplitOp,
@@ -117,23 +121,13 @@ Space = tuple[Shape, Shape]
 """Iteration space of a row reduction: (outer shape, reduced inner shape)."""
 
 
-def reduced_dims(op: Operation) -> tuple[int, ...]:
-    """The dims a reduction-class op reduces over, normalised to be >= 0."""
-    rank = len(shape_of(op.operands[0]))
-    if isinstance(op, graph.ReductionOp):
-        return tuple(sorted(d % rank for d in op.dim_list))
-    if isinstance(op, graph.SoftmaxLikeOp):
-        return (op.dim.value.data % rank,)
-    assert isinstance(op, graph.LayerNormOp)
-    return tuple(range(rank - op.normalized_ndim, rank))
-
-
 def reduction_space(op: Operation) -> Space | None:
     """`(outer, inner)` of a reduction over trailing dims; None for any other op."""
     if FUSIBILITY.get(type(op)) is not Fusibility.REDUCTION:
         return None
+    assert isinstance(op, graph.ReductionLike)
     shape = shape_of(op.operands[0])
-    dims = reduced_dims(op)
+    dims = op.reduced_dims()
     split = len(shape) - len(dims)
     if dims != tuple(range(split, len(shape))):
         return None
@@ -152,7 +146,7 @@ def serial_reduction(op: Operation) -> bool:
     if not isinstance(op, graph.ReductionOp) or reduction_space(op) is not None:
         return False
     shape = shape_of(op.input)
-    return prod(shape[d] for d in reduced_dims(op)) <= SERIAL_REDUCTION_MAX
+    return prod(shape[d] for d in op.reduced_dims()) <= SERIAL_REDUCTION_MAX
 
 
 def classify(op: Operation) -> Fusibility:

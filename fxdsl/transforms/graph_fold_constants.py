@@ -67,8 +67,6 @@ MAX_ELEMENTS = 1 << 24
 """Default `max-elements`: 64 MiB of f32, above any one weight of the
 models here (ResNet-18's largest conv weight has 2.4M elements)."""
 
-_SOURCES = (graph.ConstantOp, graph.FullOp)
-
 
 def numel(value: SSAValue) -> int:
     return math.prod(shape_of(value))
@@ -112,12 +110,13 @@ class ConstantFolding:
         return make_interpreter(ModuleOp([]))
 
     def known(self, value: SSAValue) -> bool:
-        return value in self.values or isinstance(value.owner, _SOURCES)
+        return value in self.values or graph.is_graph_constant(value.owner)
 
     def value(self, value: SSAValue) -> Array:
         if value not in self.values:
             owner = value.owner
-            assert isinstance(owner, _SOURCES)
+            assert isinstance(owner, Operation)
+            assert graph.is_graph_constant(owner)
             (self.values[value],) = self.interpreter.run_op(owner, ())
         return self.values[value]
 
@@ -131,7 +130,7 @@ class ConstantFolding:
 
     def run(self, root: Operation) -> None:
         for op in list(root.walk()):
-            if op.parent is None or isinstance(op, _SOURCES):
+            if op.parent is None or graph.is_graph_constant(op):
                 continue
             if not isinstance(op, graph.GraphOp) or self.fold_conv_bn(op):
                 continue

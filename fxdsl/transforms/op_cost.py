@@ -143,7 +143,9 @@ def op_cost(op: Operation) -> OpCost:
     calls) cost their bytes only, constants nothing."""
     if isinstance(op, VIEWS) or not op.results:
         return OpCost(0.0, 0.0)
-    if isinstance(op, graph.ConstantOp | graph.FullOp | graph.ArangeOp):
+    # A graph op that reads nothing (constant, full, arange) is made at
+    # compile time.
+    if isinstance(op, graph.GraphOp) and not op.operands:
         return OpCost(0.0, 0.0)
     flops = next((count(op) for kind, count in FLOPS if isinstance(op, kind)), 0.0)
     moved = sum(value_bytes(v) for v in (*op.operands, *op.results))

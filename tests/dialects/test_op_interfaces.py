@@ -1,0 +1,73 @@
+"""The op interfaces of the graph dialect: the facts passes ask the ops
+(`ReductionLike`, `ConstantLike`) instead of keeping tuples of op classes."""
+
+from __future__ import annotations
+
+import pytest
+from xdsl.dialects.builtin import f32, i1
+from xdsl.ir import Operation
+from xdsl.traits import ConstantLike
+from xdsl.utils.test_value import create_ssa_value
+
+from fxdsl.dialects import graph
+from fxdsl.lowering.value_rules import VALUE_RULES
+from fxdsl.transforms.fusibility import FUSIBILITY, Fusibility
+
+REDUCTIONS = [op for op in graph.GRAPH_OPS if issubclass(op, graph.ReductionLike)]
+
+
+def _reduction(cls: type[Operation], keepdim: bool) -> graph.ReductionLike:
+    """`cls` over a (2, 3, 4) input, reducing dim 2 (and 0 for reductions
+    with a `dims` list); layer_norm normalises the trailing dim."""
+    dtype = i1 if issubclass(cls, graph.BoolOperands) else f32
+    x = create_ssa_value(graph.tensor((2, 3, 4), dtype))
+    if issubclass(cls, graph.ReductionOp):
+        return cls(x, [2, 0], keepdim)
+    if issubclass(cls, graph.SoftmaxLikeOp):
+        return cls(x, 2)
+    assert cls is graph.LayerNormOp
+    w = create_ssa_value(graph.tensor((4,), f32))
+    return graph.LayerNormOp(x, w, w)
+
+
+def test_the_reductions_are_the_ones_fusion_and_lowering_know() -> None:
+    names = {op.name for op in REDUCTIONS}
+    assert names == {
+        "graph.sum", "graph.mean", "graph.max", "graph.min", "graph.any",
+        "graph.all", "graph.var", "graph.softmax", "graph.log_softmax",
+        "graph.layer_norm",
+    }  # fmt: skip
+    # any/all have no kernel: graph-decompose makes them max/min first
+    fused = {op for op, kind in FUSIBILITY.items() if kind is Fusibility.REDUCTION}
+    assert {op.name for op in fused} == names - {"graph.any", "graph.all"}
+
+
+@pytest.mark.parametrize("cls", REDUCTIONS, ids=lambda op: op.name)
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_every_reduction_answers_its_dims(cls: type[Operation], keepdim: bool) -> None:
+    op = _reduction(cls, keepdim)
+    if isinstance(op, graph.ReductionOp):
+        assert op.reduced_dims() == (0, 2)
+        assert op.keeps_reduced_dims() is keepdim
+    else:
+        assert op.reduced_dims() == (2,)
+        assert op.keeps_reduced_dims()
+
+
+def test_empty_dims_reduce_every_dim() -> None:
+    x = create_ssa_value(graph.tensor((2, 3), f32))
+    assert graph.SumOp(x, []).reduced_dims() == (0, 1)
+
+
+def test_every_constant_carries_the_trait() -> None:
+    """The ops that fusion, constant folding and kernel wrapping treat as
+    constants are exactly the graph ops with `ConstantLike`."""
+    constants = {op for op in graph.GRAPH_OPS if op.has_trait(ConstantLike)}
+    assert constants == {graph.ConstantOp, graph.FullOp}
+    fused = {op for op, kind in FUSIBILITY.items() if kind is Fusibility.CONSTANT}
+    assert fused == constants
+    # a kernel computes each of them in place
+    assert constants <= set(VALUE_RULES)
+    x = create_ssa_value(graph.tensor((2,), f32))
+    assert graph.is_graph_constant(graph.FullOp((2,), 1.0))
+    assert not graph.is_graph_constant(graph.ExpOp(x))
