@@ -244,7 +244,7 @@ def _by_scalar(
     narrow = float(to_element_type(np.float32(wide), dtype_attr(dtype)))
     if narrow == wide or math.isnan(wide):
         return fn(lhs, rhs)
-    return ops.cast(fn(cast_to(lhs, "f32"), cast_to(rhs, "f32")), dtype)
+    return ops.cast(fn(cast_to(lhs, "f32"), wide), dtype)
 
 
 def _arith(fn: Callable[[Any, Any], Tensor], reverse: bool = False) -> Handler:
@@ -531,7 +531,13 @@ def _chunk(call: AtenCall) -> tuple[Tensor, ...]:
 
 @aten("cat.default", "concat.default")
 def _cat(call: AtenCall) -> Tensor:
-    tensors = [cast_to(t, call.dtype) for t in call.args[0]]
+    # torch skips empty operands (a legacy 1-D (0,) tensor of any rank:
+    # HF's initial key/value cache), and so does the concat here
+    tensors = [cast_to(t, call.dtype) for t in call.args[0] if math.prod(t.shape)]
+    if not tensors:
+        return ops.full(call.shape, 0.0, call.dtype)
+    if len(tensors) == 1:
+        return tensors[0]
     return ops.concat(tensors, call.arg(1, "dim", 0))
 
 
@@ -891,3 +897,274 @@ class FoldedMask:
 
     causal: bool
     operand: Tensor | None
+
+
+# --------------------------------------------------------------------------- #
+# Composites: core-ATen ops without a graph op of their own, written with
+# existing graph ops (static shapes make index constants and slices cheap).
+# --------------------------------------------------------------------------- #
+
+_EXACT = 2.0**23
+"""From here on every f32 is an integer (and f16/bf16 ones sooner)."""
+
+
+def _floats_only(call: AtenCall) -> Tensor:
+    x: Tensor = call.args[0]
+    if x.dtype in ("i64", "i32", "i1"):
+        return x
+    return cast_to(x, call.dtype)
+
+
+def trunc(x: Tensor) -> Tensor:
+    """Round toward zero: through i64 where |x| < 2^23 (every f32 beyond is
+    an integer already; inf and NaN stay as they are)."""
+    if x.dtype in ("i64", "i32", "i1"):
+        return x
+    whole = ops.cast(ops.cast(x, "i64"), x.dtype)
+    return ops.where(ops.lt(ops.abs(x), _EXACT), whole, x)
+
+
+def floor(x: Tensor) -> Tensor:
+    t = trunc(x)
+    return ops.sub(t, ops.cast(ops.gt(t, x), x.dtype)) if x.dtype[0] != "i" else t
+
+
+def ceil(x: Tensor) -> Tensor:
+    t = trunc(x)
+    return ops.add(t, ops.cast(ops.lt(t, x), x.dtype)) if x.dtype[0] != "i" else t
+
+
+def round_half_even(x: Tensor) -> Tensor:
+    """torch.round: to the nearest integer, ties to the even one."""
+    if x.dtype[0] == "i":
+        return x
+    low = floor(x)
+    frac = ops.sub(x, low)
+    high = ops.add(low, 1.0)
+    odd = ops.ne(ops.sub(low, ops.mul(floor(ops.mul(low, 0.5)), 2.0)), 0.0)
+    tie = ops.where(odd, high, low)
+    near = ops.where(ops.lt(frac, 0.5), low, high)
+    return ops.where(ops.eq(frac, 0.5), tie, near)
+
+
+@aten("trunc.default", "fix.default")
+def _trunc(call: AtenCall) -> Tensor:
+    return trunc(_floats_only(call))
+
+
+@aten("floor.default")
+def _floor(call: AtenCall) -> Tensor:
+    return floor(_floats_only(call))
+
+
+@aten("ceil.default")
+def _ceil(call: AtenCall) -> Tensor:
+    return ceil(_floats_only(call))
+
+
+@aten("round.default")
+def _round(call: AtenCall) -> Tensor:
+    return round_half_even(_floats_only(call))
+
+
+@aten("round.decimals")
+def _round_decimals(call: AtenCall) -> Tensor:
+    x, decimals = _floats_only(call), int(call.arg(1, "decimals", 0))
+    scale = 10.0**decimals
+    return ops.div(round_half_even(ops.mul(x, scale)), scale)
+
+
+@aten("sign.default", "sgn.default")
+def _sign(call: AtenCall) -> Tensor:
+    x: Tensor = call.args[0]
+    if x.dtype == "i1":
+        return x
+    positive = ops.cast(ops.gt(x, 0), call.dtype)
+    negative = ops.cast(ops.lt(x, 0), call.dtype)
+    return ops.sub(positive, negative)  # 0 for NaN, as torch's
+
+
+@aten("isnan.default")
+def _isnan(call: AtenCall) -> Tensor:
+    x: Tensor = call.args[0]
+    if x.dtype[0] == "i":
+        return ops.full(call.shape, 0.0, "i1")
+    return ops.ne(x, x)
+
+
+@aten("log1p.default")
+def _log1p(call: AtenCall) -> Tensor:
+    # log(1 + x) loses small x to rounding: near 0, x * log(u) / (u - 1)
+    # with u = 1 + x cancels the rounding of u (Goldberg's form).
+    x = cast_to(call.args[0], call.dtype)
+    u = ops.add(x, 1.0)
+    small = ops.where(
+        ops.eq(u, 1.0), x, ops.div(ops.mul(ops.log(u), x), ops.sub(u, 1.0))
+    )
+    return ops.where(ops.lt(ops.abs(x), 0.5), small, ops.log(u))
+
+
+@aten("expm1.default")
+def _expm1(call: AtenCall) -> Tensor:
+    # exp(x) - 1 loses small x: near 0, (u - 1) * x / log(u) with u = exp(x)
+    # (Kahan's form).
+    x = cast_to(call.args[0], call.dtype)
+    u = ops.exp(x)
+    small = ops.where(
+        ops.eq(u, 1.0), x, ops.div(ops.mul(ops.sub(u, 1.0), x), ops.log(u))
+    )
+    return ops.where(ops.lt(ops.abs(x), 0.5), small, ops.sub(u, 1.0))
+
+
+def _reversed_index(size: int) -> Tensor:
+    import numpy as np
+
+    return ops.constant(np.arange(size - 1, -1, -1, dtype=np.int64), "i64")
+
+
+@aten("flip.default")
+def _flip(call: AtenCall) -> Tensor:
+    x: Tensor = call.args[0]
+    for dim in sorted({_dim(x, d) for d in call.args[1]}):
+        if x.shape[dim] > 1:
+            x = ops.index(x, [None] * dim + [_reversed_index(x.shape[dim])])
+    return x
+
+
+@aten("index_select.default")
+def _index_select(call: AtenCall) -> Tensor:
+    x, index = call.args[0], call.args[2]
+    if x.ndim == 0:
+        x, dim = reshape(x, [1]), 0
+    else:
+        dim = _dim(x, call.args[1])
+    flat = reshape(index, [math.prod(index.shape)])
+    return reshape(ops.index(x, [None] * dim + [flat]), call.shape)
+
+
+@aten("constant_pad_nd.default")
+def _constant_pad_nd(call: AtenCall) -> Tensor:
+    x: Tensor = cast_to(call.args[0], call.dtype)
+    pad = [int(p) for p in call.args[1]]
+    value = float(call.arg(2, "value", 0))
+    for i in range(len(pad) // 2):
+        dim = x.ndim - 1 - i
+        before, after = pad[2 * i], pad[2 * i + 1]
+        if before < 0 or after < 0:  # negative padding crops
+            starts, limits = [0] * x.ndim, list(x.shape)
+            starts[dim] = -min(before, 0)
+            limits[dim] = x.shape[dim] + min(after, 0)
+            x = ops.slice(x, starts, limits)
+        parts = []
+        for size in (max(before, 0), None, max(after, 0)):
+            if size is None:
+                parts.append(x)
+            elif size:
+                shape = list(x.shape)
+                shape[dim] = size
+                parts.append(ops.full(shape, value, x.dtype))
+        if len(parts) > 1:
+            x = ops.concat(parts, dim)
+    return x
+
+
+def _product(x: Tensor, dim: int) -> Tensor:
+    """The product over `dim` (kept, size one): halves multiplied pairwise,
+    log2(n) steps."""
+    while x.shape[dim] > 1:
+        size, half = x.shape[dim], x.shape[dim] // 2
+        parts = []
+        for lo, hi in ((0, half), (half, 2 * half), (2 * half, size)):
+            starts, limits = [0] * x.ndim, list(x.shape)
+            starts[dim], limits[dim] = lo, hi
+            parts.append(ops.slice(x, starts, limits))
+        x = ops.mul(parts[0], parts[1])
+        if size % 2:
+            x = ops.concat([x, parts[2]], dim)
+    return x
+
+
+@aten("prod.default", "prod.dim_int")
+def _prod(call: AtenCall) -> Tensor:
+    x: Tensor = cast_to(call.args[0], call.dtype)
+    if call.target == "aten.prod.default" or x.ndim == 0:
+        if math.prod(x.shape) == 0:
+            return ops.full(call.shape, 1.0, call.dtype)
+        return reshape(_product(reshape(x, [math.prod(x.shape)]), 0), call.shape)
+    dim = _dim(x, call.args[1])
+    if x.shape[dim] == 0:
+        return ops.full(call.shape, 1.0, call.dtype)
+    return reshape(_product(x, dim), call.shape)
+
+
+def _first_index(x: Tensor, hit: Tensor, dim: int, keepdim: bool) -> Tensor:
+    """The first index along `dim` where `hit` (i1, x's shape) is true."""
+    import numpy as np
+
+    size = x.shape[dim]
+    positions = [1] * x.ndim
+    positions[dim] = size
+    index = ops.constant(np.arange(size, dtype=np.int64).reshape(positions), "i64")
+    return ops.min(ops.where(hit, index, size), [dim], keepdim)
+
+
+def _extreme_index(call: AtenCall, largest: bool) -> tuple[Tensor, Tensor]:
+    """(values, indices) of the max/min over the call's dim (argmax's
+    dim=None: over the flattened tensor); NaN counts as the extreme, as
+    torch's."""
+    x: Tensor = call.args[0]
+    dim = call.arg(1, "dim")
+    keepdim = bool(call.arg(2, "keepdim", False))
+    if dim is None or x.ndim == 0:
+        if dim is not None:
+            ops.normalize_dim("import", int(dim), 1)
+        x = reshape(x, [math.prod(x.shape)])
+        dim = 0
+    else:
+        dim = _dim(x, dim)
+    extreme = (ops.max if largest else ops.min)(x, [dim], True)
+    hit = ops.eq(x, extreme)
+    if x.dtype[0] != "i":
+        nan = ops.ne(x, x)
+        hit = ops.logical_or(hit, nan)
+        any_nan = ops.any(nan, [dim], True)
+        extreme = ops.where(any_nan, math.nan, extreme)
+    indices = _first_index(x, hit, dim, keepdim)
+    values = extreme if keepdim else ops.reshape(extreme, list(indices.shape))
+    return values, indices
+
+
+@aten("argmax.default")
+def _argmax(call: AtenCall) -> Tensor:
+    return reshape(_extreme_index(call, largest=True)[1], call.shape)
+
+
+@aten("argmin.default")
+def _argmin(call: AtenCall) -> Tensor:
+    return reshape(_extreme_index(call, largest=False)[1], call.shape)
+
+
+@aten("max.dim")
+def _max_dim(call: AtenCall) -> tuple[Tensor, Tensor]:
+    values, indices = _extreme_index(call, largest=True)
+    return reshape(values, list(call.result[0].shape)), reshape(
+        indices, list(call.result[1].shape)
+    )
+
+
+@aten("min.dim")
+def _min_dim(call: AtenCall) -> tuple[Tensor, Tensor]:
+    values, indices = _extreme_index(call, largest=False)
+    return reshape(values, list(call.result[0].shape)), reshape(
+        indices, list(call.result[1].shape)
+    )
+
+
+@aten("max.default", "min.default")
+def _max_all(call: AtenCall) -> Tensor:
+    x: Tensor = call.args[0]
+    fn = ops.max if call.target == "aten.max.default" else ops.min
+    result = fn(x, None, False)
+    if x.dtype[0] == "i":
+        return result
+    return ops.where(ops.any(ops.ne(x, x), None, False), math.nan, result)

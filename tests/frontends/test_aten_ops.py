@@ -6,6 +6,7 @@ with no finite score."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -160,3 +161,52 @@ def test_a_program_returning_a_number_is_a_clear_error() -> None:
             _Fn(lambda x: torch.broadcast_shapes(x.shape, (1, 1))[0]),
             (torch.randn(3, 1),),
         )
+
+
+def _awkward_values() -> Any:
+    """Ties, negative ties, tiny, large (beyond 2^23), inf and NaN."""
+    values = [0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 0.49999997, -0.0, 1e-7, -3e-8]
+    values += [1e9 + 0.5, -8388609.0, 12345.678, -0.7, 0.3, 7.0]
+    values += [math.inf, -math.inf, math.nan, 3.25]
+    return torch.tensor(values).reshape(4, 5)
+
+
+COMPOSITES = {
+    "trunc": torch.trunc,
+    "floor": torch.floor,
+    "ceil": torch.ceil,
+    "round": torch.round,
+    "round decimals": lambda x: torch.round(x, decimals=1),
+    "sign": torch.sign,
+    "isnan": torch.isnan,
+    "log1p": torch.log1p,
+    "expm1": torch.expm1,
+    "flip": lambda x: torch.flip(x, [0, -1]),
+    "index_select": lambda x: torch.index_select(x, 1, torch.tensor([4, 0, 0])),
+    "pad": lambda x: torch.nn.functional.pad(x, [2, -1, 1, 0], value=-3.0),
+    "prod": lambda x: torch.prod(torch.nan_to_num(x, 1.0, 2.0, -2.0) / 1e3, 1),
+    "argmax": lambda x: torch.argmax(x, 1, keepdim=True),
+    "argmin all": lambda x: torch.argmin(torch.nan_to_num(x)),
+    "max dim": lambda x: torch.max(x, 0).values,
+    "max dim indices": lambda x: torch.max(torch.nan_to_num(x), -1).indices,
+    "min dim": lambda x: torch.min(x, 1, keepdim=True),
+    "roll": lambda x: torch.roll(x, 2, 1),
+    "cat with an empty cache": lambda x: torch.cat([torch.zeros(0), x], 0),
+}
+
+
+@pytest.mark.parametrize("decompose", [False, True], ids=["default", "core"])
+@pytest.mark.parametrize("name", list(COMPOSITES))
+def test_composites_match_torch_on_awkward_values(name: str, decompose: bool) -> None:
+    """Core-ATen ops written with other graph ops: ties round to even,
+    NaN and inf pass through, log1p/expm1 keep tiny values, argmax finds
+    the first maximum and NaN, an empty operand of cat is skipped."""
+    fn = COMPOSITES[name]
+    x = _awkward_values()
+    want = fn(x)
+    wants = want if isinstance(want, tuple) else (want,)
+    gots = from_torch(_Fn(fn), (x,), decompose=decompose).run(x)
+    assert len(gots) == len(wants)
+    for got, w in zip(gots, wants, strict=True):
+        assert got.shape == tuple(w.shape)
+        np.testing.assert_allclose(got, w.numpy(), rtol=1e-6, atol=0)
