@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -242,15 +243,33 @@ def _first_line(error: BaseException) -> str:
 def check_op(op: Any, limit: int = SAMPLES) -> dict[str, tuple[str, str]]:
     """`level -> (outcome, detail)` for `op`: its worst sample at each level;
     an op without float32 samples gets nothing."""
-    worst: dict[str, tuple[str, str]] = {}
+    return worst(check_samples(op, limit))
+
+
+def check_samples(op: Any, limit: int = SAMPLES) -> list[dict[str, Any]]:
+    """Each sample's `level -> (outcome, detail)`, and its `seconds`."""
+    found: list[dict[str, Any]] = []
     for case in cases(op, limit):
+        start = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            found = check_import(case)
-        for level, outcome in found.items():
-            if level not in worst or _rank(outcome) > _rank(worst[level]):
-                worst[level] = outcome
-    return worst
+            outcomes: dict[str, Any] = dict(check_import(case))
+        outcomes["seconds"] = round(time.perf_counter() - start, 3)
+        found.append(outcomes)
+    return found
+
+
+def worst(samples: Sequence[dict[str, Any]]) -> dict[str, tuple[str, str]]:
+    """The worst outcome per level over `samples` (`check_samples`')."""
+    found: dict[str, tuple[str, str]] = {}
+    for sample in samples:
+        for level in LEVELS:
+            if level not in sample:
+                continue
+            outcome = tuple(sample[level])
+            if level not in found or _rank(outcome) > _rank(found[level]):
+                found[level] = (outcome[0], outcome[1])
+    return found
 
 
 def _rank(outcome: tuple[str, str]) -> int:
@@ -285,14 +304,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--resume", action="store_true", help="keep --json's ops")
     args = parser.parse_args(argv)
     chosen = set(args.ops.split(",")) if args.ops else None
-    results: dict[str, dict[str, tuple[str, str]]] = {}
+    results: dict[str, dict[str, Any]] = {}
     if args.resume and args.json and Path(args.json).exists():
         results = json.loads(Path(args.json).read_text())
     for op in op_db():
         name = op_name(op)
         if (chosen is not None and name not in chosen) or name in results:
             continue
-        results[name] = check_op(op, args.samples)
+        samples = check_samples(op, args.samples)
+        results[name] = {**worst(samples), "samples": samples}
         cells = "  ".join(
             f"{lv}={results[name].get(lv, ('-', ''))[0]}" for lv in LEVELS
         )
