@@ -143,7 +143,16 @@ def _emulated(example: Any, program: ImportedProgram) -> list[Any]:
     return Emulator(lowered).run("forward", *program.weights, *inputs)
 
 
-@pytest.mark.parametrize("name", list(CONV_MODELS))
+# ResNet-18 on the emulator is the longest test of `make test` (about half a
+# minute of CPU even at 8x8): it runs in `make test-all`; MobileNetV3 (convs,
+# depthwise convs, pooling, batch norm) stands for it in `make test`.
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(name, marks=pytest.mark.slow) if name == "resnet18" else name
+        for name in CONV_MODELS
+    ],
+)
 def test_gpu_pipeline_on_the_emulator_matches_eager(name: str) -> None:
     """All four models through GPU_PIPELINE (conv, pooling and batch norm
     decomposed to GEMMs and kernels) match torch eager on the emulator."""
