@@ -137,6 +137,9 @@ def _traced(key: Any, target: Any, leaves: tuple[Any, ...], spec: Any) -> Any:
             )
         # functionalized: a decomposition's in-place ops (`add_`) become
         # ops with results, which is all the importer's SSA values can be
-        module = make_fx(functionalize(call), tracing_mode="fake")(*examples)
+        # and outside Dynamo's tracing context: make_fx would add its symbols
+        # to Dynamo's shape env (Longformer's guards then failed, IndexError)
+        with torch._guards.tracing(None):
+            module = make_fx(functionalize(call), tracing_mode="fake")(*examples)
     _CACHE[key] = module
     return module
