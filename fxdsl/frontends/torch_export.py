@@ -36,6 +36,7 @@ torch is imported lazily: `import fxdsl` never needs it.
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -173,25 +174,71 @@ def from_torch(
 ) -> ImportedProgram:
     """`torch.export.export(model, args, kwargs)` then import it.
 
-    The model is exported in eval mode (and left in the mode it was in);
-    `decompose=True` imports the core-ATen graph (`run_decompositions()`)
-    instead of the default one; the IR is the same either way. `freeze`:
-    as `from_exported_program`'s.
+    The model is exported in eval mode (and left in the mode it was in; a
+    model in training mode with a dropout or batch/instance norm gets a
+    warning saying so: norms use their running statistics, dropout is the
+    identity); `decompose=True` imports the core-ATen graph
+    (`run_decompositions()`) instead of the default one; the IR is the same
+    either way. `freeze`: as `from_exported_program`'s.
+    A model returning a non-tensor output torch.export cannot flatten (a
+    Hugging Face `DynamicCache`) is a TorchImportError saying what to do.
     """
     import torch
 
     training = bool(getattr(model, "training", False))
-    if training:
+    if training and _mode_matters(model):
+        warnings.warn(
+            f"from_torch: {type(model).__name__} is in training mode; fxdsl imports "
+            "its eval-mode semantics (BatchNorm's running statistics, no dropout); "
+            "call model.eval() first to say that is what you want",
+            stacklevel=2,
+        )
         model.eval()
     try:
         with torch.no_grad():
             program = torch.export.export(model, tuple(args), kwargs, strict=strict)
             if decompose:
                 program = program.run_decompositions()
+    except RuntimeError as error:
+        clear = _unflattenable_output(error)
+        if clear is None:
+            raise
+        raise clear from None
     finally:
         if training:
             model.train()
     return from_exported_program(program, freeze=freeze)
+
+
+def _mode_matters(model: Any) -> bool:
+    """Whether `model` has a submodule that computes differently in training
+    mode (a dropout, a norm with running statistics)."""
+    import torch
+
+    kinds = (torch.nn.modules.dropout._DropoutNd, torch.nn.modules.batchnorm._NormBase)
+    modules = model.modules() if isinstance(model, torch.nn.Module) else ()
+    return any(isinstance(module, kinds) for module in modules)
+
+
+_UNKNOWN_OUTPUT = re.compile(r"Found <class '([\w.]+)'> in output, which is not")
+
+
+def _unflattenable_output(error: Exception) -> TorchImportError | None:
+    """torch.export's pytree error about an output type it cannot flatten,
+    as one line saying what to do (None for any other error)."""
+    match = _UNKNOWN_OUTPUT.search(str(error))
+    if match is None:
+        return None
+    name = match.group(1)
+    hint = "return only tensors (tuples, lists and dicts of them)"
+    if name.rsplit(".", 1)[-1].endswith("Cache"):
+        hint = (
+            "pass use_cache=False (kwargs={'use_cache': False}) so the model "
+            "returns no key/value cache, or " + hint
+        )
+    return TorchImportError(
+        f"the model returns a {name}, which torch.export cannot flatten: {hint}"
+    )
 
 
 def from_exported_program(
