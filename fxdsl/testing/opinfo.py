@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
 import warnings
@@ -296,12 +297,57 @@ def _outside_families(name: str) -> bool:
     return not name.startswith(FAMILIES)
 
 
+TABLE_HEADER = '''# ruff: noqa: E501 (generated: one reason per line)
+"""OpInfo ops that do not import yet: op -> level -> reason.
+
+Held by tests/frontends/test_opinfo.py against its run ({samples} sample(s)
+per op): an op failing at a level not listed here fails the test, and so
+does a listed one that passes (delete its entry). Written by
+`python -m fxdsl.testing.opinfo --json RESULTS --resume --table THIS_FILE
+--table-samples {samples}`; the reason is the importer's message.
+"""
+
+EXPECTED: dict[str, dict[str, str]] = {{
+'''
+
+
+def expected_table(results: dict[str, dict[str, Any]], samples: int) -> str:
+    """The expected-failure table (Python source) of `results` as a run of
+    `samples` samples per op would see them: every `unsupported` outcome."""
+    lines = [TABLE_HEADER.format(samples=samples)]
+    for name, result in sorted(results.items()):
+        found = worst(result["samples"][:samples]) if "samples" in result else result
+        failing = {
+            level: _reason(found[level][1])
+            for level in LEVELS
+            if level in found and found[level][0] == "unsupported"
+        }
+        if failing:
+            lines.append(f"    {name!r}: {{\n")
+            for level, reason in failing.items():
+                lines.append(f"        {level!r}: {reason!r},\n")
+            lines.append("    },\n")
+    lines.append("}\n")
+    return "".join(lines)
+
+
+def _reason(detail: str) -> str:
+    """An importer message without its node name (which the IR chooses) and
+    without the op's name twice."""
+    detail = re.sub(r" \(node %[^)]*\)", "", detail)
+    return re.sub(r"^(\S+): (?=\1 )", "", detail)[:200]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="OpInfo ops through fxdsl.from_torch")
     parser.add_argument("--ops", help="comma-separated OpInfo names (default: all)")
     parser.add_argument("--samples", type=int, default=SAMPLES)
     parser.add_argument("--json", help="write the outcomes here")
     parser.add_argument("--resume", action="store_true", help="keep --json's ops")
+    parser.add_argument("--table", help="write the expected-failure table here")
+    parser.add_argument(
+        "--table-samples", type=int, default=1, help="samples the table is for"
+    )
     args = parser.parse_args(argv)
     chosen = set(args.ops.split(",")) if args.ops else None
     results: dict[str, dict[str, Any]] = {}
@@ -321,6 +367,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             write_atomic(args.json, json.dumps(results, indent=1, sort_keys=True))
     for key, value in rates(results).items():
         print(f"pass rate {key}: {100 * value:.1f} %")
+    if args.table:
+        write_atomic(args.table, expected_table(results, args.table_samples))
     return 0
 
 
