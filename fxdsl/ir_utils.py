@@ -58,6 +58,35 @@ def functions(module_or_func: Operation) -> list[func.FuncOp]:
     )
 
 
+def entry_function(module: ModuleOp, entry: str | None = None) -> func.FuncOp:
+    """The function a module runs, by the one rule every runner and pass
+    uses: function `entry` (`@` optional) when named, which must have a
+    body; else the first public function with a body, else the first
+    function with a body (declarations are never an entry). Raises
+    ValueError saying which rule failed, naming the module's functions."""
+    funcs = functions(module)
+    if entry is None:
+        defined = [f for f in funcs if not f.is_declaration]
+        public = [f for f in defined if _is_public(f)]
+        chosen = next(iter(public or defined), None)
+        if chosen is None:
+            raise ValueError("the module has no func.func with a body to run")
+        return chosen
+    name = entry.removeprefix("@")
+    for candidate in funcs:
+        if candidate.sym_name.data == name:
+            if candidate.is_declaration:
+                raise ValueError(f"function @{name} is a declaration without a body")
+            return candidate
+    known = ", ".join(f"@{f.sym_name.data}" for f in funcs) or "none"
+    raise ValueError(f"no function @{name} in the module (functions: {known})")
+
+
+def _is_public(function: func.FuncOp) -> bool:
+    visibility = function.sym_visibility
+    return visibility is None or visibility.data == "public"
+
+
 def arg_attr(function: func.FuncOp, index: int, key: str) -> str | None:
     """The string attribute `key` of argument `index` of `function`, if set."""
     attrs = function.arg_attrs

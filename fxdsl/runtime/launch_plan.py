@@ -31,6 +31,7 @@ from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from fxdsl.interpreters.dtypes import numpy_dtype
+from fxdsl.ir_utils import entry_function
 from fxdsl.lowering.graph_bufferize import GEMM_LIBRARY_CALL
 from fxdsl.lowering.layout import Layout, layout_of_type
 
@@ -186,14 +187,10 @@ def _constant(value: SSAValue) -> int:
 
 
 def _entry(module: ModuleOp, entry: str | None) -> func.FuncOp:
-    functions = [f for f in module.body.block.ops if isinstance(f, func.FuncOp)]
-    for function in functions:
-        public = (
-            function.sym_visibility is None or function.sym_visibility.data == "public"
-        )
-        if (entry is None and public) or function.sym_name.data == entry:
-            return function
-    raise LaunchPlanError(f"no function @{entry}" if entry else "no public function")
+    try:
+        return entry_function(module, entry)
+    except ValueError as error:
+        raise LaunchPlanError(str(error)) from error
 
 
 def build_launch_plan(module: ModuleOp, entry: str | None = None) -> LaunchPlan:

@@ -23,7 +23,7 @@ from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import PassFailedException
 
 from fxdsl.dialects.graph import PARAM
-from fxdsl.ir_utils import arg_attr, erase_unused
+from fxdsl.ir_utils import arg_attr, entry_function, erase_unused
 from fxdsl.transforms.graph_split import split_function
 from fxdsl.transforms.op_cost import DEVICES, Device
 from fxdsl.transforms.outlining import unique_symbol
@@ -134,16 +134,14 @@ def pipeline_stages(
     """Cut function `entry` (default: the first public one) of `module` into
     stages in place (see `GraphPipelineStagesPass`); returns the plan."""
     _check_options(stages, cuts, device)
-    functions = [f for f in module.ops if isinstance(f, func.FuncOp) and f.body.blocks]
-    chosen = [
-        f for f in functions
-        if (f.sym_name.data == entry if entry is not None else _is_public(f))
-    ][:1]  # fmt: skip
-    if not chosen:
-        raise PassFailedException(f"{PASS}: no function {entry or '(public)'}")
-    function = chosen[0]
+    try:
+        function = entry_function(module, entry)
+    except ValueError as error:
+        raise PassFailedException(f"{PASS}: {error}") from error
     if len(function.body.blocks) != 1:
-        raise PassFailedException(f"{PASS}: @{entry} must have a single block")
+        raise PassFailedException(
+            f"{PASS}: @{function.sym_name.data} must have a single block"
+        )
     erase_unused(function.body.block)
     plan = plan_stages(function, stages if not cuts else len(cuts) + 1, cuts, device)
     split_function(function, plan.stage_of, keep_original_order=True)
@@ -155,11 +153,6 @@ def pipeline_stages(
         )
     _linearise(function, calls)
     return plan
-
-
-def _is_public(function: func.FuncOp) -> bool:
-    visibility = function.sym_visibility
-    return visibility is None or visibility.data == "public"
 
 
 def _check_options(stages: object, cuts: Sequence[str], device: object) -> None:

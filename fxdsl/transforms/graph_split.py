@@ -18,7 +18,7 @@ from xdsl.passes import ModulePass
 from xdsl.traits import IsTerminator, is_side_effect_free
 from xdsl.utils.exceptions import PassFailedException
 
-from fxdsl.ir_utils import OpFailure, single_block_bodies
+from fxdsl.ir_utils import OpFailure, entry_function, single_block_bodies
 from fxdsl.transforms.dependency_graph import CycleError, DependencyGraph
 from fxdsl.transforms.outlining import (
     is_constant,
@@ -182,17 +182,11 @@ def split_module(
     public function) by `callback(op) -> partition id`, in place; returns
     `module`. The callback is not asked about constants (they are duplicated)
     or the terminator. Raises PassFailedException on a cycle."""
-    functions = [
-        op for op in module.ops if isinstance(op, func.FuncOp) and op.body.blocks
-    ]
-    if entry is not None:
-        chosen = [f for f in functions if f.sym_name.data == entry]
-    else:
-        chosen = [f for f in functions if f.sym_visibility is None
-                  or f.sym_visibility.data == "public"][:1]  # fmt: skip
-    if not chosen:
-        raise PassFailedException(f"graph-split: no function {entry or '(public)'}")
-    split_function(chosen[0], callback, keep_original_order)
+    try:
+        function = entry_function(module, entry)
+    except ValueError as error:
+        raise PassFailedException(f"graph-split: {error}") from error
+    split_function(function, callback, keep_original_order)
     return module
 
 

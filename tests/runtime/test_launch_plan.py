@@ -14,7 +14,9 @@ from fxdsl.api import apply, parse
 from fxdsl.frontends.models import gpt2_stack
 from fxdsl.interpreters.dtypes import numpy_dtype
 from fxdsl.interpreters.run import random_inputs, run_reference
+from fxdsl.ir_utils import entry_function
 from fxdsl.runtime import ir_emulator as emulator
+from fxdsl.runtime.cuda_executor import lower_for_cuda
 from fxdsl.runtime.launch_plan import (
     Gemm,
     Launch,
@@ -207,3 +209,23 @@ def test_merged_heads_are_written_in_place() -> None:
     assert gemm.out.slot == plan.outputs[0].slot
     batched = build_launch_plan(lowered, "merged_heads_batched")
     assert [type(s).__name__ for s in batched.steps] == ["Gemm", "Launch"]
+
+
+def test_declaration_first_picks_the_same_entry_everywhere() -> None:
+    """The first public function is a declaration: the reference, the
+    lowering and the launch plan all run @main (the first public function
+    with a body), and the plan computes what the reference does."""
+    reference = parse(
+        "func.func @ext(tensor<4xf32>) -> tensor<4xf32>\n"
+        "func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+        "  %y = graph.exp %x : tensor<4xf32>\n"
+        "  func.return %y : tensor<4xf32>\n"
+        "}\n"
+    )
+    lowered, plan = lower_for_cuda(reference)
+    assert plan.function == entry_function(lowered).sym_name.data == "main"
+    assert entry_function(reference).sym_name.data == "main"
+    inputs = random_inputs(reference)
+    (expected,) = run_reference(reference, *inputs)
+    (actual,) = execute(plan, emulator.Emulator(lowered), list(inputs))
+    np.testing.assert_allclose(actual, expected, rtol=1e-5, atol=1e-5)
