@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import types
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Union, get_args, get_origin, get_type_hints
 
 from xdsl.passes import ModulePass
@@ -48,6 +48,53 @@ def quote_dotted_values(pipeline: str) -> str:
         out.append(char)
         pos += 1
     return "".join(out)
+
+
+def pipeline_steps(pipeline: str) -> list[ArgSpec]:
+    """The passes of `pipeline`, parsed, each with its options: the form in
+    which a pipeline is edited (a comma also separates option values, as in
+    `graph-partition{ops=add,mul}`, so the text is never split by hand)."""
+    return list(parse_pipeline(quote_dotted_values(pipeline)))
+
+
+def pipeline_text(steps: Iterable[ArgSpec]) -> str:
+    """The pipeline text of `steps` (as `pipeline_steps` reads it back)."""
+    return ",".join(str(step) for step in steps)
+
+
+def has_pass(pipeline: str, name: str) -> bool:
+    """Whether `pipeline` runs pass `name` (with any options)."""
+    return any(step.name == name for step in pipeline_steps(pipeline))
+
+
+def without_pass(pipeline: str, name: str) -> str:
+    """`pipeline` with its `name` steps removed (with their options)."""
+    return pipeline_text(s for s in pipeline_steps(pipeline) if s.name != name)
+
+
+def with_pass(pipeline: str, added: str, after: str | None = None) -> str:
+    """`pipeline` with the steps of `added` inserted right after its first
+    `after` step (with any options), or at the end when `after` is None.
+    Raises ValueError when `pipeline` has no `after` step."""
+    steps = pipeline_steps(pipeline)
+    names = [step.name for step in steps]
+    if after is None:
+        at = len(steps)
+    elif after in names:
+        at = names.index(after) + 1
+    else:
+        raise ValueError(f"no {after} step to follow in '{pipeline}'")
+    return pipeline_text([*steps[:at], *pipeline_steps(added), *steps[at:]])
+
+
+def with_options(pipeline: str, name: str, **options: bool | int | float | str) -> str:
+    """`pipeline` with `options` (given as Python names: `fold_bias=False`)
+    set on each of its `name` steps, other options kept."""
+    extra = {key.replace("_", "-"): (value,) for key, value in options.items()}
+    return pipeline_text(
+        ArgSpec(s.name, {**s.parameters, **extra}) if s.name == name else s
+        for s in pipeline_steps(pipeline)
+    )
 
 
 _KINDS: dict[Any, tuple[str, str]] = {

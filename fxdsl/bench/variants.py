@@ -46,6 +46,7 @@ from fxdsl.bench.workloads import (
     result_elements,
 )
 from fxdsl.lowering.pipeline import GPU_PIPELINE, with_split_k
+from fxdsl.pipeline_syntax import with_options, without_pass
 from fxdsl.runtime.compile import DEFAULT_PIPELINE
 
 # the executor's own conversions (numpy here), the one definition of bf16 bits
@@ -82,12 +83,6 @@ class Variant:
     kernel_pipeline: str | None = None
     """Pipeline whose lowering counts this variant's kernels (fxdsl only)."""
     applies: Callable[[Workload], bool] = field(default=lambda _w: True)
-
-
-def without_pass(pipeline: str, name: str) -> str:
-    """`pipeline` with its `name` steps removed (with their options)."""
-    steps = pipeline.split(",")
-    return ",".join(p for p in steps if p.split("{", 1)[0].strip() != name)
 
 
 def without_fuse(pipeline: str) -> str:
@@ -270,9 +265,7 @@ def default_variants() -> list[Variant]:
     unfused = edited(without_fuse)
     unfused_attention = edited(lambda p: without_pass(p, "graph-fuse-attention"))
     unfolded_bias = edited(
-        lambda p: p.replace(
-            "graph-fuse-attention", "graph-fuse-attention{fold-bias=false}"
-        )
+        lambda p: with_options(p, "graph-fuse-attention", fold_bias=False)
     )
     split_k = edited(with_split_k)
 

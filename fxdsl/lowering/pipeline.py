@@ -8,6 +8,8 @@ pipeline puts the graph-level passes in front.
 
 from __future__ import annotations
 
+from fxdsl.pipeline_syntax import with_pass
+
 GPU_STAGES: tuple[tuple[str, str], ...] = (
     # every kernel comes from a fusion group; matmul stays a library call
     ("graph-wrap-kernels", "one-op groups for unfused ops, copies for views"),
@@ -56,9 +58,7 @@ def with_split_k(pipeline: str) -> str:
     (which turns linear layers into the matmuls it splits): for programs of
     few-row GEMMs (GPT-2 at B=1), opt-in until a GPU run shows it wins;
     `fxdsl.compile(m, pipeline=with_split_k(GPU_PIPELINE))`."""
-    if "graph-decompose," not in pipeline:
-        raise ValueError(f"no graph-decompose step to follow in '{pipeline}'")
-    return pipeline.replace("graph-decompose,", "graph-decompose,graph-split-k,", 1)
+    return with_pass(pipeline, "graph-split-k", after="graph-decompose")
 
 
 def stage_names() -> list[str]:

@@ -52,6 +52,7 @@ from fxdsl.interpreters.dtypes import round_to_bf16
 from fxdsl.lowering.pipeline import GPU_PIPELINE
 from fxdsl.lowering.tensor_core_gemm import GEMM_ROUTES, GemmShape
 from fxdsl.pass_pipeline import apply
+from fxdsl.pipeline_syntax import has_pass, with_pass
 from fxdsl.runtime import counters, cublas
 from fxdsl.runtime.counters import stats
 from fxdsl.runtime.cublas import Cublas
@@ -394,8 +395,8 @@ def lower_for_cuda(
     pipeline of graph passes gets `convert-graph-to-gpu` appended) and its
     launch plan. Pure Python: it needs no GPU."""
     spec = pipeline or GPU_PIPELINE
-    if "convert-graph-to-gpu" not in spec.split(","):
-        spec += ",convert-graph-to-gpu"  # a user pipeline of graph passes
+    if not has_pass(spec, "convert-graph-to-gpu"):
+        spec = with_pass(spec, "convert-graph-to-gpu")  # a pipeline of graph passes
     lowered = apply(module.clone(), spec, verify_each=False)
     return lowered, build_launch_plan(lowered, entry)
 
