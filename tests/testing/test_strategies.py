@@ -190,11 +190,13 @@ def test_random_graph_is_deterministic() -> None:
 
 
 def test_random_graph_scales() -> None:
-    start = time.perf_counter()
+    # CPU time of this process: the wall clock also counts the other pytest
+    # workers and whatever else shares the machine (7 s seen under load)
+    start = time.process_time()
     module = random_graph(0, min_ops=10_000, max_ops=10_000, scoped=True)
-    elapsed = time.perf_counter() - start
+    elapsed = time.process_time() - start
     assert len(body_ops(module)) == 10_000
-    assert elapsed < 4.0  # ~0.8 s measured; slack for a shared machine
+    assert elapsed < 4.0  # ~0.8 s measured
 
 
 def test_bad_options_are_rejected() -> None:
