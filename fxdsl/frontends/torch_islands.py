@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from xdsl.dialects import func
-from xdsl.ir import Operation
+from xdsl.ir import Block, Operation
 
 from fxdsl.frontends.torch_export import (
     ImportedProgram,
@@ -157,13 +157,77 @@ def _groups(imported: ImportedProgram) -> tuple[list[Partition], list[list[str]]
         allows_single_node_partition=True,
         non_compute_ops=NON_COMPUTE,
     )
-    partitions = partitioner.propose_partitions()
+    partitions = _join_argument_views(partitioner.propose_partitions())
     origins = imported.origins
     groups = [
         list(dict.fromkeys(origins[op] for op in p.ops if op in origins))
         for p in partitions
     ]
     return partitions, groups
+
+
+ARGUMENT_VIEWS = (
+    "graph.transpose",
+    "graph.reshape",
+    "graph.broadcast_to",
+    "graph.slice",
+)
+"""Ops that, on the function's arguments alone, are weight-only work (the
+`t`/`permute` of a Linear weight that AOTAutograd saves for the backward)."""
+
+
+def _join_argument_views(partitions: list[Partition]) -> list[Partition]:
+    """Partitions that only view the function's arguments, joined to another
+    partition: alone they would be a 1-node island under `min_block_size`,
+    taking the graph's other island with them, which then is no longer the
+    whole graph. Such a partition depends on nothing else, so joining it
+    cannot make a cycle as long as what reads its results is the partition
+    it joins or the return; it joins the one reading the same argument, or
+    else the largest."""
+    views = [p for p in partitions if _views_arguments(p)]
+    others = [p for p in partitions if p not in views]
+    if not others:
+        return partitions
+    for view in views:
+        inside = set(view.ops)
+        readers = {
+            use.operation
+            for op in view.ops
+            for result in op.results
+            for use in result.uses
+            if use.operation not in inside
+        }
+        arguments = {v for op in view.ops for v in op.operands if v.owner not in inside}
+        candidates = [
+            p
+            for p in others
+            if all(r in p.ops or isinstance(r, func.ReturnOp) for r in readers)
+        ]
+        if not candidates:
+            others.append(view)
+            continue
+        target = max(
+            candidates,
+            key=lambda p: (
+                any(v in arguments for o in p.ops for v in o.operands),
+                len(p),
+            ),
+        )
+        block = target.block
+        order = {op: i for i, op in enumerate(block.ops)}
+        target.ops = sorted([*target.ops, *view.ops], key=order.__getitem__)
+    return sorted(others, key=lambda p: p.id)
+
+
+def _views_arguments(partition: Partition) -> bool:
+    """Whether every op of `partition` is an `ARGUMENT_VIEWS` op of block
+    arguments or of the partition's own results."""
+    inside = set(partition.ops)
+    return all(
+        op.name in ARGUMENT_VIEWS
+        and all(isinstance(v.owner, Block) or v.owner in inside for v in op.operands)
+        for op in partition.ops
+    )
 
 
 def _externals(imported: ImportedProgram) -> set[str]:
