@@ -28,6 +28,7 @@ import io
 import math
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import ClassVar, TypeVar
 
 from typing_extensions import Self
@@ -79,6 +80,7 @@ from xdsl.traits import (
     HasParent,
     IsolatedFromAbove,
     IsTerminator,
+    OpTrait,
     Pure,
     RecursiveMemoryEffect,
     ReturnLike,
@@ -1456,6 +1458,27 @@ class AttentionOp(GraphOp):
 # --------------------------------------------------------------------------- #
 
 
+@dataclass(frozen=True)
+class ViewLike(OpTrait):
+    """Data movement without arithmetic: each result element is a copy of
+    one operand element, at a position fixed by shapes and properties (no
+    data-dependent index), as MLIR's ViewLikeOpInterface widened to the
+    views a kernel may copy. Passes that need a kind of view ask a flag
+    (`view_ops`), never keep a list of classes."""
+
+    strided: bool = False
+    """The result is a strided layout of operand 0's buffer: the host keeps
+    it as a buffer view where the layout allows."""
+    injective: bool = False
+    """No operand element appears twice in the results."""
+    bijective: bool = False
+    """One result holds each element of its one operand exactly once: a
+    chain of them can be inverted."""
+    same_order: bool = False
+    """The result is the operand's elements in the same row-major order, so
+    it moves no data even in a kernel."""
+
+
 class ShapedResultOp(GraphOp):
     """Ops whose result shape is given by the declared result type."""
 
@@ -1487,6 +1510,9 @@ class ReshapeOp(ShapedResultOp):
     """
 
     name = "graph.reshape"
+    traits = traits_def(
+        Pure(), ViewLike(strided=True, injective=True, bijective=True, same_order=True)
+    )
 
     def check(self, source: Shape, target: Shape) -> None:
         rules.reshape_check(source, target)
@@ -1500,6 +1526,7 @@ class BroadcastToOp(ShapedResultOp):
     """
 
     name = "graph.broadcast_to"
+    traits = traits_def(Pure(), ViewLike(strided=True))
 
     def check(self, source: Shape, target: Shape) -> None:
         if not rules.can_broadcast_to(source, target):
@@ -1514,6 +1541,7 @@ class TransposeOp(GraphOp):
     """
 
     name = "graph.transpose"
+    traits = traits_def(Pure(), ViewLike(strided=True, injective=True, bijective=True))
     input = operand_def(TensorType)
     perm = prop_def(DenseArrayBase)
     result = result_def(TensorType)
@@ -1537,6 +1565,7 @@ class SliceOp(GraphOp):
     """
 
     name = "graph.slice"
+    traits = traits_def(Pure(), ViewLike(strided=True, injective=True))
     input = operand_def(TensorType)
     start = prop_def(DenseArrayBase)
     limit = prop_def(DenseArrayBase)
@@ -1576,6 +1605,7 @@ class ConcatOp(GraphOp):
     """
 
     name = "graph.concat"
+    traits = traits_def(Pure(), ViewLike(injective=True))
     inputs = var_operand_def(TensorType)
     dim = prop_def(IntegerAttr)
     result = result_def(TensorType)
@@ -1604,6 +1634,7 @@ class SplitOp(GraphOp):
     """
 
     name = "graph.split"
+    traits = traits_def(Pure(), ViewLike(strided=True, injective=True))
     input = operand_def(TensorType)
     dim = prop_def(IntegerAttr)
     sizes = prop_def(DenseArrayBase)
@@ -2340,6 +2371,18 @@ GRAPH_OPS: tuple[type[IRDLOperation], ...] = (
     ConstantOp, FullOp, ArangeOp,
     FusionGroupOp, YieldOp,
 )  # fmt: skip
+
+
+def view_ops(**flags: bool) -> tuple[type[IRDLOperation], ...]:
+    """The graph ops with the `ViewLike` trait whose flags have the given
+    values (`view_ops(strided=True)`; no flags: every view)."""
+    return tuple(
+        op
+        for op in GRAPH_OPS
+        if (view := op.get_trait(ViewLike)) is not None
+        and all(getattr(view, flag) == value for flag, value in flags.items())
+    )
+
 
 _ = (ArrayAttr, FunctionType)  # re-exported for users building attributes
 

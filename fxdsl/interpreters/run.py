@@ -22,36 +22,9 @@ from xdsl.traits import SymbolTable
 from fxdsl.dialects import graph
 from fxdsl.interpreters.dtypes import numpy_dtype, to_element_type
 from fxdsl.interpreters.graph import GraphFunctions, TypeChecker
-from fxdsl.ir_utils import functions
+from fxdsl.ir_utils import entry_function
 
 Array = np.ndarray[Any, Any]
-
-
-def entry_function(module: ModuleOp, entry: str | None = None) -> func.FuncOp:
-    """Function `entry`, or by default the first public function with a body
-    (else the first with a body). Raises ValueError naming the available
-    functions."""
-    funcs = functions(module)
-    if entry is None:
-        defined = [f for f in funcs if not f.is_declaration]
-        public = [f for f in defined if _is_public(f)]
-        chosen = next(iter(public or defined), None)
-        if chosen is None:
-            raise ValueError("the module has no func.func with a body to run")
-        return chosen
-    name = entry.removeprefix("@")
-    for candidate in funcs:
-        if candidate.sym_name.data == name:
-            if candidate.is_declaration:
-                raise ValueError(f"function @{name} is a declaration without a body")
-            return candidate
-    known = ", ".join(f"@{f.sym_name.data}" for f in funcs) or "none"
-    raise ValueError(f"no function @{name} in the module (functions: {known})")
-
-
-def _is_public(function: func.FuncOp) -> bool:
-    visibility = function.sym_visibility
-    return visibility is None or visibility.data == "public"
 
 
 def make_interpreter(module: ModuleOp, check_types: bool = False) -> Interpreter:
@@ -136,16 +109,9 @@ def coerce_input(value: Any, typ: Attribute, what: str) -> Array:
 FLOAT_BOUND = 3.0
 """Random float inputs never exceed this magnitude (random graphs rely on it)."""
 
-# Ops through which an index value keeps its meaning as an index.
-_INDEX_PRESERVING = (
-    graph.ReshapeOp,
-    graph.TransposeOp,
-    graph.BroadcastToOp,
-    graph.SliceOp,
-    graph.ConcatOp,
-    graph.SplitOp,
-    graph.CastOp,
-)
+# Ops through which an index value keeps its meaning as an index: every
+# view (it copies elements) and cast.
+_INDEX_PRESERVING = (*graph.view_ops(), graph.CastOp)
 
 
 def index_bound(module: ModuleOp, value: SSAValue) -> int | None:

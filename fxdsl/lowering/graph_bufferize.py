@@ -155,7 +155,7 @@ def _gemm(lhs: SSAValue, rhs: SSAValue, out: SSAValue) -> list[Operation]:
     return [zero_op, fill, generic]
 
 
-COPY_VIEWS = (graph.TransposeOp, graph.ReshapeOp)
+COPY_VIEWS = graph.view_ops(bijective=True)
 """Views that move every element exactly once (a bijection): a chain of them
 can be inverted into a layout of its source within its result's buffer."""
 

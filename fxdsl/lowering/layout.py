@@ -158,11 +158,9 @@ def view_layouts(op: Operation, src: Layout) -> list[Layout] | None:
     return None
 
 
-HOST_VIEW_OPS = (
-    graph.ReshapeOp, graph.TransposeOp, graph.SliceOp, graph.BroadcastToOp,
-    graph.SplitOp,
-)  # fmt: skip
-"""Ops that stay on the host as buffer views when their layout allows it."""
+HOST_VIEW_OPS = graph.view_ops(strided=True)
+"""Ops that stay on the host as buffer views when their layout allows it:
+the strided views."""
 
 
 def collapse(layout: Layout, start: int, stop: int) -> Layout | None:

@@ -40,8 +40,10 @@ from fxdsl.dialects.graph import shape_of
 from fxdsl.ir_utils import erase_dead, with_provenance
 from fxdsl.lowering.layout import Layout, broadcast, view_layouts
 
-VIEWS = (graph.ReshapeOp, graph.TransposeOp, graph.SliceOp, graph.SplitOp)
-"""The views a bias is followed through (each result read once)."""
+VIEWS = graph.view_ops(strided=True, injective=True)
+"""The views a bias is followed through (each result read once): strided,
+so `view_layouts` follows the bias's layout, and reading no element twice
+(not broadcast_to)."""
 
 QUERY, KEY, VALUE = 0, 1, 2
 

@@ -90,10 +90,6 @@ _ELEMENTWISE_OPS = tuple(
     for op in graph.GRAPH_OPS
     if issubclass(op, (graph.UnaryOp, graph.BinaryOp, graph.SelectOp))
 )
-_VIEW_OPS = (
-    graph.ReshapeOp, graph.TransposeOp, graph.SliceOp, graph.BroadcastToOp,
-    graph.ConcatOp,
-)  # fmt: skip
 # Every reduction but any/all (i1 operands): they have no kernel of their
 # own, graph-decompose rewrites them to max/min first.
 _REDUCTION_OPS = tuple(
@@ -106,6 +102,8 @@ _OPAQUE_OPS = (
     graph.MatmulOp, graph.LinearOp, graph.GatherOp, graph.EmbeddingOp,
     graph.IndexOp, graph.SplitOp,
 )  # fmt: skip
+# Every view fuses as index math, but split (several results) is opaque.
+_VIEW_OPS = tuple(op for op in graph.view_ops() if op not in _OPAQUE_OPS)
 
 FUSIBILITY: dict[type[Operation], Fusibility] = {
     **dict.fromkeys(_ELEMENTWISE_OPS, Fusibility.ELEMENTWISE),

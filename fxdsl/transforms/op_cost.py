@@ -134,8 +134,9 @@ FLOPS: tuple[tuple[type[Operation], Callable[[Operation], float]], ...] = (
     (graph.CumsumOp, _per_input(1)),
 )
 
-# Ops that move no data: a reshape is a view of a contiguous tensor.
-VIEWS: tuple[type[Operation], ...] = (graph.ReshapeOp,)
+# Ops that move no data: the views that keep the element order (a reshape
+# of a contiguous tensor).
+VIEWS: tuple[type[Operation], ...] = graph.view_ops(same_order=True)
 
 
 def op_cost(op: Operation) -> OpCost:

@@ -71,3 +71,26 @@ def test_every_constant_carries_the_trait() -> None:
     x = create_ssa_value(graph.tensor((2,), f32))
     assert graph.is_graph_constant(graph.FullOp((2,), 1.0))
     assert not graph.is_graph_constant(graph.ExpOp(x))
+
+
+def _names(ops: tuple[type[Operation], ...]) -> set[str]:
+    return {op.name for op in ops}
+
+
+def test_every_kind_of_view_is_asked_of_the_trait() -> None:
+    """Each pass's kind of view is the `ViewLike` ops with one flag: the sets
+    the passes kept by hand before."""
+    from fxdsl.interpreters.run import _INDEX_PRESERVING  # pyright: ignore
+    from fxdsl.lowering.graph_bufferize import COPY_VIEWS
+    from fxdsl.lowering.layout import HOST_VIEW_OPS
+    from fxdsl.transforms import attention_bias, op_cost
+
+    strided = {"graph.reshape", "graph.transpose", "graph.slice", "graph.split"}
+    assert _names(graph.view_ops()) == strided | {"graph.broadcast_to", "graph.concat"}
+    assert _names(HOST_VIEW_OPS) == strided | {"graph.broadcast_to"}
+    assert _names(attention_bias.VIEWS) == strided
+    assert _names(COPY_VIEWS) == {"graph.reshape", "graph.transpose"}
+    assert _names(op_cost.VIEWS) == {"graph.reshape"}
+    fused = {op for op, kind in FUSIBILITY.items() if kind is Fusibility.VIEW}
+    assert _names(tuple(fused)) == _names(graph.view_ops()) - {"graph.split"}
+    assert set(_INDEX_PRESERVING) == {*graph.view_ops(), graph.CastOp}
