@@ -1,20 +1,56 @@
-"""Arrays as graph constants: what `freeze` binds and `graph-fold-constants`
-computes become `graph.full` when every element is equal (one scalar in the
-IR, whatever the shape), else a `graph.constant` built from the array's
-bytes (no Python list per element, so a frozen conv weight of millions of
-elements takes milliseconds)."""
+"""Graph constants: their values at compile time and arrays as constants.
+
+`ConstantEvaluator` is the one evaluator of constant values: each op on the
+reference interpreter, once (`graph-fold-constants` folds forward with it,
+`graph-fuse-attention` reads masks and scales back from a value). Arrays
+that `freeze` binds and `graph-fold-constants` computes become
+`graph.full` when every element is equal (one scalar in the IR, whatever
+the shape), else a `graph.constant` built from the array's bytes (no Python
+list per element, so a frozen conv weight of millions of elements takes
+milliseconds)."""
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, TensorType
+from xdsl.dialects.builtin import (
+    BytesAttr,
+    DenseIntOrFPElementsAttr,
+    ModuleOp,
+    TensorType,
+)
+from xdsl.interpreter import Interpreter
+from xdsl.ir import Operation, SSAValue
 
 from fxdsl.dialects import graph
 from fxdsl.interpreters.dtypes import numpy_dtype, to_bytes, to_element_type
+from fxdsl.interpreters.run import make_interpreter
 
 Array = np.ndarray[Any, Any]
+
+
+class ConstantEvaluator:
+    """Values known at compile time (`values`), each computed once on the
+    reference interpreter; what to evaluate is the caller's policy."""
+
+    def __init__(self) -> None:
+        self.values: dict[SSAValue, Array] = {}
+
+    @cached_property
+    def interpreter(self) -> Interpreter:
+        """Made on first use: most modules evaluate nothing."""
+        return make_interpreter(ModuleOp([]))
+
+    def evaluate(self, op: Operation) -> list[Array]:
+        """Run `op` on its operands' values (all in `values`), record its
+        results and return them; the interpreter's errors propagate."""
+        args = tuple(self.values[o] for o in op.operands)
+        results = list(self.interpreter.run_op(op, args))
+        self.values.update(zip(op.results, results))
+        return results
+
 
 _EXACT_INTEGERS = 2**53
 """`graph.full` holds its value as an f64: integers beyond this may not

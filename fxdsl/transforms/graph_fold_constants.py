@@ -41,13 +41,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any
 
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr, TensorType
-from xdsl.interpreter import Interpreter
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter
@@ -56,9 +54,8 @@ from xdsl.utils.exceptions import InterpretationError
 from fxdsl.dialects import graph
 from fxdsl.dialects.graph import NAME, shape_of
 from fxdsl.interpreters.graph import InterpretationFailure
-from fxdsl.interpreters.run import make_interpreter
 from fxdsl.ir_utils import erase_dead, with_provenance
-from fxdsl.transforms.constants import constant_op, splat_value
+from fxdsl.transforms.constants import ConstantEvaluator, constant_op, splat_value
 from fxdsl.transforms.options import check_bool, check_int
 
 Array = np.ndarray[Any, Any]
@@ -98,16 +95,13 @@ class ConstantFolding:
     options: GraphFoldConstantsPass
 
     def __post_init__(self) -> None:
-        self.values: dict[SSAValue, Array] = {}
+        self.evaluator = ConstantEvaluator()
+        self.values = self.evaluator.values
         self.literal_sizes: dict[SSAValue, int] = {}
         """Known values not defined by a graph.constant: the literal elements
         they stand for (a folded one's own, an unfolded one's inputs')."""
         self.folded: list[Operation] = []
         """Ops whose results become constants, in program order."""
-
-    @cached_property
-    def interpreter(self) -> Interpreter:
-        return make_interpreter(ModuleOp([]))
 
     def known(self, value: SSAValue) -> bool:
         return value in self.values or graph.is_graph_constant(value.owner)
@@ -117,7 +111,7 @@ class ConstantFolding:
             owner = value.owner
             assert isinstance(owner, Operation)
             assert graph.is_graph_constant(owner)
-            (self.values[value],) = self.interpreter.run_op(owner, ())
+            self.evaluator.evaluate(owner)
         return self.values[value]
 
     def literal_size(self, value: SSAValue) -> int:
@@ -144,13 +138,13 @@ class ConstantFolding:
             return
         if not self.fits(operands + results):
             return
-        args = tuple(self.value(o) for o in operands)
+        for operand in operands:
+            self.value(operand)
         try:
             with np.errstate(all="ignore"):
-                arrays = self.interpreter.run_op(op, args)
+                arrays = self.evaluator.evaluate(op)
         except (InterpretationFailure, InterpretationError):
             return
-        self.values.update(zip(results, arrays))
         sizes = [
             0 if splat_value(a) is not None else numel(r)
             for r, a in zip(results, arrays)

@@ -44,14 +44,11 @@ kernel's epilogue), so the add is no kernel of its own.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
 from math import prod
-from typing import Any
 
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.interpreter import Interpreter
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -64,9 +61,9 @@ from xdsl.rewriter import InsertPoint
 
 from fxdsl.dialects import graph
 from fxdsl.dialects.graph import shape_of
-from fxdsl.interpreters.run import make_interpreter
 from fxdsl.ir_utils import erase_dead
 from fxdsl.transforms.attention_bias import FoldAttentionBias
+from fxdsl.transforms.constants import ConstantEvaluator
 from fxdsl.transforms.options import check_bool, check_int
 
 MASKED_LIMIT = -1e4
@@ -82,17 +79,9 @@ MAX_MASK_OPS = 32
 """Largest constant slice evaluated to read a mask (a few ops in practice)."""
 
 
-class ConstantFolder:
-    """Values of constant graph slices, evaluated on the reference
-    interpreter (memoised; None for anything that reads an argument)."""
-
-    def __init__(self) -> None:
-        self.values: dict[SSAValue, Any] = {}
-
-    @cached_property
-    def interpreter(self) -> Interpreter:
-        """Made on the first mask or scale read: most modules have none."""
-        return make_interpreter(ModuleOp([]))
+class ConstantFolder(ConstantEvaluator):
+    """Values of constant graph slices, read back from the value a mask or
+    scale is (memoised; None for anything that reads an argument)."""
 
     def value(self, value: SSAValue) -> np.ndarray | None:
         if value in self.values:
@@ -101,9 +90,7 @@ class ConstantFolder:
         if slice_ops is None:
             return None
         for op in slice_ops:
-            args = tuple(self.values[o] for o in op.operands)
-            results = self.interpreter.run_op(op, args)
-            self.values.update(zip(op.results, results))
+            self.evaluate(op)
         return self.values[value]
 
     def _slice(self, value: SSAValue) -> list[Operation] | None:
