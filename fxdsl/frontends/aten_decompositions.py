@@ -23,6 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from fxdsl.frontends.aten_ops import UnsupportedNode
+
 
 @functools.cache
 def _tables() -> tuple[Any, ...]:
@@ -139,7 +141,14 @@ def _traced(key: Any, target: Any, leaves: tuple[Any, ...], spec: Any) -> Any:
         # ops with results, which is all the importer's SSA values can be
         # and outside Dynamo's tracing context: make_fx would add its symbols
         # to Dynamo's shape env (Longformer's guards then failed, IndexError)
-        with torch._guards.tracing(None):
-            module = make_fx(functionalize(call), tracing_mode="fake")(*examples)
+        try:
+            with torch._guards.tracing(None):
+                module = make_fx(functionalize(call), tracing_mode="fake")(*examples)
+        except Exception as error:  # noqa: BLE001 - any failure of torch's tracing
+            first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+            raise UnsupportedNode(
+                f"{target} has no graph-dialect mapping, and torch's decomposition "
+                f"of it does not trace here ({type(error).__name__}: {first[:160]})"
+            ) from None
     _CACHE[key] = module
     return module

@@ -210,3 +210,13 @@ def test_composites_match_torch_on_awkward_values(name: str, decompose: bool) ->
     for got, w in zip(gots, wants, strict=True):
         assert got.shape == tuple(w.shape)
         np.testing.assert_allclose(got, w.numpy(), rtol=1e-6, atol=0)
+
+
+def test_a_decomposition_that_does_not_trace_is_unsupported_not_a_crash() -> None:
+    # diagonal_scatter's decomposition writes through prims.copy_to, which
+    # torch's functionalization refuses
+    with pytest.raises(TorchImportError, match="decomposition of it does not trace"):
+        from_torch(
+            _Fn(lambda x: torch.diagonal_scatter(x * 2, torch.ones(3))),
+            (torch.randn(3, 3),),
+        )
