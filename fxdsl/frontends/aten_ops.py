@@ -618,22 +618,43 @@ aten("any.dim", "any.dims", "any.default")(_reduction(lambda *a: ops.any(*a)))
 aten("all.dim", "all.dims", "all.default")(_reduction(lambda *a: ops.all(*a)))
 
 
-@aten("var.correction", "var.dim", "std.correction", "std.dim")
+@aten("var.correction", "var.dim", "var.default")
+@aten("std.correction", "std.dim", "std.default")
 def _var(call: AtenCall) -> Tensor:
+    return _var_and_mean(call)[0]
+
+
+@aten("var_mean.correction", "var_mean.dim", "var_mean.default")
+@aten("std_mean.correction", "std_mean.dim", "std_mean.default")
+def _var_mean(call: AtenCall) -> tuple[Tensor, Tensor]:
+    return _var_and_mean(call)
+
+
+def _var_and_mean(call: AtenCall) -> tuple[Tensor, Tensor]:
+    """(var or std, mean) of a var/std/var_mean/std_mean call (the mean
+    built only for the *_mean ops)."""
     x: Tensor = call.args[0]
-    dims = _dims(x, call.arg(1, "dim"))
-    if call.target.endswith("correction"):
-        correction = call.kwargs.get("correction")
-        correction = 1 if correction is None else correction  # torch's default
+    if call.target.endswith(".default"):  # (self, unbiased): every dim
+        dims, keepdim = None, False
+        correction = 1 if call.arg(1, "unbiased", True) else 0
     else:
-        correction = 1 if call.arg(2, "unbiased", True) else 0
-    # var.dim's keepdim is positional (self, dim, unbiased, keepdim);
-    # var.correction's is keyword-only.
-    keepdim = bool(call.arg(3, "keepdim", False))
+        dims = _dims(x, call.arg(1, "dim"))
+        if call.target.endswith("correction"):
+            correction = call.kwargs.get("correction")
+            correction = 1 if correction is None else correction  # torch's default
+        else:
+            correction = 1 if call.arg(2, "unbiased", True) else 0
+        # var.dim's keepdim is positional (self, dim, unbiased, keepdim);
+        # var.correction's is keyword-only.
+        keepdim = bool(call.arg(3, "keepdim", False))
     if correction != int(correction):
         raise UnsupportedNode(f"a fractional correction ({correction})")
     result = ops.var(x, dims, keepdim, int(correction))
-    return ops.sqrt(result) if "std" in call.target else result
+    if ".std" in call.target:
+        result = ops.sqrt(result)
+    if "_mean." not in call.target:
+        return result, result
+    return result, ops.mean(x, dims, keepdim)
 
 
 @aten("softmax.int", "_softmax.default", "_safe_softmax.default")

@@ -152,7 +152,14 @@ def _compare(expected: Any, actual: Sequence[Any], values: bool = True) -> str |
     return None
 
 
-UNDEFINED = ("empty", "empty_like", "new_empty", "empty_strided", "empty_permuted")
+UNDEFINED = (
+    "empty",
+    "empty_like",
+    "new_empty",
+    "new_empty_strided",
+    "empty_strided",
+    "empty_permuted",
+)
 """ATen ops whose values are undefined (uninitialised memory)."""
 
 

@@ -51,6 +51,10 @@ VARIANCES = {
     "var all": lambda x: torch.var(x),
     "std all keepdim": lambda x: torch.std(x, None, keepdim=True),
     "tensor.var": lambda x: x.var(-1, keepdim=True) + x.std(0, keepdim=True).sum(),
+    "var unbiased=False all": lambda x: torch.var(x, False),
+    "var_mean keepdim": lambda x: torch.stack(torch.var_mean(x, 1, keepdim=True)),
+    "std_mean correction=0": lambda x: torch.stack(torch.std_mean(x, 2, correction=0)),
+    "std_mean all unbiased": lambda x: torch.stack(torch.std_mean(x, True)),
 }
 
 
