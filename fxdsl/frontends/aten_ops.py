@@ -481,6 +481,15 @@ def _transpose(call: AtenCall) -> Tensor:
     return permute(x, order)
 
 
+@aten("mT.default", "mH.default", "adjoint.default")
+def _mt(call: AtenCall) -> Tensor:
+    # the last two dims swapped (mH, adjoint: conjugated too, a no-op on reals)
+    x: Tensor = call.args[0]
+    order = list(range(x.ndim))
+    order[-2:] = order[:-3:-1]
+    return permute(x, order)
+
+
 @aten("t.default", "numpy_T.default")
 def _t(call: AtenCall) -> Tensor:
     x: Tensor = call.args[0]

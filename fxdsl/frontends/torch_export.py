@@ -70,6 +70,9 @@ from fxdsl.frontends.aten_ops import (
 from fxdsl.frontends.tracer import Tensor, TensorSpec, at_frames, trace, wrap
 from fxdsl.ir_utils import erase_unused
 
+MAX_DECOMPOSITION_DEPTH = 16
+"""Torch decompositions inside decompositions, at most (`_decomposed`)."""
+
 NO_OPS = frozenset({"aten._assert_tensor_metadata.default", "aten._assert_async.msg"})
 """Nodes with no result that inference drops."""
 
@@ -376,6 +379,8 @@ class _Importer:
     origins: dict[Operation, str] = field(default_factory=dict)
     """Each imported op's fx node name."""
     block: Any = None
+    depth: int = 0
+    """How many torch decompositions the node being imported is inside."""
 
     def run(self, name: str) -> ImportedProgram:
         from fxdsl.frontends.aten_patterns import recognise
@@ -656,13 +661,19 @@ class _Importer:
                     map_arg(inner.args, lambda n: self._operand(n, frames))
                 )
                 continue
-            if inner.target == node.target:
-                raise UnsupportedNode(f"torch's decomposition of {target} calls it")
+            if self.depth >= MAX_DECOMPOSITION_DEPTH:
+                # roll decomposes one dim at a time into roll: fine; a
+                # decomposition that calls itself as it is never ends
+                raise UnsupportedNode(
+                    f"torch's decompositions of {target} nest more than "
+                    f"{MAX_DECOMPOSITION_DEPTH} deep"
+                )
             if _mutates_a_shared_value(inner):
                 raise UnsupportedNode(
                     f"torch's decomposition of {target} mutates a value in place "
                     f"that it reads again ({inner_target})"
                 )
+            self.depth += 1
             try:
                 self.values[inner] = self._emit(inner, inner_target, frames)
             except _NotDecomposed:
@@ -672,6 +683,8 @@ class _Importer:
                     f"{target} has no graph-dialect mapping, and in torch's "
                     f"decomposition of it {inner_target} does not import: {error}"
                 ) from None
+            finally:
+                self.depth -= 1
         output = graph.find_nodes(op="output")[0]
         result = map_arg(output.args[0], lambda n: self._operand(n, frames))
         if isinstance(node.meta.get("val"), torch.Tensor) and isinstance(

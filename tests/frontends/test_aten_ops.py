@@ -195,6 +195,8 @@ COMPOSITES = {
     "max dim indices": lambda x: torch.max(torch.nan_to_num(x), -1).indices,
     "min dim": lambda x: torch.min(x, 1, keepdim=True),
     "roll": lambda x: torch.roll(x, 2, 1),
+    "roll two dims (nested decompositions)": lambda x: torch.roll(x, (1, -2), (0, 1)),
+    "mT": lambda x: x.mT * 2,
     "cat with an empty cache": lambda x: torch.cat([torch.zeros(0), x], 0),
 }
 
