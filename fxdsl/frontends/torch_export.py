@@ -644,6 +644,14 @@ class _Importer:
             self.values[placeholder] = self._operand(source, frames)
         for inner in graph.find_nodes(op="get_attr"):
             self.folded[inner] = _attribute(found.module, str(inner.target))
+        for inner in graph.nodes:
+            # every node, needed or not: a dropped copy_ into a slice of an
+            # `empty` (circular padding) would leave the `empty` unwritten
+            if inner.op == "call_function" and _mutates_a_shared_value(inner):
+                raise UnsupportedNode(
+                    f"torch's decomposition of {target} writes a value in place "
+                    f"that it reads again ({target_name(inner.target)})"
+                )
         self.foldable |= self._foldable(graph)
         self.needed |= self._needed(graph)
         for inner in graph.nodes:
@@ -667,11 +675,6 @@ class _Importer:
                 raise UnsupportedNode(
                     f"torch's decompositions of {target} nest more than "
                     f"{MAX_DECOMPOSITION_DEPTH} deep"
-                )
-            if _mutates_a_shared_value(inner):
-                raise UnsupportedNode(
-                    f"torch's decomposition of {target} mutates a value in place "
-                    f"that it reads again ({inner_target})"
                 )
             self.depth += 1
             try:

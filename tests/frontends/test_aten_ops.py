@@ -218,6 +218,17 @@ def test_composites_match_torch_on_awkward_values(name: str, decompose: bool) ->
         np.testing.assert_allclose(got, w.numpy(), rtol=1e-6, atol=0)
 
 
+def test_a_decomposition_writing_into_a_view_is_refused_not_wrong() -> None:
+    """Circular padding decomposes into an `empty` written through slices by
+    copy_ nodes nothing reads: imported, the `empty` was the result (an
+    OpInfo wrong result)."""
+    with pytest.raises(TorchImportError, match="writes a value in place"):
+        from_torch(
+            _Fn(lambda x: torch.nn.functional.pad(x, (1, 2), mode="circular")),
+            (torch.randn(2, 3, 4),),
+        )
+
+
 def test_a_decomposition_that_does_not_trace_is_unsupported_not_a_crash() -> None:
     # diagonal_scatter's decomposition writes through prims.copy_to, which
     # torch's functionalization refuses
