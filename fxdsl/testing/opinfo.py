@@ -304,8 +304,7 @@ def _outside_families(name: str) -> bool:
     return not name.startswith(FAMILIES)
 
 
-TABLE_HEADER = '''# ruff: noqa: E501 (generated: one reason per line)
-"""OpInfo ops that do not import yet: op -> level -> reason.
+TABLE_HEADER = '''"""OpInfo ops that do not import yet: op -> level -> reason.
 
 Held by tests/frontends/test_opinfo.py against its run ({samples} sample(s)
 per op): an op failing at a level not listed here fails the test, and so
