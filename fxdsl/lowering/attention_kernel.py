@@ -179,11 +179,13 @@ def _base2(builder: KernelBuilder, bias: SSAValue) -> SSAValue:
 
 
 def build_attention(
-    builder: KernelBuilder, op: graph.AttentionOp, block: int = BLOCK
+    builder: KernelBuilder, op: graph.AttentionOp, block: int | None = None
 ) -> None:
     """Emit the kernel of the group around `op` (module docstring), `block`
-    threads (query rows) a tile; the group must be one `graph-fuse` may
-    build (`attention_fusible`)."""
+    threads (query rows) a tile (default: the module's `BLOCK`, read at the
+    call, so the benchmark's knob applies); the group must be one
+    `graph-fuse` may build (`attention_fusible`)."""
+    block = BLOCK if block is None else block
     if not attention_fusible(builder.group.body.block.ops):
         raise OpFailure(
             "convert-groups-to-gpu: a fusion group with a graph.attention may "
