@@ -310,7 +310,11 @@ CHAIN_STEPS = {
     "col_sum": lambda c, x, w: ops.sub(c, ops.sum(c, dims=[0], keepdim=True)),
     "col_max_dropped": lambda c, x, w: ops.mul(x, ops.max(c, dims=[0])),
     "col_mean_of_input": lambda c, x, w: ops.add(c, ops.mean(x, dims=[0])),
-    "exp": lambda c, x, w: ops.exp(ops.mul(c, 0.1)),
+    # exp(0.1 c) - 1, not exp(0.1 c): each plain exp pulled the row towards
+    # 1 (std/mean shrinking tenfold), so three of them before a layer_norm
+    # cancelled ~3 f32 digits in the reference itself (col_sum, exp x3,
+    # layer_norm: 4e-5 off, found by hypothesis); centred, nothing cancels
+    "exp": lambda c, x, w: ops.sub(ops.exp(ops.mul(c, 0.1)), 1.0),
 }
 
 
