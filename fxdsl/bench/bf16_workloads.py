@@ -1,4 +1,4 @@
-"""The bf16 benchmark workloads (issue 31): what real GPU inference runs.
+"""The bf16 benchmark workloads: what real GPU inference runs.
 
 * `gemm_bf16`: x @ w at 4096³, the tensor-core GEMM alone;
 * `gemm_bias_gelu_bf16`, `gemm_bias_relu_bf16`: the same GEMM with a bias

@@ -1,4 +1,4 @@
-"""The benchmark workloads (issue 9), each traced with `fxdsl.trace`, but
+"""The benchmark workloads, each traced with `fxdsl.trace`, but
 ResNet-18, which is imported from torch (so it needs the `fxdsl[torch]`
 extra even to build).
 

@@ -1755,7 +1755,7 @@ class EmbeddingOp(GraphOp):
 
 
 # --------------------------------------------------------------------------- #
-# Convolution, pooling and batch norm (NCHW / NCW; issue 24)
+# Convolution, pooling and batch norm (NCHW / NCW)
 # --------------------------------------------------------------------------- #
 
 _WINDOW_KINDS: dict[str, str] = {

@@ -1,5 +1,5 @@
 """The CUDA C of the tensor-core attention kernel: flash attention for
-bf16/f16 on `mma.sync.m16n8k16` with f32 accumulators (issue 31). Which
+bf16/f16 on `mma.sync.m16n8k16` with f32 accumulators. Which
 groups get it, and how the IR carries it: `flash_attention_kernel`.
 
 A block is `WARPS` warps and a tile of `BLOCK_M` = 16 * WARPS consecutive

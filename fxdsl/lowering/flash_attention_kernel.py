@@ -17,7 +17,7 @@ printer prints the tensor-core kernel instead of that body, so cuda-sim,
 `nvcc -ptx` and NVRTC all run the tensor-core code.
 
 Inside torch the same attention could run torch's own SDPA instead; which
-is the default awaits a GPU measurement (issue 31 item 4).
+is the default awaits a GPU measurement.
 """
 
 from __future__ import annotations
