@@ -46,7 +46,7 @@ from typing import Any
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 
-from fxdsl.frontends.torch_export import TorchImportError, _source_line
+from fxdsl.frontends.torch_export import TorchImportError, _source_line, to_numpy
 from fxdsl.frontends.torch_islands import (
     Plan,
     chosen_by_option,
@@ -498,7 +498,7 @@ def call_island(
         with on_torch_stream():
             results = [torch.from_dlpack(r) for r in run(*bits)]
         return [_bf16_back(r, typ) for r, typ in zip(results, op.result_types)]
-    arrays = [_to_numpy(t) for t in operands]
+    arrays = [to_numpy(t) for t in operands]
     results = run(*arrays)
     return [_to_torch(r, typ) for r, typ in zip(results, op.result_types)]
 
@@ -515,17 +515,6 @@ def _bf16_back(tensor: Any, typ: Any) -> Any:
     if tensor.dtype == torch.uint16:
         return tensor.view(torch.bfloat16)
     return tensor.to(torch.bfloat16)
-
-
-def _to_numpy(tensor: Any) -> Any:
-    import torch
-
-    tensor = tensor.detach()
-    if tensor.device.type != "cpu":
-        tensor = tensor.cpu()
-    if tensor.dtype == torch.bfloat16:
-        tensor = tensor.float()
-    return tensor.contiguous().numpy()
 
 
 def _to_torch(array: Any, typ: Any) -> Any:

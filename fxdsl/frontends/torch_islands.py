@@ -28,7 +28,9 @@ from typing import Any
 
 from xdsl.dialects import func
 from xdsl.ir import Block, Operation
+from xdsl.traits import ConstantLike
 
+from fxdsl.dialects import graph
 from fxdsl.frontends.torch_export import (
     ImportedProgram,
     TorchImportError,
@@ -37,8 +39,9 @@ from fxdsl.frontends.torch_export import (
 )
 from fxdsl.rewrite.partitioner import CapabilityBasedPartitioner, Partition
 
-NON_COMPUTE = ("graph.constant", "graph.full")
-"""Ops that never make an island on their own."""
+NON_COMPUTE = tuple(op.name for op in graph.GRAPH_OPS if op.has_trait(ConstantLike))
+"""Ops that never make an island on their own: the graph constants (the ops
+with `ConstantLike`, as `graph.is_graph_constant` asks)."""
 
 
 @dataclass

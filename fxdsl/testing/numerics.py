@@ -6,10 +6,10 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
 from fxdsl.interpreters.tolerance import close_elements, reorder_slack, summed_terms
+from fxdsl.ir_utils import entry_function
 
 Array = np.ndarray[Any, Any]
 
@@ -20,15 +20,9 @@ def clone_module(module: ModuleOp) -> ModuleOp:
 
 
 def entry_name(module: ModuleOp, entry: str | None = None) -> str:
-    """`entry`, or the name of the first public `func.func` in `module`."""
-    if entry is not None:
-        return entry
-    for op in module.ops:
-        if not isinstance(op, func.FuncOp):
-            continue
-        if op.sym_visibility is None or op.sym_visibility.data == "public":
-            return op.sym_name.data
-    raise AssertionError("module has no public func.func to run")
+    """The name of the function `module` runs (`ir_utils.entry_function`'s
+    rule: `entry`, else the first public function with a body)."""
+    return entry_function(module, entry).sym_name.data
 
 
 def assert_outputs_close(
