@@ -45,12 +45,12 @@ from fxdsl.bench.workloads import (
     bytes_moved,
     result_elements,
 )
+
+# the executor's own conversions (numpy here), the one definition of bf16 bits
+from fxdsl.interpreters.dtypes import bf16_bits, from_bf16_bits
 from fxdsl.lowering.pipeline import GPU_PIPELINE, with_split_k
 from fxdsl.pipeline_syntax import with_options, without_pass
 from fxdsl.runtime.compile import DEFAULT_PIPELINE
-
-# the executor's own conversions (numpy here), the one definition of bf16 bits
-from fxdsl.runtime.cuda_executor import _from_bf16_bits, _to_bf16_bits
 
 Timer = Callable[[Callable[[], Any], int, int], list[float]]
 
@@ -123,14 +123,14 @@ def _fxdsl(
 
         def inputs(arrays: Sequence[np.ndarray]) -> list[Any]:
             held = [
-                _to_bf16_bits(np, a) if bits and element == "bf16" else a
+                bf16_bits(a) if bits and element == "bf16" else a
                 for a, element in zip(arrays, arguments, strict=True)
             ]
             return [device.to_device(a) for a in held]
 
         def outputs(out: Any) -> list[np.ndarray]:
             host = [device.to_host(o) for o in _tuple(out)]
-            return [_from_bf16_bits(np, h) if h.dtype == np.uint16 else h for h in host]
+            return [from_bf16_bits(h) if h.dtype == np.uint16 else h for h in host]
 
         return Compiled(
             fn,

@@ -82,6 +82,21 @@ def round_to_bf16(array: Any, xp: Any = np) -> Any:
     return xp.where(xp.isnan(values), values, rounded).astype(xp.float32)
 
 
+def bf16_bits(array: Any, xp: Any = np) -> Any:
+    """float32 values -> the `uint16` bits of their bf16 rounding (how a
+    device holds bf16), computed by array module `xp` (numpy or CuPy)."""
+    rounded = round_to_bf16(array, xp)
+    bits = (rounded.view(xp.uint32) >> 16).astype(xp.uint16)
+    # a NaN whose payload is only in the low half would truncate to inf:
+    # set the quiet bit, so NaN stays NaN
+    return xp.where(xp.isnan(rounded), bits | np.uint16(0x0040), bits)
+
+
+def from_bf16_bits(bits: Any, xp: Any = np) -> Any:
+    """`uint16` bf16 bits -> the float32 values they hold (exactly)."""
+    return (bits.astype(xp.uint32) << 16).view(xp.float32)
+
+
 def to_element_type(array: Any, element_type: Attribute) -> np.ndarray:
     """`array` converted (numpy `astype` rules) to hold `element_type` values."""
     result = np.asarray(array).astype(numpy_dtype(element_type), copy=False)

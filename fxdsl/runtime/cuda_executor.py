@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 from xdsl.dialects.builtin import BFloat16Type, MemRefType, ModuleOp
 
-from fxdsl.interpreters.dtypes import round_to_bf16
+from fxdsl.interpreters.dtypes import bf16_bits, from_bf16_bits
 from fxdsl.lowering.pipeline import GPU_PIPELINE
 from fxdsl.lowering.tensor_core_gemm import GEMM_ROUTES, GemmShape
 from fxdsl.pass_pipeline import apply
@@ -91,20 +91,6 @@ def _device_dtype(spec: BufferSpec) -> str:
     return "uint16" if spec.element == "bf16" else spec.dtype
 
 
-def _to_bf16_bits(xp: Any, array: Any) -> Any:
-    """float32 values -> the `uint16` bits of their bf16 rounding, computed by
-    array module `xp` (CuPy on the device, numpy on the host)."""
-    rounded = round_to_bf16(array, xp)
-    bits = (rounded.view(xp.uint32) >> 16).astype(xp.uint16)
-    # a NaN whose payload is only in the low half would truncate to inf:
-    # set the quiet bit, so NaN stays NaN
-    return xp.where(xp.isnan(rounded), bits | np.uint16(0x0040), bits)
-
-
-def _from_bf16_bits(cp: Any, bits: Any) -> Any:
-    return (bits.astype(cp.uint32) << 16).view(cp.float32)
-
-
 class HostKernel:
     """A kernel that failed to compile, launched on the host: its buffers are
     copied to numpy (bf16 bits widened to float32), the `gpu.func` runs in the
@@ -129,12 +115,12 @@ class HostKernel:
         for device, bf16 in zip(args, self.bf16):
             if id(device) not in copies:  # flat, as the kernel indexes it
                 host = np.array(self.cp.asnumpy(device)).reshape(-1)
-                host = _from_bf16_bits(np, host) if bf16 else host
+                host = from_bf16_bits(host) if bf16 else host
                 copies[id(device)] = (device, host, bf16)
         buffers = [copies[id(device)][1] for device in args]
         self.emulator.launch(self.name, prod(grid), prod(block), buffers)
         for device, host, bf16 in copies.values():
-            back = self.cp.asarray(_to_bf16_bits(np, host) if bf16 else host)
+            back = self.cp.asarray(bf16_bits(host) if bf16 else host)
             device[...] = back.reshape(device.shape)
 
 
@@ -286,7 +272,7 @@ class CudaExecutor:
                 f"{spec.shape} {spec.element}, got {shape} {dtype}"
             )
         if spec.element == "bf16" and not bits:
-            return _to_bf16_bits(self.cp, self.cp.asarray(array)).reshape(-1)
+            return bf16_bits(self.cp.asarray(array), self.cp).reshape(-1)
         flat = self.cp.ascontiguousarray(self.cp.asarray(array)).reshape(-1)
         if device_address(flat) % 16:  # kernels read f32 buffers as float4s
             flat = flat.copy()
@@ -313,7 +299,7 @@ class CudaExecutor:
         with `bits` as the `uint16` bits it holds (writable in place)."""
         flat = buffers[view.slot].reshape(-1)  # inputs keep their shape
         if self._is_bf16(view.slot) and not bits:
-            flat = _from_bf16_bits(self.cp, flat)
+            flat = from_bf16_bits(flat, self.cp)
         item = flat.itemsize
         return self.cp.lib.stride_tricks.as_strided(
             flat[view.layout.offset :],
@@ -379,7 +365,7 @@ class CudaExecutor:
         if self._is_bf16(step.out.slot):
             # only the view's elements: it may be a slice or a transpose
             bits = self._make_view(buffers, step.out, bits=True)
-            bits[...] = _to_bf16_bits(self.cp, self.cp.matmul(lhs, rhs))
+            bits[...] = bf16_bits(self.cp.matmul(lhs, rhs), self.cp)
             return
         out = self._view(buffers, step.out)
         if out.flags.c_contiguous:

@@ -52,7 +52,7 @@ from xdsl.dialects.builtin import BFloat16Type, MemRefType, ModuleOp
 from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.ir import Operation
 
-from fxdsl.interpreters.dtypes import round_to_bf16
+from fxdsl.interpreters.dtypes import bf16_bits
 from fxdsl.interpreters.run import coerce_inputs, entry_function
 from fxdsl.lowering.cuda_printer import kernel_source
 from fxdsl.lowering.graph_bufferize import GEMM_LIBRARY_CALL
@@ -227,11 +227,6 @@ class Worker:
             self.errors = None
 
 
-def _to_bf16_bits(values: np.ndarray) -> np.ndarray:
-    rounded = round_to_bf16(values.astype(np.float32))
-    return (rounded.view(np.uint32) >> 16).astype(np.uint16)
-
-
 def tensor_core_gemms(module: ModuleOp) -> dict[Operation, tuple[str, GemmShape]]:
     """The bf16/f16 library GEMMs of a lowered module, each with the name
     and shape of its tensor-core kernel (`fxdsl.lowering.tensor_core_gemm`)."""
@@ -287,7 +282,7 @@ class CudaSimEmulator(Emulator):
         bits: dict[int, np.ndarray] = {}
         for flat in buffers:
             if id(flat) not in bits:  # f16: a view, written in place
-                bits[id(flat)] = _to_bf16_bits(flat) if bf16 else flat.view(np.uint16)
+                bits[id(flat)] = bf16_bits(flat) if bf16 else flat.view(np.uint16)
         assert self.gemm_worker is not None
         self.gemm_worker.launch(
             name, shape.grid, shape.block, [bits[id(f)] for f in buffers]
@@ -327,7 +322,7 @@ class CudaSimEmulator(Emulator):
                 device.append(flat)
                 continue
             if id(flat) not in converted:
-                converted[id(flat)] = _to_bf16_bits(flat)
+                converted[id(flat)] = bf16_bits(flat)
             device.append(converted[id(flat)])
         self.worker.launch(name, grid3, block3, device)
         for flat in buffers:

@@ -158,7 +158,7 @@ def test_fxdsl_rows_hand_cuda_bf16_bits(monkeypatch: pytest.MonkeyPatch) -> None
     import types
 
     import fxdsl
-    from fxdsl.runtime.cuda_executor import _to_bf16_bits
+    from fxdsl.interpreters.dtypes import bf16_bits
 
     workload = named("gemm_bf16")
     module = workload.module("tiny")
@@ -170,7 +170,7 @@ def test_fxdsl_rows_hand_cuda_bf16_bits(monkeypatch: pytest.MonkeyPatch) -> None
         def run(*inputs: Any) -> tuple[np.ndarray, ...]:
             calls.append((options, inputs))
             out = product.astype(np.float32)
-            return (_to_bf16_bits(np, out) if options.get("bf16_bits") else out,)
+            return (bf16_bits(out) if options.get("bf16_bits") else out,)
 
         return run
 
@@ -187,7 +187,7 @@ def test_fxdsl_rows_hand_cuda_bf16_bits(monkeypatch: pytest.MonkeyPatch) -> None
         if name == "cuda":
             assert options["bf16_bits"] is True
             for given, array in zip(inputs, arrays, strict=True):
-                np.testing.assert_array_equal(given, _to_bf16_bits(np, array))
+                np.testing.assert_array_equal(given, bf16_bits(array))
         else:
             assert "bf16_bits" not in options
             assert all(g.dtype == np.float32 for g in inputs)

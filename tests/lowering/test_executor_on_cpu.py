@@ -442,7 +442,7 @@ def test_cuda_graph_replays_without_allocating(executor_module: Any) -> None:
 def test_bf16_bits_round_to_nearest_even_with_any_array_module() -> None:
     """The executor converts bf16 on the device with the array module it is
     given (CuPy there, numpy here): same rounding as the reference."""
-    from fxdsl.runtime.cuda_executor import _from_bf16_bits, _to_bf16_bits
+    from fxdsl.interpreters.dtypes import bf16_bits, from_bf16_bits
 
     bits = np.array(
         [
@@ -457,7 +457,7 @@ def test_bf16_bits_round_to_nearest_even_with_any_array_module() -> None:
         dtype=np.uint32,
     )
     values = bits.view(np.float32)
-    got = _to_bf16_bits(np, values)
+    got = bf16_bits(values)
     # 1.0; a tie rounds to even (down); a tie rounds to even (up); NaN stays
     # NaN, also one whose payload is in the low half only (truncation alone
     # would make it inf); the largest f32 overflows to inf; -1.0 - ulp
@@ -465,7 +465,7 @@ def test_bf16_bits_round_to_nearest_even_with_any_array_module() -> None:
     assert [hex(b) for b in got] == [
         "0x3f80", "0x3f80", "0x3f82", "0x7fc0", "0x7fc0", "0x7f80", "0xbf80",
     ]  # fmt: skip
-    back = _from_bf16_bits(np, got)
+    back = from_bf16_bits(got)
     np.testing.assert_array_equal(back[~np.isnan(back)], [1, 1, 1.015625, np.inf, -1])
 
 

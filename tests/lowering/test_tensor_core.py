@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fxdsl.interpreters.dtypes import round_to_bf16
+from fxdsl.interpreters.dtypes import bf16_bits, from_bf16_bits
 from fxdsl.lowering import tensor_core as tc
 from fxdsl.runtime import cuda_sim
 from fxdsl.runtime.cuda_sim import CudaSimError, Worker, build
@@ -109,14 +109,13 @@ def kernels_source(primitives: str = tc.TENSOR_CORE_CUDA) -> str:
 def to_bits(values: np.ndarray, t: str) -> np.ndarray:
     """(uint16 bits, the float64 values they hold) of `values` rounded to t."""
     if t == "bf16":
-        rounded = round_to_bf16(values.astype(np.float32))
-        return (rounded.view(np.uint32) >> 16).astype(np.uint16)
+        return bf16_bits(values.astype(np.float32))
     return values.astype(np.float16).view(np.uint16)
 
 
 def from_bits(bits: np.ndarray, t: str) -> np.ndarray:
     if t == "bf16":
-        return (bits.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+        return from_bf16_bits(bits).astype(np.float64)
     return bits.view(np.float16).astype(np.float64)
 
 

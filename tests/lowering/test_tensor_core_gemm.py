@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fxdsl.interpreters.dtypes import round_to_bf16
+from fxdsl.interpreters.dtypes import bf16_bits, from_bf16_bits
 from fxdsl.lowering.layout import Layout
 from fxdsl.lowering.tensor_core_gemm import (
     BLOCK_K,
@@ -62,14 +62,13 @@ ULP = {"f32": 2.0**-23, "bf16": 2.0**-7, "f16": 2.0**-10}
 
 def to_bits(values: np.ndarray, t: str) -> np.ndarray:
     if t == "bf16":
-        rounded = round_to_bf16(values.astype(np.float32))
-        return (rounded.view(np.uint32) >> 16).astype(np.uint16)
+        return bf16_bits(values.astype(np.float32))
     return values.astype(np.float16).view(np.uint16)
 
 
 def from_bits(bits: np.ndarray, t: str) -> np.ndarray:
     if t == "bf16":
-        return (bits.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+        return from_bf16_bits(bits).astype(np.float64)
     if t == "f16":
         return bits.view(np.float16).astype(np.float64)
     return bits.astype(np.float64)

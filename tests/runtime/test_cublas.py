@@ -17,10 +17,10 @@ import pytest
 
 from fxdsl.api import apply, parse
 from fxdsl.frontends.models import gpt2_stack
+from fxdsl.interpreters.dtypes import bf16_bits
 from fxdsl.interpreters.run import entry_function, random_inputs, run_reference
 from fxdsl.lowering.pipeline import GPU_PIPELINE
 from fxdsl.runtime.cublas import Cublas
-from fxdsl.runtime.cuda_executor import _to_bf16_bits
 from fxdsl.runtime.ir_emulator import Emulator
 from fxdsl.runtime.launch_plan import (
     CublasGemm,
@@ -260,7 +260,7 @@ class MemoryCublas(FakeLibrary):
     def _run(self, ta: int, tb: int, m: int, n: int, k: int, element: str,
              a: tuple[int, int, int], b: tuple[int, int, int],
              c: tuple[int, int, int], batch: int) -> None:  # fmt: skip
-        from fxdsl.runtime.cuda_executor import _from_bf16_bits, _to_bf16_bits
+        from fxdsl.interpreters.dtypes import bf16_bits, from_bf16_bits
 
         self.runs += 1
         stored = {"f32": np.float32, "f16": np.float16, "bf16": np.uint16}[element]
@@ -274,7 +274,7 @@ class MemoryCublas(FakeLibrary):
             return np.frombuffer(raw, dtype=stored)
 
         def load(memory: np.ndarray) -> np.ndarray:
-            return _from_bf16_bits(np, memory) if element == "bf16" else memory
+            return from_bf16_bits(memory) if element == "bf16" else memory
 
         rows_a, cols_a = (k, m) if ta else (m, k)
         rows_b, cols_b = (n, k) if tb else (k, n)
@@ -291,7 +291,7 @@ class MemoryCublas(FakeLibrary):
             result,
         )
         if element == "bf16":
-            memory_c[...] = _to_bf16_bits(np, result.astype(np.float32))
+            memory_c[...] = bf16_bits(result.astype(np.float32))
         else:
             memory_c[...] = result.astype(stored)
 
@@ -439,9 +439,7 @@ def test_half_gpt2_plan_is_direct_cublas_and_one_cuda_graph(
     graphed = GraphedExecutor(executor)
     # the weights as the device holds them (bf16: its bits), used as they
     # are: the second call finds the same addresses and replays the graph
-    weights = [
-        _to_bf16_bits(np, w) if element == "bf16" else w for w in imported.weights
-    ]
+    weights = [bf16_bits(w) if element == "bf16" else w for w in imported.weights]
     inputs = (*weights, ids.numpy())
     (first,) = graphed(*inputs)
     (entry,) = graphed.entries.values()
@@ -487,13 +485,13 @@ def test_bf16_bits_in_and_out(monkeypatch: pytest.MonkeyPatch) -> None:
     executor, _ = executor_on_host(monkeypatch, module, MemoryCublas())
     inputs = random_inputs(module)
     values = executor(*inputs)
-    bits = [_to_bf16_bits(np, array) for array in inputs]
+    bits = [bf16_bits(array) for array in inputs]
     assert all(u is b for u, b in zip(executor.upload(tuple(bits)), bits))
     executor.bf16_bits = True
     results = executor(*bits)
     for got, want in zip(results, values, strict=True):
         assert got.dtype == np.uint16
-        np.testing.assert_array_equal(got, _to_bf16_bits(np, want))
+        np.testing.assert_array_equal(got, bf16_bits(want))
 
 
 @pytest.mark.parametrize("element", ["bf16", "f16", "f32"])
@@ -599,9 +597,9 @@ def test_bf16_crosses_the_torch_bridge_as_bits(
 
 
 def _from_bits(bits: np.ndarray) -> np.ndarray:
-    from fxdsl.runtime.cuda_executor import _from_bf16_bits
+    from fxdsl.interpreters.dtypes import from_bf16_bits
 
-    return _from_bf16_bits(np, bits)
+    return from_bf16_bits(bits)
 
 
 # --- on a GPU: the same GEMMs through the real library ----------------------
@@ -624,8 +622,8 @@ def test_16bit_gemms_on_gpu(element: str, cuda_graph: bool) -> None:
     assert executor.blas is not None, executor.matmul_fallback
     inputs = random_inputs(module)
     # as the device holds them (bf16: bits), so the same arrays replay
-    held = _to_bf16_bits if element == "bf16" else (lambda _np, a: a)
-    device = [cupy.asarray(held(np, a)) for a in inputs]
+    held = bf16_bits if element == "bf16" else (lambda a: a)
+    device = [cupy.asarray(held(a)) for a in inputs]
     tol = {"bf16": 2e-2, "f16": 2e-3}[element]
     for _ in range(2):  # the second call replays the graph
         for want, got in zip(run_reference(module, *inputs), run(*device), strict=True):
@@ -648,7 +646,7 @@ def test_bf16_gpt2_is_one_cuda_graph_on_gpu() -> None:
     imported, (ids,) = half_gpt2()
     run = fxdsl.compile(imported.module, backend="cuda", cuda_graph=True)
     assert run.executor.blas is not None, run.executor.matmul_fallback
-    weights = [cupy.asarray(_to_bf16_bits(np, w)) for w in imported.weights]
+    weights = [cupy.asarray(bf16_bits(w)) for w in imported.weights]
     inputs = [*weights, cupy.asarray(ids.numpy())]
     (want,) = imported.run(ids)
     for _ in range(2):
