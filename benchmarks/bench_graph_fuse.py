@@ -20,7 +20,7 @@ from _timing import count_graph_ops, gpt2_workload, random_workload, timed
 from xdsl.dialects.builtin import ModuleOp
 
 import fxdsl
-from fxdsl.dialects.graph import FusionGroupOp
+from fxdsl.ir.graph import FusionGroupOp
 
 
 def measure(

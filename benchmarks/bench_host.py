@@ -30,8 +30,8 @@ from fxdsl.api import apply
 from fxdsl.bench.variants import without_pass
 from fxdsl.frontends.models import gpt2_stack
 from fxdsl.interpreters.run import random_inputs
+from fxdsl.lowering.launch_plan import build_launch_plan
 from fxdsl.lowering.pipeline import GPU_PIPELINE
-from fxdsl.runtime.launch_plan import build_launch_plan
 
 SHAPE = {"B": 1, "T": 64, "D": 768, "heads": 12}
 
@@ -67,7 +67,8 @@ def call_seconds(blocks: int, calls: int) -> tuple[float, int, str]:
     except Exception:  # noqa: BLE001 - no GPU: the stand-in
         cupy = sys.modules["cupy"] = _numpy_cupy()
         where = "numpy stand-in for CuPy"
-    from fxdsl.runtime.cuda_executor import CudaExecutor, lower_for_cuda
+    from fxdsl.pipeline.lower import lower_for_cuda
+    from fxdsl.runtime.cuda_executor import CudaExecutor
 
     # no-op GEMMs: `_gemm` is patched below, so no f32 GEMM may be bound to
     # cuBLAS when the executor is built (it would be on a GPU)

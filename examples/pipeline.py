@@ -29,8 +29,8 @@ import numpy as np
 from xdsl.dialects import func
 
 import fxdsl
-from fxdsl.dialects.graph import FusionGroupOp
 from fxdsl.frontends import models
+from fxdsl.ir.graph import FusionGroupOp
 from fxdsl.runtime.compile import BackendUnavailable
 
 

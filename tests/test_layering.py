@@ -4,8 +4,8 @@ The import graph is read from the source with `ast`, so it sees what a test
 run would miss: imports inside functions (they run later, but they still tie
 the two modules together), `if TYPE_CHECKING:` imports, names taken from the
 lazy export tables of `fxdsl` and `fxdsl.rewrite` (`from fxdsl import apply`
-imports `fxdsl.pass_pipeline`), `importlib.import_module("fxdsl.x")` calls
-and `"module:Name"` strings, the form in which `fxdsl.universe` names the
+imports `fxdsl.pipeline.pass_pipeline`), `importlib.import_module("fxdsl.x")` calls
+and `"module:Name"` strings, the form in which `fxdsl.pipeline.universe` names the
 passes it imports on demand. docs/architecture.md explains the layers;
 `LAYERS` below is the rule it describes.
 """
@@ -22,52 +22,26 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "fxdsl"
 
-LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    # bottom first; a module may import its own layer and the ones below
-    (
-        "base",
-        (
-            "fxdsl",
-            "fxdsl._lazy",
-            "fxdsl._version",
-            "fxdsl.ir_utils",
-            "fxdsl.pipeline_syntax",
-            "fxdsl.tools.atomic_write",
-        ),
-    ),
-    ("dialects", ("fxdsl.dialects", "fxdsl.parsing", "fxdsl.interpreters.dtypes")),
-    (
-        "interpreters/transforms",
-        (
-            "fxdsl.interpreters",
-            "fxdsl.transforms",
-            "fxdsl.targets",
-            # a pure analysis of view ops on graph types, asked by transforms
-            # (attention_bias) as well as by the lowering
-            "fxdsl.lowering.layout",
-            # the tracer builds graph IR; the rewrite API edits it
-            "fxdsl.frontends.trace_state",
-            "fxdsl.frontends.ops",
-            "fxdsl.frontends.tracer",
-            "fxdsl.frontends.module_calls",
-            "fxdsl.rewrite",
-        ),
-    ),
-    ("lowering", ("fxdsl.lowering",)),
-    # every pass by name (the universe, plugins) and running pipelines of them
-    ("pipeline", ("fxdsl.universe", "fxdsl.pass_pipeline", "fxdsl.rewrite.registry")),
-    ("runtime", ("fxdsl.runtime",)),
-    (
-        "api/tools",
-        (
-            "fxdsl.api",
-            "fxdsl.tools",
-            "fxdsl.frontends",
-            "fxdsl.testing",
-            "fxdsl.bench",
-            "fxdsl.distributed",
-        ),
-    ),
+LAYERS: tuple[str, ...] = (
+    # the folders of fxdsl, bottom first; a module may import its own folder
+    # and the ones below. "fxdsl" is the package root's own modules (the
+    # lazy `fxdsl.*` facade, `fxdsl.api`, the version).
+    "fxdsl.util",
+    "fxdsl.ir",
+    "fxdsl.interpreters",
+    "fxdsl.transforms",
+    "fxdsl.tracing",
+    "fxdsl.rewrite",
+    "fxdsl.targets",
+    "fxdsl.lowering",
+    "fxdsl.pipeline",
+    "fxdsl.runtime",
+    "fxdsl",
+    "fxdsl.frontends",
+    "fxdsl.testing",
+    "fxdsl.tools",
+    "fxdsl.bench",
+    "fxdsl.distributed",
 )
 
 _MODULE_REF = re.compile(r"(fxdsl(?:\.\w+)*):\w+")
@@ -221,23 +195,26 @@ def _describe(component: list[str]) -> str:
     )
 
 
+def folder_of(module: str) -> str:
+    """The folder `module` lives in: `fxdsl.ir.graph` -> `fxdsl.ir`, and the
+    package root's own modules (`fxdsl.api`, `fxdsl`) -> `fxdsl`."""
+    parts = module.split(".")
+    return ".".join(parts[:2]) if ".".join(parts[:2]) in PACKAGES else "fxdsl"
+
+
 def layer_of(module: str) -> int:
-    """Index in `LAYERS` of the longest entry naming `module`: the module
-    itself or a package holding it (but `fxdsl`, which names itself only)."""
-    best, depth = -1, -1
-    for level, (_, names) in enumerate(LAYERS):
-        for name in names:
-            holds = name != "fxdsl" and module.startswith(name + ".")
-            if (module == name or holds) and len(name) > depth:
-                best, depth = level, len(name)
-    return best
+    """Index in `LAYERS` of the folder holding `module` (-1: not listed)."""
+    folder = folder_of(module)
+    return LAYERS.index(folder) if folder in LAYERS else -1
 
 
 def test_graph_is_read() -> None:
     # guards the reader: a broken walk would find no cycle anywhere
-    assert "fxdsl.ir_utils" in GRAPH["fxdsl.api"]
-    assert "fxdsl.transforms.graph_fuse" in GRAPH["fxdsl.universe"]  # by string
-    assert _known("fxdsl.dialects.graph.AddOp") == "fxdsl.dialects.graph"
+    assert "fxdsl.ir.utils" in GRAPH["fxdsl.api"]
+    assert (
+        "fxdsl.transforms.graph_fuse" in GRAPH["fxdsl.pipeline.universe"]
+    )  # by string
+    assert _known("fxdsl.ir.graph.AddOp") == "fxdsl.ir.graph"
 
 
 def test_no_import_cycles() -> None:
@@ -246,14 +223,17 @@ def test_no_import_cycles() -> None:
     assert not cycles, f"import cycles among fxdsl's modules:\n{report}"
 
 
-def test_every_module_has_a_layer() -> None:
-    assert [m for m in FILES if layer_of(m) < 0] == []
+def test_layers_are_the_folders() -> None:
+    # every folder listed once, nothing else: no module files in a layer
+    # other than its folder's
+    folders = {folder_of(m) for m in FILES}
+    assert sorted(LAYERS) == sorted(folders)
+    assert len(set(LAYERS)) == len(LAYERS)
 
 
 def test_imports_point_down() -> None:
     upward = [
-        f"{module}:{line} ({LAYERS[layer_of(module)][0]}) imports {target} "
-        f"({LAYERS[layer_of(target)][0]})"
+        f"{module}:{line} ({folder_of(module)}) imports {target} ({folder_of(target)})"
         for module in sorted(GRAPH)
         for target, line in sorted(GRAPH[module].items())
         if layer_of(target) > layer_of(module)
@@ -262,11 +242,21 @@ def test_imports_point_down() -> None:
 
 
 def test_a_bad_import_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
-    # ir_utils (base) importing the api: a cycle (api imports ir_utils) and
-    # an import from the top layer
-    monkeypatch.setitem(GRAPH, "fxdsl.ir_utils", {"fxdsl.api": 1})
-    (cycle,) = [c for c in _cycles() if "fxdsl.ir_utils" in c]
+    # ir.utils importing the api: a cycle (api imports ir.utils) and an
+    # import from a higher folder
+    monkeypatch.setitem(GRAPH, "fxdsl.ir.utils", {"fxdsl.api": 1})
+    (cycle,) = [c for c in _cycles() if "fxdsl.ir.utils" in c]
     assert "fxdsl.api" in cycle
-    assert "fxdsl.ir_utils:1 imports fxdsl.api" in _describe(cycle)
-    with pytest.raises(AssertionError, match=r"ir_utils:1 \(base\) imports fxdsl.api"):
+    assert "fxdsl.ir.utils:1 imports fxdsl.api" in _describe(cycle)
+    with pytest.raises(
+        AssertionError, match=r"ir\.utils:1 \(fxdsl\.ir\) imports fxdsl\.api \(fxdsl\)"
+    ):
         test_imports_point_down()
+
+
+def test_an_unlisted_folder_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(FILES, "fxdsl.newfolder.x", PACKAGE / "newfolder" / "x.py")
+    monkeypatch.setitem(globals(), "PACKAGES", PACKAGES | {"fxdsl.newfolder"})
+    with pytest.raises(AssertionError):
+        test_layers_are_the_folders()
+    assert layer_of("fxdsl.newfolder.x") == -1

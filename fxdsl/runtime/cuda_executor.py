@@ -48,11 +48,17 @@ from typing import Any
 import numpy as np
 from xdsl.dialects.builtin import BFloat16Type, MemRefType, ModuleOp
 
-from fxdsl.interpreters.dtypes import bf16_bits, from_bf16_bits
-from fxdsl.lowering.pipeline import GPU_PIPELINE
+from fxdsl.ir.dtypes import bf16_bits, from_bf16_bits
+from fxdsl.lowering.launch_plan import (
+    BufferSpec,
+    BufferView,
+    Gemm,
+    Launch,
+    LaunchPlan,
+    device_address,
+)
 from fxdsl.lowering.tensor_core_gemm import GEMM_ROUTES, GemmShape
-from fxdsl.pass_pipeline import apply
-from fxdsl.pipeline_syntax import has_pass, with_pass
+from fxdsl.pipeline.lower import lower_for_cuda
 from fxdsl.runtime import counters, cublas
 from fxdsl.runtime.counters import stats
 from fxdsl.runtime.cublas import Cublas
@@ -60,15 +66,6 @@ from fxdsl.runtime.cuda_graph import GraphedExecutor
 from fxdsl.runtime.ir_emulator import Emulator
 from fxdsl.runtime.kernel_build import build_kernels
 from fxdsl.runtime.kernel_cache import KernelCache
-from fxdsl.runtime.launch_plan import (
-    BufferSpec,
-    BufferView,
-    Gemm,
-    Launch,
-    LaunchPlan,
-    build_launch_plan,
-    device_address,
-)
 from fxdsl.runtime.nvrtc import Compiler, device_arch
 from fxdsl.runtime.tensor_core_gemm import build_gemms, plan_gemms
 
@@ -372,19 +369,6 @@ class CudaExecutor:
             self.cp.matmul(lhs, rhs, out=out)  # no temporary, no copy kernel
         else:
             out[...] = self.cp.matmul(lhs, rhs)
-
-
-def lower_for_cuda(
-    module: ModuleOp, pipeline: str | None = None, entry: str | None = None
-) -> tuple[ModuleOp, LaunchPlan]:
-    """A clone of `module` lowered by `pipeline` (default `GPU_PIPELINE`; a
-    pipeline of graph passes gets `convert-graph-to-gpu` appended) and its
-    launch plan. Pure Python: it needs no GPU."""
-    spec = pipeline or GPU_PIPELINE
-    if not has_pass(spec, "convert-graph-to-gpu"):
-        spec = with_pass(spec, "convert-graph-to-gpu")  # a pipeline of graph passes
-    lowered = apply(module.clone(), spec, verify_each=False)
-    return lowered, build_launch_plan(lowered, entry)
 
 
 def compile_cuda(

@@ -11,9 +11,9 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Operation
 
-from fxdsl.dialects.graph import PARAM, SCOPE, ScopeAttr
 from fxdsl.frontends import models
 from fxdsl.interpreters.run import entry_function, run_reference
+from fxdsl.ir.graph import PARAM, SCOPE, ScopeAttr
 
 # f32 interpreter against the float64 numpy reference; outputs are O(1)
 # (residual stream, layer norm), the worst error seen is 5e-7 (8e-7 at D=768).

@@ -13,8 +13,8 @@ from xdsl.ir import Operation
 
 import fxdsl
 from fxdsl import TensorSpec, ops, scope, trace
-from fxdsl.dialects.graph import PARAM, SCOPE, ScopeAttr
-from fxdsl.frontends.tracer import Tensor
+from fxdsl.ir.graph import PARAM, SCOPE, ScopeAttr
+from fxdsl.tracing.tracer import Tensor
 
 F23 = TensorSpec((2, 3))
 

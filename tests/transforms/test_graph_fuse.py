@@ -16,8 +16,8 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.utils.exceptions import PassFailedException
 
 import fxdsl
-from fxdsl.dialects.graph import FusionGroupOp, YieldOp
 from fxdsl.frontends.models import gpt2_block, gpt2_stack
+from fxdsl.ir.graph import FusionGroupOp, YieldOp
 from fxdsl.testing import assert_same_numerics, clone_module, graphs, random_graph
 from fxdsl.transforms.fusibility import (
     Fusibility,

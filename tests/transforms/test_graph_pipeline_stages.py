@@ -20,8 +20,8 @@ from xdsl.ir import BlockArgument, Operation
 from xdsl.utils.exceptions import PassFailedException
 
 import fxdsl
-from fxdsl.dialects.graph import PARAM
-from fxdsl.ir_utils import arg_attr
+from fxdsl.ir.graph import PARAM
+from fxdsl.ir.utils import arg_attr
 from fxdsl.testing import assert_same_numerics, clone_module, graphs
 from fxdsl.testing.optional import need
 from fxdsl.transforms.graph_pipeline_stages import pipeline_stages, plan_stages

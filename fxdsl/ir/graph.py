@@ -1,7 +1,7 @@
 """The `graph` dialect: pure tensor operations on builtin ranked tensors.
 
 Every compute op is `Pure`, checks its operand types and infers its result
-type through `fxdsl.dialects.shape_rules`; a declared result type that differs
+type through `fxdsl.ir.shape_rules`; a declared result type that differs
 from the inferred one is a verifier error naming the op and both types.
 
 Custom syntax (one scheme for every op; the generic form always parses too):
@@ -90,8 +90,8 @@ from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.lexer import Span
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
-from fxdsl.dialects import shape_rules as rules
-from fxdsl.dialects.shape_rules import Shape, ShapeError
+from fxdsl.ir import shape_rules as rules
+from fxdsl.ir.shape_rules import Shape, ShapeError
 
 f32, f16, bf16 = Float32Type(), Float16Type(), BFloat16Type()
 i32, i1 = IntegerType(32), IntegerType(1)
