@@ -23,23 +23,21 @@ from xdsl.utils.exceptions import ParseError
 from xdsl.utils.lexer import Span
 from xdsl.utils.mlir_lexer import MLIRLexer
 
-from fxdsl.ir.graph import (
-    RESULT_LIST,
-    TYPE_TEXT,
-    Graph,
-    reuse_parse,
-    value_names,
-)
+from fxdsl.ir.graph import Graph
+from fxdsl.ir.syntax import RESULT_LIST, TYPE_TEXT, reuse_parse, value_names
 
 # xDSL 0.74 lexes string literals with a nested quantifier that backtracks
 # exponentially on an unterminated literal: a stray `"` followed by ~40
 # characters on its line hangs the parser. Same language, one way to match
-# each character: linear time.
-_BACKTRACKING = r'"(?:[^"\\\n\v\f]+|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"'
+# each character: linear time. A subclass, which `LocatingParser` lexes with,
+# so xDSL's own lexer is left as it is.
 _LINEAR = r'"(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"'
-_lexer = MLIRLexer
-if _lexer._unescaped_characters_regex.pattern == _BACKTRACKING:  # type: ignore
-    _lexer._unescaped_characters_regex = re.compile(_LINEAR)  # type: ignore
+
+
+class LinearLexer(MLIRLexer):
+    """xDSL's MLIR lexer with a string-literal regex that cannot backtrack."""
+
+    _unescaped_characters_regex = re.compile(_LINEAR)
 
 
 def make_context() -> Context:
@@ -60,6 +58,9 @@ class LocatingParser(Parser):
         self, ctx: Context, text: str, name: str = "<unknown>", line_offset: int = 0
     ):
         super().__init__(ctx, text, name)
+        state = self._parser_state  # the state xDSL built, with our lexer
+        state.lexer = LinearLexer(state.lexer.input)
+        state.current_token = state.lexer.lex()
         self._file_name = name
         self._line_offset = line_offset
         self._line_starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]

@@ -119,17 +119,18 @@ def fake_cupy(lowered_holder: list[Any]) -> types.ModuleType:
 
 @pytest.fixture
 def executor_module(monkeypatch: pytest.MonkeyPatch) -> Any:
+    from fxdsl.pipeline import lower
     from fxdsl.runtime import cuda_executor
 
     holder: list[Any] = []
     monkeypatch.setitem(sys.modules, "cupy", fake_cupy(holder))
-    original = cuda_executor.build_launch_plan
+    original = lower.build_launch_plan
 
     def remember(module: Any, entry: str | None = None) -> Any:
         holder[:] = [module]
         return original(module, entry)
 
-    monkeypatch.setattr(cuda_executor, "build_launch_plan", remember)
+    monkeypatch.setattr(lower, "build_launch_plan", remember)
     reset_stats()
     return cuda_executor
 

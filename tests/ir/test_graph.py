@@ -8,7 +8,14 @@ from collections.abc import Callable, Sequence
 import pytest
 from xdsl.dialects import func
 from xdsl.dialects import test as test_dialect
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp, f64
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    f64,
+)
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.irdl import IRDLOperation
 from xdsl.printer import Printer
@@ -301,7 +308,7 @@ VERIFY_ERRORS: list[tuple[Callable[[], Operation], str]] = [
     (lambda: _create(g.SelectOp, [value([4]), value([4]), value([4])], [T([4], g.f32)]),
      "graph.select: condition must be i1, got tensor<4xf32>"),
     (lambda: _create(g.GatherOp, [value([4, 8]), value([4, 2])], [T([4, 2], g.f32)],
-                     dim=g.IntegerAttr(1, g.i64)),
+                     dim=IntegerAttr(1, g.i64)),
      "graph.gather: index must be i64 or i32, got tensor<4x2xf32>"),
     (lambda: _create(g.CastOp, [value([4])], [T([4], f64)]),
      "graph.cast: unsupported target element type f64"),
@@ -310,33 +317,33 @@ VERIFY_ERRORS: list[tuple[Callable[[], Operation], str]] = [
     (lambda: _create(g.BroadcastToOp, [value([3])], [T([4, 8], g.f32)]),
      "graph.broadcast_to: cannot broadcast (3,) to (4, 8)"),
     (lambda: _create(g.LayerNormOp, [value([4, 8]), value([4]), value([4])], [T([4, 8], g.f32)],
-                     eps=g.FloatAttr(1e-5, f64)),
+                     eps=FloatAttr(1e-5, f64)),
      "graph.layer_norm: weight shape (4,) is not a trailing part of (4, 8)"),
     (lambda: _create(g.SoftmaxOp, [value([4, 8])], [T([4, 8], g.f32)],
-                     dim=g.IntegerAttr(2, g.i64)),
+                     dim=IntegerAttr(2, g.i64)),
      "graph.softmax: dim 2 out of range for rank 2"),
     (lambda: _create(g.GeluOp, [value([4])], [T([4], g.f32)],
-                     approximate=g.StringAttr("fast")),
+                     approximate=StringAttr("fast")),
      'graph.gelu: approximate must be "none" or "tanh", got "fast"'),
     (lambda: _create(g.AttentionOp, [value([4, 8], g.i32)] * 3, [T([4, 8], g.i32)],
-                     scale=g.FloatAttr(1.0, f64)),
+                     scale=FloatAttr(1.0, f64)),
      "graph.attention: query, key and value must share one float type"),
-    (lambda: _create(g.FullOp, [], [T([2], f64)], value=g.FloatAttr(1.0, f64)),
+    (lambda: _create(g.FullOp, [], [T([2], f64)], value=FloatAttr(1.0, f64)),
      "graph.full: unsupported element type tensor<2xf64>"),
     (lambda: _create(g.Conv2dOp, [value([1, 3, 8, 8], g.i32), value([4, 3, 3, 3], g.i32)],
                      [T([1, 4, 6, 6], g.i32)], stride=g.ints([1, 1]), padding=g.ints([0, 0]),
-                     dilation=g.ints([1, 1]), groups=g.IntegerAttr(1, g.i64)),
+                     dilation=g.ints([1, 1]), groups=IntegerAttr(1, g.i64)),
      "graph.conv2d: expects float tensors, got tensor<1x3x8x8xi32>"),
     (lambda: _create(g.Conv2dOp, [value([1, 3, 8, 8]), value([4, 3, 3, 3])],
                      [T([1, 4, 6, 6], g.f32)], stride=g.ints([1]), padding=g.ints([0, 0]),
-                     dilation=g.ints([1, 1]), groups=g.IntegerAttr(1, g.i64)),
+                     dilation=g.ints([1, 1]), groups=IntegerAttr(1, g.i64)),
      "graph.conv2d: stride needs 2 entries (one per spatial dim), got [1]"),
     (lambda: _create(g.MaxPool2dOp, [value([1, 3, 8, 8])], [T([1, 3, 4, 4], g.f32)],
                      kernel=g.ints([2, 2]), stride=g.ints([2, 2]), padding=g.ints([0]),
                      dilation=g.ints([1, 1])),
      "graph.max_pool2d: padding needs 2 entries (one per spatial dim), got [0]"),
     (lambda: _create(g.BatchNormOp, [value([2, 8]), *[value([8], g.f16)] * 4], [T([2, 8], g.f32)],
-                     eps=g.FloatAttr(1e-5, f64)),
+                     eps=FloatAttr(1e-5, f64)),
      "graph.batch_norm: input, statistics, weight and bias must share one float type"),
 ]  # fmt: skip
 
