@@ -23,6 +23,7 @@ Provenance is the discardable attribute `scope = #graph.scope<…>` (see
 
 from __future__ import annotations
 
+import enum
 import functools
 import io
 import math
@@ -1052,11 +1053,59 @@ class SelectOp(GraphOp):
 # --------------------------------------------------------------------------- #
 
 
+class Combiner(enum.StrEnum):
+    """How a fold merges two partial results: `add`, `max` or `min`, each
+    with the value it starts from (`identity`). Over i1, max is `or` and min
+    is `and` (any and all). How a target computes a combiner (the arith op,
+    the C expression) is the lowering's (`fxdsl.lowering.combiners`)."""
+
+    ADD = "add"
+    MAX = "max"
+    MIN = "min"
+
+    def identity(self, dtype: Attribute) -> float | int | bool:
+        """The value a fold of this kind over elements of `dtype` starts
+        from (combined with any x it gives x): 0; the lowest value for max
+        (-inf, the most negative integer, false); the highest for min.
+        ValueError for a sum of i1, which the dialect does not have."""
+        if dtype == i1:
+            if self is Combiner.ADD:
+                raise ValueError("no sum over i1")
+            return self is Combiner.MIN
+        if isinstance(dtype, IntegerType):
+            width = dtype.width.data
+            extreme = {
+                Combiner.MAX: -(2 ** (width - 1)),
+                Combiner.MIN: 2 ** (width - 1) - 1,
+            }
+            return extreme.get(self, 0)
+        return {Combiner.ADD: 0.0, Combiner.MAX: -math.inf, Combiner.MIN: math.inf}[
+            self
+        ]
+
+
 class ReductionLike:
     """Interface of the ops that reduce their first operand over some dims
     (sum/mean/max/min/any/all/var, softmax, log_softmax, layer_norm): fusion,
     the kernel builder and the tolerance of a reordered sum ask the op, so a
-    new reduction declares its dims here and nowhere else."""
+    new reduction declares its dims and its fold here and nowhere else.
+
+    A *fold* (sum, max, min, any, all) names its `COMBINER`, and the lowering
+    computes it with that combiner from its `identity()`; a reduction made of
+    several folds (mean, var, softmax, log_softmax, layer_norm) has none, and
+    the lowering states how it combines folds (`fxdsl.lowering.reductions`).
+    """
+
+    COMBINER: ClassVar[Combiner | None] = None
+    """The combiner of a fold; None for a reduction made of several."""
+
+    def identity(self) -> float | int | bool:
+        """The value a fold over this op's input starts from (the result
+        over no elements, for sum, any and all)."""
+        if self.COMBINER is None:
+            raise ValueError(f"{type(self).__name__} is not one fold: no identity")
+        assert isinstance(self, Operation)
+        return self.COMBINER.identity(dtype_of(self.operands[0]))
 
     def reduced_dims(self) -> tuple[int, ...]:
         """The dims reduced over, normalised to >= 0, ascending."""
@@ -1123,6 +1172,7 @@ class ReductionOp(ReductionLike, GraphOp):
 @irdl_op_definition
 class SumOp(ReductionOp):
     name = "graph.sum"
+    COMBINER: ClassVar[Combiner | None] = Combiner.ADD
 
 
 @irdl_op_definition
@@ -1134,11 +1184,13 @@ class MeanOp(ReductionOp):
 @irdl_op_definition
 class MaxOp(ReductionOp):
     name = "graph.max"
+    COMBINER: ClassVar[Combiner | None] = Combiner.MAX
 
 
 @irdl_op_definition
 class MinOp(ReductionOp):
     name = "graph.min"
+    COMBINER: ClassVar[Combiner | None] = Combiner.MIN
 
 
 @irdl_op_definition
@@ -1150,6 +1202,7 @@ class AnyOp(BoolOperands, ReductionOp):
     """
 
     name = "graph.any"
+    COMBINER: ClassVar[Combiner | None] = Combiner.MAX
 
 
 @irdl_op_definition
@@ -1157,6 +1210,7 @@ class AllOp(BoolOperands, ReductionOp):
     """True where every element over `dims` is true (i1); true over none."""
 
     name = "graph.all"
+    COMBINER: ClassVar[Combiner | None] = Combiner.MIN
 
 
 @irdl_op_definition
@@ -1179,6 +1233,19 @@ class VarOp(ReductionOp):
     @property
     def correction_value(self) -> int:
         return 1 if self.correction is None else self.correction.value.data
+
+
+def fold_op(combiner: Combiner) -> type[ReductionOp]:
+    """The reduction op that is just the fold `combiner` over any element
+    type (sum, max, min): what any and all become over i1 (graph-decompose)."""
+    (op,) = (
+        op
+        for op in GRAPH_OPS
+        if issubclass(op, ReductionOp)
+        and op.COMBINER is combiner
+        and not issubclass(op, BoolOperands)
+    )
+    return op
 
 
 class SoftmaxLikeOp(ReductionLike, GraphOp):
