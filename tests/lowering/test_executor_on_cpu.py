@@ -33,6 +33,7 @@ from fxdsl.runtime.cuda_executor import HostKernel
 from fxdsl.runtime.kernel_build import KernelCompileWarning
 from fxdsl.runtime.kernel_cache import KernelCache
 from fxdsl.runtime.nvrtc import CompileError, NvccCompiler
+from fxdsl.testing.numerics import assert_matches_reference
 
 FAKE_MAGIC = b"FAKE-CUBIN\n"
 
@@ -138,16 +139,11 @@ def entry_name(module: ModuleOp) -> str:
     return next(iter(f.sym_name.data for f in module.body.block.ops))
 
 
-def assert_matches_reference(run: Any, module: ModuleOp, name: str) -> None:
+def matches_reference(run: Any, module: ModuleOp, name: str) -> None:
+    """`run` (the executor on the emulator) equals the reference on
+    random inputs (the shared comparison, rtol = atol = 1e-4)."""
     inputs = random_inputs(module, entry=name)
-    expected = run_reference(module, *inputs, entry=name)
-    actual = run(*inputs)
-    assert len(actual) == len(expected)
-    for want, got in zip(expected, actual):
-        np.testing.assert_allclose(
-            np.asarray(got, np.float64), np.asarray(want, np.float64),
-            rtol=1e-4, atol=1e-4,
-        )  # fmt: skip
+    assert_matches_reference(module, name, inputs, run, 1e-4, "executor")
 
 
 def test_gpt2_block_through_the_executor(executor_module: Any, tmp_path: Path) -> None:
@@ -197,7 +193,7 @@ def test_corrupt_cache_entry_is_rebuilt(executor_module: Any, tmp_path: Path) ->
     )
     assert (stats()["corrupt"], stats()["compiles"], stats()["hits"]) == (1, 1, 0)
     assert len(compiler.sources) == 2
-    assert_matches_reference(run, module, name)
+    matches_reference(run, module, name)
     assert len(entry.read_bytes()) > 40  # rebuilt whole
 
 
@@ -232,7 +228,7 @@ def test_kernel_that_fails_to_compile_runs_on_the_host(
     assert sorted(loaded) == sorted(k for k in run.plan.kernels if k != victim)
     assert type(run.kernels[victim]) is HostKernel  # not a DeviceKernel
     assert stats()["modules_loaded"] == 1
-    assert_matches_reference(run, module, name)
+    matches_reference(run, module, name)
 
 
 def lowered_source(module: ModuleOp) -> str:
@@ -284,7 +280,7 @@ def test_real_nvcc_cubin_is_cached_and_loaded(
             module, compiler=compiler, cache=KernelCache(tmp_path)
         )
     assert (stats()["compiles"], stats()["hits"]) == (1, 1)
-    assert_matches_reference(run, module, entry_name(module))
+    matches_reference(run, module, entry_name(module))
 
 
 def test_f16_program_and_guards(executor_module: Any, tmp_path: Path) -> None:
