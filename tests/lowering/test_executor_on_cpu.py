@@ -33,6 +33,7 @@ from fxdsl.runtime.cuda_executor import HostKernel
 from fxdsl.runtime.kernel_build import KernelCompileWarning
 from fxdsl.runtime.kernel_cache import KernelCache
 from fxdsl.runtime.nvrtc import CompileError, NvccCompiler
+from fxdsl.testing.fake_cupy import CapturableKernel, FakeStreams, numpy_cupy
 from fxdsl.testing.numerics import assert_matches_reference
 
 FAKE_MAGIC = b"FAKE-CUBIN\n"
@@ -88,15 +89,7 @@ class DeviceKernel(HostKernel):
 def fake_cupy(lowered_holder: list[Any]) -> types.ModuleType:
     """numpy with CuPy's names; RawModule loads a cubin file by path and its
     kernels run in the IR emulator (on bf16 bits, as the device stores them)."""
-    cp = types.ModuleType("cupy")
-    for name in ("zeros", "empty", "asarray", "ascontiguousarray", "matmul", "ndarray",
-                 "uint16", "uint32", "float32", "where", "isnan", "lib"):  # fmt: skip
-        setattr(cp, name, getattr(np, name))
-    cp.asnumpy = np.asarray
-    cp.from_dlpack = np.from_dlpack
-    cp.cuda = types.SimpleNamespace(
-        Device=lambda: types.SimpleNamespace(compute_capability="90")
-    )
+    cp = numpy_cupy()
     cp.loaded = []  # (path, kernel names asked for) per RawModule
 
     class RawModule:
@@ -312,74 +305,6 @@ func.func @f(%x: tensor<4x8xf16>, %w: tensor<8x3xf16>) -> (tensor<4x3xf16>, tens
         run(inputs[0].astype(np.float32), inputs[1])
     with pytest.raises(ValueError, match="@f takes 2 arguments, got 1"):
         run(inputs[0])
-
-
-class FakeStreams:
-    """`cupy.cuda` streams and graphs for the stand-in: while a stream
-    captures, kernel launches are recorded (not run); `Graph.launch` runs
-    them. Counts captures, replays and allocations."""
-
-    def __init__(self, cp: types.ModuleType) -> None:
-        self.recording: list[Any] | None = None
-        self.captures = self.replays = self.allocations = 0
-        streams = self
-
-        class Graph:
-            def __init__(self, work: list[Any]) -> None:
-                self.work = work
-
-            def launch(self, _stream: Any) -> None:
-                streams.replays += 1
-                for run in self.work:
-                    run()
-
-        class Stream:
-            def __init__(self, non_blocking: bool = False) -> None:
-                pass
-
-            def __enter__(self) -> object:
-                return self
-
-            def __exit__(self, *_: object) -> None:
-                pass
-
-            def record(self) -> object:
-                return object()
-
-            def wait_event(self, _event: object) -> None:
-                pass
-
-            def begin_capture(self) -> None:
-                streams.recording = []
-
-            def end_capture(self) -> Graph:
-                assert streams.recording is not None
-                work, streams.recording = streams.recording, None
-                streams.captures += 1
-                return Graph(work)
-
-        def empty(*args: Any, **kwargs: Any) -> np.ndarray:
-            streams.allocations += 1
-            return np.empty(*args, **kwargs)
-
-        cp.cuda.Stream = Stream
-        cp.cuda.get_current_stream = lambda: Stream()
-        cp.empty = empty
-
-
-class CapturableKernel:
-    """A device kernel as CUDA graphs see it (not a HostKernel): recorded
-    while a stream captures, else run at once."""
-
-    def __init__(self, kernel: Any, streams: FakeStreams) -> None:
-        self.kernel, self.streams = kernel, streams
-
-    def __call__(self, grid: Any, block: Any, args: tuple[Any, ...]) -> None:
-        run = lambda: self.kernel(grid, block, args)
-        if self.streams.recording is not None:
-            self.streams.recording.append(run)
-        else:
-            run()
 
 
 def test_cuda_graph_replays_without_allocating(executor_module: Any) -> None:
