@@ -1236,16 +1236,10 @@ class VarOp(ReductionOp):
 
 
 def fold_op(combiner: Combiner) -> type[ReductionOp]:
-    """The reduction op that is just the fold `combiner` over any element
-    type (sum, max, min): what any and all become over i1 (graph-decompose)."""
-    (op,) = (
-        op
-        for op in GRAPH_OPS
-        if issubclass(op, ReductionOp)
-        and op.COMBINER is combiner
-        and not issubclass(op, BoolOperands)
-    )
-    return op
+    """The plain reduction op of `combiner` over any element type (sum,
+    max, min): what any and all become over i1 (graph-decompose). Other
+    folds may share a combiner; this one is the combiner's own."""
+    return {Combiner.ADD: SumOp, Combiner.MAX: MaxOp, Combiner.MIN: MinOp}[combiner]
 
 
 class SoftmaxLikeOp(ReductionLike, GraphOp):
