@@ -13,7 +13,6 @@ does).
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
@@ -25,16 +24,11 @@ from fxdsl.frontends import ops
 from fxdsl.frontends.models import gpt2_stack, mlp
 from fxdsl.interpreters.run import random_inputs, run_reference
 from fxdsl.runtime import ir_emulator as emulator
+from fxdsl.testing.modules import load_file
 from fxdsl.testing.numerics import assert_matches_reference, case_tolerance
 
 # tests/lowering/cases.py (pytest's importlib mode: no test packages)
-_spec = importlib.util.spec_from_file_location(
-    "lowering_cases", Path(__file__).with_name("cases.py")
-)
-assert _spec is not None
-assert _spec.loader is not None
-cases = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(cases)
+cases = load_file(Path(__file__).with_name("cases.py"))
 
 THEMES = {
     "unary": cases.unary_cases,

@@ -11,7 +11,6 @@ The last test prints how many kernels and programs ran.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -34,17 +33,12 @@ from fxdsl.runtime.cuda_sim import (
     build_module,
 )
 from fxdsl.runtime.launch_plan import Launch, build_launch_plan
+from fxdsl.testing.modules import load_file
 from fxdsl.testing.numerics import SUMMING, assert_matches_reference, case_tolerance
 
 pytestmark = pytest.mark.cxx
 
-_spec = importlib.util.spec_from_file_location(
-    "lowering_cases", Path(__file__).parents[1] / "lowering" / "cases.py"
-)
-assert _spec is not None
-assert _spec.loader is not None
-cases = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(cases)
+cases = load_file(Path(__file__).parents[1] / "lowering" / "cases.py")
 
 THEMES = {
     **cases.THEMES,
