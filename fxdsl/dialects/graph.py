@@ -1073,15 +1073,11 @@ class Combiner(enum.StrEnum):
                 raise ValueError("no sum over i1")
             return self is Combiner.MIN
         if isinstance(dtype, IntegerType):
-            width = dtype.width.data
-            extreme = {
-                Combiner.MAX: -(2 ** (width - 1)),
-                Combiner.MIN: 2 ** (width - 1) - 1,
-            }
-            return extreme.get(self, 0)
-        return {Combiner.ADD: 0.0, Combiner.MAX: -math.inf, Combiner.MIN: math.inf}[
-            self
-        ]
+            half = 2 ** (dtype.width.data - 1)
+            zero, lowest, highest = 0, -half, half - 1
+        else:
+            zero, lowest, highest = 0.0, -math.inf, math.inf
+        return {Combiner.ADD: zero, Combiner.MAX: lowest, Combiner.MIN: highest}[self]
 
 
 class ReductionLike:
