@@ -21,7 +21,7 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import AnyFloat, IntegerType
 from xdsl.ir import Attribute, Operation
 
-from fxdsl.dialects.graph import Combiner
+from fxdsl.ir.graph import Combiner
 
 Scalar = float | int | bool
 

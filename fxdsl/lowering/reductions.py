@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from xdsl.dialects import arith, math
 from xdsl.ir import Operation, SSAValue
 
-from fxdsl.dialects import graph
-from fxdsl.dialects.graph import Combiner, dtype_of, shape_of
-from fxdsl.ir_utils import OpFailure
+from fxdsl.ir import graph
+from fxdsl.ir.graph import Combiner, dtype_of, shape_of
+from fxdsl.ir.utils import OpFailure
 from fxdsl.lowering.kernel_emitter import Index, KernelEmitter
 from fxdsl.lowering.scalar_ops import compute_type
 

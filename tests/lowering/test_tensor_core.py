@@ -24,8 +24,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fxdsl.interpreters.dtypes import from_half_bits as from_bits
-from fxdsl.interpreters.dtypes import half_bits as to_bits
+from fxdsl.ir.dtypes import from_half_bits as from_bits
+from fxdsl.ir.dtypes import half_bits as to_bits
 from fxdsl.lowering import tensor_core as tc
 from fxdsl.runtime import cuda_sim
 from fxdsl.runtime.cuda_sim import CudaSimError, Worker, build

@@ -13,9 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fxdsl.interpreters.dtypes import from_half_bits
-from fxdsl.interpreters.dtypes import half_bits as to_bits
-from fxdsl.lowering.layout import Layout
+from fxdsl.ir.dtypes import from_half_bits
+from fxdsl.ir.dtypes import half_bits as to_bits
+from fxdsl.ir.layout import Layout
 from fxdsl.lowering.tensor_core_gemm import (
     BLOCK_K,
     BLOCK_M,

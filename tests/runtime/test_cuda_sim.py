@@ -24,6 +24,7 @@ from fxdsl.api import apply, parse
 from fxdsl.frontends.models import gpt2_stack
 from fxdsl.interpreters.run import entry_function, random_inputs, run_reference
 from fxdsl.lowering import cuda_printer
+from fxdsl.lowering.launch_plan import Launch, build_launch_plan
 from fxdsl.lowering.pipeline import GPU_PIPELINE
 from fxdsl.runtime.cuda_sim import (
     CudaSimEmulator,
@@ -32,7 +33,6 @@ from fxdsl.runtime.cuda_sim import (
     build,
     build_module,
 )
-from fxdsl.runtime.launch_plan import Launch, build_launch_plan
 from fxdsl.testing.modules import load_file
 from fxdsl.testing.numerics import SUMMING, assert_matches_reference, case_tolerance
 
