@@ -304,7 +304,10 @@ def _run_reduction(
     assert isinstance(op, graph.ReductionOp)
     (x,) = args
     keepdims = op.keepdim is not None
-    if x.size == 0 and isinstance(op, graph.MaxOp | graph.MinOp):
+    # as torch: a max or min over no elements has no value (any and all,
+    # the same folds over i1, do: false and true)
+    extreme = op.COMBINER in (graph.Combiner.MAX, graph.Combiner.MIN)
+    if x.size == 0 and extreme and not isinstance(op, graph.BoolOperands):
         raise _fail(op, f"reduction of an empty tensor {op.input.type}")
     reduce = REDUCTIONS[type(op)]
     return _finish(op, reduce(_widen(x), axis=op.dim_list, keepdims=keepdims))

@@ -97,6 +97,26 @@ def from_bf16_bits(bits: Any, xp: Any = np) -> Any:
     return (bits.astype(xp.uint32) << 16).view(xp.float32)
 
 
+def half_bits(values: Any, half: str) -> np.ndarray:
+    """Values -> the `uint16` bits of their rounding to `half` ("bf16" or
+    "f16"), as a device stores them."""
+    if half == "bf16":
+        return bf16_bits(np.asarray(values).astype(np.float32))
+    if half == "f16":
+        return np.asarray(values).astype(np.float16).view(np.uint16)
+    raise ValueError(f"{half!r} is not a 16-bit float type (bf16, f16)")
+
+
+def from_half_bits(bits: np.ndarray, half: str) -> np.ndarray:
+    """`uint16` bits of a `half` ("bf16" or "f16") -> the float64 values
+    they hold (exactly)."""
+    if half == "bf16":
+        return from_bf16_bits(bits).astype(np.float64)
+    if half == "f16":
+        return bits.view(np.float16).astype(np.float64)
+    raise ValueError(f"{half!r} is not a 16-bit float type (bf16, f16)")
+
+
 def to_element_type(array: Any, element_type: Attribute) -> np.ndarray:
     """`array` converted (numpy `astype` rules) to hold `element_type` values."""
     result = np.asarray(array).astype(numpy_dtype(element_type), copy=False)

@@ -1,67 +1,55 @@
-"""Reduction combiners: one table for the kernel builder and the CUDA printer.
+"""How the kernels compute a reduction's combiner: one table for the kernel
+builder and the CUDA printer.
 
-A reduction kind (`add`, `max`, `min`) combines two partial results with an
-arith op and starts from that op's identity; both depend on the element
-type's domain. The kernel builder emits the op and the identity constant;
-the CUDA printer recognises the op in a `gpu.all_reduce` region and prints
-the same combination and identity in its block-reduction helper. Over i1,
-max is `or` and min is `and` (from false and true): `arith.maxsi` would
-compare i1 signed (true is -1), and its integer identity, -1, is true.
-A block-wide reduction moves i1 partials as i32 0/1 (warp shuffles take
-32-bit values), reduced with the int combiner: max and min of 0/1 are or
-and and.
+The combiner of a fold (`add`, `max`, `min`) and the value it starts from
+are the dialect's (`graph.Combiner`, asked of a reduction op as `COMBINER`
+and `identity()`); this module says how a kernel computes one over an
+element type's domain: the arith op combining two partials, which the kernel
+builder emits and the CUDA printer recognises in a `gpu.all_reduce` region,
+and the same combination as C for the printer's block-reduction helper. Over
+i1, max is `or` and min is `and` (from false and true): `arith.maxsi` would
+compare i1 signed (true is -1). A block-wide reduction moves i1 partials as
+i32 0/1 (warp shuffles take 32-bit values), reduced with the int combiner:
+max and min of 0/1 are or and and.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import AnyFloat, IntegerType
 from xdsl.ir import Attribute, Operation
 
+from fxdsl.ir.graph import Combiner
+
 Scalar = float | int | bool
 
 
 @dataclass(frozen=True)
-class Combiner:
+class ArithCombiner:
     op: type[Operation]
     """The arith op combining two partials (operands and result of one type)."""
     c: str
     """The same combination as a C expression of `a` and `b`."""
-    identity: Callable[[int], Scalar]
-    """The identity, given the element type's bit width."""
 
 
-def _int_min(width: int) -> int:
-    return -(2 ** (width - 1))
-
-
-def _int_max(width: int) -> int:
-    return 2 ** (width - 1) - 1
-
-
-COMBINERS: dict[tuple[str, str], Combiner] = {
-    ("add", "float"): Combiner(arith.AddfOp, "a + b", lambda _: 0.0),
-    ("max", "float"): Combiner(
-        arith.MaximumfOp, "fx_maximumf(a, b)", lambda _: float("-inf")
-    ),
-    ("min", "float"): Combiner(
-        arith.MinimumfOp, "fx_minimumf(a, b)", lambda _: float("inf")
-    ),
-    ("add", "int"): Combiner(arith.AddiOp, "a + b", lambda _: 0),
-    ("max", "int"): Combiner(arith.MaxSIOp, "fx_max(a, b)", _int_min),
-    ("min", "int"): Combiner(arith.MinSIOp, "fx_min(a, b)", _int_max),
-    ("max", "bool"): Combiner(arith.OrIOp, "a || b", lambda _: False),
-    ("min", "bool"): Combiner(arith.AndIOp, "a && b", lambda _: True),
+COMBINERS: dict[tuple[Combiner, str], ArithCombiner] = {
+    (Combiner.ADD, "float"): ArithCombiner(arith.AddfOp, "a + b"),
+    (Combiner.MAX, "float"): ArithCombiner(arith.MaximumfOp, "fx_maximumf(a, b)"),
+    (Combiner.MIN, "float"): ArithCombiner(arith.MinimumfOp, "fx_minimumf(a, b)"),
+    (Combiner.ADD, "int"): ArithCombiner(arith.AddiOp, "a + b"),
+    (Combiner.MAX, "int"): ArithCombiner(arith.MaxSIOp, "fx_max(a, b)"),
+    (Combiner.MIN, "int"): ArithCombiner(arith.MinSIOp, "fx_min(a, b)"),
+    (Combiner.MAX, "bool"): ArithCombiner(arith.OrIOp, "a || b"),
+    (Combiner.MIN, "bool"): ArithCombiner(arith.AndIOp, "a && b"),
 }
-"""(kind, domain of the element type) -> combiner."""
+"""(combiner, domain of the element type) -> how a kernel computes it."""
 
-REDUCE_KINDS: dict[type[Operation], str] = {
+REDUCE_KINDS: dict[type[Operation], Combiner] = {
     combiner.op: kind for (kind, _), combiner in COMBINERS.items()
 }
-"""Combiner op in a `gpu.all_reduce` region -> reduction kind."""
+"""Combiner op in a `gpu.all_reduce` region -> the dialect's combiner."""
 
 
 def domain(typ: Attribute) -> str:
@@ -73,13 +61,14 @@ def domain(typ: Attribute) -> str:
     return "int"
 
 
-def combiner(kind: str, typ: Attribute) -> Combiner:
-    """The combiner of `kind` over elements of `typ` (KeyError: none, as for
-    a sum of i1, which the dialect does not have)."""
-    return COMBINERS[kind, domain(typ)]
+def combiner(kind: str, typ: Attribute) -> ArithCombiner:
+    """How a kernel computes combiner `kind` over elements of `typ`
+    (KeyError: none, as for a sum of i1, which the dialect does not have)."""
+    return COMBINERS[Combiner(kind), domain(typ)]
 
 
 def identity(kind: str, typ: Attribute) -> Scalar:
-    """The value a reduction of `kind` over `typ` starts from."""
-    width = typ.width.data if isinstance(typ, IntegerType) else 32
-    return combiner(kind, typ).identity(width)
+    """The value a fold of `kind` over `typ` starts from (the dialect's
+    `Combiner.identity`; KeyError where no kernel computes the fold)."""
+    combiner(kind, typ)
+    return Combiner(kind).identity(typ)

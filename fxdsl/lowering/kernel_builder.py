@@ -63,11 +63,11 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from fxdsl.ir import graph
-from fxdsl.ir.graph import dtype_of, shape_of
+from fxdsl.ir.graph import Combiner, dtype_of, shape_of
 from fxdsl.ir.layout import contiguous_strides, layout_of_type
 from fxdsl.ir.shape_rules import broadcast_shapes
 from fxdsl.ir.utils import OpFailure
-from fxdsl.lowering.combiners import combiner, domain, identity
+from fxdsl.lowering.combiners import combiner, domain
 from fxdsl.lowering.kernel_emitter import Index
 from fxdsl.lowering.reductions import finish, reduction_stats
 from fxdsl.lowering.scalar_ops import SCALAR_OPS, compute_type, constant_op
@@ -337,7 +337,8 @@ class KernelBuilder:
     # --- reductions -----------------------------------------------------------
 
     def accumulate(
-        self, kind: str, typ: Attribute, bounds: tuple[SSAValue, SSAValue, SSAValue],
+        self, kind: Combiner, typ: Attribute,
+        bounds: tuple[SSAValue, SSAValue, SSAValue],
         positions: Callable[[SSAValue], list[Index]],
         element: Callable[[Index], SSAValue],
     ) -> SSAValue:  # fmt: skip
@@ -353,7 +354,7 @@ class KernelBuilder:
         return result
 
     def fold(
-        self, kind: str, typ: Attribute, acc: SSAValue, positions: list[Index],
+        self, kind: Combiner, typ: Attribute, acc: SSAValue, positions: list[Index],
         element: Callable[[Index], SSAValue],
     ) -> SSAValue:  # fmt: skip
         """`acc` combined (by `kind`) with `element(p)` for each of `positions`
@@ -363,11 +364,11 @@ class KernelBuilder:
             acc = self.emit(combine(acc, element(position)))  # type: ignore[call-arg]
         return acc
 
-    def _identity(self, kind: str, typ: Attribute) -> SSAValue:
-        return self.const(identity(kind, typ), typ)
+    def _identity(self, kind: Combiner, typ: Attribute) -> SSAValue:
+        return self.const(kind.identity(typ), typ)
 
     def block_reduce(
-        self, kind: str, outer_idx: Index, inner: Sequence[int],
+        self, kind: Combiner, outer_idx: Index, inner: Sequence[int],
         element: Callable[[Index], SSAValue], typ: Attribute,
         owned: list[Index] | None,
     ) -> SSAValue:  # fmt: skip
@@ -415,7 +416,7 @@ class KernelBuilder:
         return self.emit(arith.MuliOp(step, self.index(width)))
 
     def serial_reduce(
-        self, kind: str, base: dict[int, SSAValue], dims: Sequence[int],
+        self, kind: Combiner, base: dict[int, SSAValue], dims: Sequence[int],
         shape: Sequence[int], element: Callable[[Index], SSAValue], typ: Attribute,
     ) -> SSAValue:  # fmt: skip
         """Reduce `element(full index)` over `dims` in one thread (a column
@@ -458,7 +459,7 @@ class KernelBuilder:
         """Per-row statistics of `op` with block-wide reductions."""
         typ = compute_type(dtype_of(op.operands[0]))
 
-        def reduce(kind: str, f: Callable[[Index], SSAValue]) -> SSAValue:
+        def reduce(kind: Combiner, f: Callable[[Index], SSAValue]) -> SSAValue:
             return self.block_reduce(kind, outer_idx, inner, f, typ, owned)
 
         self.row_stats[op] = reduction_stats(self, op, reduce, prod(inner))
@@ -477,7 +478,7 @@ class KernelBuilder:
         base = dict(zip(kept, kept_idx))
         typ = compute_type(dtype_of(op.operands[0]))
 
-        def reduce(kind: str, f: Callable[[Index], SSAValue]) -> SSAValue:
+        def reduce(kind: Combiner, f: Callable[[Index], SSAValue]) -> SSAValue:
             return self.serial_reduce(kind, base, dims, shape, f, typ)
 
         stats = self.memo(

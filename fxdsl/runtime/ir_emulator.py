@@ -16,6 +16,13 @@ views, grid-stride loops, reductions, f16/bf16 rounding, and that every
 access stays in its allocation and every vector access is aligned. Cost: a few
 microseconds per scalar op per thread (pure Python), i.e. about a second per
 100k element-ops; grids are 1-D (what the lowering emits).
+
+What each op does is one registration keyed by its class, at the end of
+this module: `@host_op` for ops of host functions, `@kernel_op` for kernel
+ops that run straight through, `@control_op` for kernel ops that may
+suspend their thread (loops and branches around a barrier, the barrier
+itself), and one entry of `SCALAR` for a pure scalar op. Emulating a newly
+lowered op is one of these, never a change to the interpreter loop.
 """
 
 # pyright: reportUnknownLambdaType=false
@@ -197,38 +204,10 @@ class Emulator:
         return np.array(strided_view(flat, typ))
 
     def _host_op(self, op: Operation, env: Env) -> None:
-        if isinstance(op, memref.AllocOp):
-            typ = op.memref.type
-            size = int(np.prod(typ.get_shape()))
-            env[op.memref] = np.zeros(size, dtype=numpy_dtype(typ.element_type))
-        elif isinstance(op, memref.ReinterpretCastOp):
-            env[op.result] = env[op.source]
-        elif isinstance(op, arith.ConstantOp):
-            env[op.result] = scalar(op.value.value.data, op.result.type)  # type: ignore[union-attr]
-        elif isinstance(op, linalg.FillOp):
-            out = op.outputs[0]
-            strided_view(env[out], out.type)[...] = env[op.inputs[0]]  # type: ignore[arg-type]
-        elif isinstance(op, linalg.GenericOp):
-            a, b = (strided_view(env[v], v.type) for v in op.inputs)  # type: ignore[arg-type]
-            c = strided_view(env[op.outputs[0]], op.outputs[0].type)  # type: ignore[arg-type]
-            # cuBLAS semantics: f32 compute, one rounding to the storage type
-            product = c.astype(np.float64) + np.matmul(
-                a.astype(np.float64), b.astype(np.float64)
-            )
-            element = op.outputs[0].type.element_type  # type: ignore[union-attr]
-            result = product.astype(np.float32)
-            c[...] = (
-                round_to_bf16(result) if isinstance(element, BFloat16Type) else result
-            )
-        elif isinstance(op, gpu.LaunchFuncOp):
-            self._launch(op, env)
-        elif isinstance(op, func.CallOp):
-            arrays = [self._dense(env[v], v.type) for v in op.arguments]
-            results = self.run(op.callee.root_reference.data, *arrays)
-            for value, array in zip(op.results, results):
-                env[value] = array.reshape(-1)
-        else:
+        rule = HOST_OPS.get(type(op))
+        if rule is None:
             raise NotImplementedError(f"emulator: host op {op.name}")
+        rule(self, op, env)
 
     # --- kernels --------------------------------------------------------------
 
@@ -274,99 +253,291 @@ class Emulator:
 
     def _block(self, block: Block, env: Env, ctx: dict[str, int]) -> Thread:
         for op in block.ops:
-            if isinstance(op, scf.ForOp):
-                yield from self._for(op, env, ctx)
-            elif isinstance(op, scf.IfOp):
-                region = op.true_region if env[op.cond] else op.false_region
-                if region.blocks:
-                    yield from self._block(region.block, env, ctx)
-                    terminator = region.block.last_op
-                    for result, value in zip(op.results, terminator.operands):  # type: ignore[union-attr]
-                        env[result] = env[value]
-            elif isinstance(op, gpu.AllReduceOp):
-                first = op.body.block.first_op
-                assert first is not None, "gpu.all_reduce without a combiner"
-                env[op.result] = yield (type(first), env[op.operand])
-            elif isinstance(op, scf.YieldOp | gpu.ReturnOp):
+            rule = KERNEL_OPS.get(type(op))
+            if rule is not None:
+                rule(self, op, env, ctx)
+                continue
+            control = CONTROL_OPS.get(type(op))
+            if control is None:
+                raise NotImplementedError(f"emulator: kernel op {op.name}")
+            if control is _END:
                 return
-            else:
-                self._scalar(op, env, ctx)
+            yield from control(self, op, env, ctx)
 
-    def _for(self, op: scf.ForOp, env: Env, ctx: dict[str, int]) -> Thread:
-        block = op.body.block
-        carried = [env[v] for v in op.iter_args]
-        i, upper, step = env[op.lb], env[op.ub], env[op.step]
-        while i < upper:
-            env[block.args[0]] = i
-            for arg, value in zip(block.args[1:], carried):
-                env[arg] = value
-            yield from self._block(block, env, ctx)
-            carried = [env[v] for v in block.last_op.operands]  # type: ignore[union-attr]
-            i += step
-        for result, value in zip(op.results, carried):
-            env[result] = value
 
-    def _scalar(self, op: Operation, env: Env, ctx: dict[str, int]) -> None:
-        if type(op) in HARDWARE_IDS:
-            env[op.results[0]] = ctx[HARDWARE_IDS[type(op)]]  # type: ignore[index]
-        elif isinstance(op, arith.ConstantOp):
-            env[op.result] = scalar(op.value.value.data, op.result.type)  # type: ignore[union-attr]
-        elif isinstance(op, memref.LoadOp):
-            flat = env[op.memref]
-            at = checked_address(op, flat, op.memref, [env[i] for i in op.indices], 1)
-            env[op.res] = scalar(flat[at], op.res.type)
-        elif isinstance(op, memref.StoreOp):
-            flat = env[op.memref]
-            at = checked_address(op, flat, op.memref, [env[i] for i in op.indices], 1)
-            flat[at] = env[op.value]
-        elif isinstance(op, vector.LoadOp):
-            flat = env[op.base]
-            width = op.result.type.get_shape()[0]  # type: ignore[attr-defined]
-            indices = [env[i] for i in op.indices]
-            start = checked_address(op, flat, op.base, indices, width)
-            env[op.result] = flat[start : start + width].copy()
-        elif isinstance(op, vector.StoreOp):
-            flat, packed = env[op.base], env[op.vector]
-            indices = [env[i] for i in op.indices]
-            start = checked_address(op, flat, op.base, indices, len(packed))
-            flat[start : start + len(packed)] = packed
-        elif isinstance(op, vector.ExtractOp):
-            (k,) = op.static_position.get_values()
-            env[op.result] = env[op.vector][k]
-        elif isinstance(op, vector.InsertOp):
-            (k,) = op.static_position.get_values()
-            packed = env[op.dest].copy()
-            packed[k] = env[op.source]
-            env[op.result] = packed
-        elif isinstance(op, vector.BroadcastOp):
-            typ = op.vector.type
-            width = typ.get_shape()[0]  # type: ignore[attr-defined]
-            dtype = numpy_dtype(typ.element_type)  # type: ignore[attr-defined]
-            env[op.vector] = np.full(width, env[op.source], dtype=dtype)
-        elif isinstance(op, memref.GetGlobalOp):
-            global_op = self.globals[op.name_.root_reference.data]
-            typ = global_op.type
-            attr = global_op.initial_value
-            assert isinstance(attr, DenseIntOrFPElementsAttr)
-            env[op.memref] = np.array(
-                attr.get_values(), dtype=numpy_dtype(typ.element_type)
-            )
-        elif isinstance(op, arith.CmpfOp | arith.CmpiOp):
-            table = (
-                arith.CMPF_COMPARISON_OPERATIONS
-                if isinstance(op, arith.CmpfOp)
-                else arith.CMPI_COMPARISON_OPERATIONS
-            )
-            predicate = table[op.predicate.value.data]
-            env[op.result] = bool(PREDICATES[predicate](env[op.lhs], env[op.rhs]))
-        elif isinstance(op, CASTS):
-            source, target = env[op.operands[0]], op.results[0].type
-            if isinstance(target, IntegerType) and target.width.data == 1:
-                env[op.results[0]] = bool(source)
-            else:
-                env[op.results[0]] = scalar(source, target)
-        elif type(op) in SCALAR:
-            result = SCALAR[type(op)](*(env[o] for o in op.operands))
-            env[op.results[0]] = scalar(result, op.results[0].type)
-        else:
-            raise NotImplementedError(f"emulator: kernel op {op.name}")
+# --------------------------------------------------------------------------- #
+# What each op does: one registration per op class
+# --------------------------------------------------------------------------- #
+
+Context = dict[str, int]
+"""The launch context of a thread: `thread_id`, `block_id`, `block_dim`,
+`grid_dim`."""
+HostRule = Callable[[Emulator, Any, Env], None]
+KernelRule = Callable[[Emulator, Any, Env, Context], None]
+ControlRule = Callable[[Emulator, Any, Env, Context], Thread]
+
+HOST_OPS: dict[type[Operation], HostRule] = {}
+"""Op of a host function -> `rule(emulator, op, env)`."""
+KERNEL_OPS: dict[type[Operation], KernelRule] = {}
+"""Op of a kernel that runs straight through -> `rule(emulator, op, env,
+ctx)`; a pure scalar op is one entry of `SCALAR` instead."""
+CONTROL_OPS: dict[type[Operation], ControlRule] = {}
+"""Op of a kernel that may suspend its thread (it holds a barrier, or a
+region that may) -> a generator `rule(emulator, op, env, ctx)`; `_END`
+for a terminator, which ends its block."""
+
+
+def _END(emulator: Emulator, op: Any, env: Env, ctx: Context) -> Thread:
+    """Terminators (`scf.yield`, `gpu.return`): the block ends here (its
+    parent reads the operands)."""
+    return
+    yield
+
+
+def host_op(*classes: type[Operation]) -> Callable[[HostRule], HostRule]:
+    """Register how the emulator runs host ops of `classes`."""
+
+    def register(rule: HostRule) -> HostRule:
+        HOST_OPS.update(dict.fromkeys(classes, rule))
+        return rule
+
+    return register
+
+
+def kernel_op(*classes: type[Operation]) -> Callable[[KernelRule], KernelRule]:
+    """Register how the emulator runs kernel ops of `classes`."""
+
+    def register(rule: KernelRule) -> KernelRule:
+        KERNEL_OPS.update(dict.fromkeys(classes, rule))
+        return rule
+
+    return register
+
+
+def control_op(*classes: type[Operation]) -> Callable[[ControlRule], ControlRule]:
+    """Register how the emulator runs kernel ops of `classes` that may
+    suspend their thread."""
+
+    def register(rule: ControlRule) -> ControlRule:
+        CONTROL_OPS.update(dict.fromkeys(classes, rule))
+        return rule
+
+    return register
+
+
+# --- host ---------------------------------------------------------------------
+
+
+@host_op(memref.AllocOp)
+def _alloc(emulator: Emulator, op: memref.AllocOp, env: Env) -> None:
+    typ = op.memref.type
+    size = int(np.prod(typ.get_shape()))
+    env[op.memref] = np.zeros(size, dtype=numpy_dtype(typ.element_type))
+
+
+@host_op(memref.ReinterpretCastOp)
+def _reinterpret_cast(
+    emulator: Emulator, op: memref.ReinterpretCastOp, env: Env
+) -> None:
+    env[op.result] = env[op.source]
+
+
+@host_op(linalg.FillOp)
+def _fill(emulator: Emulator, op: linalg.FillOp, env: Env) -> None:
+    out = op.outputs[0]
+    strided_view(env[out], out.type)[...] = env[op.inputs[0]]  # type: ignore[arg-type]
+
+
+@host_op(linalg.GenericOp)
+def _gemm(emulator: Emulator, op: linalg.GenericOp, env: Env) -> None:
+    a, b = (strided_view(env[v], v.type) for v in op.inputs)  # type: ignore[arg-type]
+    c = strided_view(env[op.outputs[0]], op.outputs[0].type)  # type: ignore[arg-type]
+    # cuBLAS semantics: f32 compute, one rounding to the storage type
+    product = c.astype(np.float64) + np.matmul(
+        a.astype(np.float64), b.astype(np.float64)
+    )
+    element = op.outputs[0].type.element_type  # type: ignore[union-attr]
+    result = product.astype(np.float32)
+    c[...] = round_to_bf16(result) if isinstance(element, BFloat16Type) else result
+
+
+@host_op(gpu.LaunchFuncOp)
+def _launch_func(emulator: Emulator, op: gpu.LaunchFuncOp, env: Env) -> None:
+    emulator._launch(op, env)  # pyright: ignore[reportPrivateUsage]
+
+
+@host_op(func.CallOp)
+def _call(emulator: Emulator, op: func.CallOp, env: Env) -> None:
+    arrays = [emulator._dense(env[v], v.type) for v in op.arguments]  # pyright: ignore[reportPrivateUsage]
+    results = emulator.run(op.callee.root_reference.data, *arrays)
+    for value, array in zip(op.results, results):
+        env[value] = array.reshape(-1)
+
+
+# --- both ---------------------------------------------------------------------
+
+
+def _constant(emulator: Emulator, op: arith.ConstantOp, env: Env, *_: Any) -> None:
+    env[op.result] = scalar(op.value.value.data, op.result.type)  # type: ignore[union-attr]
+
+
+HOST_OPS[arith.ConstantOp] = _constant
+KERNEL_OPS[arith.ConstantOp] = _constant
+
+
+# --- kernels: control ---------------------------------------------------------
+
+
+@control_op(scf.ForOp)
+def _for(emulator: Emulator, op: scf.ForOp, env: Env, ctx: Context) -> Thread:
+    block = op.body.block
+    carried = [env[v] for v in op.iter_args]
+    i, upper, step = env[op.lb], env[op.ub], env[op.step]
+    while i < upper:
+        env[block.args[0]] = i
+        for arg, value in zip(block.args[1:], carried):
+            env[arg] = value
+        yield from emulator._block(block, env, ctx)  # pyright: ignore[reportPrivateUsage]
+        carried = [env[v] for v in block.last_op.operands]  # type: ignore[union-attr]
+        i += step
+    for result, value in zip(op.results, carried):
+        env[result] = value
+
+
+@control_op(scf.IfOp)
+def _if(emulator: Emulator, op: scf.IfOp, env: Env, ctx: Context) -> Thread:
+    region = op.true_region if env[op.cond] else op.false_region
+    if region.blocks:
+        yield from emulator._block(region.block, env, ctx)  # pyright: ignore[reportPrivateUsage]
+        terminator = region.block.last_op
+        for result, value in zip(op.results, terminator.operands):  # type: ignore[union-attr]
+            env[result] = env[value]
+
+
+@control_op(gpu.AllReduceOp)
+def _all_reduce(
+    emulator: Emulator, op: gpu.AllReduceOp, env: Env, ctx: Context
+) -> Thread:
+    """A barrier: the thread hands its value and the region's combiner to
+    the scheduler (`Emulator._schedule`) and resumes with the total."""
+    first = op.body.block.first_op
+    assert first is not None, "gpu.all_reduce without a combiner"
+    env[op.result] = yield (type(first), env[op.operand])
+
+
+CONTROL_OPS.update(dict.fromkeys((scf.YieldOp, gpu.ReturnOp), _END))
+
+
+# --- kernels: memory ----------------------------------------------------------
+
+
+@kernel_op(*HARDWARE_IDS)
+def _hardware_id(emulator: Emulator, op: Operation, env: Env, ctx: Context) -> None:
+    env[op.results[0]] = ctx[HARDWARE_IDS[type(op)]]
+
+
+@kernel_op(memref.LoadOp)
+def _load(emulator: Emulator, op: memref.LoadOp, env: Env, ctx: Context) -> None:
+    flat = env[op.memref]
+    at = checked_address(op, flat, op.memref, [env[i] for i in op.indices], 1)
+    env[op.res] = scalar(flat[at], op.res.type)
+
+
+@kernel_op(memref.StoreOp)
+def _store(emulator: Emulator, op: memref.StoreOp, env: Env, ctx: Context) -> None:
+    flat = env[op.memref]
+    at = checked_address(op, flat, op.memref, [env[i] for i in op.indices], 1)
+    flat[at] = env[op.value]
+
+
+@kernel_op(vector.LoadOp)
+def _vector_load(emulator: Emulator, op: vector.LoadOp, env: Env, ctx: Context) -> None:
+    flat = env[op.base]
+    width = op.result.type.get_shape()[0]  # type: ignore[attr-defined]
+    indices = [env[i] for i in op.indices]
+    start = checked_address(op, flat, op.base, indices, width)
+    env[op.result] = flat[start : start + width].copy()
+
+
+@kernel_op(vector.StoreOp)
+def _vector_store(
+    emulator: Emulator, op: vector.StoreOp, env: Env, ctx: Context
+) -> None:
+    flat, packed = env[op.base], env[op.vector]
+    indices = [env[i] for i in op.indices]
+    start = checked_address(op, flat, op.base, indices, len(packed))
+    flat[start : start + len(packed)] = packed
+
+
+@kernel_op(vector.ExtractOp)
+def _extract(emulator: Emulator, op: vector.ExtractOp, env: Env, ctx: Context) -> None:
+    (k,) = op.static_position.get_values()
+    env[op.result] = env[op.vector][k]
+
+
+@kernel_op(vector.InsertOp)
+def _insert(emulator: Emulator, op: vector.InsertOp, env: Env, ctx: Context) -> None:
+    (k,) = op.static_position.get_values()
+    packed = env[op.dest].copy()
+    packed[k] = env[op.source]
+    env[op.result] = packed
+
+
+@kernel_op(vector.BroadcastOp)
+def _broadcast(
+    emulator: Emulator, op: vector.BroadcastOp, env: Env, ctx: Context
+) -> None:
+    typ = op.vector.type
+    width = typ.get_shape()[0]  # type: ignore[attr-defined]
+    dtype = numpy_dtype(typ.element_type)  # type: ignore[attr-defined]
+    env[op.vector] = np.full(width, env[op.source], dtype=dtype)
+
+
+@kernel_op(memref.GetGlobalOp)
+def _get_global(
+    emulator: Emulator, op: memref.GetGlobalOp, env: Env, ctx: Context
+) -> None:
+    global_op = emulator.globals[op.name_.root_reference.data]
+    attr = global_op.initial_value
+    assert isinstance(attr, DenseIntOrFPElementsAttr)
+    element = global_op.type.element_type
+    env[op.memref] = np.array(attr.get_values(), dtype=numpy_dtype(element))
+
+
+# --- kernels: scalars ---------------------------------------------------------
+
+
+@kernel_op(arith.CmpfOp, arith.CmpiOp)
+def _compare(
+    emulator: Emulator, op: arith.CmpfOp | arith.CmpiOp, env: Env, ctx: Context
+) -> None:
+    table = (
+        arith.CMPF_COMPARISON_OPERATIONS
+        if isinstance(op, arith.CmpfOp)
+        else arith.CMPI_COMPARISON_OPERATIONS
+    )
+    predicate = table[op.predicate.value.data]
+    env[op.result] = bool(PREDICATES[predicate](env[op.lhs], env[op.rhs]))
+
+
+@kernel_op(*CASTS)
+def _cast(emulator: Emulator, op: Operation, env: Env, ctx: Context) -> None:
+    source, target = env[op.operands[0]], op.results[0].type
+    if isinstance(target, IntegerType) and target.width.data == 1:
+        env[op.results[0]] = bool(source)
+    else:
+        env[op.results[0]] = scalar(source, target)
+
+
+def _pure(function: Callable[..., Any]) -> KernelRule:
+    """The rule of a pure scalar op: `function` of its operands, held in
+    its result type."""
+
+    def run(emulator: Emulator, op: Operation, env: Env, ctx: Context) -> None:
+        result = function(*(env[o] for o in op.operands))
+        env[op.results[0]] = scalar(result, op.results[0].type)
+
+    return run
+
+
+KERNEL_OPS.update({cls: _pure(function) for cls, function in SCALAR.items()})

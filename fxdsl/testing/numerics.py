@@ -1,17 +1,74 @@
-"""Compare what two modules compute on the reference interpreter."""
+"""Compare what programs compute: two modules on the reference interpreter
+(`assert_same_numerics`), or one function lowered and run elsewhere (the IR
+emulator, cuda-sim, a GPU) against the reference (`assert_matches_reference`);
+both hold outputs to `assert_outputs_close`."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import BFloat16Type, Float16Type, ModuleOp
 
 from fxdsl.interpreters.tolerance import close_elements, reorder_slack, summed_terms
 from fxdsl.ir.utils import entry_function
 
 Array = np.ndarray[Any, Any]
+
+HALF_TOLERANCE = 1e-2
+"""rtol and atol of f16/bf16 outputs of a lowered program: the kernels
+compute in f32 and round once, the reference rounds as numpy does, so the
+two may be one rounding step apart."""
+SUMMING = ("sum", "mean", "var", "softmax", "norm", "attention", "split_k")
+"""Words in a test function's name that say it sums many terms."""
+
+
+def case_tolerance(name: str, summing: Sequence[str] = SUMMING) -> float:
+    """The rtol and atol a lowered test function `name` is held to:
+    `HALF_TOLERANCE` for an f16/bf16 case, 1e-4 where it sums many terms (a
+    kernel sums in another order: per-thread partials, then the block
+    tree), 1e-5 otherwise."""
+    if "f16" in name:  # f16 and bf16
+        return HALF_TOLERANCE
+    return 1e-4 if any(word in name for word in summing) else 1e-5
+
+
+def assert_matches_reference(
+    reference: ModuleOp,
+    name: str,
+    inputs: Sequence[Array],
+    run: Callable[..., Sequence[Any]],
+    tolerance: float,
+    context: str = "",
+) -> None:
+    """Function `name` of `reference` on the reference interpreter, and
+    `run(*inputs)` (the same function lowered and run elsewhere) give the
+    same outputs (`assert_outputs_close`): rtol = atol = `tolerance`, at
+    least `HALF_TOLERANCE` for an f16/bf16 output (told by the IR's result
+    type: numpy has no bf16, whose arrays are f32), plus the slack of
+    reordering the function's sums. Floating-point warnings of either run
+    are silenced (the random inputs reach log and sqrt of negatives)."""
+    from fxdsl.interpreters.run import run_reference
+
+    function = entry_function(reference, name)
+    with np.errstate(all="ignore"):
+        expected = run_reference(reference, *inputs, entry=name)
+        actual = run(*inputs)
+    terms = summed_terms(function)
+    outputs = function.function_type.outputs.data
+    prefix = f"{context} @{name}" if context else f"@{name}"
+    if len(expected) != len(actual):
+        raise AssertionError(
+            f"{prefix}: {len(expected)} outputs expected, got {len(actual)}"
+        )
+    for k, (want, got) in enumerate(zip(expected, actual)):
+        element = getattr(outputs[k], "element_type", None)
+        half = isinstance(element, Float16Type | BFloat16Type)
+        tol = max(tolerance, HALF_TOLERANCE) if half else tolerance
+        assert_outputs_close(
+            [want], [got], tol, tol, context=f"{prefix} result {k}", terms=terms
+        )
 
 
 def clone_module(module: ModuleOp) -> ModuleOp:

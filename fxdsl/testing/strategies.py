@@ -146,6 +146,15 @@ def _create(cls: type[OpT], operands: Sequence[SSAValue], **props: Attribute) ->
     return cls.create_inferred(operands, props)
 
 
+_REDUCTIONS: tuple[type[g.ReductionOp], ...] = tuple(
+    op
+    for op in g.GRAPH_OPS
+    if issubclass(op, g.ReductionOp) and not issubclass(op, g.BoolOperands)
+)
+"""The reductions `reduce` draws from (any and all take i1, which the
+generated programs do not make)."""
+
+
 def _reduction(
     cls: type[g.ReductionOp], x: SSAValue, dims: Sequence[int], keepdim: bool
 ) -> g.ReductionOp:
@@ -377,7 +386,7 @@ class _Builder:
         count = _numel(tuple(shape[d] for d in dims) if dims else shape)
         # Rank-0 values are left out (a full reduction keeps its dims).
         keepdim = self.chance(50) or len(dims) in (0, len(shape))
-        op_type = self.choice((g.SumOp, g.MeanOp, g.MaxOp, g.MinOp, g.VarOp))
+        op_type = self.choice(_REDUCTIONS)
         if op_type is g.VarOp and count < 2:
             op_type = g.MeanOp
         bound = self.bound[x]

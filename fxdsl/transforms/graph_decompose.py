@@ -84,10 +84,14 @@ class DecomposeLinear(RewritePattern):
 
 
 BOOLEAN_REDUCTIONS: dict[type[graph.ReductionOp], type[graph.ReductionOp]] = {
-    graph.AnyOp: graph.MaxOp,
-    graph.AllOp: graph.MinOp,
+    op: graph.fold_op(op.COMBINER)
+    for op in graph.GRAPH_OPS
+    if issubclass(op, graph.ReductionOp)
+    and issubclass(op, graph.BoolOperands)
+    and op.COMBINER is not None
 }
-"""i1 reduction -> the reduction that computes it."""
+"""i1 reduction -> the reduction that computes it: the plain fold of its
+combiner (any: max, all: min)."""
 
 
 class DecomposeBooleanReduction(RewritePattern):
@@ -95,11 +99,12 @@ class DecomposeBooleanReduction(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(
-        self, op: graph.AnyOp | graph.AllOp, rewriter: PatternRewriter
+        self, op: graph.ReductionOp, rewriter: PatternRewriter
     ) -> None:
-        reduction = BOOLEAN_REDUCTIONS[type(op)].create_inferred(
-            [op.input], dict(op.properties)
-        )
+        fold = BOOLEAN_REDUCTIONS.get(type(op))
+        if fold is None:
+            return
+        reduction = fold.create_inferred([op.input], dict(op.properties))
         rewriter.replace(op, with_provenance([reduction], op), [reduction.result])
 
 

@@ -114,8 +114,9 @@ def _free(op: Operation) -> float:
 
 
 # Op family -> FLOPs; the first family an op is an instance of wins, so
-# specific ops come before their base classes.
-FLOPS: tuple[tuple[type[Operation], Callable[[Operation], float]], ...] = (
+# specific ops come before their base classes (and interfaces: any other
+# reduction costs a FLOP per input element).
+FLOPS: tuple[tuple[type, Callable[[Operation], float]], ...] = (
     (graph.MatmulOp, _matmul),
     (graph.LinearOp, _matmul),
     (graph.AttentionOp, _attention),
@@ -130,7 +131,7 @@ FLOPS: tuple[tuple[type[Operation], Callable[[Operation], float]], ...] = (
     (graph.UnaryOp, _per_output(1)),
     (graph.BinaryOp, _per_output(1)),
     (graph.SelectOp, _per_output(1)),
-    (graph.ReductionOp, _per_input(1)),
+    (graph.ReductionLike, _per_input(1)),
     (graph.CumsumOp, _per_input(1)),
 )
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +13,7 @@ import pytest
 import fxdsl
 from fxdsl.frontends import models
 from fxdsl.interpreters.run import run_reference
+from fxdsl.testing.modules import load_file
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 FILES = ["mlp.mlir", "gpt2_block.mlir"]
@@ -23,14 +23,7 @@ RTOL, ATOL = 1e-5, 5e-6
 
 
 def load_generate() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "examples_generate", EXAMPLES / "generate.py"
-    )
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_file(EXAMPLES / "generate.py", "examples_generate")
 
 
 def fxdsl_opt(*args: str, stdin: str | None = None) -> str:

@@ -2,21 +2,17 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
+
+from fxdsl.testing.modules import load_file
 
 SCRIPT = Path(__file__).parents[2] / "examples" / "pipeline.py"
 
 
 def load_pipeline():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location("fxdsl_example_pipeline", SCRIPT)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_file(SCRIPT, "fxdsl_example_pipeline")
 
 
 def test_pipeline_dedups_fuses_and_matches(capsys: pytest.CaptureFixture[str]) -> None:

@@ -19,7 +19,6 @@ for one sample; `python -m fxdsl.testing.opinfo` runs three.
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +30,7 @@ need("torch")
 need("expecttest")  # torch's test package imports it
 
 from fxdsl.testing import opinfo  # noqa: E402
+from fxdsl.testing.modules import load_file  # noqa: E402
 
 SAMPLES = 1
 """OpInfo samples per op in CI (the table holds their outcomes)."""
@@ -39,12 +39,7 @@ SAMPLES = 1
 def expected_failures() -> dict[str, dict[str, str]]:
     """`opinfo_expected.EXPECTED` (a data file beside this test)."""
     path = Path(__file__).with_name("opinfo_expected.py")
-    spec = importlib.util.spec_from_file_location("opinfo_expected", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.EXPECTED
+    return load_file(path).EXPECTED
 
 
 def disagreements(

@@ -94,3 +94,60 @@ def test_every_kind_of_view_is_asked_of_the_trait() -> None:
     fused = {op for op, kind in FUSIBILITY.items() if kind is Fusibility.VIEW}
     assert _names(tuple(fused)) == _names(graph.view_ops()) - {"graph.split"}
     assert set(_INDEX_PRESERVING) == {*graph.view_ops(), graph.CastOp}
+
+
+def test_a_fold_names_its_combiner_and_starts_from_its_identity() -> None:
+    """sum/max/min/any/all are one fold each (the lowering emits the
+    combiner from its identity, asked of the op); the others are made of
+    several folds, and the lowering has a rule for each of those."""
+    from fxdsl.lowering.reductions import RULES
+
+    folds = {op.name: op.COMBINER for op in REDUCTIONS if op.COMBINER is not None}
+    assert folds == {
+        "graph.sum": "add", "graph.max": "max", "graph.min": "min",
+        "graph.any": "max", "graph.all": "min",
+    }  # fmt: skip
+    assert set(RULES) == {op for op in REDUCTIONS if op.COMBINER is None}
+    for cls in REDUCTIONS:
+        op = _reduction(cls, False)
+        if cls.COMBINER is None:
+            with pytest.raises(ValueError, match="not one fold"):
+                op.identity()
+            continue
+        start = op.identity()
+        assert start == cls.COMBINER.identity(graph.dtype_of(op.operands[0]))
+    assert _reduction(graph.AnyOp, False).identity() is False
+    assert _reduction(graph.AllOp, False).identity() is True
+    assert _reduction(graph.MaxOp, False).identity() == float("-inf")
+
+
+@pytest.mark.parametrize("dtype", [f32, graph.bf16, graph.i32, graph.i64, i1])
+@pytest.mark.parametrize("combiner", list(graph.Combiner))
+def test_combiner_identities_leave_every_value_alone(
+    combiner: graph.Combiner, dtype: object
+) -> None:
+    """identity combined with x is x, for extreme values of each type."""
+    combine = {"add": lambda a, b: a + b, "max": max, "min": min}[combiner]
+    if dtype == i1:
+        if combiner is graph.Combiner.ADD:
+            with pytest.raises(ValueError, match="no sum over i1"):
+                combiner.identity(dtype)
+            return
+        values: list[object] = [False, True]
+    elif dtype in (graph.i32, graph.i64):
+        width = dtype.width.data  # type: ignore[attr-defined]
+        values = [-(2 ** (width - 1)), -1, 0, 2 ** (width - 1) - 1]
+    else:
+        values = [float("-inf"), -3.5, 0.0, 7.0, float("inf")]
+    start = combiner.identity(dtype)  # type: ignore[arg-type]
+    for x in values:
+        assert combine(start, x) == x, (combiner, dtype, x)
+
+
+def test_any_and_all_become_the_plain_fold_of_their_combiner() -> None:
+    from fxdsl.transforms.graph_decompose import BOOLEAN_REDUCTIONS
+
+    assert {graph.AnyOp: graph.MaxOp, graph.AllOp: graph.MinOp} == BOOLEAN_REDUCTIONS
+    assert [graph.fold_op(c) for c in graph.Combiner] == [
+        graph.SumOp, graph.MaxOp, graph.MinOp
+    ]  # fmt: skip

@@ -21,6 +21,7 @@ from fxdsl.interpreters.run import entry_function, random_inputs, run_reference
 from fxdsl.lowering.cuda_printer import kernel_source
 from fxdsl.lowering.pipeline import GPU_PIPELINE
 from fxdsl.runtime.ir_emulator import Emulator
+from fxdsl.testing.numerics import assert_matches_reference
 
 GEMM = 'library_call = "cublas_gemm_strided_batched"'
 
@@ -58,11 +59,11 @@ def kernel_ops(module: ModuleOp, name: str) -> list[str]:
 
 def assert_emulator_matches(module: ModuleOp, tolerance: float = 1e-5) -> None:
     """The lowered module on the IR emulator equals the reference."""
+    name = entry(module)
+    machine = Emulator(lowered(module))
     inputs = random_inputs(module, seed=0)
-    want = run_reference(module, *inputs)
-    got = Emulator(lowered(module)).run(entry(module), *inputs)
-    for g, w in zip(got, want, strict=True):
-        np.testing.assert_allclose(g, w, rtol=tolerance, atol=tolerance)
+    run = lambda *arrays: machine.run(name, *arrays)
+    assert_matches_reference(module, name, inputs, run, tolerance)
 
 
 def conv_block(x: Any, w: Any, b: Any, residual: Any) -> Any:

@@ -3,7 +3,6 @@ validity, determinism and error paths of `convert-graph-to-gpu`."""
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import shutil
 import subprocess
@@ -20,15 +19,10 @@ from fxdsl.api import apply, parse
 from fxdsl.ir import graph
 from fxdsl.lowering.cuda_printer import kernel_source
 from fxdsl.lowering.kernel_builder import VECTOR_WIDTH
+from fxdsl.testing.modules import load_file
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
-_spec = importlib.util.spec_from_file_location(
-    "cases", Path(__file__).with_name("cases.py")
-)
-assert _spec is not None
-assert _spec.loader is not None
-cases = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(cases)
+cases = load_file(Path(__file__).with_name("cases.py"))
 MLIR_OPT = shutil.which("mlir-opt") or next(
     (str(p) for p in sorted(Path("/usr/lib").glob("llvm-*/bin/mlir-opt"))), None
 )

@@ -33,6 +33,8 @@ from fxdsl.runtime.cuda_executor import HostKernel
 from fxdsl.runtime.kernel_build import KernelCompileWarning
 from fxdsl.runtime.kernel_cache import KernelCache
 from fxdsl.runtime.nvrtc import CompileError, NvccCompiler
+from fxdsl.testing.fake_cupy import CapturableKernel, FakeStreams, numpy_cupy
+from fxdsl.testing.numerics import assert_matches_reference
 
 FAKE_MAGIC = b"FAKE-CUBIN\n"
 
@@ -87,15 +89,7 @@ class DeviceKernel(HostKernel):
 def fake_cupy(lowered_holder: list[Any]) -> types.ModuleType:
     """numpy with CuPy's names; RawModule loads a cubin file by path and its
     kernels run in the IR emulator (on bf16 bits, as the device stores them)."""
-    cp = types.ModuleType("cupy")
-    for name in ("zeros", "empty", "asarray", "ascontiguousarray", "matmul", "ndarray",
-                 "uint16", "uint32", "float32", "where", "isnan", "lib"):  # fmt: skip
-        setattr(cp, name, getattr(np, name))
-    cp.asnumpy = np.asarray
-    cp.from_dlpack = np.from_dlpack
-    cp.cuda = types.SimpleNamespace(
-        Device=lambda: types.SimpleNamespace(compute_capability="90")
-    )
+    cp = numpy_cupy()
     cp.loaded = []  # (path, kernel names asked for) per RawModule
 
     class RawModule:
@@ -139,16 +133,11 @@ def entry_name(module: ModuleOp) -> str:
     return next(iter(f.sym_name.data for f in module.body.block.ops))
 
 
-def assert_matches_reference(run: Any, module: ModuleOp, name: str) -> None:
+def matches_reference(run: Any, module: ModuleOp, name: str) -> None:
+    """`run` (the executor on the emulator) equals the reference on
+    random inputs (the shared comparison, rtol = atol = 1e-4)."""
     inputs = random_inputs(module, entry=name)
-    expected = run_reference(module, *inputs, entry=name)
-    actual = run(*inputs)
-    assert len(actual) == len(expected)
-    for want, got in zip(expected, actual):
-        np.testing.assert_allclose(
-            np.asarray(got, np.float64), np.asarray(want, np.float64),
-            rtol=1e-4, atol=1e-4,
-        )  # fmt: skip
+    assert_matches_reference(module, name, inputs, run, 1e-4, "executor")
 
 
 def test_gpt2_block_through_the_executor(executor_module: Any, tmp_path: Path) -> None:
@@ -198,7 +187,7 @@ def test_corrupt_cache_entry_is_rebuilt(executor_module: Any, tmp_path: Path) ->
     )
     assert (stats()["corrupt"], stats()["compiles"], stats()["hits"]) == (1, 1, 0)
     assert len(compiler.sources) == 2
-    assert_matches_reference(run, module, name)
+    matches_reference(run, module, name)
     assert len(entry.read_bytes()) > 40  # rebuilt whole
 
 
@@ -233,7 +222,7 @@ def test_kernel_that_fails_to_compile_runs_on_the_host(
     assert sorted(loaded) == sorted(k for k in run.plan.kernels if k != victim)
     assert type(run.kernels[victim]) is HostKernel  # not a DeviceKernel
     assert stats()["modules_loaded"] == 1
-    assert_matches_reference(run, module, name)
+    matches_reference(run, module, name)
 
 
 def lowered_source(module: ModuleOp) -> str:
@@ -285,7 +274,7 @@ def test_real_nvcc_cubin_is_cached_and_loaded(
             module, compiler=compiler, cache=KernelCache(tmp_path)
         )
     assert (stats()["compiles"], stats()["hits"]) == (1, 1)
-    assert_matches_reference(run, module, entry_name(module))
+    matches_reference(run, module, entry_name(module))
 
 
 def test_f16_program_and_guards(executor_module: Any, tmp_path: Path) -> None:
@@ -317,74 +306,6 @@ func.func @f(%x: tensor<4x8xf16>, %w: tensor<8x3xf16>) -> (tensor<4x3xf16>, tens
         run(inputs[0].astype(np.float32), inputs[1])
     with pytest.raises(ValueError, match="@f takes 2 arguments, got 1"):
         run(inputs[0])
-
-
-class FakeStreams:
-    """`cupy.cuda` streams and graphs for the stand-in: while a stream
-    captures, kernel launches are recorded (not run); `Graph.launch` runs
-    them. Counts captures, replays and allocations."""
-
-    def __init__(self, cp: types.ModuleType) -> None:
-        self.recording: list[Any] | None = None
-        self.captures = self.replays = self.allocations = 0
-        streams = self
-
-        class Graph:
-            def __init__(self, work: list[Any]) -> None:
-                self.work = work
-
-            def launch(self, _stream: Any) -> None:
-                streams.replays += 1
-                for run in self.work:
-                    run()
-
-        class Stream:
-            def __init__(self, non_blocking: bool = False) -> None:
-                pass
-
-            def __enter__(self) -> object:
-                return self
-
-            def __exit__(self, *_: object) -> None:
-                pass
-
-            def record(self) -> object:
-                return object()
-
-            def wait_event(self, _event: object) -> None:
-                pass
-
-            def begin_capture(self) -> None:
-                streams.recording = []
-
-            def end_capture(self) -> Graph:
-                assert streams.recording is not None
-                work, streams.recording = streams.recording, None
-                streams.captures += 1
-                return Graph(work)
-
-        def empty(*args: Any, **kwargs: Any) -> np.ndarray:
-            streams.allocations += 1
-            return np.empty(*args, **kwargs)
-
-        cp.cuda.Stream = Stream
-        cp.cuda.get_current_stream = lambda: Stream()
-        cp.empty = empty
-
-
-class CapturableKernel:
-    """A device kernel as CUDA graphs see it (not a HostKernel): recorded
-    while a stream captures, else run at once."""
-
-    def __init__(self, kernel: Any, streams: FakeStreams) -> None:
-        self.kernel, self.streams = kernel, streams
-
-    def __call__(self, grid: Any, block: Any, args: tuple[Any, ...]) -> None:
-        run = lambda: self.kernel(grid, block, args)
-        if self.streams.recording is not None:
-            self.streams.recording.append(run)
-        else:
-            run()
 
 
 def test_cuda_graph_replays_without_allocating(executor_module: Any) -> None:

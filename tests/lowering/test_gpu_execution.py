@@ -7,7 +7,6 @@ functions), GEMMs 1e-3 (TF32 may be enabled by CuPy), f16/bf16 2e-2.
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
@@ -16,16 +15,11 @@ import pytest
 import fxdsl
 from fxdsl.frontends.models import example_inputs, gpt2_stack
 from fxdsl.interpreters.run import random_inputs, run_reference
+from fxdsl.testing.modules import load_file
 
 pytestmark = pytest.mark.gpu
 
-_spec = importlib.util.spec_from_file_location(
-    "cases", Path(__file__).with_name("cases.py")
-)
-assert _spec is not None
-assert _spec.loader is not None
-cases = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(cases)
+cases = load_file(Path(__file__).with_name("cases.py"))
 
 
 def compare(

@@ -13,28 +13,22 @@ does).
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
 import pytest
-from xdsl.dialects.builtin import BFloat16Type, Float16Type, ModuleOp
+from xdsl.dialects.builtin import ModuleOp
 
 from fxdsl.api import apply, parse
 from fxdsl.frontends.models import gpt2_stack, mlp
-from fxdsl.interpreters.run import entry_function, random_inputs, run_reference
-from fxdsl.interpreters.tolerance import reorder_slack, summed_terms
+from fxdsl.interpreters.run import random_inputs, run_reference
 from fxdsl.runtime import ir_emulator as emulator
+from fxdsl.testing.modules import load_file
+from fxdsl.testing.numerics import assert_matches_reference, case_tolerance
 from fxdsl.tracing import ops
 
 # tests/lowering/cases.py (pytest's importlib mode: no test packages)
-_spec = importlib.util.spec_from_file_location(
-    "lowering_cases", Path(__file__).with_name("cases.py")
-)
-assert _spec is not None
-assert _spec.loader is not None
-cases = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(cases)
+cases = load_file(Path(__file__).with_name("cases.py"))
 
 THEMES = {
     "unary": cases.unary_cases,
@@ -46,19 +40,6 @@ THEMES = {
     "split_k": cases.split_k_cases,
     "importer": cases.importer_cases,
 }
-
-
-def tolerance(name: str) -> float:
-    if "f16" in name:  # f16 and bf16
-        return 1e-2
-    return (
-        1e-4
-        if any(
-            k in name
-            for k in ("sum", "mean", "var", "softmax", "norm", "attention", "split_k")
-        )
-        else 1e-5
-    )
 
 
 def check(
@@ -73,30 +54,11 @@ def check(
     if inputs is None:
         inputs = random_inputs(reference, entry=name, seed=seed)
     machine = emulator.Emulator(lowered)
-    with np.errstate(all="ignore"):
-        expected = run_reference(reference, *inputs, entry=name)
-        actual = machine.run(name, *inputs)
-    assert len(actual) == len(expected)
-    tol = tolerance(name)
-    # from the IR: numpy has no bf16, so bf16 results are float32 arrays
-    function = entry_function(reference, name)
-    result_types = function.function_type.outputs.data
-    # kernels reorder sums: the slack fxdsl-run --check allows too
-    terms = summed_terms(function)
-    for k, (want, got) in enumerate(zip(expected, actual)):
-        want, got = np.asarray(want), np.asarray(got)
-        # f16/bf16 outputs of any function: one rounding step apart
-        element = getattr(result_types[k], "element_type", None)
-        half = isinstance(element, Float16Type | BFloat16Type)
-        result_tol = max(tol, tolerance("f16")) if half else tol
-        assert got.shape == want.shape, f"{name} result {k}"
-        assert got.dtype == want.dtype, f"{name} result {k}"
-        want64 = want.astype(np.float64)
-        slack = reorder_slack(want64, terms) if want.dtype.kind == "f" else 0.0
-        np.testing.assert_allclose(
-            got.astype(np.float64), want64, rtol=result_tol, atol=result_tol + slack,
-            equal_nan=True, err_msg=f"@{name} result {k}",
-        )  # fmt: skip
+
+    def run(*arrays: np.ndarray) -> tuple[np.ndarray, ...]:
+        return machine.run(name, *arrays)
+
+    assert_matches_reference(reference, name, inputs, run, case_tolerance(name))
     return machine.launches
 
 

@@ -7,7 +7,6 @@ test fast. Skipped only when nvcc is not installed. The PTX must contain one
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import shutil
 import subprocess
@@ -20,19 +19,13 @@ from xdsl.dialects.builtin import ModuleOp
 
 from fxdsl.api import apply, parse
 from fxdsl.lowering.cuda_printer import kernel_source
+from fxdsl.testing.modules import load_file
 from fxdsl.testing.nvcc import compile_ptx
 
 
 def load_cases() -> ModuleType:
     """tests/lowering/cases.py (pytest's importlib mode has no test packages)."""
-    spec = importlib.util.spec_from_file_location(
-        "lowering_cases", Path(__file__).with_name("cases.py")
-    )
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_file(Path(__file__).with_name("cases.py"))
 
 
 cases = load_cases()

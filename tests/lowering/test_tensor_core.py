@@ -24,7 +24,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fxdsl.ir.dtypes import bf16_bits, from_bf16_bits
+from fxdsl.ir.dtypes import from_half_bits as from_bits
+from fxdsl.ir.dtypes import half_bits as to_bits
 from fxdsl.lowering import tensor_core as tc
 from fxdsl.runtime import cuda_sim
 from fxdsl.runtime.cuda_sim import CudaSimError, Worker, build
@@ -104,19 +105,6 @@ def kernels_source(primitives: str = tc.TENSOR_CORE_CUDA) -> str:
     ]
     kernels += [OTHER_KERNELS.format(t=t) for t in TYPES]
     return primitives + AT + "".join(kernels)
-
-
-def to_bits(values: np.ndarray, t: str) -> np.ndarray:
-    """(uint16 bits, the float64 values they hold) of `values` rounded to t."""
-    if t == "bf16":
-        return bf16_bits(values.astype(np.float32))
-    return values.astype(np.float16).view(np.uint16)
-
-
-def from_bits(bits: np.ndarray, t: str) -> np.ndarray:
-    if t == "bf16":
-        return from_bf16_bits(bits).astype(np.float64)
-    return bits.view(np.float16).astype(np.float64)
 
 
 def problems(seed: int, t: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

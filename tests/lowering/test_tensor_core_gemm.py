@@ -13,7 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fxdsl.ir.dtypes import bf16_bits, from_bf16_bits
+from fxdsl.ir.dtypes import from_half_bits
+from fxdsl.ir.dtypes import half_bits as to_bits
 from fxdsl.ir.layout import Layout
 from fxdsl.lowering.tensor_core_gemm import (
     BLOCK_K,
@@ -60,18 +61,9 @@ SHAPES = {
 ULP = {"f32": 2.0**-23, "bf16": 2.0**-7, "f16": 2.0**-10}
 
 
-def to_bits(values: np.ndarray, t: str) -> np.ndarray:
-    if t == "bf16":
-        return bf16_bits(values.astype(np.float32))
-    return values.astype(np.float16).view(np.uint16)
-
-
 def from_bits(bits: np.ndarray, t: str) -> np.ndarray:
-    if t == "bf16":
-        return from_bf16_bits(bits).astype(np.float64)
-    if t == "f16":
-        return bits.view(np.float16).astype(np.float64)
-    return bits.astype(np.float64)
+    """The float64 values a C buffer of result type `t` holds (f32: as is)."""
+    return bits.astype(np.float64) if t == "f32" else from_half_bits(bits, t)
 
 
 def extent(layout: Layout) -> int:

@@ -28,6 +28,7 @@ from fxdsl.lowering.launch_plan import (
 from fxdsl.lowering.pipeline import GPU_PIPELINE
 from fxdsl.runtime.cublas import Cublas
 from fxdsl.runtime.ir_emulator import Emulator
+from fxdsl.testing.fake_cupy import CapturableKernel, FakeStreams, numpy_cupy
 from fxdsl.testing.optional import need
 
 
@@ -221,7 +222,7 @@ class MemoryCublas(FakeLibrary):
 
     TYPES: ClassVar[dict[int, str]] = {0: "f32", 2: "f16", 14: "bf16"}
 
-    def __init__(self, streams: Streams | None = None) -> None:
+    def __init__(self, streams: FakeStreams | None = None) -> None:
         super().__init__()
         self.streams = streams
         self.runs = 0
@@ -252,10 +253,10 @@ class MemoryCublas(FakeLibrary):
 
     def _later(self, *gemm: Any) -> None:
         run = lambda: self._run(*gemm)
-        if self.streams is not None and self.streams.recording is not None:
-            self.streams.recording.append(run)
-        else:
+        if self.streams is None:
             run()
+        else:
+            self.streams.run_or_record(run)
 
     def _run(self, ta: int, tb: int, m: int, n: int, k: int, element: str,
              a: tuple[int, int, int], b: tuple[int, int, int],
@@ -296,83 +297,6 @@ class MemoryCublas(FakeLibrary):
             memory_c[...] = result.astype(stored)
 
 
-class Streams:
-    """CuPy's streams and graphs as `cuda_graph` uses them: work launched on
-    a capturing stream is recorded into the graph and runs on replay."""
-
-    def __init__(self) -> None:
-        self.recording: list[Any] | None = None
-        self.captures = 0
-        streams = self
-
-        class Graph:
-            def __init__(self, work: list[Any]) -> None:
-                self.work = work
-
-            def launch(self, _stream: Any) -> None:
-                for run in self.work:
-                    run()
-
-        class Stream:
-            ptr = 0x51
-
-            def __init__(self, non_blocking: bool = False) -> None:
-                pass
-
-            def __enter__(self) -> object:
-                return self
-
-            def __exit__(self, *_: object) -> None:
-                pass
-
-            def record(self) -> object:
-                return object()
-
-            def wait_event(self, _event: object) -> None:
-                pass
-
-            def begin_capture(self) -> None:
-                streams.recording = []
-
-            def end_capture(self) -> Graph:
-                assert streams.recording is not None
-                work, streams.recording = streams.recording, None
-                streams.captures += 1
-                return Graph(work)
-
-        self.Stream = Stream
-
-
-class Kernel:
-    """A compiled kernel: the IR emulator (through the executor's HostKernel,
-    on bf16 bits as the device holds them), recorded while capturing."""
-
-    def __init__(self, host: Any, streams: Streams) -> None:
-        self.host, self.streams = host, streams
-
-    def __call__(self, grid: Any, block: Any, args: tuple[Any, ...]) -> None:
-        run = lambda: self.host(grid, block, args)
-        if self.streams.recording is not None:
-            self.streams.recording.append(run)
-        else:
-            run()
-
-
-def numpy_cupy(streams: Streams) -> types.ModuleType:
-    """numpy under CuPy's names, with `streams`' streams."""
-    cp = types.ModuleType("cupy")
-    for name in ("zeros", "empty", "asarray", "ascontiguousarray", "matmul", "ndarray",
-                 "uint16", "uint32", "float32", "where", "isnan", "lib"):  # fmt: skip
-        setattr(cp, name, getattr(np, name))
-    cp.asnumpy = np.asarray
-    cp.cuda = types.SimpleNamespace(
-        Stream=streams.Stream,
-        get_current_stream=lambda: streams.Stream(),
-        Device=lambda: types.SimpleNamespace(id=0),
-    )
-    return cp
-
-
 def half_gpt2(element: str = "bf16") -> Any:
     """HF GPT-2 (one tiny block, lm head tied to the embedding) cast to
     `element` (bf16 or f16), through torch.export and the importer."""
@@ -388,11 +312,11 @@ def half_gpt2(element: str = "bf16") -> Any:
 
 def executor_on_host(
     monkeypatch: pytest.MonkeyPatch, module: Any, library: MemoryCublas | None
-) -> tuple[Any, Streams]:
+) -> tuple[Any, FakeStreams]:
     """`module`'s CudaExecutor on the numpy CuPy: kernels in the IR emulator,
     GEMMs through `library` (None: cuBLAS not found, cupy.matmul)."""
-    streams = Streams()
-    cp = numpy_cupy(streams)
+    cp = numpy_cupy()
+    streams = FakeStreams(cp)
     monkeypatch.setitem(sys.modules, "cupy", cp)
     from fxdsl.runtime import cublas, cuda_executor
 
@@ -407,7 +331,7 @@ def executor_on_host(
     lowered, plan = cuda_executor.lower_for_cuda(module)
     machine = Emulator(lowered)
     kernels = {
-        name: Kernel(cuda_executor.HostKernel(cp, machine, name), streams)
+        name: CapturableKernel(cuda_executor.HostKernel(cp, machine, name), streams)
         for name in plan.kernels
     }
     return cuda_executor.CudaExecutor(plan, kernels), streams

@@ -11,7 +11,6 @@ The last test prints how many kernels and programs ran.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -19,12 +18,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from xdsl.dialects.builtin import BFloat16Type, Float16Type, ModuleOp
+from xdsl.dialects.builtin import ModuleOp
 
 from fxdsl.api import apply, parse
 from fxdsl.frontends.models import gpt2_stack
 from fxdsl.interpreters.run import entry_function, random_inputs, run_reference
-from fxdsl.interpreters.tolerance import reorder_slack, summed_terms
 from fxdsl.lowering import cuda_printer
 from fxdsl.lowering.launch_plan import Launch, build_launch_plan
 from fxdsl.lowering.pipeline import GPU_PIPELINE
@@ -35,16 +33,12 @@ from fxdsl.runtime.cuda_sim import (
     build,
     build_module,
 )
+from fxdsl.testing.modules import load_file
+from fxdsl.testing.numerics import SUMMING, assert_matches_reference, case_tolerance
 
 pytestmark = pytest.mark.cxx
 
-_spec = importlib.util.spec_from_file_location(
-    "lowering_cases", Path(__file__).parents[1] / "lowering" / "cases.py"
-)
-assert _spec is not None
-assert _spec.loader is not None
-cases = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(cases)
+cases = load_file(Path(__file__).parents[1] / "lowering" / "cases.py")
 
 THEMES = {
     **cases.THEMES,
@@ -57,41 +51,20 @@ FUSED_ATTENTION = GPU_PIPELINE.replace(
 RAN = {"programs": 0, "functions": 0, "launches": 0, "kernels": set[str]()}
 
 
-def tolerance(name: str, half: bool) -> float:
-    if half or "f16" in name:
-        return 1e-2
-    summing = ("sum", "mean", "var", "softmax", "norm", "attention", "split_k", "gpt")
-    return 1e-4 if any(k in name for k in summing) else 1e-5
-
-
 def check(reference: ModuleOp, sim: CudaSimEmulator, name: str) -> None:
     """Function `name` on random inputs: cuda-sim equals the reference, and
     it launched what the launch plan says (kernel, grid, block)."""
     inputs = random_inputs(reference, entry=name, seed=0)
     start = len(sim.worker.launched)
-    with np.errstate(all="ignore"):
-        expected = run_reference(reference, *inputs, entry=name)
-    actual = sim.run(name, *inputs)
+    tolerance = case_tolerance(name, (*SUMMING, "gpt"))
+    assert_matches_reference(
+        reference, name, inputs, lambda *a: sim.run(name, *a), tolerance, "cuda-sim"
+    )
     launched = sim.worker.launched[start:]
     plan = build_launch_plan(sim.module, name)
     assert launched == [
         (s.kernel, s.grid, s.block) for s in plan.steps if isinstance(s, Launch)
     ]
-    function = entry_function(reference, name)
-    terms = summed_terms(function)
-    outputs = function.function_type.outputs.data
-    for k, (want, got) in enumerate(zip(expected, actual)):
-        want, got = np.asarray(want), np.asarray(got)
-        element = getattr(outputs[k], "element_type", None)
-        tol = tolerance(name, isinstance(element, Float16Type | BFloat16Type))
-        assert got.shape == want.shape, f"@{name} result {k}"
-        assert got.dtype == want.dtype, f"@{name} result {k}"
-        want64 = want.astype(np.float64)
-        slack = reorder_slack(want64, terms) if want.dtype.kind == "f" else 0.0
-        np.testing.assert_allclose(
-            got.astype(np.float64), want64, rtol=tol, atol=tol + slack,
-            equal_nan=True, err_msg=f"cuda-sim @{name} result {k}",
-        )  # fmt: skip
     RAN["functions"] += 1
     RAN["launches"] += len(launched)
     RAN["kernels"] |= {kernel for kernel, _, _ in launched}

@@ -139,3 +139,43 @@ def test_summed_terms_counts_what_each_reduction_sums() -> None:
         " -> tensor<4x3xf32>\n  func.return %c : tensor<4x3xf32>\n}"
     )
     assert summed_terms(matmul) == 8
+
+
+HALF = """
+func.func @half(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xbf16>) {
+  %n = graph.neg %x : tensor<3xf32>
+  %h = graph.cast %x : (tensor<3xf32>) -> tensor<3xbf16>
+  func.return %n, %h : tensor<3xf32>, tensor<3xbf16>
+}
+"""
+
+
+def test_assert_matches_reference_holds_each_output_to_its_tolerance() -> None:
+    """The comparison of a lowered run (emulator, cuda-sim, executor) with
+    the reference: the given tolerance for f32 outputs, HALF_TOLERANCE for
+    an output the IR types bf16 (an f32 array in numpy), exact counts."""
+    from fxdsl.interpreters.run import run_reference
+    from fxdsl.testing.numerics import (
+        HALF_TOLERANCE,
+        assert_matches_reference,
+        case_tolerance,
+    )
+
+    module = fxdsl.parse(HALF)
+    x = np.array([1.0, -2.0, 3.0], np.float32)
+    neg, half = run_reference(module, x)
+
+    def run_off_by(f32_step: float, half_step: float):  # type: ignore[no-untyped-def]
+        return lambda *_: [neg + np.float32(f32_step), half + np.float32(half_step)]
+
+    assert_matches_reference(module, "half", [x], run_off_by(0, 5e-3), 1e-5)
+    with pytest.raises(AssertionError, match="@half result 1"):
+        assert_matches_reference(module, "half", [x], run_off_by(0, 0.1), 1e-5)
+    with pytest.raises(AssertionError, match="sim @half result 0"):
+        assert_matches_reference(module, "half", [x], run_off_by(1e-3, 0), 1e-5, "sim")
+    with pytest.raises(AssertionError, match="2 outputs expected, got 1"):
+        assert_matches_reference(module, "half", [x], lambda *_: [neg], 1e-5)
+    assert case_tolerance("layer_norm_bf16") == HALF_TOLERANCE
+    assert case_tolerance("softmax_rows") == 1e-4
+    assert case_tolerance("gpt2") == 1e-5
+    assert case_tolerance("gpt2", ("gpt",)) == 1e-4

@@ -131,6 +131,7 @@ from fxdsl.ir.graph.movement import (
 from fxdsl.ir.graph.reductions import (
     AllOp,
     AnyOp,
+    Combiner,
     CumsumOp,
     LayerNormOp,
     LogSoftmaxOp,
@@ -143,6 +144,7 @@ from fxdsl.ir.graph.reductions import (
     SoftmaxOp,
     SumOp,
     VarOp,
+    fold_op,
 )
 from fxdsl.ir.graph.structure import (
     FusionGroupOp,
@@ -159,6 +161,8 @@ from fxdsl.ir.syntax import (
 )
 
 __all__ = [  # noqa: RUF022 (grouped by module)
+    "Combiner",
+    "fold_op",
     "i64",
     "Shape",
     "ShapeError",

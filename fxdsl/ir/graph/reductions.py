@@ -3,6 +3,8 @@ passes ask."""
 
 from __future__ import annotations
 
+import enum
+import math
 from collections.abc import Sequence
 from typing import ClassVar
 
@@ -11,14 +13,12 @@ from xdsl.dialects.builtin import (
     Float64Type,
     FloatAttr,
     IntegerAttr,
+    IntegerType,
     TensorType,
     UnitAttr,
     i64,
 )
-from xdsl.ir import (
-    Attribute,
-    SSAValue,
-)
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
     irdl_op_definition,
     operand_def,
@@ -45,11 +45,55 @@ from fxdsl.ir.shape_rules import ShapeError
 # --------------------------------------------------------------------------- #
 
 
+class Combiner(enum.StrEnum):
+    """How a fold merges two partial results: `add`, `max` or `min`, each
+    with the value it starts from (`identity`). Over i1, max is `or` and min
+    is `and` (any and all). How a target computes a combiner (the arith op,
+    the C expression) is the lowering's (`fxdsl.lowering.combiners`)."""
+
+    ADD = "add"
+    MAX = "max"
+    MIN = "min"
+
+    def identity(self, dtype: Attribute) -> float | int | bool:
+        """The value a fold of this kind over elements of `dtype` starts
+        from (combined with any x it gives x): 0; the lowest value for max
+        (-inf, the most negative integer, false); the highest for min.
+        ValueError for a sum of i1, which the dialect does not have."""
+        if dtype == i1:
+            if self is Combiner.ADD:
+                raise ValueError("no sum over i1")
+            return self is Combiner.MIN
+        if isinstance(dtype, IntegerType):
+            half = 2 ** (dtype.width.data - 1)
+            zero, lowest, highest = 0, -half, half - 1
+        else:
+            zero, lowest, highest = 0.0, -math.inf, math.inf
+        return {Combiner.ADD: zero, Combiner.MAX: lowest, Combiner.MIN: highest}[self]
+
+
 class ReductionLike:
     """Interface of the ops that reduce their first operand over some dims
     (sum/mean/max/min/any/all/var, softmax, log_softmax, layer_norm): fusion,
     the kernel builder and the tolerance of a reordered sum ask the op, so a
-    new reduction declares its dims here and nowhere else."""
+    new reduction declares its dims and its fold here and nowhere else.
+
+    A *fold* (sum, max, min, any, all) names its `COMBINER`, and the lowering
+    computes it with that combiner from its `identity()`; a reduction made of
+    several folds (mean, var, softmax, log_softmax, layer_norm) has none, and
+    the lowering states how it combines folds (`fxdsl.lowering.reductions`).
+    """
+
+    COMBINER: ClassVar[Combiner | None] = None
+    """The combiner of a fold; None for a reduction made of several."""
+
+    def identity(self) -> float | int | bool:
+        """The value a fold over this op's input starts from (the result
+        over no elements, for sum, any and all)."""
+        if self.COMBINER is None:
+            raise ValueError(f"{type(self).__name__} is not one fold: no identity")
+        assert isinstance(self, Operation)
+        return self.COMBINER.identity(dtype_of(self.operands[0]))
 
     def reduced_dims(self) -> tuple[int, ...]:
         """The dims reduced over, normalised to >= 0, ascending."""
@@ -116,6 +160,7 @@ class ReductionOp(ReductionLike, GraphOp):
 @irdl_op_definition
 class SumOp(ReductionOp):
     name = "graph.sum"
+    COMBINER: ClassVar[Combiner | None] = Combiner.ADD
 
 
 @irdl_op_definition
@@ -127,11 +172,13 @@ class MeanOp(ReductionOp):
 @irdl_op_definition
 class MaxOp(ReductionOp):
     name = "graph.max"
+    COMBINER: ClassVar[Combiner | None] = Combiner.MAX
 
 
 @irdl_op_definition
 class MinOp(ReductionOp):
     name = "graph.min"
+    COMBINER: ClassVar[Combiner | None] = Combiner.MIN
 
 
 @irdl_op_definition
@@ -143,6 +190,7 @@ class AnyOp(BoolOperands, ReductionOp):
     """
 
     name = "graph.any"
+    COMBINER: ClassVar[Combiner | None] = Combiner.MAX
 
 
 @irdl_op_definition
@@ -150,6 +198,7 @@ class AllOp(BoolOperands, ReductionOp):
     """True where every element over `dims` is true (i1); true over none."""
 
     name = "graph.all"
+    COMBINER: ClassVar[Combiner | None] = Combiner.MIN
 
 
 @irdl_op_definition
@@ -172,6 +221,13 @@ class VarOp(ReductionOp):
     @property
     def correction_value(self) -> int:
         return 1 if self.correction is None else self.correction.value.data
+
+
+def fold_op(combiner: Combiner) -> type[ReductionOp]:
+    """The plain reduction op of `combiner` over any element type (sum,
+    max, min): what any and all become over i1 (graph-decompose). Other
+    folds may share a combiner; this one is the combiner's own."""
+    return {Combiner.ADD: SumOp, Combiner.MAX: MaxOp, Combiner.MIN: MinOp}[combiner]
 
 
 class SoftmaxLikeOp(ReductionLike, GraphOp):
