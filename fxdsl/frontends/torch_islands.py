@@ -180,7 +180,8 @@ ARGUMENT_VIEWS = (
 
 
 def _join_argument_views(partitions: list[Partition]) -> list[Partition]:
-    """Partitions that only view the function's arguments, joined to another
+    """Partitions that only view the function's arguments (or compute from
+    them for the return alone, `_views_arguments`), joined to another
     partition: alone they would be a 1-node island under `min_block_size`,
     taking the graph's other island with them, which then is no longer the
     whole graph. Such a partition depends on nothing else, so joining it
@@ -189,6 +190,10 @@ def _join_argument_views(partitions: list[Partition]) -> list[Partition]:
     else the largest."""
     views = [p for p in partitions if _views_arguments(p)]
     others = [p for p in partitions if p not in views]
+    if not others and len(views) > 1:
+        # all computed from the arguments alone: the largest takes the rest
+        others = [max(views, key=len)]
+        views.remove(others[0])
     if not others:
         return partitions
     for view in views:
@@ -223,13 +228,24 @@ def _join_argument_views(partitions: list[Partition]) -> list[Partition]:
 
 
 def _views_arguments(partition: Partition) -> bool:
-    """Whether every op of `partition` is an `ARGUMENT_VIEWS` op of block
-    arguments or of the partition's own results."""
+    """Whether `partition` reads only block arguments (and its own results),
+    and either every op of it is an `ARGUMENT_VIEWS` op or only the return
+    reads it: a value computed from the arguments for the caller alone (a
+    static KV cache's `cumulative_length + 1`), which may join any island."""
     inside = set(partition.ops)
-    return all(
-        op.name in ARGUMENT_VIEWS
-        and all(isinstance(v.owner, Block) or v.owner in inside for v in op.operands)
+    if not all(
+        isinstance(v.owner, Block) or v.owner in inside
         for op in partition.ops
+        for v in op.operands
+    ):
+        return False
+    if all(op.name in ARGUMENT_VIEWS for op in partition.ops):
+        return True
+    return all(
+        use.operation in inside or isinstance(use.operation, func.ReturnOp)
+        for op in partition.ops
+        for result in op.results
+        for use in result.uses
     )
 
 
