@@ -29,6 +29,12 @@ Conventions (what the runtime's launch plan relies on):
   copy kernel and its round trip disappear (`write_through`). An attention
   group writes its output the same way (`kernel_write_through`): its kernel
   stores through a strided view, and the heads need no merge kernel.
+* A `graph.index_copy` group whose input is an argument marked
+  `bufferization.writable` (the caller donates it: a static KV cache) that
+  nothing else reads writes its result into that argument's buffer
+  (`in_place_input`): no cache-sized allocation, and the returned result is
+  the argument's buffer. The graph stays value-semantic; this is the one
+  place where a result and an input share memory.
 """
 
 from __future__ import annotations
@@ -43,6 +49,7 @@ from xdsl.dialects.builtin import (
     BFloat16Type,
     FloatAttr,
     FunctionType,
+    IntegerAttr,
     MemRefType,
     ModuleOp,
     StringAttr,
@@ -52,7 +59,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.linalg import attrs as linalg_attrs
 from xdsl.dialects.linalg import ops as linalg
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -267,11 +274,52 @@ def kernel_write_through(
     return target
 
 
+WRITABLE = "bufferization.writable"
+"""The argument attribute (upstream one-shot bufferize's name) saying that
+the caller gives up the argument's buffer: the function may write into it
+(`{bufferization.writable = true}`)."""
+
+
+def writable_arguments(function: func.FuncOp) -> set[int]:
+    """The positions of `function`'s arguments marked
+    `bufferization.writable = true`."""
+    if function.arg_attrs is None:
+        return set()
+    return {
+        position
+        for position, attrs in enumerate(function.arg_attrs.data)
+        if isinstance(mark := attrs.data.get(WRITABLE), IntegerAttr)
+        and mark.value.data != 0
+    }
+
+
+def in_place_input(group: graph.FusionGroupOp, writable: set[SSAValue]) -> int | None:
+    """The position of the input whose buffer `group`'s output may take:
+    the group is one `graph.index_copy` whose input is a writable argument
+    that nothing else reads (so no reader can see the new rows early);
+    then the output is that buffer and the kernel writes only the new rows
+    (`scatter_kernel.py`). None otherwise."""
+    ops = list(group.body.block.ops)
+    if len(ops) != 2 or not isinstance(ops[0], graph.IndexCopyOp):
+        return None
+    inner = ops[0].input
+    if not isinstance(inner, BlockArgument) or inner.owner is not group.body.block:
+        return None
+    outer = group.inputs[inner.index]
+    if outer not in writable or len(list(outer.uses)) != 1:
+        return None
+    if not layout_of_type(outer.type).is_identity:  # type: ignore[arg-type]
+        return None
+    return inner.index
+
+
 class _Bufferizer:
     """Rewrites one function body; `buffers` maps tensor values to memrefs."""
 
-    def __init__(self, block: Block):
+    def __init__(self, block: Block, writable: set[int] | None = None):
         self.block = block
+        self.writable_positions = writable or set()
+        self.writable: set[SSAValue] = set()
         self.buffers: dict[SSAValue, SSAValue] = {}
         self.elided: set[Operation] = set()
         """views and copy groups a matmul or kernel writes through (`adopt_copy`)"""
@@ -302,6 +350,10 @@ class _Bufferizer:
         return buffer
 
     def group(self, op: graph.FusionGroupOp) -> None:
+        in_place = in_place_input(op, self.writable)
+        if in_place is not None:
+            buffer = self.buffer(op.inputs[in_place])
+            self.buffers[op.outputs[0]] = buffer
         for index, operand in enumerate(op.inputs):
             bridge = _to_tensor(self.buffer(operand), operand.type)
             self.insert([bridge], op)
@@ -311,7 +363,9 @@ class _Bufferizer:
         target = kernel_write_through(op)
         for index, result in enumerate(op.outputs):
             # allocated before the group: the kernel launch that replaces it writes it
-            if target is None or index != 0:  # the write-through is output 0's
+            if in_place is not None:  # the argument's buffer, no new one
+                dest = self.buffers[result]
+            elif target is None or index != 0:  # the write-through is output 0's
                 dest = self.alloc(result.type, op)
             else:
                 cast = _cast(self.adopt_copy(target, op), target[2])
@@ -387,6 +441,8 @@ class _Bufferizer:
         for arg in list(self.block.args):
             if isinstance(arg.type, TensorType):
                 Rewriter.replace_value_with_new_type(arg, memref_of(arg.type))
+        positions = self.writable_positions
+        self.writable = {a for a in self.block.args if a.index in positions}
         erased: list[Operation] = []
         for op in list(self.block.ops):
             if op in self.elided:
@@ -436,7 +492,7 @@ class GraphBufferizePass(ModulePass):
                     [memref_of(t) for t in function.function_type.outputs],
                 )
                 continue
-            _Bufferizer(function.body.block).run()
+            _Bufferizer(function.body.block, writable_arguments(function)).run()
             function.function_type = FunctionType.from_lists(
                 [a.type for a in function.body.block.args],
                 [memref_of(t) for t in function.function_type.outputs],

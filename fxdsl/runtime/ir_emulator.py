@@ -43,6 +43,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from fxdsl.interpreters.dtypes import numpy_dtype, round_to_bf16
 from fxdsl.ir_utils import functions
+from fxdsl.lowering.graph_bufferize import writable_arguments
 from fxdsl.lowering.layout import layout_of_type
 
 Env = dict[SSAValue, Any]
@@ -176,16 +177,32 @@ class Emulator:
             g.sym_name.data: g for g in module.walk() if isinstance(g, memref.GlobalOp)
         }
         self.launches = 0
+        self.allocations: list[tuple[int, ...]] = []
+        """The shape of each `memref.alloc` run, in order."""
 
     # --- host -----------------------------------------------------------------
 
     def run(self, name: str, *arrays: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Run host function `name`. Arguments are copied, except those
+        marked `bufferization.writable`: as on the device, the function
+        works in the caller's buffer, which must be a C-contiguous array of
+        the argument's dtype (a ValueError otherwise)."""
         function = self.functions[name]
+        writable = writable_arguments(function)
         env: Env = {}
-        for arg, array in zip(function.body.block.args, arrays):
+        for position, (arg, array) in enumerate(zip(function.body.block.args, arrays)):
             assert isinstance(arg.type, MemRefType)
             dtype = numpy_dtype(arg.type.element_type)
-            env[arg] = np.ascontiguousarray(array, dtype=dtype).reshape(-1).copy()
+            if position not in writable:
+                env[arg] = np.ascontiguousarray(array, dtype=dtype).reshape(-1).copy()
+                continue
+            if array.dtype != dtype or not array.flags.c_contiguous:
+                raise ValueError(
+                    f"emulator: argument {position} of @{name} is writable, so it "
+                    f"must be a C-contiguous {dtype} array (the caller's buffer), "
+                    f"got {array.dtype}"
+                )
+            env[arg] = array.reshape(-1)
         for op in function.body.block.ops:
             if isinstance(op, func.ReturnOp):
                 return tuple(self._dense(env[v], v.type) for v in op.arguments)
@@ -201,6 +218,7 @@ class Emulator:
             typ = op.memref.type
             size = int(np.prod(typ.get_shape()))
             env[op.memref] = np.zeros(size, dtype=numpy_dtype(typ.element_type))
+            self.allocations.append(tuple(typ.get_shape()))
         elif isinstance(op, memref.ReinterpretCastOp):
             env[op.result] = env[op.source]
         elif isinstance(op, arith.ConstantOp):
