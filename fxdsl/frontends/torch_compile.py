@@ -20,7 +20,9 @@ Options (`options={...}`):
   tensors and fxdsl's CUDA backend can run, else "cpu" (the numpy reference
   interpreter: for checking, not for speed).
 - `pipeline`: the pass pipeline for islands (default: `fxdsl.compile`'s).
-- `cuda_graph`: replay each island's kernels as a CUDA graph (CUDA only).
+- `cuda_graph`: replay each island's kernels as a CUDA graph (CUDA only;
+  no effect on the CPU). `torch.compile(..., mode="reduce-overhead")` sets
+  it: a decode step that compiles to one island is then one graph replay.
 - `min_block_size` (default 5, as Torch-TensorRT): islands with fewer fx
   nodes stay in torch, unless the island is the whole graph.
 - `torch_executed_ops`: ATen overloads to leave to torch
@@ -64,6 +66,12 @@ _GRAPH_IDS = itertools.count()
 _DYNAMO_GRAPH_IDS = itertools.count()
 
 
+MODES = (None, "default", "reduce-overhead")
+"""`torch.compile(..., mode=)` values the backend takes: `reduce-overhead`
+means the `cuda_graph` option (CUDA graphs cut the launch overhead, as
+Inductor's mode does; on the CPU, as there, it changes nothing)."""
+
+
 @dataclass(frozen=True)
 class Options:
     """The backend's options, checked (an unknown one is a ValueError)."""
@@ -77,8 +85,15 @@ class Options:
     dump_ir: str | None = None
 
     @staticmethod
-    def parse(options: dict[str, Any] | None) -> Options:
+    def parse(options: dict[str, Any] | None, mode: str | None = None) -> Options:
         given = dict(options or {})
+        if mode not in MODES:
+            raise ValueError(
+                f"fxdsl backend: mode must be one of {', '.join(map(str, MODES))}, "
+                f"got {mode!r}"
+            )
+        if mode == "reduce-overhead":
+            given.setdefault("cuda_graph", True)
         known = set(Options.__dataclass_fields__)
         unknown = sorted(set(given) - known)
         if unknown:
@@ -149,14 +164,18 @@ def _overload_name(op: Any) -> str:
 
 
 def fxdsl_backend(
-    gm: Any, example_inputs: Sequence[Any], options: dict[str, Any] | None = None
+    gm: Any,
+    example_inputs: Sequence[Any],
+    options: dict[str, Any] | None = None,
+    mode: str | None = None,
 ) -> Callable[..., Any]:
     """The Dynamo backend (registered as "fxdsl" through the
-    `torch_dynamo_backends` entry point)."""
+    `torch_dynamo_backends` entry point); `mode` is `torch.compile`'s
+    (`MODES`)."""
     from torch._decomp import core_aten_decompositions
     from torch._dynamo.backends.common import aot_autograd
 
-    settings = Options.parse(options)
+    settings = Options.parse(options, mode)
     dynamo_graph = next(_DYNAMO_GRAPH_IDS)
 
     def compiler(kind: str) -> Callable[..., Any]:
@@ -467,7 +486,9 @@ def _compiled(module: ModuleOp, device: str, settings: Options) -> Callable[...,
 
     import fxdsl
 
-    options: dict[str, Any] = {"cuda_graph": True} if settings.cuda_graph else {}
+    # CUDA graphs are a CUDA executor's; on the CPU the option changes nothing
+    graphs = settings.cuda_graph and device == "cuda"
+    options: dict[str, Any] = {"cuda_graph": True} if graphs else {}
     if device == "cuda":  # f32 GEMMs as torch's own: TF32 unless "highest"
         options["tf32"] = torch.get_float32_matmul_precision() != "highest"
         options["bf16_bits"] = True  # bf16 crosses as its bits, zero-copy

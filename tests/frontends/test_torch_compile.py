@@ -260,6 +260,22 @@ def test_bad_options_are_clear_errors(options: dict[str, Any], message: str) -> 
         torch.compile(model, backend="fxdsl", options=options)(*args)
 
 
+def test_reduce_overhead_mode_means_cuda_graphs() -> None:
+    assert torch_compile.Options.parse(None, "reduce-overhead").cuda_graph
+    assert not torch_compile.Options.parse(None, "default").cuda_graph
+    explicit = torch_compile.Options.parse({"cuda_graph": False}, "reduce-overhead")
+    assert not explicit.cuda_graph
+    with pytest.raises(ValueError, match="mode must be one of None, default"):
+        torch_compile.Options.parse(None, "max-autotune")
+    # on the CPU the mode compiles and runs as the default does
+    model, args, _ = mlp()
+    with torch.no_grad():
+        got = torch.compile(model, backend="fxdsl", mode="reduce-overhead")(*args)
+        np.testing.assert_allclose(
+            got.numpy(), model(*args).numpy(), rtol=1e-5, atol=1e-6
+        )
+
+
 def test_new_shapes_recompile_and_match() -> None:
     model, _, _ = mlp()
     compiled = torch.compile(model, backend="fxdsl", dynamic=False)
