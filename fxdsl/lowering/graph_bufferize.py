@@ -59,7 +59,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.linalg import attrs as linalg_attrs
 from xdsl.dialects.linalg import ops as linalg
-from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -79,6 +79,7 @@ from fxdsl.lowering.layout import (
     row_major,
     view_layouts,
 )
+from fxdsl.lowering.scatter_kernel import lone_index_copy
 
 GEMM_LIBRARY_CALL = "cublas_gemm_strided_batched"
 
@@ -295,22 +296,19 @@ def writable_arguments(function: func.FuncOp) -> set[int]:
 
 def in_place_input(group: graph.FusionGroupOp, writable: set[SSAValue]) -> int | None:
     """The position of the input whose buffer `group`'s output may take:
-    the group is one `graph.index_copy` whose input is a writable argument
-    that nothing else reads (so no reader can see the new rows early);
-    then the output is that buffer and the kernel writes only the new rows
-    (`scatter_kernel.py`). None otherwise."""
-    ops = list(group.body.block.ops)
-    if len(ops) != 2 or not isinstance(ops[0], graph.IndexCopyOp):
+    the group is a `lone_index_copy` whose input is a writable, dense
+    argument that nothing else reads (so no reader can see the new rows
+    early); then the output is that buffer and the kernel writes only the
+    new rows (`scatter_kernel.py`). None otherwise."""
+    found = lone_index_copy(group)
+    if found is None:
         return None
-    inner = ops[0].input
-    if not isinstance(inner, BlockArgument) or inner.owner is not group.body.block:
-        return None
-    outer = group.inputs[inner.index]
+    outer = group.inputs[found[1]]
     if outer not in writable or len(list(outer.uses)) != 1:
         return None
     if not layout_of_type(outer.type).is_identity:  # type: ignore[arg-type]
         return None
-    return inner.index
+    return found[1]
 
 
 class _Bufferizer:

@@ -28,12 +28,10 @@ from fxdsl.dialects.graph import shape_of
 from fxdsl.lowering.kernel_builder import MAX_GRID, POINTWISE_BLOCK, KernelBuilder
 
 
-def scatter_op(
-    group: graph.FusionGroupOp, buffers: list[SSAValue]
-) -> graph.IndexCopyOp | None:
-    """The group's index_copy when the group is that op alone and its
-    output buffer is its input's (`buffers`: the kernel's, inputs then
-    outputs), i.e. bufferization chose to write it in place; else None."""
+def lone_index_copy(group: graph.FusionGroupOp) -> tuple[graph.IndexCopyOp, int] | None:
+    """(the op, the group input it copies) when `group` is one
+    `graph.index_copy` of a group input, yielded as the group's one output:
+    the groups whose output may take the input's buffer."""
     ops = list(group.body.block.ops)
     if len(ops) != 2 or not isinstance(ops[0], graph.IndexCopyOp):
         return None
@@ -43,7 +41,20 @@ def scatter_op(
         return None
     if group.yield_op.values != (copy.result,):
         return None
-    return copy if buffers[source.index] is buffers[len(group.inputs)] else None
+    return copy, source.index
+
+
+def scatter_op(
+    group: graph.FusionGroupOp, buffers: list[SSAValue]
+) -> graph.IndexCopyOp | None:
+    """The group's index_copy when bufferization wrote it in place: a
+    `lone_index_copy` whose output buffer is its input's (`buffers`: the
+    kernel's, inputs then outputs); else None."""
+    found = lone_index_copy(group)
+    if found is None:
+        return None
+    copy, position = found
+    return copy if buffers[position] is buffers[len(group.inputs)] else None
 
 
 def build_scatter(builder: KernelBuilder, op: graph.IndexCopyOp) -> None:
