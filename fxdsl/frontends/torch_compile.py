@@ -52,6 +52,7 @@ from fxdsl.frontends.torch_export import TorchImportError, _source_line, to_nump
 from fxdsl.frontends.torch_islands import (
     Plan,
     chosen_by_option,
+    donate,
     plan,
     torch_only_report,
 )
@@ -244,6 +245,7 @@ def _compile(
             report = torch_only_report(gm, reason)
             _write_report(report, settings.dryrun, _title(name, label, gm))
         return _boxed(gm.forward)
+    donate(partitioned, _mutated_inputs(gm))
     if settings.dump_ir:
         folder = Path(settings.dump_ir)
         folder.mkdir(parents=True, exist_ok=True)
@@ -254,6 +256,27 @@ def _compile(
     _log_fallbacks(partitioned)
     runner = _Runner(gm, partitioned, _device(settings, example_inputs), settings)
     return _boxed(runner)
+
+
+def _mutated_inputs(gm: Any) -> list[str]:
+    """The placeholders whose tensors AOTAutograd overwrites with a graph
+    output after the call (in-place updates it functionalised: a static
+    KV cache), from its metadata for the graph being compiled; none when
+    there is none (a graph compiled outside AOTAutograd)."""
+    from torch._guards import TracingContext
+
+    context = TracingContext.try_get()
+    meta = getattr(context, "fw_metadata", None)
+    if meta is None:
+        return []
+    placeholders = [n.name for n in gm.graph.nodes if n.op == "placeholder"]
+    if len(placeholders) != len(meta.input_info):
+        return []
+    return [
+        name
+        for name, info in zip(placeholders, meta.input_info)
+        if info.mutates_data and not info.mutates_metadata
+    ]
 
 
 def _boxed(run: Callable[..., Any]) -> Callable[..., Any]:

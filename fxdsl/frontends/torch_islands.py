@@ -23,10 +23,12 @@ the one that should decide.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from xdsl.dialects import func
+from xdsl.dialects.builtin import ArrayAttr, BoolAttr, DictionaryAttr
 from xdsl.ir import Block, Operation
 from xdsl.traits import ConstantLike
 
@@ -279,6 +281,46 @@ def _outline(
     return plan
 
 
+WRITABLE = "bufferization.writable"
+"""The argument attribute `graph-bufferize` reads: the caller donates the
+argument's buffer (upstream one-shot bufferize's name)."""
+
+
+def donate(partitioned: Plan, mutated: Iterable[str]) -> list[str]:
+    """Mark `bufferization.writable` the island arguments that carry an
+    input AOTAutograd overwrites with a graph output (`mutated`: placeholder
+    names; a static KV cache, `cumulative_length`): the old value is dead
+    once the graph returns, so when one island alone reads it, that island
+    may write into its buffer (`graph-bufferize` then updates a cache in
+    place). Returns the island arguments marked, as `fused_<id>:<position>`."""
+    names = set(mutated)
+    module = partitioned.imported.module
+    functions = {
+        op.sym_name.data: op
+        for op in module.body.block.ops
+        if isinstance(op, func.FuncOp)
+    }
+    forward = functions["forward"]
+    marked: list[str] = []
+    for arg, name in zip(forward.args, partitioned.imported.input_names):
+        uses = list(arg.uses)
+        if name not in names or len(uses) != 1:
+            continue
+        call = uses[0].operation
+        if not isinstance(call, func.CallOp) or "torch.node" in call.attributes:
+            continue
+        island = functions[call.callee.string_value()]
+        attrs = (
+            [dict(a.data) for a in island.arg_attrs.data]
+            if island.arg_attrs is not None
+            else [{} for _ in island.args]
+        )
+        attrs[uses[0].index][WRITABLE] = BoolAttr.from_bool(True)
+        island.arg_attrs = ArrayAttr([DictionaryAttr(a) for a in attrs])
+        marked.append(f"{island.sym_name.data}:{uses[0].index}")
+    return marked
+
+
 def _is_operator(node: Any) -> bool:
     getitem = "<built-in function getitem>"
     return node.op == "call_function" and str(node.target) != getitem
@@ -288,6 +330,7 @@ __all__ = [
     "EXECUTED_OPS_REASON",
     "Plan",
     "chosen_by_option",
+    "donate",
     "plan",
     "torch_only_report",
 ]

@@ -46,7 +46,10 @@ from xdsl.context import Context
 from xdsl.dialects import arith, bufferization, func, memref
 from xdsl.dialects.builtin import (
     AffineMapAttr,
+    ArrayAttr,
     BFloat16Type,
+    BoolAttr,
+    DictionaryAttr,
     FloatAttr,
     FunctionType,
     IntegerAttr,
@@ -59,7 +62,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.linalg import attrs as linalg_attrs
 from xdsl.dialects.linalg import ops as linalg
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -294,6 +297,60 @@ def writable_arguments(function: func.FuncOp) -> set[int]:
     }
 
 
+def _donates(call: func.CallOp, position: int) -> bool:
+    """Whether `call` passes, at `position`, a writable argument of its own
+    function that the call alone reads."""
+    operand = call.arguments[position]
+    function = call.parent_op()
+    if not isinstance(operand, BlockArgument) or not isinstance(function, func.FuncOp):
+        return False
+    if operand.owner is not function.body.block or len(list(operand.uses)) != 1:
+        return False
+    return operand.index in writable_arguments(function)
+
+
+def mark_writable_through_calls(module: ModuleOp) -> None:
+    """Mark `bufferization.writable` the arguments of private functions that
+    every call donates (`_donates`): a layer outlined by `graph-dedup` then
+    updates the cache its caller was given in place, as the caller would."""
+    functions = {
+        f.sym_name.data: f for f in module.walk() if isinstance(f, func.FuncOp)
+    }
+    calls: dict[str, list[func.CallOp]] = {}
+    for op in module.walk():
+        if isinstance(op, func.CallOp):
+            calls.setdefault(op.callee.string_value(), []).append(op)
+    changed = True
+    while changed:  # a chain of calls marks one level per round
+        changed = False
+        for name, sites in calls.items():
+            callee = functions.get(name)
+            if callee is None or not callee.body.blocks:
+                continue
+            if callee.sym_visibility is None or callee.sym_visibility.data != "private":
+                continue  # a public function's callers are not all known
+            marked = writable_arguments(callee)
+            new = [
+                p
+                for p in range(len(callee.args))
+                if p not in marked and all(_donates(s, p) for s in sites)
+            ]
+            if new:
+                _mark(callee, new)
+                changed = True
+
+
+def _mark(function: func.FuncOp, positions: list[int]) -> None:
+    attrs = (
+        [dict(a.data) for a in function.arg_attrs.data]
+        if function.arg_attrs is not None
+        else [{} for _ in function.args]
+    )
+    for position in positions:
+        attrs[position][WRITABLE] = BoolAttr.from_bool(True)
+    function.arg_attrs = ArrayAttr([DictionaryAttr(a) for a in attrs])
+
+
 def in_place_input(group: graph.FusionGroupOp, writable: set[SSAValue]) -> int | None:
     """The position of the input whose buffer `group`'s output may take:
     the group is a `lone_index_copy` whose input is a writable, dense
@@ -483,6 +540,7 @@ class GraphBufferizePass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         single_block_bodies(op, self.name)  # fails on control flow
+        mark_writable_through_calls(op)
         for function in [f for f in op.walk() if isinstance(f, func.FuncOp)]:
             if not function.body.blocks:
                 function.function_type = FunctionType.from_lists(

@@ -241,7 +241,12 @@ class Emulator:
         elif isinstance(op, gpu.LaunchFuncOp):
             self._launch(op, env)
         elif isinstance(op, func.CallOp):
-            arrays = [self._dense(env[v], v.type) for v in op.arguments]
+            # a donated argument is the caller's buffer itself, as on the device
+            donated = writable_arguments(self.functions[op.callee.root_reference.data])
+            arrays = [
+                env[v] if i in donated else self._dense(env[v], v.type)
+                for i, v in enumerate(op.arguments)
+            ]
             results = self.run(op.callee.root_reference.data, *arrays)
             for value, array in zip(op.results, results):
                 env[value] = array.reshape(-1)
