@@ -32,6 +32,13 @@ DECODERS: dict[str, str] = {
 }
 """Short name -> the `hf_suite.SUITE` entry whose tiny config is used."""
 
+SIZES: dict[str, dict[str, Any]] = {"mistral": {"sliding_window": None}}
+"""Config overrides per decoder. Mistral's default window (4096 tokens)
+exceeds every sequence here, so without it attention is the same; with
+it, HF's cache is a `StaticSlidingWindowLayer`, whose Python-int length
+counter makes each decode step a new shape-generic graph returning that
+int, which the backend runs in torch whole (see the generation tests)."""
+
 PAD = SPECIAL_TOKENS["pad_token_id"]
 
 
@@ -43,7 +50,9 @@ def build_decoder(name: str, dtype: Any = None, **sizes: Any) -> Any:
     recipe = SUITE[DECODERS[name]]
     config_cls = getattr(transformers, recipe.config)
     config = config_cls(
-        vocab_size=_VOCAB, **SPECIAL_TOKENS, **{**recipe.sizes, **sizes}
+        vocab_size=_VOCAB,
+        **SPECIAL_TOKENS,
+        **{**recipe.sizes, **SIZES.get(name, {}), **sizes},
     )
     model = seeded(lambda: getattr(transformers, recipe.model)(config))
     return model if dtype is None else model.to(dtype)
@@ -113,10 +122,11 @@ class Generated:
                 return step, int(rows[0])
         return None
 
-    def tie_gap(self, step: int, row: int) -> float:
+    def tie_gap(self, step: int, row: int, dtype: Any = None) -> float:
         """How far apart eager's own logits of the two tokens chosen at
-        `step` (row `row`) are, in units of the logits' spacing (ulp) at
-        their size: 0 is an exact tie in eager, 1 the nearest neighbour."""
+        `step` (row `row`) are, in ulps of `dtype` (default: the logits',
+        which `generate` hands out in float32 whatever the model's dtype)
+        at their size: 0 is an exact tie in eager, 1 the nearest neighbour."""
         import torch
 
         new = len(self.eager.logits)
@@ -126,7 +136,8 @@ class Generated:
         ]
         logits = self.eager.logits[step][row]
         a, b = (logits[i].float() for i in chosen)
-        ulp = torch.finfo(logits.dtype).eps * max(abs(a), abs(b), 1e-30)
+        eps = torch.finfo(dtype or logits.dtype).eps
+        ulp = eps * max(abs(a), abs(b), 1e-30)
         return float(abs(a - b) / ulp)
 
 
