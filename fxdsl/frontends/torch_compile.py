@@ -245,7 +245,9 @@ def _compile(
             report = torch_only_report(gm, reason)
             _write_report(report, settings.dryrun, _title(name, label, gm))
         return _boxed(gm.forward)
-    donate(partitioned, _mutated_inputs(gm))
+    # AOTAutograd's metadata describes the forward's inputs, not a backward's
+    if not label.endswith("backward"):
+        donate(partitioned, _mutated_inputs(gm))
     if settings.dump_ir:
         folder = Path(settings.dump_ir)
         folder.mkdir(parents=True, exist_ok=True)
