@@ -260,6 +260,17 @@ def test_bad_options_are_clear_errors(options: dict[str, Any], message: str) -> 
         torch.compile(model, backend="fxdsl", options=options)(*args)
 
 
+def test_a_result_in_an_operands_memory_is_that_operand() -> None:
+    cache = torch.zeros(2, 3, dtype=torch.bfloat16)
+    bits = cache.view(torch.uint16)
+    same = torch.from_dlpack(bits)  # as the executor hands a donated buffer back
+    assert torch_compile.aliased_operand(same, [bits], [cache]) is cache
+    other = bits.clone()
+    assert torch_compile.aliased_operand(other, [bits], [cache]) is None
+    view = bits[:1]  # same address, another shape: not the operand
+    assert torch_compile.aliased_operand(view, [bits], [cache]) is None
+
+
 def test_reduce_overhead_mode_means_cuda_graphs() -> None:
     assert torch_compile.Options.parse(None, "reduce-overhead").cuda_graph
     assert not torch_compile.Options.parse(None, "default").cuda_graph
