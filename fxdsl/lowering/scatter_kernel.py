@@ -23,8 +23,8 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType
 from xdsl.ir import BlockArgument, SSAValue
 
-from fxdsl.dialects import graph
-from fxdsl.dialects.graph import shape_of
+from fxdsl.ir import graph
+from fxdsl.ir.graph import shape_of
 from fxdsl.lowering.kernel_builder import MAX_GRID, POINTWISE_BLOCK, KernelBuilder
 
 
