@@ -74,11 +74,14 @@ BENCH_WORKLOADS = (
     "mlp",
     "gpt2_block_b8_t512",
     "resnet18_b32",
+    "generate_gpt2_bf16_b1",
 )
 """The rows the goals are read against, most telling first: the row kernels
 beside their copy ceiling, bf16 attention against SDPA, the bf16 GEMM
 against the tensor-core peak, HF GPT-2 in bf16 through the backend, then
-f32 blocks and ResNet-18. Each runs as its own `fxdsl-bench --merge`
+f32 blocks, ResNet-18 and last greedy generation with a static cache (GPT-2
+124M at batch 1: the launch-bound decode step against reduce-overhead and
+the bandwidth floor). Each runs as its own `fxdsl-bench --merge`
 command, so a budget cut keeps every finished workload."""
 
 BENCH_VARIANTS = (

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from fxdsl.bench.bf16_workloads import BF16_WORKLOADS
+from fxdsl.bench.generation import GENERATE_WORKLOADS, GenerateWorkload
 from fxdsl.bench.harness import (
     CHECK_ATOL,
     CHECK_RTOL,
@@ -117,24 +118,25 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-GROUPS: dict[str, tuple[Workload, ...]] = {
+GROUPS: dict[str, tuple[Workload | GenerateWorkload, ...]] = {
     "f32": WORKLOADS,
     "bf16": BF16_WORKLOADS,
-    "all": (*WORKLOADS, *BF16_WORKLOADS),
+    "generate": GENERATE_WORKLOADS,
+    "all": (*WORKLOADS, *BF16_WORKLOADS, *GENERATE_WORKLOADS),
 }
 """Names `--workloads` takes for a set of workloads (the default: f32)."""
 
 
-def select_workloads(spec: str | None) -> list[Workload]:
+def select_workloads(spec: str | None) -> list[Workload | GenerateWorkload]:
     if spec is None:
         return list(WORKLOADS)
     names = [n.strip() for n in spec.split(",") if n.strip()]
     if not names:
         raise UserError("--workloads names no workload")
-    chosen: list[Workload] = []
+    chosen: list[Workload | GenerateWorkload] = []
     try:
         for name in names:
-            chosen += GROUPS.get(name) or [workload_named(name, GROUPS["all"])]
+            chosen += GROUPS.get(name) or [workload_named(name, GROUPS["all"])]  # type: ignore[arg-type]
     except ValueError as error:
         raise UserError(str(error)) from None
     return list({w.name: w for w in chosen}.values())

@@ -30,6 +30,11 @@ from typing import Any
 
 import numpy as np
 
+from fxdsl.bench.generation import (
+    GenerateWorkload,
+    generate_step_bytes,
+    run_generate,
+)
 from fxdsl.bench.timing import Device, summarize
 from fxdsl.bench.variants import TORCH_PREFIX, Compiled, Skipped, Variant
 from fxdsl.bench.workloads import Workload, bytes_moved, workload_inputs
@@ -73,6 +78,8 @@ class Row:
     kernels: int | None = None
     max_abs_err: float | None = None
     numerics_ok: bool | None = None
+    tokens_per_s: float | None = None
+    """generate workloads: generated tokens per second (median is per step)"""
 
 
 @dataclass
@@ -196,14 +203,16 @@ class Harness:
 
     def run(
         self,
-        workloads: Sequence[Workload],
+        workloads: Sequence[Workload | GenerateWorkload],
         progress: Callable[[str], None] = lambda _line: None,
     ) -> list[WorkloadResult]:
         return [self.run_workload(w, progress) for w in workloads]
 
     def run_workload(
-        self, workload: Workload, progress: Callable[[str], None]
+        self, workload: Workload | GenerateWorkload, progress: Callable[[str], None]
     ) -> WorkloadResult:
+        if isinstance(workload, GenerateWorkload):
+            return self.run_generate(workload, progress)
         scale, check_scale = self.settings.scale, self.settings.check_scale
         module = workload.module(scale)
         check_module = module if check_scale == scale else workload.module(check_scale)
@@ -236,6 +245,45 @@ class Harness:
             except Skipped as why:
                 row.status, row.reason = "skipped", str(why)
             # one variant's failure must not stop the others
+            except Exception as error:  # noqa: BLE001
+                row.status, row.reason = "failed", _first_line(error)
+            result.rows.append(row)
+            progress(_progress_line(workload.name, row))
+        fill_ratios(result)
+        return result
+
+    def run_generate(
+        self, workload: GenerateWorkload, progress: Callable[[str], None]
+    ) -> WorkloadResult:
+        """A generate workload (`bench.generation`): one row per variant,
+        `median_ms` per decode step, `bytes_moved` what a step reads."""
+        scale, runs, warmup = (
+            self.settings.scale, self.settings.runs, self.settings.warmup
+        )  # fmt: skip
+        dims = workload.dims[scale]
+        result = WorkloadResult(
+            workload.name,
+            workload.description,
+            dict(dims),
+            dict(dims),
+            generate_step_bytes(workload, scale, self.device),
+            element="bf16",
+        )
+        for variant in self.variants:
+            row = Row(variant.name)
+            try:
+                fields = run_generate(
+                    workload, scale, self.device, variant.name, runs, warmup
+                )
+                row.median_ms = fields["median_ms"]
+                row.tokens_per_s = fields.get("tokens_per_s")
+                row.numerics_ok = fields.get("numerics_ok")
+                row.runs = runs
+                if row.numerics_ok is False:
+                    row.status = "wrong"
+                    row.reason = "tokens differ from eager's (not at a tie)"
+            except Skipped as why:
+                row.status, row.reason = "skipped", str(why)
             except Exception as error:  # noqa: BLE001
                 row.status, row.reason = "failed", _first_line(error)
             result.rows.append(row)

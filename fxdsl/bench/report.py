@@ -98,7 +98,7 @@ def _note(row: Row) -> str:
 
 
 COLUMNS = (
-    "variant", "median ms", "p10", "p90", "GB/s", "TFLOPS", "× copy",
+    "variant", "median ms", "p10", "p90", "GB/s", "TFLOPS", "tokens/s", "× copy",
     "× best torch",
     "compile cold s", "warm s", "warm lower/build/load s", "kernels",
     "max abs err", "note",
@@ -120,6 +120,7 @@ def _cells(row: Row) -> list[str]:
         _number(row.p90_ms),
         _number(row.gb_per_s, 1),
         _number(row.tflops, 1),
+        _number(row.tokens_per_s, 1),
         _number(row.vs_copy, 2),
         _number(row.vs_best_torch, 2),
         _number(row.compile_cold_s),

@@ -565,6 +565,35 @@ def _index(call: AtenCall) -> Tensor:
     return ops.index(call.args[0], list(call.args[1]))
 
 
+@aten("index_copy.default")
+def _index_copy(call: AtenCall) -> Tensor:
+    x, dim, index, source = call.args[:4]
+    return ops.index_copy(x, dim, index, cast_to(source, call.dtype))
+
+
+@aten("index_put.default")
+def _index_put(call: AtenCall) -> Tensor:
+    """`x[None, ..., index] = values` with one 1-D integer index tensor
+    (what `index_copy_` on a static KV cache becomes): an index_copy, with
+    the values broadcast to the indexed slices. Other forms (several index
+    tensors, boolean masks, `accumulate=True`) stay in torch."""
+    x, indices, values = call.args[:3]
+    if call.arg(3, "accumulate", False):
+        raise UnsupportedNode("index_put with accumulate=True")
+    given = [(d, t) for d, t in enumerate(indices) if t is not None]
+    if len(given) != 1:
+        raise UnsupportedNode(f"index_put with {len(given)} index tensors (only 1)")
+    ((dim, index),) = given
+    if index.ndim != 1 or index.dtype not in ("i64", "i32"):
+        raise UnsupportedNode(
+            f"index_put with a rank-{index.ndim} {index.dtype} index "
+            "(only a 1-D i64/i32 one)"
+        )
+    shape = [index.shape[0] if d == dim else n for d, n in enumerate(x.shape)]
+    source = ops.broadcast_to(cast_to(values, call.dtype), shape)
+    return ops.index_copy(x, dim, index, source)
+
+
 @aten("arange.default", "arange.start", "arange.start_step")
 def _arange(call: AtenCall) -> Tensor:
     numbers = [a for a in call.args if isinstance(a, int | float)]

@@ -20,7 +20,9 @@ Options (`options={...}`):
   tensors and fxdsl's CUDA backend can run, else "cpu" (the numpy reference
   interpreter: for checking, not for speed).
 - `pipeline`: the pass pipeline for islands (default: `fxdsl.compile`'s).
-- `cuda_graph`: replay each island's kernels as a CUDA graph (CUDA only).
+- `cuda_graph`: replay each island's kernels as a CUDA graph (CUDA only;
+  no effect on the CPU). `torch.compile(..., mode="reduce-overhead")` sets
+  it: a decode step that compiles to one island is then one graph replay.
 - `min_block_size` (default 5, as Torch-TensorRT): islands with fewer fx
   nodes stay in torch, unless the island is the whole graph.
 - `torch_executed_ops`: ATen overloads to leave to torch
@@ -50,6 +52,7 @@ from fxdsl.frontends.torch_export import TorchImportError, _source_line, to_nump
 from fxdsl.frontends.torch_islands import (
     Plan,
     chosen_by_option,
+    donate,
     plan,
     torch_only_report,
 )
@@ -62,6 +65,12 @@ or a second graph with the same island reuses it (kernels are also cached on
 disk by the runtime)."""
 _GRAPH_IDS = itertools.count()
 _DYNAMO_GRAPH_IDS = itertools.count()
+
+
+MODES = (None, "default", "reduce-overhead")
+"""`torch.compile(..., mode=)` values the backend takes: `reduce-overhead`
+means the `cuda_graph` option (CUDA graphs cut the launch overhead, as
+Inductor's mode does; on the CPU, as there, it changes nothing)."""
 
 
 @dataclass(frozen=True)
@@ -77,8 +86,15 @@ class Options:
     dump_ir: str | None = None
 
     @staticmethod
-    def parse(options: dict[str, Any] | None) -> Options:
+    def parse(options: dict[str, Any] | None, mode: str | None = None) -> Options:
         given = dict(options or {})
+        if mode not in MODES:
+            raise ValueError(
+                f"fxdsl backend: mode must be one of {', '.join(map(str, MODES))}, "
+                f"got {mode!r}"
+            )
+        if mode == "reduce-overhead":
+            given.setdefault("cuda_graph", True)
         known = set(Options.__dataclass_fields__)
         unknown = sorted(set(given) - known)
         if unknown:
@@ -149,14 +165,18 @@ def _overload_name(op: Any) -> str:
 
 
 def fxdsl_backend(
-    gm: Any, example_inputs: Sequence[Any], options: dict[str, Any] | None = None
+    gm: Any,
+    example_inputs: Sequence[Any],
+    options: dict[str, Any] | None = None,
+    mode: str | None = None,
 ) -> Callable[..., Any]:
     """The Dynamo backend (registered as "fxdsl" through the
-    `torch_dynamo_backends` entry point)."""
+    `torch_dynamo_backends` entry point); `mode` is `torch.compile`'s
+    (`MODES`)."""
     from torch._decomp import core_aten_decompositions
     from torch._dynamo.backends.common import aot_autograd
 
-    settings = Options.parse(options)
+    settings = Options.parse(options, mode)
     dynamo_graph = next(_DYNAMO_GRAPH_IDS)
 
     def compiler(kind: str) -> Callable[..., Any]:
@@ -225,6 +245,9 @@ def _compile(
             report = torch_only_report(gm, reason)
             _write_report(report, settings.dryrun, _title(name, label, gm))
         return _boxed(gm.forward)
+    # AOTAutograd's metadata describes the forward's inputs, not a backward's
+    if not label.endswith("backward"):
+        donate(partitioned, _mutated_inputs(gm))
     if settings.dump_ir:
         folder = Path(settings.dump_ir)
         folder.mkdir(parents=True, exist_ok=True)
@@ -235,6 +258,27 @@ def _compile(
     _log_fallbacks(partitioned)
     runner = _Runner(gm, partitioned, _device(settings, example_inputs), settings)
     return _boxed(runner)
+
+
+def _mutated_inputs(gm: Any) -> list[str]:
+    """The placeholders whose tensors AOTAutograd overwrites with a graph
+    output after the call (in-place updates it functionalised: a static
+    KV cache), from its metadata for the graph being compiled; none when
+    there is none (a graph compiled outside AOTAutograd)."""
+    from torch._guards import TracingContext
+
+    context = TracingContext.try_get()
+    meta = getattr(context, "fw_metadata", None)
+    if meta is None:
+        return []
+    placeholders = [n.name for n in gm.graph.nodes if n.op == "placeholder"]
+    if len(placeholders) != len(meta.input_info):
+        return []
+    return [
+        name
+        for name, info in zip(placeholders, meta.input_info)
+        if info.mutates_data and not info.mutates_metadata
+    ]
 
 
 def _boxed(run: Callable[..., Any]) -> Callable[..., Any]:
@@ -467,7 +511,9 @@ def _compiled(module: ModuleOp, device: str, settings: Options) -> Callable[...,
 
     import fxdsl
 
-    options: dict[str, Any] = {"cuda_graph": True} if settings.cuda_graph else {}
+    # CUDA graphs are a CUDA executor's; on the CPU the option changes nothing
+    graphs = settings.cuda_graph and device == "cuda"
+    options: dict[str, Any] = {"cuda_graph": True} if graphs else {}
     if device == "cuda":  # f32 GEMMs as torch's own: TF32 unless "highest"
         options["tf32"] = torch.get_float32_matmul_precision() != "highest"
         options["bf16_bits"] = True  # bf16 crosses as its bits, zero-copy
@@ -497,10 +543,31 @@ def call_island(
         ]
         with on_torch_stream():
             results = [torch.from_dlpack(r) for r in run(*bits)]
-        return [_bf16_back(r, typ) for r, typ in zip(results, op.result_types)]
+        return [
+            given if (given := aliased_operand(r, bits, operands)) is not None
+            else _bf16_back(r, typ)
+            for r, typ in zip(results, op.result_types)
+        ]  # fmt: skip
     arrays = [to_numpy(t) for t in operands]
     results = run(*arrays)
     return [_to_torch(r, typ) for r, typ in zip(results, op.result_types)]
+
+
+def aliased_operand(result: Any, given: list[Any], operands: list[Any]) -> Any:
+    """The operand whose memory `result` is (same address, shape, strides
+    and dtype as `given[i]`, the operand as the island got it): a buffer
+    written in place (a donated KV cache). Handing back the operand itself
+    lets AOTAutograd's copy of the new value into the input see one tensor
+    and skip the copy; None when `result` is memory of its own."""
+    for original, passed in zip(operands, given):
+        if (
+            result.data_ptr() == passed.data_ptr()
+            and result.shape == passed.shape
+            and result.stride() == passed.stride()
+            and result.dtype == passed.dtype
+        ):
+            return original
+    return None
 
 
 def _bf16_back(tensor: Any, typ: Any) -> Any:

@@ -23,10 +23,12 @@ the one that should decide.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from xdsl.dialects import func
+from xdsl.dialects.builtin import ArrayAttr, BoolAttr, DictionaryAttr
 from xdsl.ir import Block, Operation
 from xdsl.traits import ConstantLike
 
@@ -180,7 +182,8 @@ ARGUMENT_VIEWS = (
 
 
 def _join_argument_views(partitions: list[Partition]) -> list[Partition]:
-    """Partitions that only view the function's arguments, joined to another
+    """Partitions that only view the function's arguments (or compute from
+    them for the return alone, `_views_arguments`), joined to another
     partition: alone they would be a 1-node island under `min_block_size`,
     taking the graph's other island with them, which then is no longer the
     whole graph. Such a partition depends on nothing else, so joining it
@@ -189,6 +192,10 @@ def _join_argument_views(partitions: list[Partition]) -> list[Partition]:
     else the largest."""
     views = [p for p in partitions if _views_arguments(p)]
     others = [p for p in partitions if p not in views]
+    if not others and len(views) > 1:
+        # all computed from the arguments alone: the largest takes the rest
+        others = [max(views, key=len)]
+        views.remove(others[0])
     if not others:
         return partitions
     for view in views:
@@ -223,13 +230,24 @@ def _join_argument_views(partitions: list[Partition]) -> list[Partition]:
 
 
 def _views_arguments(partition: Partition) -> bool:
-    """Whether every op of `partition` is an `ARGUMENT_VIEWS` op of block
-    arguments or of the partition's own results."""
+    """Whether `partition` reads only block arguments (and its own results),
+    and either every op of it is an `ARGUMENT_VIEWS` op or only the return
+    reads it: a value computed from the arguments for the caller alone (a
+    static KV cache's `cumulative_length + 1`), which may join any island."""
     inside = set(partition.ops)
-    return all(
-        op.name in ARGUMENT_VIEWS
-        and all(isinstance(v.owner, Block) or v.owner in inside for v in op.operands)
+    if not all(
+        isinstance(v.owner, Block) or v.owner in inside
         for op in partition.ops
+        for v in op.operands
+    ):
+        return False
+    if all(op.name in ARGUMENT_VIEWS for op in partition.ops):
+        return True
+    return all(
+        use.operation in inside or isinstance(use.operation, func.ReturnOp)
+        for op in partition.ops
+        for result in op.results
+        for use in result.uses
     )
 
 
@@ -263,6 +281,46 @@ def _outline(
     return plan
 
 
+WRITABLE = "bufferization.writable"
+"""The argument attribute `graph-bufferize` reads: the caller donates the
+argument's buffer (upstream one-shot bufferize's name)."""
+
+
+def donate(partitioned: Plan, mutated: Iterable[str]) -> list[str]:
+    """Mark `bufferization.writable` the island arguments that carry an
+    input AOTAutograd overwrites with a graph output (`mutated`: placeholder
+    names; a static KV cache, `cumulative_length`): the old value is dead
+    once the graph returns, so when one island alone reads it, that island
+    may write into its buffer (`graph-bufferize` then updates a cache in
+    place). Returns the island arguments marked, as `fused_<id>:<position>`."""
+    names = set(mutated)
+    module = partitioned.imported.module
+    functions = {
+        op.sym_name.data: op
+        for op in module.body.block.ops
+        if isinstance(op, func.FuncOp)
+    }
+    forward = functions["forward"]
+    marked: list[str] = []
+    for arg, name in zip(forward.args, partitioned.imported.input_names):
+        uses = list(arg.uses)
+        if name not in names or len(uses) != 1:
+            continue
+        call = uses[0].operation
+        if not isinstance(call, func.CallOp) or "torch.node" in call.attributes:
+            continue
+        island = functions[call.callee.string_value()]
+        attrs = (
+            [dict(a.data) for a in island.arg_attrs.data]
+            if island.arg_attrs is not None
+            else [{} for _ in island.args]
+        )
+        attrs[uses[0].index][WRITABLE] = BoolAttr.from_bool(True)
+        island.arg_attrs = ArrayAttr([DictionaryAttr(a) for a in attrs])
+        marked.append(f"{island.sym_name.data}:{uses[0].index}")
+    return marked
+
+
 def _is_operator(node: Any) -> bool:
     getitem = "<built-in function getitem>"
     return node.op == "call_function" and str(node.target) != getitem
@@ -272,6 +330,7 @@ __all__ = [
     "EXECUTED_OPS_REASON",
     "Plan",
     "chosen_by_option",
+    "donate",
     "plan",
     "torch_only_report",
 ]

@@ -22,6 +22,9 @@ Values are numpy arrays of exactly the dtype and shape of their IR type
 - cumsum: running sum in the input's dtype (f16 in float32, rounded once).
 - arange: `start + i * step` in int64 (integer results) or float64, then
   converted (torch's CPU accumulation types).
+- index_copy: torch's `index_copy` on a copy of the input (the input is
+  never changed); out of range is an error, a repeated index keeps the last
+  source slice.
 - index: torch's advanced indexing (numpy's rule for where the indexed dims
   go); negative indices count from the end, out of range is an error.
 - attention: torch's SDPA; an i1 mask sets masked scores to -inf, another
@@ -588,6 +591,19 @@ class GraphFunctions(InterpreterFunctions):
                 )
             selection[dim] = index.astype(np.intp)
         return _finish(op, x[tuple(selection)])
+
+    @impl(graph.IndexCopyOp)
+    def run_index_copy(
+        self, interpreter: Interpreter, op: graph.IndexCopyOp, args: PythonValues
+    ) -> PythonValues:
+        x, index, source = args
+        dim = op.dim.value.data
+        _check_indices(op, index, x.shape[dim])
+        result = x.copy()
+        # numpy assigns repeated positions in order: the last slice wins
+        selection = (slice(None),) * dim + (index.astype(np.intp),)
+        result[selection] = source
+        return _finish(op, result)
 
     @impl(graph.ConstantOp)
     def run_constant(

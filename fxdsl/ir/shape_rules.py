@@ -171,6 +171,22 @@ def gather_shape(shape: Shape, dim: int, index: Shape) -> Shape:
     return index
 
 
+def index_copy_shape(shape: Shape, dim: int, index: Shape, source: Shape) -> Shape:
+    """torch's `index_copy`: a 1-D index of `k` positions along `dim`, and a
+    source of the input's shape with `dim` of size `k`; the result has the
+    input's shape."""
+    check_dims([dim], len(shape))
+    if len(index) != 1:
+        raise ShapeError(f"index must be 1-D, got rank {len(index)}")
+    expected = tuple(index[0] if d == dim else n for d, n in enumerate(shape))
+    if tuple(source) != expected:
+        raise ShapeError(
+            f"source shape {list(source)} must be the input's with dim {dim} "
+            f"of the index's size: {list(expected)}"
+        )
+    return shape
+
+
 def index_shape(shape: Shape, dims: Sequence[int], indices: Sequence[Shape]) -> Shape:
     """torch's advanced indexing (`aten.index.Tensor`, numpy's rule too): the
     index tensors of increasing `dims` broadcast together; that shape

@@ -50,6 +50,7 @@ from fxdsl.lowering.flash_attention_kernel import (
     flash_attention_op,
 )
 from fxdsl.lowering.kernel_builder import KernelBuilder
+from fxdsl.lowering.scatter_kernel import build_scatter, scatter_op
 from fxdsl.transforms.fusibility import reduction_space, serial_reduction
 
 KERNEL_MODULE = "kernels"
@@ -109,7 +110,8 @@ def build_kernel(
     """The kernel computing `group` (pointwise or row, see kernel_builder;
     an attention group is its own kernel shape, see attention_kernel, and
     a bf16/f16 one of head dim 64 or 128 runs on tensor cores, see
-    flash_attention_kernel)."""
+    flash_attention_kernel; an index_copy written in place is a scatter,
+    see scatter_kernel)."""
     builder = KernelBuilder(name, group, [b.type for b in buffers], globals_out)
     flash = flash_attention_op(group)
     attention = attention_op(group)
@@ -119,6 +121,11 @@ def build_kernel(
         return builder
     if attention is not None:
         build_attention(builder, attention)
+        builder.finish()
+        return builder
+    scatter = scatter_op(group, buffers)
+    if scatter is not None:
+        build_scatter(builder, scatter)
         builder.finish()
         return builder
     # serial reductions are computed per element in either kernel shape
@@ -156,13 +163,16 @@ def _launch(
 def group_key(group: graph.FusionGroupOp, buffers: list[SSAValue]) -> Hashable:
     """Everything `build_kernel` reads, as a hashable value: the structure of
     the group's body (`ir_utils.block_key`: discardable attributes such as
-    `scope` are metadata the kernel builder never reads) and the buffer types
-    (layouts included). Equal keys build the same kernel up to its name; a
-    group without a key gets a unique one (built on its own)."""
+    `scope` are metadata the kernel builder never reads), the buffer types
+    (layouts included) and which buffers are the same one. Equal keys build
+    the same kernel up to its name; a group without a key gets a unique one
+    (built on its own)."""
     body = block_key(group.body.block)
     if body is None:
         return object()
-    return (body, tuple(b.type for b in buffers))
+    # which buffers are one (an index_copy written in place is a scatter)
+    aliases = tuple(next(i for i, c in enumerate(buffers) if c is b) for b in buffers)
+    return (body, tuple(b.type for b in buffers), aliases)
 
 
 def _body_key(name: str, ops: list[Operation]) -> str:

@@ -29,6 +29,12 @@ Conventions (what the runtime's launch plan relies on):
   copy kernel and its round trip disappear (`write_through`). An attention
   group writes its output the same way (`kernel_write_through`): its kernel
   stores through a strided view, and the heads need no merge kernel.
+* A `graph.index_copy` group whose input is an argument marked
+  `bufferization.writable` (the caller donates it: a static KV cache) that
+  nothing else reads writes its result into that argument's buffer
+  (`in_place_input`): no cache-sized allocation, and the returned result is
+  the argument's buffer. The graph stays value-semantic; this is the one
+  place where a result and an input share memory.
 """
 
 from __future__ import annotations
@@ -40,9 +46,13 @@ from xdsl.context import Context
 from xdsl.dialects import arith, bufferization, func, memref
 from xdsl.dialects.builtin import (
     AffineMapAttr,
+    ArrayAttr,
     BFloat16Type,
+    BoolAttr,
+    DictionaryAttr,
     FloatAttr,
     FunctionType,
+    IntegerAttr,
     MemRefType,
     ModuleOp,
     StringAttr,
@@ -52,7 +62,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.linalg import attrs as linalg_attrs
 from xdsl.dialects.linalg import ops as linalg
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -72,6 +82,7 @@ from fxdsl.ir.layout import (
 from fxdsl.ir.shape_rules import Shape, matmul_dims
 from fxdsl.ir.utils import OpFailure, single_block_bodies
 from fxdsl.lowering.attention_kernel import attention_op
+from fxdsl.lowering.scatter_kernel import lone_index_copy
 
 GEMM_LIBRARY_CALL = "cublas_gemm_strided_batched"
 
@@ -267,11 +278,103 @@ def kernel_write_through(
     return target
 
 
+WRITABLE = "bufferization.writable"
+"""The argument attribute (upstream one-shot bufferize's name) saying that
+the caller gives up the argument's buffer: the function may write into it
+(`{bufferization.writable = true}`)."""
+
+
+def writable_arguments(function: func.FuncOp) -> set[int]:
+    """The positions of `function`'s arguments marked
+    `bufferization.writable = true`."""
+    if function.arg_attrs is None:
+        return set()
+    return {
+        position
+        for position, attrs in enumerate(function.arg_attrs.data)
+        if isinstance(mark := attrs.data.get(WRITABLE), IntegerAttr)
+        and mark.value.data != 0
+    }
+
+
+def _donates(call: func.CallOp, position: int) -> bool:
+    """Whether `call` passes, at `position`, a writable argument of its own
+    function that the call alone reads."""
+    operand = call.arguments[position]
+    function = call.parent_op()
+    if not isinstance(operand, BlockArgument) or not isinstance(function, func.FuncOp):
+        return False
+    if operand.owner is not function.body.block or len(list(operand.uses)) != 1:
+        return False
+    return operand.index in writable_arguments(function)
+
+
+def mark_writable_through_calls(module: ModuleOp) -> None:
+    """Mark `bufferization.writable` the arguments of private functions that
+    every call donates (`_donates`): a layer outlined by `graph-dedup` then
+    updates the cache its caller was given in place, as the caller would."""
+    functions = {
+        f.sym_name.data: f for f in module.walk() if isinstance(f, func.FuncOp)
+    }
+    calls: dict[str, list[func.CallOp]] = {}
+    for op in module.walk():
+        if isinstance(op, func.CallOp):
+            calls.setdefault(op.callee.string_value(), []).append(op)
+    changed = True
+    while changed:  # a chain of calls marks one level per round
+        changed = False
+        for name, sites in calls.items():
+            callee = functions.get(name)
+            if callee is None or not callee.body.blocks:
+                continue
+            if callee.sym_visibility is None or callee.sym_visibility.data != "private":
+                continue  # a public function's callers are not all known
+            marked = writable_arguments(callee)
+            new = [
+                p
+                for p in range(len(callee.args))
+                if p not in marked and all(_donates(s, p) for s in sites)
+            ]
+            if new:
+                _mark(callee, new)
+                changed = True
+
+
+def _mark(function: func.FuncOp, positions: list[int]) -> None:
+    attrs = (
+        [dict(a.data) for a in function.arg_attrs.data]
+        if function.arg_attrs is not None
+        else [{} for _ in function.args]
+    )
+    for position in positions:
+        attrs[position][WRITABLE] = BoolAttr.from_bool(True)
+    function.arg_attrs = ArrayAttr([DictionaryAttr(a) for a in attrs])
+
+
+def in_place_input(group: graph.FusionGroupOp, writable: set[SSAValue]) -> int | None:
+    """The position of the input whose buffer `group`'s output may take:
+    the group is a `lone_index_copy` whose input is a writable, dense
+    argument that nothing else reads (so no reader can see the new rows
+    early); then the output is that buffer and the kernel writes only the
+    new rows (`scatter_kernel.py`). None otherwise."""
+    found = lone_index_copy(group)
+    if found is None:
+        return None
+    outer = group.inputs[found[1]]
+    if outer not in writable or len(list(outer.uses)) != 1:
+        return None
+    if not layout_of_type(outer.type).is_identity:  # type: ignore[arg-type]
+        return None
+    return found[1]
+
+
 class _Bufferizer:
     """Rewrites one function body; `buffers` maps tensor values to memrefs."""
 
-    def __init__(self, block: Block):
+    def __init__(self, block: Block, writable: set[int] | None = None):
         self.block = block
+        self.writable_positions = writable or set()
+        self.writable: set[SSAValue] = set()
         self.buffers: dict[SSAValue, SSAValue] = {}
         self.elided: set[Operation] = set()
         """views and copy groups a matmul or kernel writes through (`adopt_copy`)"""
@@ -302,6 +405,10 @@ class _Bufferizer:
         return buffer
 
     def group(self, op: graph.FusionGroupOp) -> None:
+        in_place = in_place_input(op, self.writable)
+        if in_place is not None:
+            buffer = self.buffer(op.inputs[in_place])
+            self.buffers[op.outputs[0]] = buffer
         for index, operand in enumerate(op.inputs):
             bridge = _to_tensor(self.buffer(operand), operand.type)
             self.insert([bridge], op)
@@ -311,7 +418,9 @@ class _Bufferizer:
         target = kernel_write_through(op)
         for index, result in enumerate(op.outputs):
             # allocated before the group: the kernel launch that replaces it writes it
-            if target is None or index != 0:  # the write-through is output 0's
+            if in_place is not None:  # the argument's buffer, no new one
+                dest = self.buffers[result]
+            elif target is None or index != 0:  # the write-through is output 0's
                 dest = self.alloc(result.type, op)
             else:
                 cast = _cast(self.adopt_copy(target, op), target[2])
@@ -387,6 +496,8 @@ class _Bufferizer:
         for arg in list(self.block.args):
             if isinstance(arg.type, TensorType):
                 Rewriter.replace_value_with_new_type(arg, memref_of(arg.type))
+        positions = self.writable_positions
+        self.writable = {a for a in self.block.args if a.index in positions}
         erased: list[Operation] = []
         for op in list(self.block.ops):
             if op in self.elided:
@@ -429,6 +540,7 @@ class GraphBufferizePass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         single_block_bodies(op, self.name)  # fails on control flow
+        mark_writable_through_calls(op)
         for function in [f for f in op.walk() if isinstance(f, func.FuncOp)]:
             if not function.body.blocks:
                 function.function_type = FunctionType.from_lists(
@@ -436,7 +548,7 @@ class GraphBufferizePass(ModulePass):
                     [memref_of(t) for t in function.function_type.outputs],
                 )
                 continue
-            _Bufferizer(function.body.block).run()
+            _Bufferizer(function.body.block, writable_arguments(function)).run()
             function.function_type = FunctionType.from_lists(
                 [a.type for a in function.body.block.args],
                 [memref_of(t) for t in function.function_type.outputs],

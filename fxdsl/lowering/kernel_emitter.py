@@ -38,6 +38,15 @@ class KernelEmitter(Protocol):
         otherwise: Callable[[], SSAValue],
     ) -> SSAValue: ...
 
+    def loop(
+        self,
+        lower: SSAValue,
+        upper: SSAValue,
+        step: SSAValue,
+        inits: Sequence[SSAValue],
+        body: Callable[[SSAValue, list[SSAValue]], list[SSAValue]],
+    ) -> list[SSAValue]: ...
+
     def delinearize(self, linear: SSAValue, shape: Sequence[int]) -> Index: ...
 
     def linearize(self, idx: Index, shape: Sequence[int]) -> SSAValue: ...

@@ -136,6 +136,31 @@ def _index(b: KernelEmitter, op: Operation, _v: SSAValue, idx: Index) -> SSAValu
     return b.value_at(op.input, tuple(source))
 
 
+def _index_copy(
+    b: KernelEmitter, op: Operation, value: SSAValue, idx: Index
+) -> SSAValue:
+    """The functional form (a new buffer): element `idx` is the source's
+    slice `k` where `index[k]` is `idx[dim]` (the last such `k`), else the
+    input's. Where the input's buffer may be written in place, the group is
+    a scatter kernel instead (`scatter_kernel.py`)."""
+    assert isinstance(op, graph.IndexCopyOp)
+    dim, typ = op.dim.value.data, compute_type(dtype_of(value))
+    count = shape_of(op.index)[0]
+
+    def step(k: SSAValue, carried: list[SSAValue]) -> list[SSAValue]:
+        position = b.emit(arith.IndexCastOp(b.value_at(op.index, (k,)), IndexType()))
+        hit = b.emit(arith.CmpiOp(position, idx[dim], "eq"))
+        source = (*idx[:dim], k, *idx[dim + 1 :])
+        taken = b.choose(
+            hit, typ, lambda: b.value_at(op.source, source), lambda: carried[0]
+        )
+        return [taken]
+
+    start = b.value_at(op.input, idx)
+    bounds = (b.index(0), b.index(count), b.index(1))
+    return b.loop(*bounds, [start], step)[0]
+
+
 def _full(b: KernelEmitter, op: Operation, value: SSAValue, _idx: Index) -> SSAValue:
     assert isinstance(op, graph.FullOp)
     typ = compute_type(dtype_of(value))
@@ -172,6 +197,7 @@ VALUE_RULES: dict[type[Operation], ValueRule] = {
     graph.GatherOp: _gather,
     graph.EmbeddingOp: _embedding,
     graph.IndexOp: _index,
+    graph.IndexCopyOp: _index_copy,
     graph.FullOp: _full,
     graph.ConstantOp: _constant,
 }

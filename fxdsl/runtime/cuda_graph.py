@@ -22,7 +22,9 @@ Numpy inputs are uploaded to fresh device arrays on every call, so they
 always take that path after the first few calls: pass CuPy arrays (or torch
 tensors, zero-copy) to benefit. Outputs are copied out of the entry's own
 output buffers, so a later call never overwrites an array already returned;
-a replay allocates nothing but those copies.
+a replay allocates nothing but those copies. An output that is an argument's
+buffer (a donated KV cache the program updates in place) is the caller's
+memory and comes back as it is, as from the eager path.
 
 The work runs on a private stream ordered after the caller's current stream
 (inputs written there are visible) and before it (the caller may use the
@@ -76,7 +78,14 @@ class GraphedExecutor:
                 self.entries[key] = entry
             for piece in entry.pieces:
                 piece()
-            results = tuple(out.copy() for out in executor.outputs(entry.buffers))
+            outputs = executor.outputs(entry.buffers)
+            # an argument's buffer (an identity result, a donated cache written
+            # in place) is the caller's memory: handed back as the eager path
+            # does, not copied; the entry's own buffers are copied
+            results = tuple(
+                out if view.slot < self.plan.num_inputs else out.copy()
+                for out, view in zip(outputs, self.plan.outputs)
+            )
         caller.wait_event(self.stream.record())
         return results
 

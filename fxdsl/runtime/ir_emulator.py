@@ -51,6 +51,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from fxdsl.ir.dtypes import numpy_dtype, round_to_bf16
 from fxdsl.ir.layout import layout_of_type
 from fxdsl.ir.utils import functions
+from fxdsl.lowering.graph_bufferize import writable_arguments
 
 Env = dict[SSAValue, Any]
 Thread = Generator[tuple[type[Operation], Any], Any, None]
@@ -183,16 +184,32 @@ class Emulator:
             g.sym_name.data: g for g in module.walk() if isinstance(g, memref.GlobalOp)
         }
         self.launches = 0
+        self.allocations: list[tuple[int, ...]] = []
+        """The shape of each `memref.alloc` run, in order."""
 
     # --- host -----------------------------------------------------------------
 
     def run(self, name: str, *arrays: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Run host function `name`. Arguments are copied, except those
+        marked `bufferization.writable`: as on the device, the function
+        works in the caller's buffer, which must be a C-contiguous array of
+        the argument's dtype (a ValueError otherwise)."""
         function = self.functions[name]
+        writable = writable_arguments(function)
         env: Env = {}
-        for arg, array in zip(function.body.block.args, arrays):
+        for position, (arg, array) in enumerate(zip(function.body.block.args, arrays)):
             assert isinstance(arg.type, MemRefType)
             dtype = numpy_dtype(arg.type.element_type)
-            env[arg] = np.ascontiguousarray(array, dtype=dtype).reshape(-1).copy()
+            if position not in writable:
+                env[arg] = np.ascontiguousarray(array, dtype=dtype).reshape(-1).copy()
+                continue
+            if array.dtype != dtype or not array.flags.c_contiguous:
+                raise ValueError(
+                    f"emulator: argument {position} of @{name} is writable, so it "
+                    f"must be a C-contiguous {dtype} array (the caller's buffer), "
+                    f"got {array.dtype}"
+                )
+            env[arg] = array.reshape(-1)
         for op in function.body.block.ops:
             if isinstance(op, func.ReturnOp):
                 return tuple(self._dense(env[v], v.type) for v in op.arguments)
@@ -333,6 +350,7 @@ def _alloc(emulator: Emulator, op: memref.AllocOp, env: Env) -> None:
     typ = op.memref.type
     size = int(np.prod(typ.get_shape()))
     env[op.memref] = np.zeros(size, dtype=numpy_dtype(typ.element_type))
+    emulator.allocations.append(tuple(typ.get_shape()))
 
 
 @host_op(memref.ReinterpretCastOp)
@@ -368,7 +386,13 @@ def _launch_func(emulator: Emulator, op: gpu.LaunchFuncOp, env: Env) -> None:
 
 @host_op(func.CallOp)
 def _call(emulator: Emulator, op: func.CallOp, env: Env) -> None:
-    arrays = [emulator._dense(env[v], v.type) for v in op.arguments]  # pyright: ignore[reportPrivateUsage]
+    # a donated argument is the caller's buffer itself, as on the device
+    callee = op.callee.root_reference.data
+    donated = writable_arguments(emulator.functions[callee])
+    arrays = [
+        env[v] if i in donated else emulator._dense(env[v], v.type)  # pyright: ignore[reportPrivateUsage]
+        for i, v in enumerate(op.arguments)
+    ]
     results = emulator.run(op.callee.root_reference.data, *arrays)
     for value, array in zip(op.results, results):
         env[value] = array.reshape(-1)

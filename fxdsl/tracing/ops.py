@@ -1044,6 +1044,17 @@ def index(x: Tensor, indices: Sequence[Tensor | None]) -> Tensor:
     return wrap(emit(make, name, x, *tensors).result)
 
 
+def index_copy(x: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    """torch's `x.index_copy(dim, index, source)`: `x` with the slices at the
+    1-D i64/i32 `index` along `dim` replaced by `source`'s (a static KV
+    cache's update). A new value: `x` itself is not changed."""
+    name = graph.IndexCopyOp.name
+    x, idx, src = _tensor(name, x), _tensor(name, index), _tensor(name, source)
+    d = normalize_dim(name, dim, x.ndim)
+    make = lambda: graph.IndexCopyOp(x.value, idx.value, src.value, d)
+    return wrap(emit(make, name, x, idx, src).result)
+
+
 def embedding(indices: Tensor, weight: Tensor) -> Tensor:
     """Rows of `weight` (num, dim) selected by integer `indices`."""
     name = graph.EmbeddingOp.name

@@ -100,7 +100,7 @@ _REDUCTION_OPS = tuple(
 _CONSTANT_OPS = tuple(op for op in graph.GRAPH_OPS if op.has_trait(ConstantLike))
 _OPAQUE_OPS = (
     graph.MatmulOp, graph.LinearOp, graph.GatherOp, graph.EmbeddingOp,
-    graph.IndexOp, graph.SplitOp,
+    graph.IndexOp, graph.IndexCopyOp, graph.SplitOp,
 )  # fmt: skip
 # Every view fuses as index math, but split (several results) is opaque.
 _VIEW_OPS = tuple(op for op in graph.view_ops() if op not in _OPAQUE_OPS)

@@ -260,6 +260,33 @@ def test_bad_options_are_clear_errors(options: dict[str, Any], message: str) -> 
         torch.compile(model, backend="fxdsl", options=options)(*args)
 
 
+def test_a_result_in_an_operands_memory_is_that_operand() -> None:
+    cache = torch.zeros(2, 3, dtype=torch.bfloat16)
+    bits = cache.view(torch.uint16)
+    same = torch.from_dlpack(bits)  # as the executor hands a donated buffer back
+    assert torch_compile.aliased_operand(same, [bits], [cache]) is cache
+    other = bits.clone()
+    assert torch_compile.aliased_operand(other, [bits], [cache]) is None
+    view = bits[:1]  # same address, another shape: not the operand
+    assert torch_compile.aliased_operand(view, [bits], [cache]) is None
+
+
+def test_reduce_overhead_mode_means_cuda_graphs() -> None:
+    assert torch_compile.Options.parse(None, "reduce-overhead").cuda_graph
+    assert not torch_compile.Options.parse(None, "default").cuda_graph
+    explicit = torch_compile.Options.parse({"cuda_graph": False}, "reduce-overhead")
+    assert not explicit.cuda_graph
+    with pytest.raises(ValueError, match="mode must be one of None, default"):
+        torch_compile.Options.parse(None, "max-autotune")
+    # on the CPU the mode compiles and runs as the default does
+    model, args, _ = mlp()
+    with torch.no_grad():
+        got = torch.compile(model, backend="fxdsl", mode="reduce-overhead")(*args)
+        np.testing.assert_allclose(
+            got.numpy(), model(*args).numpy(), rtol=1e-5, atol=1e-6
+        )
+
+
 def test_new_shapes_recompile_and_match() -> None:
     model, _, _ = mlp()
     compiled = torch.compile(model, backend="fxdsl", dynamic=False)

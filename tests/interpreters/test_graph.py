@@ -808,6 +808,20 @@ CASES: list[Case] = [
         exact=True,
     ),
     Case(
+        "index-copy-repeated-index",
+        "graph.index_copy %a0, %a1, %a2 dim 1 : (tensor<2x5x3xf32>, "
+        "tensor<3xi64>, tensor<2x3x3xf32>) -> tensor<2x5x3xf32>",
+        ["tensor<2x5x3xf32>", "tensor<3xi64>", "tensor<2x3x3xf32>"],
+        ["tensor<2x5x3xf32>"],
+        [f32(2, 5, 3), np.array([4, 1, 4]), f32(2, 3, 3)],
+        # position 4 is written twice: the last slice (k = 2) wins
+        lambda x, i, s: [
+            [s[a, 2] if r == 4 else s[a, 1] if r == 1 else x[a, r] for r in range(5)]
+            for a in range(2)
+        ],
+        exact=True,
+    ),
+    Case(
         "attention-bool-mask",
         "graph.attention %a0, %a1, %a2, %a3 scale 0.5 : (tensor<2x3x4xf32>, "
         "tensor<2x5x4xf32>, tensor<2x5x2xf32>, tensor<3x5xi1>) -> tensor<2x3x2xf32>",
@@ -1267,3 +1281,21 @@ def test_index_out_of_range_names_the_op_and_dim() -> None:
         ValueError, match="graph.index: index -4 is out of range for dim 1 of size 3"
     ):
         _run_text(text, f32(4, 3), np.array([2, -4]))
+
+
+def test_index_copy_leaves_its_input_unchanged_and_checks_the_range() -> None:
+    text = """func.func @f(%x: tensor<4x2xf32>, %i: tensor<1xi64>, %s: tensor<1x2xf32>)
+        -> tensor<4x2xf32> {
+      %r = graph.index_copy %x, %i, %s dim 0
+        : (tensor<4x2xf32>, tensor<1xi64>, tensor<1x2xf32>) -> tensor<4x2xf32>
+      func.return %r : tensor<4x2xf32>
+    }"""
+    x, source = np.zeros((4, 2), np.float32), np.ones((1, 2), np.float32)
+    (out,) = _run_text(text, x, np.array([2]), source)
+    assert out[2].tolist() == [1.0, 1.0]
+    assert out.sum() == 2.0
+    assert not x.any()  # value semantics: the argument is not written
+    with pytest.raises(
+        ValueError, match=r"graph.index_copy: index 4 is out of range \[0, 4\)"
+    ):
+        _run_text(text, x, np.array([4]), source)

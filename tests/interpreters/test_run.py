@@ -287,3 +287,19 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
     x = np.arange(4, dtype=np.float32)
     (y,) = run_reference(module, x)
     np.testing.assert_allclose(y, -np.exp(x), rtol=1e-6)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_random_cache_positions_are_in_range(seed: int) -> None:
+    module = fxdsl.parse("""
+func.func @step(%c: tensor<2x3x4xf32>, %p: tensor<2xi64>, %s: tensor<2x2x4xf32>)
+    -> tensor<2x3x4xf32> {
+  %r = graph.index_copy %c, %p, %s dim 1
+    : (tensor<2x3x4xf32>, tensor<2xi64>, tensor<2x2x4xf32>) -> tensor<2x3x4xf32>
+  func.return %r : tensor<2x3x4xf32>
+}
+""")
+    inputs = random_inputs(module, seed=seed)
+    assert inputs[1].min() >= 0
+    assert inputs[1].max() < 3
+    run_reference(module, *inputs, check_types=True)

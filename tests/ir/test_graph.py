@@ -140,6 +140,11 @@ BUILDERS: list[tuple[str, Callable[[], Operation], list[str]]] = [
         ["tensor<2x3x6xf32>"],
     ),
     (
+        "graph.index_copy",
+        lambda: g.IndexCopyOp(value([2, 6, 3]), value([2], g.i64), value([2, 2, 3]), 1),
+        ["tensor<2x6x3xf32>"],
+    ),
+    (
         "graph.embedding",
         lambda: g.EmbeddingOp(value([1, 5], g.i32), value([10, 6], g.f16)),
         ["tensor<1x5x6xf16>"],

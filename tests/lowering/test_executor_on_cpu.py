@@ -460,3 +460,46 @@ def test_gemm_writes_only_its_strided_output_view(
     np.testing.assert_allclose(
         np.asarray(got_t, np.float64), want[:, :3].T, rtol=tol, atol=tol
     )
+
+
+IN_PLACE = """
+func.func @step(%cache: tensor<2x8x4xf32> {bufferization.writable = true},
+    %pos: tensor<1xi64>, %new: tensor<2x1x4xf32>) -> tensor<2x8x4xf32> {
+  %r = graph.index_copy %cache, %pos, %new dim 1
+    : (tensor<2x8x4xf32>, tensor<1xi64>, tensor<2x1x4xf32>) -> tensor<2x8x4xf32>
+  func.return %r : tensor<2x8x4xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("graphs", [False, True])
+def test_a_donated_cache_is_updated_in_place_and_handed_back(
+    executor_module: Any, graphs: bool
+) -> None:
+    """The executor (eager, and replayed as a CUDA graph) writes the new row
+    into the caller's cache array and returns that array, not a copy: the
+    plan has no buffer but the arguments."""
+    from fxdsl.lowering.launch_plan import build_launch_plan
+    from fxdsl.runtime import cuda_graph
+
+    cp = sys.modules["cupy"]
+    lowered = apply(fxdsl.parse(IN_PLACE), GPU_PIPELINE)
+    plan = build_launch_plan(lowered)
+    assert len(plan.buffers) == plan.num_inputs == 3
+    machine = ir_emulator.Emulator(lowered)
+    streams = FakeStreams(cp)
+    kernels: dict[str, Any] = {
+        name: CapturableKernel(HostKernel(cp, machine, name), streams)
+        if graphs
+        else HostKernel(cp, machine, name)
+        for name in plan.kernels
+    }
+    executor = executor_module.CudaExecutor(plan, kernels)
+    run = cuda_graph.GraphedExecutor(executor) if graphs else executor
+    cache = np.zeros((2, 8, 4), np.float32)
+    new = np.arange(8, dtype=np.float32).reshape(2, 1, 4) + 1
+    for step, position in enumerate((5, 6)):
+        (got,) = run(cache, np.array([position]), new + step)
+        assert np.shares_memory(got, cache)
+        np.testing.assert_array_equal(cache[:, position], (new + step)[:, 0])
+    assert np.count_nonzero(cache.any(axis=2)) == 4  # two rows of two batches

@@ -120,6 +120,7 @@ from fxdsl.ir.graph.movement import (
     ConcatOp,
     EmbeddingOp,
     GatherOp,
+    IndexCopyOp,
     IndexOp,
     ReshapeOp,
     ShapedResultOp,
@@ -161,6 +162,7 @@ from fxdsl.ir.syntax import (
 )
 
 __all__ = [  # noqa: RUF022 (grouped by module)
+    "IndexCopyOp",
     "Combiner",
     "fold_op",
     "i64",
@@ -293,7 +295,7 @@ GRAPH_OPS: tuple[type[IRDLOperation], ...] = (
     CumsumOp, LayerNormOp,
     MatmulOp, LinearOp, AttentionOp,
     ReshapeOp, TransposeOp, BroadcastToOp, SliceOp, ConcatOp, SplitOp, GatherOp,
-    EmbeddingOp, IndexOp,
+    EmbeddingOp, IndexOp, IndexCopyOp,
     Conv2dOp, Conv1dOp, MaxPool2dOp, AvgPool2dOp, AdaptiveAvgPool2dOp, BatchNormOp,
     ConstantOp, FullOp, ArangeOp,
     FusionGroupOp, YieldOp,

@@ -310,6 +310,53 @@ class IndexOp(GraphOp):
 
 
 @irdl_op_definition
+class IndexCopyOp(GraphOp):
+    """torch's `index_copy`: the input with the slices at `index` along
+    `dim` replaced by the source's, `out[..., index[k], ...] = source[...,
+    k, ...]` (a static KV cache's update, `aten.index_put` with one index
+    tensor). Value semantics, as every graph op: the input is not changed;
+    writing the result into the input's buffer is a bufferization decision
+    (`graph-bufferize`, for an input marked `bufferization.writable`).
+    Indices past the end are an error in the reference; where an index
+    repeats, the last source slice wins.
+
+    %y = graph.index_copy %cache, %pos, %new dim 2
+           : (tensor<1x2x16x8xf32>, tensor<1xi64>, tensor<1x2x1x8xf32>)
+           -> tensor<1x2x16x8xf32>
+    """
+
+    name = "graph.index_copy"
+    input = operand_def(TensorType)
+    index = operand_def(TensorType)
+    source = operand_def(TensorType)
+    dim = prop_def(IntegerAttr)
+    result = result_def(TensorType)
+
+    def __init__(self, input: SSAValue, index: SSAValue, source: SSAValue, dim: int):
+        super().__init__(
+            operands=[input, index, source],
+            result_types=[input.type],
+            properties={"dim": IntegerAttr(dim, i64)},
+        )
+
+    def infer_result_types(self) -> list[Attribute]:
+        if dtype_of(self.index) not in INDEX_TYPES:
+            raise ShapeError(f"index must be i64 or i32, got {self.index.type}")
+        if dtype_of(self.source) != dtype_of(self.input):
+            raise ShapeError(
+                f"source {self.source.type} and input {self.input.type} "
+                "differ in element type"
+            )
+        shape = rules.index_copy_shape(
+            shape_of(self.input),
+            self.dim.value.data,
+            shape_of(self.index),
+            shape_of(self.source),
+        )
+        return [tensor(shape, dtype_of(self.input))]
+
+
+@irdl_op_definition
 class EmbeddingOp(GraphOp):
     """Row lookup `weight[indices]` (torch.nn.functional.embedding).
 

@@ -98,3 +98,16 @@ func.func @index() {
   %2 = graph.index %x, %i, %j dims [0, 2] : (tensor<4x6x5x3xf32>, tensor<2x1xi64>, tensor<7xi32>) -> tensor<2x7x6x3xf32>
   func.return
 }
+
+// CHECK-LABEL: func.func @index_copy
+func.func @index_copy() {
+  %cache = "test.op"() : () -> (tensor<1x2x16x8xf32>)
+  %pos = "test.op"() : () -> (tensor<1xi64>)
+  %new = "test.op"() : () -> (tensor<1x2x1x8xf32>)
+  // CHECK:      %[[C:.*]] = "test.op"() : () -> tensor<1x2x16x8xf32>
+  // CHECK-NEXT: %[[P:.*]] = "test.op"() : () -> tensor<1xi64>
+  // CHECK-NEXT: %[[N:.*]] = "test.op"() : () -> tensor<1x2x1x8xf32>
+  // CHECK-NEXT: %{{.*}} = graph.index_copy %[[C]], %[[P]], %[[N]] dim 2 : (tensor<1x2x16x8xf32>, tensor<1xi64>, tensor<1x2x1x8xf32>) -> tensor<1x2x16x8xf32>
+  %0 = graph.index_copy %cache, %pos, %new dim 2 : (tensor<1x2x16x8xf32>, tensor<1xi64>, tensor<1x2x1x8xf32>) -> tensor<1x2x16x8xf32>
+  func.return
+}

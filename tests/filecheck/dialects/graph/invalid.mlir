@@ -854,6 +854,33 @@ func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
+// graph.index_copy: the source is the input with dim of the index's size.
+%x = "test.op"() : () -> (tensor<4x6xf32>)
+%i = "test.op"() : () -> (tensor<2xi64>)
+%s = "test.op"() : () -> (tensor<4x3xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.index_copy: source shape [4, 3] must be the input's with dim 1 of the index's size: [4, 2] (operands: tensor<4x6xf32>, tensor<2xi64>, tensor<4x3xf32>)
+%y = graph.index_copy %x, %i, %s dim 1 : (tensor<4x6xf32>, tensor<2xi64>, tensor<4x3xf32>) -> tensor<4x6xf32>
+
+// -----
+
+// graph.index_copy: a 1-D integer index.
+%x = "test.op"() : () -> (tensor<4x6xf32>)
+%i = "test.op"() : () -> (tensor<2x1xi64>)
+%s = "test.op"() : () -> (tensor<2x6xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.index_copy: index must be 1-D, got rank 2 (operands: tensor<4x6xf32>, tensor<2x1xi64>, tensor<2x6xf32>)
+%y = graph.index_copy %x, %i, %s dim 0 : (tensor<4x6xf32>, tensor<2x1xi64>, tensor<2x6xf32>) -> tensor<4x6xf32>
+
+// -----
+
+// graph.index_copy: source and input share the element type.
+%x = "test.op"() : () -> (tensor<4x6xf32>)
+%i = "test.op"() : () -> (tensor<2xi64>)
+%s = "test.op"() : () -> (tensor<2x6xf16>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.index_copy: source tensor<2x6xf16> and input tensor<4x6xf32> differ in element type (operands: tensor<4x6xf32>, tensor<2xi64>, tensor<2x6xf16>)
+%y = graph.index_copy %x, %i, %s dim 0 : (tensor<4x6xf32>, tensor<2xi64>, tensor<2x6xf16>) -> tensor<4x6xf32>
+
+// -----
+
 // graph.index: index tensors broadcast together.
 %x = "test.op"() : () -> (tensor<4x6xf32>)
 %i = "test.op"() : () -> (tensor<2xi64>)
