@@ -206,9 +206,16 @@ def compile_aten_graph(
 
 
 def _compile(
-    gm: Any, example_inputs: Sequence[Any], settings: Options, label: str = ""
+    gm: Any,
+    example_inputs: Sequence[Any],
+    settings: Options,
+    label: str = "",
+    specialised: bool = False,
 ) -> Callable[..., Any]:
-    if _symbolic(gm):
+    # A graph still symbolic once specialised has data-dependent sizes
+    # (`masked_select`, `combinations`): the importer says it cannot take
+    # them (specialising again would recurse for ever).
+    if _symbolic(gm) and not specialised:
         return _boxed(_Specialising(gm, settings, label))
     name = f"graph_{next(_GRAPH_IDS)}"
     try:
@@ -308,7 +315,9 @@ class _Specialising:
             "fxdsl: specialised a dynamic graph to %s",
             [tuple(t.shape) for t in tensors],
         )
-        compiled = _compile(static, tensors, self.settings, self.label)
+        compiled = _compile(
+            static, tensors, self.settings, self.label, specialised=True
+        )
         return lambda *tensors: compiled(list(tensors))
 
 

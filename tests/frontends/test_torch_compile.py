@@ -395,3 +395,49 @@ def test_an_mlp_compiles_whole_at_the_default_min_block_size(
     assert not found.fallbacks
     assert found.compiled == found.total
     assert len(found.islands) == 1
+
+
+class _Unconnected(torch.nn.Module):
+    """`broadcast_tensors`: four `expand`s that share no value, each a part
+    of its own for the partitioner."""
+
+    def forward(self, *tensors: Any) -> Any:
+        return torch.broadcast_tensors(*tensors)
+
+
+def test_unconnected_parts_of_a_graph_fxdsl_takes_whole_are_one_island() -> None:
+    """Each part alone is under min_block_size; while fxdsl takes every
+    node they are the whole graph, one island (they all went to torch)."""
+    shapes = [(3, 1, 2), (1, 4, 1), (2,), (3, 4, 1)]
+    tensors = tuple(torch.randn(*s) for s in shapes)
+    found = _plan_of((_Unconnected(), tensors, {}))
+    assert not found.fallbacks
+    assert found.compiled == found.total == 4
+    assert [len(n) for n in found.islands.values()] == [4]
+
+
+class _DataDependent(torch.nn.Module):
+    def forward(self, x: Any) -> Any:
+        return torch.masked_select(x.sin(), x > 0) * 2
+
+
+def test_data_dependent_sizes_run_in_torch_with_the_reason(
+    caplog: pytest.LogCaptureFixture, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`masked_select`'s size depends on values: no specialisation makes the
+    graph static (it specialised itself forever: RecursionError); it runs in
+    torch, the log and the dry-run report say why."""
+    torch._dynamo.config.capture_dynamic_output_shape_ops = True
+    try:
+        x = torch.randn(4, 5)
+        with caplog.at_level(logging.WARNING, logger="fxdsl.torch_compile"):
+            got = torch.compile(_DataDependent(), backend="fxdsl")(x)
+        torch._dynamo.reset()
+        torch.compile(_DataDependent(), backend="fxdsl", options={"dryrun": True})(x)
+    finally:
+        torch._dynamo.config.capture_dynamic_output_shape_ops = False
+    torch.testing.assert_close(got, _DataDependent()(x))
+    why = "aten.masked_select.default (node %masked_select): dynamic shape (u0,)"
+    assert why in caplog.text
+    report = capsys.readouterr().out
+    assert "the whole graph runs in torch: " + why in report
