@@ -237,3 +237,17 @@ def test_a_decomposition_that_does_not_trace_is_unsupported_not_a_crash() -> Non
             _Fn(lambda x: torch.diagonal_scatter(x * 2, torch.ones(3))),
             (torch.randn(3, 3),),
         )
+
+
+@pytest.mark.parametrize("decompose", [False, True], ids=["default", "core"])
+def test_a_decomposition_may_edit_the_list_it_is_given(decompose: bool) -> None:
+    """slice_scatter off the start decomposes into `_unsafe_masked_index`,
+    whose decomposition fills in its `indices` list: an fx node's immutable
+    list made it fail to trace (Longformer's attention, 44 nodes in torch)."""
+    x = torch.randn(3, 8, 4, generator=torch.Generator().manual_seed(4))
+    src = torch.randn(3, 4, 4, generator=torch.Generator().manual_seed(5))
+
+    def scatter(x: Any) -> Any:
+        return torch.slice_scatter(x, src, dim=1, start=2, end=6)
+
+    _assert_imports_as_torch(scatter, x, decompose)
