@@ -441,3 +441,20 @@ def test_data_dependent_sizes_run_in_torch_with_the_reason(
     assert why in caplog.text
     report = capsys.readouterr().out
     assert "the whole graph runs in torch: " + why in report
+
+
+class _Empty(torch.nn.Module):
+    """An empty result: the import makes it a constant outside any island."""
+
+    def forward(self, x: Any) -> Any:
+        return x.repeat(0, 2), x.sin()
+
+
+def test_a_constant_result_outside_every_island_is_returned() -> None:
+    x = torch.randn(3, 4)
+    found = _plan_of((_Empty(), (x,), {}))
+    assert found.compiled == found.total
+    got = torch.compile(_Empty(), backend="fxdsl")(x)
+    want = _Empty()(x)
+    assert [tuple(t.shape) for t in got] == [tuple(t.shape) for t in want]
+    torch.testing.assert_close(got[1], want[1])
