@@ -324,9 +324,10 @@ def _through_backend(case: Case) -> tuple[str, str]:
             if random:
                 runs.append(_arrays(compiled(*case.tensors)))
     except Exception as error:  # noqa: BLE001 - sorted by where it was raised
-        if _raised_by_fxdsl(error):
+        torch_fails = _fails_in_torch(case)
+        if _raised_by_fxdsl(error) and torch_fails is None:
             return ("crash", f"{type(error).__name__}: {_first_line(error)}")
-        return ("export", _first_line(error))
+        return ("export", torch_fails or _first_line(error))
     finally:
         torch._dynamo.reset()
     # a random op's values are compared only in that they vary as eager's
@@ -338,6 +339,24 @@ def _through_backend(case: Case) -> tuple[str, str]:
     if counted.in_torch:
         return ("fallback", counted.summary())
     return ("pass", "")
+
+
+def _fails_in_torch(case: Case) -> str | None:
+    """Why the sample fails through torch's own `aot_eager` backend (the
+    graphs fxdsl is given, run by torch: a data-dependent size's bound
+    that torch gets wrong), or None when it runs."""
+    import torch
+
+    torch._dynamo.reset()
+    try:
+        compiled = torch.compile(
+            _OpModule.wrap(case.call), backend="aot_eager", fullgraph=True
+        )
+        with torch.no_grad():
+            compiled(*case.tensors)
+    except Exception as error:  # noqa: BLE001 - torch's failure, not ours
+        return f"fails with backend='aot_eager' too: {_first_line(error)}"
+    return None
 
 
 def _arrays(returned: Any) -> list[Any]:
