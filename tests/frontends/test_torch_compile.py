@@ -458,3 +458,24 @@ def test_a_constant_result_outside_every_island_is_returned() -> None:
     want = _Empty()(x)
     assert [tuple(t.shape) for t in got] == [tuple(t.shape) for t in want]
     torch.testing.assert_close(got[1], want[1])
+
+
+class _DrawsOnly(torch.nn.Module):
+    def forward(self) -> Any:
+        return torch.randn(2, 3)
+
+
+def test_a_graph_of_random_draws_alone_runs_them_in_torch() -> None:
+    """No tensor argument: the importer once lost its block (a whole-graph
+    fallback, "'NoneType' object has no attribute 'add_op'")."""
+    from fxdsl.testing.hf_suite import Outcome, counting_plans
+
+    counted = Outcome()
+    compiled = torch.compile(_DrawsOnly(), backend="fxdsl")
+    with counting_plans(counted):
+        first, second = compiled(), compiled()
+    assert counted.refused == []
+    assert counted.in_torch == {"aten.randn.default": 1}
+    assert "draws random numbers" in counted.reasons["aten.randn.default"]
+    assert first.shape == (2, 3)
+    assert not torch.equal(first, second)
