@@ -1072,6 +1072,39 @@ def _index_select(call: AtenCall) -> Tensor:
     return reshape(ops.index(x, [None] * dim + [flat]), call.shape)
 
 
+@aten("as_strided.default", "as_strided_copy.default")
+def _as_strided(call: AtenCall) -> Tensor:
+    # Elements of the input's storage at offset + sum(i_k * stride_k): a
+    # gather of the flat input by a constant index, where that storage is
+    # the input's own values (contiguous from offset 0; Longformer's
+    # overlapping attention chunks).
+    import numpy as np
+
+    x, size, stride = call.args[0], call.args[1], call.args[2]
+    given = call.arg_results[0]
+    offset = call.arg(3, "storage_offset")
+    offset = given.storage_offset() if offset is None else offset
+    if given.storage_offset() != 0 or not given.is_contiguous():
+        raise UnsupportedNode(
+            f"{call.target} of a view (storage offset "
+            f"{given.storage_offset()}, strides {tuple(given.stride())}): only "
+            "of a contiguous tensor's own storage"
+        )
+    grids = np.indices(tuple(size), dtype=np.int64)
+    index = offset + sum(
+        (g * s for g, s in zip(grids, stride)), np.zeros(size, np.int64)
+    )
+    numel = math.prod(x.shape)
+    if index.size and (index.min() < 0 or index.max() >= numel):
+        raise UnsupportedNode(
+            f"{call.target} reads past its input's {numel} elements (the "
+            "storage it shares with another tensor)"
+        )
+    flat = reshape(x, [numel])
+    picked = ops.index(flat, [ops.constant(index.reshape(-1), "i64")])
+    return reshape(picked, list(size))
+
+
 @aten("constant_pad_nd.default")
 def _constant_pad_nd(call: AtenCall) -> Tensor:
     x: Tensor = cast_to(call.args[0], call.dtype)

@@ -251,3 +251,29 @@ def test_a_decomposition_may_edit_the_list_it_is_given(decompose: bool) -> None:
         return torch.slice_scatter(x, src, dim=1, start=2, end=6)
 
     _assert_imports_as_torch(scatter, x, decompose)
+
+
+def _overlapping_chunks(x: Any) -> Any:
+    # Longformer's chunking: overlapping windows of a contiguous tensor
+    return x.reshape(2, 4, 8).as_strided((2, 3, 2, 8), (32, 8, 8, 1)) * 2
+
+
+@pytest.mark.parametrize("decompose", [False, True], ids=["default", "core"])
+def test_as_strided_of_a_contiguous_tensor_gathers_its_elements(
+    decompose: bool,
+) -> None:
+    x = torch.randn(64, generator=torch.Generator().manual_seed(6))
+    _assert_imports_as_torch(_overlapping_chunks, x, decompose)
+    _assert_imports_as_torch(
+        lambda x: torch.as_strided(x, (3, 3), (2, 1), 1), x, decompose
+    )
+
+
+def test_as_strided_of_a_view_is_refused_not_wrong() -> None:
+    """A view's storage holds more than its values: reading past them, or
+    from a non-contiguous view, would read what the graph does not hold."""
+    x = torch.randn(4, 6)
+    with pytest.raises(TorchImportError, match="as_strided"):
+        from_torch(_Fn(lambda x: x.t().as_strided((3, 3), (1, 3))), (x,))
+    with pytest.raises(TorchImportError, match="reads past"):
+        from_torch(_Fn(lambda x: x.as_strided((5, 6), (6, 1))), (x,))
