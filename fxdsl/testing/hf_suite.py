@@ -302,6 +302,38 @@ NOT_RUN: dict[tuple[str, str], str] = {
 """(model, dtype) pairs that eager PyTorch itself cannot run, with the reason."""
 
 
+TARGET = 99.0
+"""Percent of its operators every model compiles through the backend, with
+`use_cache` False and True (its `TORCH_ONLY` operators aside)."""
+
+TORCH_ONLY: dict[str, frozenset[str]] = {
+    "GoogleFnet": frozenset(
+        {"aten._to_copy.default", "aten._fft_c2c.default", "aten.view_as_real.default"}
+    ),
+    "openai/gpt-oss-20b": frozenset({"transformers.grouped_mm_fallback.default"}),
+}
+"""Operators a model leaves to torch by design: FNet's FFT in complex64
+(the cast to complex64, the transform, the real part: the graph dialect has
+no complex type), GPT-OSS's grouped matmul (the model library's own custom
+op)."""
+
+BELOW_TARGET: dict[str, str] = {
+    "openai/gpt-oss-20b": "its router's topk, sort, histc and index_put have no "
+    "mapping yet (and the small islands between them go to torch)",
+}
+"""Models under `TARGET` with both `use_cache` settings, with the reason
+(the slow test fails when one reaches it: delete the entry)."""
+
+
+def compiled_share(name: str, outcome: Outcome) -> float:
+    """`outcome`'s compiled operators in percent, `TORCH_ONLY[name]`'s left
+    out of the count."""
+    allowed = TORCH_ONLY.get(name, frozenset())
+    excused = sum(n for target, n in outcome.in_torch.items() if target in allowed)
+    total = outcome.total - excused
+    return 100.0 * outcome.compiled / total if total else 100.0
+
+
 def build(
     name: str, dtype: Any = None, use_cache: bool = False
 ) -> tuple[Any, dict[str, Any]]:
