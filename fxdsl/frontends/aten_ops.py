@@ -721,7 +721,15 @@ def _batch_norm(call: AtenCall) -> Any:
     if mean is None or var is None:
         raise UnsupportedNode("batch_norm without running statistics")
     y = ops.batch_norm(x, mean, var, weight, bias, eps)
-    return y if call.target == "aten.batch_norm.default" else (y, None, None)
+    if call.target == "aten.batch_norm.default":
+        return y
+    # the saved statistics of eval mode: torch's empty tensors, which a
+    # program may return (OpInfo's native_batch_norm does)
+    saved = (
+        ops.full([int(d) for d in r.shape], 0.0, graph_dtype(r.dtype))
+        for r in call.result[1:]
+    )
+    return (y, *saved)
 
 
 # --------------------------------------------------------------------------- #

@@ -479,3 +479,19 @@ def test_a_graph_of_random_draws_alone_runs_them_in_torch() -> None:
     assert "draws random numbers" in counted.reasons["aten.randn.default"]
     assert first.shape == (2, 3)
     assert not torch.equal(first, second)
+
+
+class _BatchNormStats(torch.nn.Module):
+    def forward(self, x: Any, mean: Any, var: Any) -> Any:
+        return torch.native_batch_norm(x, None, None, mean, var, False, 0.1, 1e-5)
+
+
+def test_eval_batch_norm_returning_its_saved_statistics_compiles() -> None:
+    """Eval mode saves empty statistics; a program returning them went to
+    torch whole ("output getitem_1 is not a tensor (None)")."""
+    args = (torch.randn(2, 3, 4), torch.randn(3), torch.rand(3) + 0.5)
+    found = _plan_of((_BatchNormStats(), args, {}))
+    assert not found.fallbacks
+    got = torch.compile(_BatchNormStats(), backend="fxdsl")(*args)
+    want = _BatchNormStats()(*args)
+    assert [tuple(t.shape) for t in got] == [tuple(t.shape) for t in want]
