@@ -259,13 +259,17 @@ def _overlapping_chunks(x: Any) -> Any:
 
 
 @pytest.mark.parametrize("decompose", [False, True], ids=["default", "core"])
-def test_as_strided_of_a_contiguous_tensor_gathers_its_elements(
+def test_as_strided_of_a_dense_tensor_gathers_its_elements(
     decompose: bool,
 ) -> None:
     x = torch.randn(64, generator=torch.Generator().manual_seed(6))
     _assert_imports_as_torch(_overlapping_chunks, x, decompose)
     _assert_imports_as_torch(
         lambda x: torch.as_strided(x, (3, 3), (2, 1), 1), x, decompose
+    )
+    # of a permuted (dense) tensor: its storage in its own dim order
+    _assert_imports_as_torch(
+        lambda x: x.reshape(8, 8).t().as_strided((4, 5), (3, 7), 2), x, decompose
     )
 
 
@@ -274,6 +278,6 @@ def test_as_strided_of_a_view_is_refused_not_wrong() -> None:
     from a non-contiguous view, would read what the graph does not hold."""
     x = torch.randn(4, 6)
     with pytest.raises(TorchImportError, match="as_strided"):
-        from_torch(_Fn(lambda x: x.t().as_strided((3, 3), (1, 3))), (x,))
+        from_torch(_Fn(lambda x: x[1:].as_strided((3, 3), (1, 3))), (x,))
     with pytest.raises(TorchImportError, match="reads past"):
         from_torch(_Fn(lambda x: x.as_strided((5, 6), (6, 1))), (x,))
