@@ -56,8 +56,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation
 from xdsl.utils.exceptions import VerifyException
 
-from fxdsl.dialects.graph import ELEMENT_TYPES, SCOPE, ScopeAttr, ScopeFrame
-from fxdsl.frontends import aten_ops, ops
+from fxdsl.frontends import aten_ops
 from fxdsl.frontends.aten_ops import (
     ATEN,
     AtenCall,
@@ -67,9 +66,11 @@ from fxdsl.frontends.aten_ops import (
     graph_dtype,
     target_name,
 )
-from fxdsl.frontends.trace_state import active_state
-from fxdsl.frontends.tracer import Tensor, TensorSpec, at_frames, trace, wrap
-from fxdsl.ir_utils import erase_unused
+from fxdsl.ir.graph import ELEMENT_TYPES, SCOPE, ScopeAttr, ScopeFrame
+from fxdsl.ir.utils import erase_unused
+from fxdsl.tracing import ops
+from fxdsl.tracing.trace_state import active_state
+from fxdsl.tracing.tracer import Tensor, TensorSpec, at_frames, trace, wrap
 
 MAX_DECOMPOSITION_DEPTH = 16
 """Torch decompositions inside decompositions, at most (`_decomposed`)."""
