@@ -105,6 +105,18 @@ def _signature(leaf: Any) -> Any:
 _CACHE: dict[Any, Any] = {}
 
 
+def _mutable(value: Any) -> Any:
+    """`value` with fx's immutable lists and dicts (a node's arguments) as
+    plain ones: a decomposition may edit the list it is given
+    (`_unsafe_masked_index` fills in its `None` indices)."""
+    if isinstance(value, list | tuple):
+        items = [_mutable(v) for v in value]
+        return items if isinstance(value, list) else type(value)(items)
+    if isinstance(value, dict):
+        return {k: _mutable(v) for k, v in value.items()}
+    return value
+
+
 def _traced(key: Any, target: Any, leaves: tuple[Any, ...], spec: Any) -> Any:
     """The GraphModule of `target`'s decomposition on these arguments (fx
     nodes stand for tensors: their placeholders come in order)."""
@@ -123,7 +135,7 @@ def _traced(key: Any, target: Any, leaves: tuple[Any, ...], spec: Any) -> Any:
         filled = list(leaves)
         for position, tensor in zip(positions, tensors, strict=True):
             filled[position] = tensor
-        args, kwargs = pytree.tree_unflatten(filled, spec)
+        args, kwargs = _mutable(pytree.tree_unflatten(filled, spec))
         return run(*args, **kwargs)
 
     # Real example tensors (make_fx fakes them itself), outside any fake

@@ -750,7 +750,15 @@ def _batch_norm(call: AtenCall) -> Any:
     if mean is None or var is None:
         raise UnsupportedNode("batch_norm without running statistics")
     y = ops.batch_norm(x, mean, var, weight, bias, eps)
-    return y if call.target == "aten.batch_norm.default" else (y, None, None)
+    if call.target == "aten.batch_norm.default":
+        return y
+    # the saved statistics of eval mode: torch's empty tensors, which a
+    # program may return (OpInfo's native_batch_norm does)
+    saved = (
+        ops.full([int(d) for d in r.shape], 0.0, graph_dtype(r.dtype))
+        for r in call.result[1:]
+    )
+    return (y, *saved)
 
 
 # --------------------------------------------------------------------------- #
@@ -1099,6 +1107,51 @@ def _index_select(call: AtenCall) -> Tensor:
         dim = _dim(x, call.args[1])
     flat = reshape(index, [math.prod(index.shape)])
     return reshape(ops.index(x, [None] * dim + [flat]), call.shape)
+
+
+@aten("as_strided.default", "as_strided_copy.default")
+def _as_strided(call: AtenCall) -> Tensor:
+    # Elements of the input's storage at offset + sum(i_k * stride_k): a
+    # gather of the flat input by a constant index, where that storage holds
+    # exactly the input's values (dense from offset 0, in any dim order;
+    # Longformer's overlapping attention chunks).
+    import numpy as np
+
+    x, size, stride = call.args[0], call.args[1], call.args[2]
+    given = call.arg_results[0]
+    offset = call.arg(3, "storage_offset")
+    offset = given.storage_offset() if offset is None else offset
+    numel = math.prod(x.shape)
+    own = _strided_positions(list(x.shape), list(given.stride()), 0).ravel()
+    dense = np.array_equal(np.sort(own), np.arange(numel))
+    if given.storage_offset() != 0 or not dense:
+        raise UnsupportedNode(
+            f"{call.target} of a view (storage offset "
+            f"{given.storage_offset()}, strides {tuple(given.stride())}): only "
+            "of a dense tensor's own storage"
+        )
+    index = _strided_positions(list(size), list(stride), offset)
+    if index.size and (index.min() < 0 or index.max() >= numel):
+        raise UnsupportedNode(
+            f"{call.target} reads past its input's {numel} elements (the "
+            "storage it shares with another tensor)"
+        )
+    # storage position -> the input's row-major position
+    held = np.empty(numel, np.int64)
+    held[own] = np.arange(numel)
+    flat = reshape(x, [numel])
+    picked = ops.index(flat, [ops.constant(held[index].reshape(-1), "i64")])
+    return reshape(picked, list(size))
+
+
+def _strided_positions(size: list[int], stride: list[int], offset: int) -> Any:
+    """The storage position of each element of a `size` view with `stride`
+    from `offset` (an int64 array of shape `size`)."""
+    import numpy as np
+
+    grids = np.indices(tuple(size), dtype=np.int64)
+    start = np.full(tuple(size), offset, np.int64)
+    return start + sum((g * s for g, s in zip(grids, stride)), start * 0)
 
 
 @aten("constant_pad_nd.default")

@@ -45,6 +45,7 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 
@@ -192,13 +193,24 @@ def fxdsl_backend(
         decompositions = {
             op: fn for op, fn in decompositions.items() if "scaled_dot" not in str(op)
         }
-    backend = aot_autograd(
-        fw_compiler=compiler("forward"),
-        bw_compiler=compiler("backward"),
-        inference_compiler=compiler("inference"),
-        decompositions=decompositions,
-    )
-    return backend(gm, example_inputs)
+
+    def backend(decompositions: dict[Any, Any]) -> Callable[..., Any]:
+        return aot_autograd(
+            fw_compiler=compiler("forward"),
+            bw_compiler=compiler("backward"),
+            inference_compiler=compiler("inference"),
+            decompositions=decompositions,
+        )(gm, example_inputs)
+
+    try:
+        return backend(decompositions)
+    except Exception as error:  # noqa: BLE001 - a model must never fail to run
+        # A decomposition torch cannot trace on these inputs (`take`'s on a
+        # data-dependent index): AOTAutograd's graph without them; the
+        # importer decomposes node by node, leaving to torch what does not
+        # trace.
+        LOG.info("fxdsl: torch's decompositions failed (%s); without them", error)
+        return backend({})
 
 
 def _training(gm: Any, example_inputs: Sequence[Any]) -> bool:
@@ -226,9 +238,20 @@ def compile_aten_graph(
 
 
 def _compile(
-    gm: Any, example_inputs: Sequence[Any], settings: Options, label: str = ""
+    gm: Any,
+    example_inputs: Sequence[Any],
+    settings: Options,
+    label: str = "",
+    specialised: bool = False,
+    in_torch: Callable[..., Any] | None = None,
 ) -> Callable[..., Any]:
-    if _symbolic(gm):
+    """`gm` compiled; `in_torch` (default `gm.forward`) runs it in torch
+    where it cannot be (or with `dryrun`)."""
+    in_torch = in_torch or gm.forward
+    # A graph still symbolic once specialised has data-dependent sizes
+    # (`masked_select`, `combinations`): the importer says it cannot take
+    # them (specialising again would recurse for ever).
+    if _symbolic(gm) and not specialised:
         return _boxed(_Specialising(gm, settings, label))
     name = f"graph_{next(_GRAPH_IDS)}"
     try:
@@ -244,7 +267,7 @@ def _compile(
         if settings.dryrun:
             report = torch_only_report(gm, reason)
             _write_report(report, settings.dryrun, _title(name, label, gm))
-        return _boxed(gm.forward)
+        return _boxed(in_torch)
     # AOTAutograd's metadata describes the forward's inputs, not a backward's
     if not label.endswith("backward"):
         donate(partitioned, _mutated_inputs(gm))
@@ -254,7 +277,7 @@ def _compile(
         (folder / f"{name}.mlir").write_text(str(partitioned.imported.module) + "\n")
     if settings.dryrun:
         _write_report(partitioned.report(), settings.dryrun, _title(name, label, gm))
-        return _boxed(gm.forward)
+        return _boxed(in_torch)
     _log_fallbacks(partitioned)
     runner = _Runner(gm, partitioned, _device(settings, example_inputs), settings)
     return _boxed(runner)
@@ -352,7 +375,11 @@ class _Specialising:
             "fxdsl: specialised a dynamic graph to %s",
             [tuple(t.shape) for t in tensors],
         )
-        compiled = _compile(static, tensors, self.settings, self.label)
+        # In torch, the shape-generic graph runs, not the one traced here:
+        # data-dependent sizes keep bounds drawn from these inputs.
+        compiled = _compile(
+            static, tensors, self.settings, self.label, True, with_sizes
+        )
         return lambda *tensors: compiled(list(tensors))
 
 
@@ -429,6 +456,7 @@ class _Runner:
         self.argument_index = [position[n] for n in partitioned.imported.input_names]
         # Each step maps the call's operand values to its result values.
         self.steps: list[tuple[func.CallOp, Callable[[list[Any]], list[Any]]]] = []
+        self.constants = _constants(self.main, device)
         for op in self.main.body.block.ops:
             if not isinstance(op, func.CallOp):
                 continue
@@ -474,7 +502,7 @@ class _Runner:
     def __call__(self, *args: Any) -> Any:
         import torch.utils._pytree as pytree
 
-        env: dict[Any, Any] = {}
+        env: dict[Any, Any] = dict(self.constants)
         for block_arg, index in zip(self.main.args, self.argument_index):
             env[block_arg] = args[index]
         for op, step in self.steps:
@@ -490,6 +518,22 @@ class _Runner:
             flat.append(env[value] if folded is None else folded)
         result = pytree.tree_unflatten(flat, self.spec)
         return result if isinstance(result, tuple | list) else (result,)
+
+
+def _constants(main: func.FuncOp, device: str) -> dict[Any, Any]:
+    """The values of the graph constants `main` computes outside every
+    island (no island holds a constant alone: an empty result, a `full`
+    that a torch node reads), as torch tensors on `device`."""
+    from fxdsl.transforms.constants import ConstantEvaluator
+
+    evaluator = ConstantEvaluator()
+    values: dict[Any, Any] = {}
+    for op in main.body.block.ops:
+        if isinstance(op, func.CallOp | func.ReturnOp):
+            continue
+        for result, array in zip(op.results, evaluator.evaluate(op)):
+            values[result] = _to_torch(np.asarray(array), result.type).to(device)
+    return values
 
 
 def _island_step(

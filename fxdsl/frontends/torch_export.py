@@ -39,7 +39,7 @@ import re
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from xdsl.dialects import func
@@ -53,7 +53,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
 )
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute, Block, Operation
 from xdsl.utils.exceptions import VerifyException
 
 from fxdsl.frontends import aten_ops
@@ -69,6 +69,7 @@ from fxdsl.frontends.aten_ops import (
 from fxdsl.ir.graph import ELEMENT_TYPES, SCOPE, ScopeAttr, ScopeFrame
 from fxdsl.ir.utils import erase_unused
 from fxdsl.tracing import ops
+from fxdsl.tracing.trace_state import active_state
 from fxdsl.tracing.tracer import Tensor, TensorSpec, at_frames, trace, wrap
 
 MAX_DECOMPOSITION_DEPTH = 16
@@ -406,7 +407,9 @@ class _Importer:
 
         def body(*args: Tensor) -> list[Tensor]:
             self.values.update(zip(tensor_inputs, args))
-            self.block = args[0].value.owner if args else None
+            # the traced function's block (a graph of random draws alone,
+            # `randn`, has no tensor argument to find it from)
+            self.block = cast(Block, active_state("import").block)
             for node in graph.nodes:
                 if node.op == "call_function" and node in self.needed:
                     self._import_node(node)

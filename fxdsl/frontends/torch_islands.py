@@ -116,7 +116,8 @@ def plan(
     min_block_size: int = 5,
     torch_executed_ops: frozenset[str] = frozenset(),
 ) -> Plan:
-    """Import, partition and outline the ATen GraphModule `module`."""
+    """Import, partition and outline the ATen GraphModule `module`; a
+    TorchImportError for a graph the importer cannot take at all."""
     nodes = {n.name: n for n in module.graph.nodes}
     forced: dict[str, str] = {}
     while True:
@@ -162,13 +163,27 @@ def _groups(imported: ImportedProgram) -> tuple[list[Partition], list[list[str]]
         allows_single_node_partition=True,
         non_compute_ops=NON_COMPUTE,
     )
-    partitions = _join_argument_views(partitioner.propose_partitions())
+    partitions = partitioner.propose_partitions()
+    if not externals and len(partitions) > 1:
+        partitions = [_merged(partitions)]
+    partitions = _join_argument_views(partitions)
     origins = imported.origins
     groups = [
         list(dict.fromkeys(origins[op] for op in p.ops if op in origins))
         for p in partitions
     ]
     return partitions, groups
+
+
+def _merged(partitions: list[Partition]) -> Partition:
+    """One partition of all of `partitions`: when fxdsl takes every node,
+    the partitioner's groups are only unconnected parts (the four `expand`s
+    of `broadcast_tensors`); together they are the whole graph, one island
+    (nothing outside it can make a cycle), not islands each under
+    `min_block_size`."""
+    ops = [op for p in partitions for op in p.ops]
+    order = {op: i for i, op in enumerate(partitions[0].block.ops)}
+    return Partition(partitions[0].id, sorted(ops, key=order.__getitem__))
 
 
 ARGUMENT_VIEWS = (

@@ -8,6 +8,11 @@ the op; every tensor of the sample is an input) that goes through
 graph; `core`: after `run_decompositions()`), then run on the reference
 interpreter and compared with torch eager.
 
+At the `backend` level each sample goes through `torch.compile(module,
+backend="fxdsl")` (a fresh Dynamo each time) and is compared with eager; the
+backend's own partition of the graphs it was given says whether fxdsl's
+islands ran the op, which is the `backend` level's outcome.
+
 Each (op, level) gets one outcome, the worst over its samples:
 
 * `pass`: every sample matched (a random op: its values differ between
@@ -17,12 +22,18 @@ Each (op, level) gets one outcome, the worst over its samples:
   (not counted);
 * `export`: `torch.export` itself failed (not fxdsl's: not counted);
 * `unsupported`: the importer said it cannot take the op (a clean error);
+* `fallback` (backend only): the result matched, but some of its operators
+  ran in torch, not in an fxdsl island (the detail says which and why; a
+  graph that Dynamo hands over empty, the op traced away, is a pass: nothing
+  was left to torch);
 * `wrong`: a result differs from torch's (shape, dtype or values);
 * `crash`: anything else raised: an fxdsl bug.
 
-`python -m fxdsl.testing.opinfo [--ops a,b] [--json out.json]` prints the
-table and the pass rates; `tests/frontends/test_opinfo.py` holds the result
-against the expected-failure table. Needs torch and `expecttest` (which
+`python -m fxdsl.testing.opinfo [--ops a,b] [--json out.json] [--levels
+default,core,backend]` prints the table and the pass rates (the backend's:
+the share of ops fxdsl's islands ran whole, matching eager);
+`tests/frontends/test_opinfo.py` holds the result against the
+expected-failure table. Needs torch and `expecttest` (which
 torch's test package imports).
 """
 
@@ -35,6 +46,7 @@ import sys
 import time
 import warnings
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,7 +57,10 @@ SAMPLES = 3
 """Samples per op (OpInfo's first ones: the plainest)."""
 
 LEVELS = ("default", "core")
-OUTCOMES = ("pass", "n/a", "export", "unsupported", "wrong", "crash")
+"""The import levels (`from_torch`'s default, and `decompose=True`)."""
+BACKEND = "backend"
+"""The torch.compile backend's level (measured when asked for)."""
+OUTCOMES = ("pass", "n/a", "export", "unsupported", "fallback", "wrong", "crash")
 """From best to worst; an op's outcome at a level is its worst sample's."""
 
 NOT_COUNTED = ("n/a", "export")
@@ -191,11 +206,10 @@ def _random(case: Case) -> bool:
     )
 
 
-def _differs(run: Callable[..., Any], tensors: Sequence[Any]) -> str | None:
-    """None when two runs give different values (as a random op must)."""
+def _differs(first: Sequence[Any], second: Sequence[Any]) -> str | None:
+    """None when two runs' results differ (as a random op's must)."""
     import numpy as np
 
-    first, second = run(*tensors), run(*tensors)
     if any(not np.array_equal(a, b) for a, b in zip(first, second)):
         return None
     return "a random op gives the same values on every call"
@@ -209,13 +223,10 @@ def check_import(case: Case) -> dict[str, tuple[str, str]]:
 
     module = _OpModule.wrap(case.call)
     try:
-        if any(t.layout != torch.strided for t in case.tensors):
-            raise ValueError("sparse or other non-strided inputs")
-        expected = case.call(*case.tensors)
-        if not any(isinstance(v, torch.Tensor) for v in _flat(expected)):
+        expected, varies = _eager(case)
+        if not _returns_tensor(expected):
             why = f"returns no tensor ({type(expected).__name__})"
             return dict.fromkeys(LEVELS, ("n/a", why))
-        varies = _random(case)
         with torch.no_grad():
             exported = torch.export.export(module, case.tensors, strict=False)
     except Exception as error:  # noqa: BLE001 - torch's failure, not ours
@@ -232,7 +243,7 @@ def check_import(case: Case) -> dict[str, tuple[str, str]]:
         try:
             imported = from_exported_program(program)
             if random:
-                why = _differs(imported.run, case.tensors)
+                why = _differs(imported.run(*case.tensors), imported.run(*case.tensors))
             else:
                 why = _compare(
                     expected, imported.run(*case.tensors), values=not undefined
@@ -247,25 +258,167 @@ def check_import(case: Case) -> dict[str, tuple[str, str]]:
     return outcomes
 
 
+def _eager(case: Case) -> tuple[Any, bool]:
+    """torch's result for `case`, and whether the op is random; a
+    ValueError for inputs no fxdsl path takes (sparse tensors)."""
+    import torch
+
+    if any(t.layout != torch.strided for t in case.tensors):
+        raise ValueError("sparse or other non-strided inputs")
+    return case.call(*case.tensors), _random(case)
+
+
+def _returns_tensor(value: Any) -> bool:
+    import torch
+
+    return any(isinstance(v, torch.Tensor) for v in _flat(value))
+
+
+def check_backend(case: Case) -> tuple[str, str]:
+    """`(outcome, detail)` for one sample through `torch.compile(...,
+    backend="fxdsl", fullgraph=True)` on the CPU, counted from the
+    backend's own plans: `pass` only when the result matches and fxdsl ran
+    every operator. A failure in Dynamo or AOTAutograd is torch's
+    (`export`); one raised from fxdsl's code (or a backend failure) is a
+    `crash`."""
+    with _unseeded():
+        return _through_backend(case)
+
+
+@contextmanager
+def _unseeded() -> Iterator[None]:
+    """OpInfo calls its random ops through `wrapper_set_seed` (a fixed seed:
+    two eager calls agree), which Dynamo refuses to trace; the backend check
+    calls them plainly, random as a user's calls are."""
+    from torch.testing._internal import common_methods_invocations as db
+
+    seeded = db.wrapper_set_seed
+    db.wrapper_set_seed = lambda op, *args, **kwargs: op(*args, **kwargs)
+    try:
+        yield
+    finally:
+        db.wrapper_set_seed = seeded
+
+
+def _through_backend(case: Case) -> tuple[str, str]:
+    import torch
+
+    from fxdsl.testing.hf_suite import Outcome, counting_plans
+
+    try:
+        expected, varies = _eager(case)
+    except Exception as error:  # noqa: BLE001 - torch's failure, not ours
+        return ("export", _first_line(error))
+    if not _returns_tensor(expected):
+        return ("n/a", f"returns no tensor ({type(expected).__name__})")
+    undefined = case.op.split(".")[0] in UNDEFINED
+    counted = Outcome()
+    torch._dynamo.reset()  # one code object serves every op: no stale guards
+    try:
+        compiled = torch.compile(
+            _OpModule.wrap(case.call), backend="fxdsl", fullgraph=True
+        )
+        with counting_plans(counted), torch.no_grad():
+            runs = [_arrays(compiled(*case.tensors))]
+            random = (varies or counted.draws) and not undefined
+            if random:
+                runs.append(_arrays(compiled(*case.tensors)))
+    except Exception as error:  # noqa: BLE001 - sorted by where it was raised
+        torch_fails = _fails_in_torch(case)
+        if _raised_by_fxdsl(error) and torch_fails is None:
+            return ("crash", f"{type(error).__name__}: {_first_line(error)}")
+        return ("export", torch_fails or _first_line(error))
+    finally:
+        torch._dynamo.reset()
+    # a random op's values are compared only in that they vary as eager's
+    why = _compare(expected, runs[0], values=not (random or undefined))
+    if why is None and random and varies:
+        why = _differs(runs[0], runs[1])
+    if why:
+        return ("wrong", why)
+    if counted.in_torch:
+        return ("fallback", counted.summary())
+    return ("pass", "")
+
+
+def _fails_in_torch(case: Case) -> str | None:
+    """Why the sample fails through torch's own `aot_eager` backend (the
+    graphs fxdsl is given, run by torch: a data-dependent size's bound
+    that torch gets wrong), or None when it runs."""
+    import torch
+
+    torch._dynamo.reset()
+    try:
+        compiled = torch.compile(
+            _OpModule.wrap(case.call), backend="aot_eager", fullgraph=True
+        )
+        with torch.no_grad():
+            compiled(*case.tensors)
+    except Exception as error:  # noqa: BLE001 - torch's failure, not ours
+        return f"fails with backend='aot_eager' too: {_first_line(error)}"
+    return None
+
+
+def _arrays(returned: Any) -> list[Any]:
+    import torch
+
+    return [v.detach().numpy() for v in _flat(returned) if isinstance(v, torch.Tensor)]
+
+
+def _raised_by_fxdsl(error: BaseException) -> bool:
+    """Whether `error` (or what caused it) passed through fxdsl's code
+    outside this harness: a backend failure, or an fxdsl frame."""
+    import torch
+
+    package = Path(__file__).resolve().parents[1]
+    harness = Path(__file__).resolve().parent
+    seen: BaseException | None = error
+    while seen is not None:
+        if isinstance(seen, torch._dynamo.exc.BackendCompilerFailed):
+            return True
+        frame = seen.__traceback__
+        while frame is not None:
+            path = Path(frame.tb_frame.f_code.co_filename).resolve()
+            if path.is_relative_to(package) and not path.is_relative_to(harness):
+                return True
+            frame = frame.tb_next
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
 def _first_line(error: BaseException) -> str:
     text = str(error).strip()
     return text.splitlines()[0][:200] if text else type(error).__name__
 
 
-def check_op(op: Any, limit: int = SAMPLES) -> dict[str, tuple[str, str]]:
-    """`level -> (outcome, detail)` for `op`: its worst sample at each level;
-    an op without float32 samples gets nothing."""
-    return worst(check_samples(op, limit))
+def check_op(
+    op: Any, limit: int = SAMPLES, levels: Sequence[str] = LEVELS
+) -> dict[str, tuple[str, str]]:
+    """`level -> (outcome, detail)` for `op` at `levels` (of `LEVELS` and
+    `BACKEND`): its worst sample at each; an op without float32 samples
+    gets nothing."""
+    return worst(check_samples(op, limit, levels))
 
 
-def check_samples(op: Any, limit: int = SAMPLES) -> list[dict[str, Any]]:
-    """Each sample's `level -> (outcome, detail)`, and its `seconds`."""
+def check_samples(
+    op: Any, limit: int = SAMPLES, levels: Sequence[str] = LEVELS
+) -> list[dict[str, Any]]:
+    """Each sample's `level -> (outcome, detail)` at `levels`, and its
+    `seconds`."""
+    unknown = set(levels) - {*LEVELS, BACKEND}
+    if unknown:
+        raise ValueError(f"unknown level(s) {sorted(unknown)}: {(*LEVELS, BACKEND)}")
     found: list[dict[str, Any]] = []
     for case in cases(op, limit):
         start = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            outcomes: dict[str, Any] = dict(check_import(case))
+            outcomes: dict[str, Any] = {}
+            if set(levels) & set(LEVELS):
+                imported = check_import(case)
+                outcomes.update((lv, imported[lv]) for lv in LEVELS if lv in levels)
+            if BACKEND in levels:
+                outcomes[BACKEND] = check_backend(case)
         outcomes["seconds"] = round(time.perf_counter() - start, 3)
         found.append(outcomes)
     return found
@@ -275,7 +428,7 @@ def worst(samples: Sequence[dict[str, Any]]) -> dict[str, tuple[str, str]]:
     """The worst outcome per level over `samples` (`check_samples`')."""
     found: dict[str, tuple[str, str]] = {}
     for sample in samples:
-        for level in LEVELS:
+        for level in (*LEVELS, BACKEND):
             if level not in sample:
                 continue
             outcome = tuple(sample[level])
@@ -289,10 +442,12 @@ def _rank(outcome: tuple[str, str]) -> int:
 
 
 def rates(results: dict[str, dict[str, tuple[str, str]]]) -> dict[str, float]:
-    """Pass rate per level over the ops torch could export, all ops and
-    outside `FAMILIES`."""
+    """Pass rate per measured level over the ops torch could export (Dynamo
+    could trace, at the backend level), all ops and outside `FAMILIES`."""
     found: dict[str, float] = {}
-    for level in LEVELS:
+    for level in (*LEVELS, BACKEND):
+        if not any(level in r for r in results.values()):
+            continue
         for label, keep in (("all", lambda _: True), ("core", _outside_families)):
             counted = [
                 r[level][0]
@@ -352,6 +507,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="OpInfo ops through fxdsl.from_torch")
     parser.add_argument("--ops", help="comma-separated OpInfo names (default: all)")
     parser.add_argument("--samples", type=int, default=SAMPLES)
+    parser.add_argument(
+        "--levels",
+        default=",".join(LEVELS),
+        help=f"comma-separated, of {', '.join((*LEVELS, BACKEND))} "
+        f'({BACKEND}: through torch.compile(backend="fxdsl"), the island rate)',
+    )
     parser.add_argument("--json", help="write the outcomes here")
     parser.add_argument("--resume", action="store_true", help="keep --json's ops")
     parser.add_argument("--table", help="write the expected-failure table here")
@@ -367,10 +528,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         name = op_name(op)
         if (chosen is not None and name not in chosen) or name in results:
             continue
-        samples = check_samples(op, args.samples)
+        samples = check_samples(op, args.samples, args.levels.split(","))
         results[name] = {**worst(samples), "samples": samples}
         cells = "  ".join(
-            f"{lv}={results[name].get(lv, ('-', ''))[0]}" for lv in LEVELS
+            f"{lv}={results[name].get(lv, ('-', ''))[0]}"
+            for lv in (*LEVELS, BACKEND)
+            if lv in results[name]
         )
         print(f"{name:40} {cells}", flush=True)
         if args.json:

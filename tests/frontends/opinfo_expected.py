@@ -66,17 +66,9 @@ EXPECTED: dict[str, dict[str, str]] = {
         "default": "aten.argwhere.default: dynamic shape (u0, 1): fxdsl imports static shapes only; export without dynamic_shapes (or with static ones)",
         "core": "aten.nonzero.default: dynamic shape (u0, 1): fxdsl imports static shapes only; export without dynamic_shapes (or with static ones)",
     },
-    "as_strided": {
-        "default": "aten.as_strided.default has no graph-dialect mapping",
-        "core": "aten.as_strided.default has no graph-dialect mapping",
-    },
     "as_strided.partial_views": {
         "default": "aten.as_strided.default has no graph-dialect mapping",
         "core": "aten.as_strided.default has no graph-dialect mapping",
-    },
-    "as_strided_copy": {
-        "default": "aten.as_strided_copy.default has no graph-dialect mapping, and in torch's decomposition of it aten.as_strided.default does not import: aten.as_str",
-        "core": "aten.as_strided_copy.default has no graph-dialect mapping, and in torch's decomposition of it aten.as_strided.default does not import: aten.as_str",
     },
     "as_strided_scatter": {
         "default": "aten.as_strided_scatter.default has no graph-dialect mapping, and in torch's decomposition of it prims.as_strided_scatter.default does not i",
@@ -185,14 +177,6 @@ EXPECTED: dict[str, dict[str, str]] = {
     "cumprod": {
         "default": "aten.cumprod.default has no graph-dialect mapping, and in torch's decomposition of it prims.prod.default does not import: prims.prod.default has no graph-dialect ",
         "core": "aten.cumprod.default has no graph-dialect mapping, and in torch's decomposition of it prims.prod.default does not import: prims.prod.default has no graph-dialect ",
-    },
-    "diagonal": {
-        "default": "aten.diagonal.default has no graph-dialect mapping, and in torch's decomposition of it aten.as_strided.default does not import: aten.as_strided.default has no g",
-        "core": "aten.diagonal.default has no graph-dialect mapping, and in torch's decomposition of it aten.as_strided.default does not import: aten.as_strided.default has no g",
-    },
-    "diagonal_copy": {
-        "default": "aten.diagonal_copy.default: aten.diagonal.default has no graph-dialect mapping, and in torch's decomposition of it aten.as_strided.default does not import: aten.as_strided.defaul",
-        "core": "aten.diagonal.default has no graph-dialect mapping, and in torch's decomposition of it aten.as_strided.default does not import: aten.as_strided.default has no g",
     },
     "diagonal_scatter": {
         "default": "aten.diagonal_scatter.default has no graph-dialect mapping, and torch's decomposition of it does not trace here (RuntimeError: Found a custom (n",
@@ -440,7 +424,6 @@ EXPECTED: dict[str, dict[str, str]] = {
     },
     "linalg.diagonal": {
         "default": "aten.linalg_diagonal.default has no graph-dialect mapping",
-        "core": "aten.diagonal.default has no graph-dialect mapping, and in torch's decomposition of it aten.as_strided.default does not import: aten.as_strided.default has no g",
     },
     "linalg.eig": {
         "default": "aten.linalg_eig.default has no graph-dialect mapping",
@@ -1168,21 +1151,9 @@ EXPECTED: dict[str, dict[str, str]] = {
         "default": "aten.topk.default has no graph-dialect mapping",
         "core": "aten.topk.default has no graph-dialect mapping",
     },
-    "trace": {
-        "default": "aten.trace.default: aten.diagonal.default has no graph-dialect mapping, and in torch's decomposition of it aten.as_strided.default does not import: aten.as_strided.default has no graph-d",
-        "core": "aten.diagonal.default has no graph-dialect mapping, and in torch's decomposition of it aten.as_strided.default does not import: aten.as_strided.default has no g",
-    },
     "triangular_solve": {
         "default": "aten.triangular_solve.default has no graph-dialect mapping",
         "core": "aten.triangular_solve.default has no graph-dialect mapping",
-    },
-    "unfold": {
-        "default": "aten.unfold.default has no graph-dialect mapping, and in torch's decomposition of it aten.as_strided.default does not import: aten.as_strided.default has no graph-d",
-        "core": "aten.unfold.default has no graph-dialect mapping, and in torch's decomposition of it aten.as_strided.default does not import: aten.as_strided.default has no graph-d",
-    },
-    "unfold_copy": {
-        "default": "aten.unfold_copy.default: aten.unfold.default has no graph-dialect mapping, and in torch's decomposition of it aten.as_strided.default does not import: aten.as_strided.default has ",
-        "core": "aten.unfold.default has no graph-dialect mapping, and in torch's decomposition of it aten.as_strided.default does not import: aten.as_strided.default has no graph-d",
     },
     "uniform": {
         "default": "aten.uniform_.default draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",

@@ -237,3 +237,47 @@ def test_a_decomposition_that_does_not_trace_is_unsupported_not_a_crash() -> Non
             _Fn(lambda x: torch.diagonal_scatter(x * 2, torch.ones(3))),
             (torch.randn(3, 3),),
         )
+
+
+@pytest.mark.parametrize("decompose", [False, True], ids=["default", "core"])
+def test_a_decomposition_may_edit_the_list_it_is_given(decompose: bool) -> None:
+    """slice_scatter off the start decomposes into `_unsafe_masked_index`,
+    whose decomposition fills in its `indices` list: an fx node's immutable
+    list made it fail to trace (Longformer's attention, 44 nodes in torch)."""
+    x = torch.randn(3, 8, 4, generator=torch.Generator().manual_seed(4))
+    src = torch.randn(3, 4, 4, generator=torch.Generator().manual_seed(5))
+
+    def scatter(x: Any) -> Any:
+        return torch.slice_scatter(x, src, dim=1, start=2, end=6)
+
+    _assert_imports_as_torch(scatter, x, decompose)
+
+
+def _overlapping_chunks(x: Any) -> Any:
+    # Longformer's chunking: overlapping windows of a contiguous tensor
+    return x.reshape(2, 4, 8).as_strided((2, 3, 2, 8), (32, 8, 8, 1)) * 2
+
+
+@pytest.mark.parametrize("decompose", [False, True], ids=["default", "core"])
+def test_as_strided_of_a_dense_tensor_gathers_its_elements(
+    decompose: bool,
+) -> None:
+    x = torch.randn(64, generator=torch.Generator().manual_seed(6))
+    _assert_imports_as_torch(_overlapping_chunks, x, decompose)
+    _assert_imports_as_torch(
+        lambda x: torch.as_strided(x, (3, 3), (2, 1), 1), x, decompose
+    )
+    # of a permuted (dense) tensor: its storage in its own dim order
+    _assert_imports_as_torch(
+        lambda x: x.reshape(8, 8).t().as_strided((4, 5), (3, 7), 2), x, decompose
+    )
+
+
+def test_as_strided_of_a_view_is_refused_not_wrong() -> None:
+    """A view's storage holds more than its values: reading past them, or
+    from a non-contiguous view, would read what the graph does not hold."""
+    x = torch.randn(4, 6)
+    with pytest.raises(TorchImportError, match="as_strided"):
+        from_torch(_Fn(lambda x: x[1:].as_strided((3, 3), (1, 3))), (x,))
+    with pytest.raises(TorchImportError, match="reads past"):
+        from_torch(_Fn(lambda x: x.as_strided((5, 6), (6, 1))), (x,))

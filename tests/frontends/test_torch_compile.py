@@ -422,3 +422,103 @@ def test_an_mlp_compiles_whole_at_the_default_min_block_size(
     assert not found.fallbacks
     assert found.compiled == found.total
     assert len(found.islands) == 1
+
+
+class _Unconnected(torch.nn.Module):
+    """`broadcast_tensors`: four `expand`s that share no value, each a part
+    of its own for the partitioner."""
+
+    def forward(self, *tensors: Any) -> Any:
+        return torch.broadcast_tensors(*tensors)
+
+
+def test_unconnected_parts_of_a_graph_fxdsl_takes_whole_are_one_island() -> None:
+    """Each part alone is under min_block_size; while fxdsl takes every
+    node they are the whole graph, one island (they all went to torch)."""
+    shapes = [(3, 1, 2), (1, 4, 1), (2,), (3, 4, 1)]
+    tensors = tuple(torch.randn(*s) for s in shapes)
+    found = _plan_of((_Unconnected(), tensors, {}))
+    assert not found.fallbacks
+    assert found.compiled == found.total == 4
+    assert [len(n) for n in found.islands.values()] == [4]
+
+
+class _DataDependent(torch.nn.Module):
+    def forward(self, x: Any) -> Any:
+        return torch.masked_select(x.sin(), x > 0) * 2
+
+
+def test_data_dependent_sizes_run_in_torch_with_the_reason(
+    caplog: pytest.LogCaptureFixture, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`masked_select`'s size depends on values: no specialisation makes the
+    graph static (it specialised itself forever: RecursionError); it runs in
+    torch, the log and the dry-run report say why."""
+    torch._dynamo.config.capture_dynamic_output_shape_ops = True
+    try:
+        x = torch.randn(4, 5)
+        with caplog.at_level(logging.WARNING, logger="fxdsl.torch_compile"):
+            got = torch.compile(_DataDependent(), backend="fxdsl")(x)
+        torch._dynamo.reset()
+        torch.compile(_DataDependent(), backend="fxdsl", options={"dryrun": True})(x)
+    finally:
+        torch._dynamo.config.capture_dynamic_output_shape_ops = False
+    torch.testing.assert_close(got, _DataDependent()(x))
+    why = "aten.masked_select.default (node %masked_select): dynamic shape (u0,)"
+    assert why in caplog.text
+    report = capsys.readouterr().out
+    assert "the whole graph runs in torch: " + why in report
+
+
+class _Empty(torch.nn.Module):
+    """An empty result: the import makes it a constant outside any island."""
+
+    def forward(self, x: Any) -> Any:
+        return x.repeat(0, 2), x.sin()
+
+
+def test_a_constant_result_outside_every_island_is_returned() -> None:
+    x = torch.randn(3, 4)
+    found = _plan_of((_Empty(), (x,), {}))
+    assert found.compiled == found.total
+    got = torch.compile(_Empty(), backend="fxdsl")(x)
+    want = _Empty()(x)
+    assert [tuple(t.shape) for t in got] == [tuple(t.shape) for t in want]
+    torch.testing.assert_close(got[1], want[1])
+
+
+class _DrawsOnly(torch.nn.Module):
+    def forward(self) -> Any:
+        return torch.randn(2, 3)
+
+
+def test_a_graph_of_random_draws_alone_runs_them_in_torch() -> None:
+    """No tensor argument: the importer once lost its block (a whole-graph
+    fallback, "'NoneType' object has no attribute 'add_op'")."""
+    from fxdsl.testing.hf_suite import Outcome, counting_plans
+
+    counted = Outcome()
+    compiled = torch.compile(_DrawsOnly(), backend="fxdsl")
+    with counting_plans(counted):
+        first, second = compiled(), compiled()
+    assert counted.refused == []
+    assert counted.in_torch == {"aten.randn.default": 1}
+    assert "draws random numbers" in counted.reasons["aten.randn.default"]
+    assert first.shape == (2, 3)
+    assert not torch.equal(first, second)
+
+
+class _BatchNormStats(torch.nn.Module):
+    def forward(self, x: Any, mean: Any, var: Any) -> Any:
+        return torch.native_batch_norm(x, None, None, mean, var, False, 0.1, 1e-5)
+
+
+def test_eval_batch_norm_returning_its_saved_statistics_compiles() -> None:
+    """Eval mode saves empty statistics; a program returning them went to
+    torch whole ("output getitem_1 is not a tensor (None)")."""
+    args = (torch.randn(2, 3, 4), torch.randn(3), torch.rand(3) + 0.5)
+    found = _plan_of((_BatchNormStats(), args, {}))
+    assert not found.fallbacks
+    got = torch.compile(_BatchNormStats(), backend="fxdsl")(*args)
+    want = _BatchNormStats()(*args)
+    assert [tuple(t.shape) for t in got] == [tuple(t.shape) for t in want]
