@@ -4,7 +4,8 @@ An fx node whose op has no handler in `aten_ops.ATEN` but has an entry in
 `torch.export.default_decompositions()` (torch's core-ATen decomposition
 table plus every CompositeImplicitAutograd op: exactly what
 `run_decompositions()` applies), or else in `torch._decomp.
-decomposition_table`, is imported as that decomposition: it is
+decomposition_table`, or else has a CompositeImplicitAutograd kernel (an
+op the export left whole), is imported as that decomposition: it is
 traced with `make_fx` on the node's own fake values into a small ATen graph,
 whose nodes the importer then imports one by one like the program's (a node
 of it without a mapping decomposes in turn). So the default export graph and
@@ -43,10 +44,34 @@ def decomposition(target: Any) -> Any:
 
     if not isinstance(target, torch._ops.OpOverload):
         return None
+    functional = _functional(target)
+    if functional is not None and (found := decomposition(functional)) is not None:
+        # the result of an in-place op is its written value: the functional
+        # op's (torch's own decomposition adds a `copy_` back into the input)
+        return found
     for table in _tables():
         if target in table:
             return table[target]
+    # a CompositeImplicitAutograd op (`atleast_1d`, `view_as`) that the
+    # tables leave out is its own composite kernel
+    if torch._C._dispatch_has_kernel_for_dispatch_key(
+        target.name(), torch._C.DispatchKey.CompositeImplicitAutograd
+    ):
+        return target.decompose
     return None
+
+
+def _functional(target: Any) -> Any:
+    """The functional overload of an in-place ATen op (`clamp_min_.Tensor`:
+    `clamp_min.Tensor`), or None."""
+    import torch
+
+    name = target._schema.name
+    base = name.removeprefix("aten::")
+    if base == name or not base.endswith("_") or base.startswith("_"):
+        return None
+    packet = getattr(torch.ops.aten, base[:-1], None)
+    return getattr(packet, target._overloadname, None) if packet else None
 
 
 @dataclass

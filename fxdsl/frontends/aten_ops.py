@@ -152,19 +152,9 @@ def _dims(x: Tensor, dims: Any) -> list[int] | None:
 _UNARY: dict[str, Callable[[Tensor], Tensor]] = {
     "neg": ops.neg,
     "abs": ops.abs,
-    "exp": ops.exp,
-    "log": ops.log,
-    "sqrt": ops.sqrt,
-    "rsqrt": ops.rsqrt,
-    "tanh": ops.tanh,
-    "sigmoid": ops.sigmoid,
     "relu": ops.relu,
-    "silu": ops.silu,
-    "erf": ops.erf,
-    "sin": ops.sin,
-    "cos": ops.cos,
-    "reciprocal": ops.reciprocal,
 }
+"""Unary ops on any dtype; the float functions come from the dialect."""
 
 
 def _unary(fn: Callable[[Tensor], Tensor]) -> Handler:
@@ -173,6 +163,57 @@ def _unary(fn: Callable[[Tensor], Tensor]) -> Handler:
 
 for _name, _fn in _UNARY.items():
     aten(f"{_name}.default", f"{_name}_.default")(_unary(_fn))
+
+
+FLOAT_ELEMENTWISE: dict[str, type[graph.UnaryOp | graph.BinaryOp]] = {
+    op.name.removeprefix("graph."): op
+    for op in graph.GRAPH_OPS
+    if issubclass(op, graph.UnaryOp | graph.BinaryOp)
+    and op.FLOAT_ONLY
+    and not op.get_irdl_definition().properties
+}
+"""The dialect's float functions without properties, by name: each is
+torch's op of that name (`graph.acos`: `aten.acos`, `aten.acos_`,
+`prims.acos`), so a new one imports without an entry here."""
+
+ELEMENTWISE_OVERLOADS = ("default", "Tensor", "Scalar", "Scalar_Tensor")
+"""Overloads of a `FLOAT_ELEMENTWISE` op the importer takes."""
+
+
+@functools.cache
+def _float_elementwise(op_cls: type[graph.UnaryOp | graph.BinaryOp]) -> Handler:
+    def handler(call: AtenCall) -> Tensor:
+        if call.dtype not in ("f32", "f16", "bf16"):
+            raise UnsupportedNode(f"{op_cls.name} on {call.dtype} (only on floats)")
+        operands = call.args[: 1 if issubclass(op_cls, graph.UnaryOp) else 2]
+        return ops.elementwise(op_cls, *(cast_to(x, call.dtype) for x in operands))
+
+    return handler
+
+
+def handler_for(name: str) -> Handler | None:
+    """The handler of the op named `name` (`"aten.acos.default"`): its
+    entry in `ATEN`, else its `FLOAT_ELEMENTWISE` op's; an in-place
+    overload without one of its own (`aten.clamp_min_.Tensor`, in a
+    decomposition) takes its functional op's, whose result is the written
+    value (the importer has refused writes that another node reads)."""
+    handler = ATEN.get(name)
+    parts = name.split(".")
+    if handler is not None or len(parts) != 3:
+        return handler
+    namespace, op, overload = parts
+    if namespace == "aten" and op.endswith("_") and not op.startswith("_"):
+        op = op[:-1]
+        handler = ATEN.get(f"aten.{op}.{overload}")
+        if handler is not None:
+            return handler
+    if (
+        namespace in ("aten", "prims")
+        and overload in ELEMENTWISE_OVERLOADS
+        and op in FLOAT_ELEMENTWISE
+    ):
+        return _float_elementwise(FLOAT_ELEMENTWISE[op])
+    return None
 
 
 @aten("gelu.default", "gelu_.default")
@@ -354,6 +395,10 @@ aten("logical_and.default", "bitwise_and.Tensor", "__and__.Tensor")(
 aten("logical_or.default", "bitwise_or.Tensor", "__or__.Tensor")(
     _logical(ops.logical_or)
 )
+aten("logical_xor.default", "bitwise_xor.Tensor", "__xor__.Tensor")(_logical(ops.ne))
+# torch's decompositions of logical ops reach the bitwise prims on bools
+for _prim, _fn in (("and", ops.logical_and), ("or", ops.logical_or), ("xor", ops.ne)):
+    ATEN[f"prims.bitwise_{_prim}.default"] = _logical(_fn)
 
 
 @aten("logical_not.default", "bitwise_not.default")
@@ -1012,6 +1057,54 @@ def _sign(call: AtenCall) -> Tensor:
     positive = ops.cast(ops.gt(x, 0), call.dtype)
     negative = ops.cast(ops.lt(x, 0), call.dtype)
     return ops.sub(positive, negative)  # 0 for NaN, as torch's
+
+
+@aten("signbit.default")
+def _signbit(call: AtenCall) -> Tensor:
+    x: Tensor = call.args[0]
+    if x.dtype[0] == "i":
+        return ops.lt(x, 0)
+    # -0.0 has its sign bit set: its reciprocal is -inf (a NaN's sign is lost)
+    zero_below = ops.logical_and(ops.eq(x, 0.0), ops.lt(ops.reciprocal(x), 0.0))
+    return ops.logical_or(ops.lt(x, 0.0), zero_below)
+
+
+ATEN["prims.signbit.default"] = _signbit
+
+
+@aten("hypot.default", "hypot_.default")
+def _hypot(call: AtenCall) -> Tensor:
+    # sqrt(a^2 + b^2) scaled by the larger magnitude, so squares of large
+    # values do not overflow (torch's std::hypot does not)
+    a, b = (ops.abs(cast_to(v, call.dtype)) for v in call.args[:2])
+    big, small = ops.maximum(a, b), ops.minimum(a, b)
+    safe = ops.where(ops.eq(big, 0.0), 1.0, big)
+    ratio = ops.div(small, safe)
+    hypot = ops.mul(big, ops.sqrt(ops.add(ops.mul(ratio, ratio), 1.0)))
+    # inf wins over NaN, as in C's hypot
+    return ops.where(ops.eq(big, math.inf), math.inf, hypot)
+
+
+ATEN["prims.hypot.default"] = _hypot
+
+
+def _nan_ignoring(fn: Callable[[Any, Any], Tensor]) -> Handler:
+    """torch's fmax/fmin: a NaN operand yields the other one."""
+
+    def handler(call: AtenCall) -> Tensor:
+        a, b = (cast_to(v, call.dtype) for v in call.args[:2])
+        if call.dtype[0] == "i":
+            return fn(a, b)
+        both = fn(a, b)
+        return ops.where(ops.ne(a, a), b, ops.where(ops.ne(b, b), a, both))
+
+    return handler
+
+
+aten("fmax.default")(_nan_ignoring(ops.maximum))
+aten("fmin.default")(_nan_ignoring(ops.minimum))
+ATEN["prims.fmax.default"] = _nan_ignoring(ops.maximum)
+ATEN["prims.fmin.default"] = _nan_ignoring(ops.minimum)
 
 
 @aten("isnan.default")
