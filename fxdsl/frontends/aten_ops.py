@@ -899,11 +899,14 @@ def _matmul(call: AtenCall) -> Tensor:
     return ops.matmul(call.args[0], call.args[1])
 
 
-@aten("addmm.default", "baddbmm.default")
+@aten("addmm.default", "baddbmm.default", "addbmm.default")
 def _addmm(call: AtenCall) -> Tensor:
     bias, lhs, rhs = call.args[:3]
     beta, alpha = call.kwargs.get("beta", 1), call.kwargs.get("alpha", 1)
     product = ops.matmul(lhs, rhs)
+    if call.target == "aten.addbmm.default":
+        # the batch's products summed
+        product = ops.sum(product, [0])
     if alpha != 1:
         product = ops.mul(product, alpha)
     return ops.add(product, bias if beta == 1 else ops.mul(bias, beta))
@@ -1154,6 +1157,121 @@ def _flip(call: AtenCall) -> Tensor:
     return x
 
 
+def _storage_positions(
+    shape: Sequence[int], size: Sequence[int], stride: Sequence[int], offset: int
+) -> Any:
+    """The flat positions in a contiguous tensor of `shape` that
+    `as_strided(size, stride, offset)` reads, an int64 array of `size`; or
+    UnsupportedNode where one falls outside it."""
+    positions = np.full(list(size), offset, dtype=np.int64)
+    for dim, (n, step) in enumerate(zip(size, stride, strict=True)):
+        axis = [n if d == dim else 1 for d in range(len(size))]
+        positions = positions + (np.arange(n) * step).reshape(axis)
+    if positions.size and (positions.min() < 0 or positions.max() >= math.prod(shape)):
+        raise UnsupportedNode(
+            "as_strided reaches storage outside its input (a view of a larger tensor)"
+        )
+    return positions
+
+
+def _contiguous_offset(call: AtenCall, index: int) -> int:
+    """The storage offset of argument `index`, which must be contiguous."""
+    source = call.arg_results[index]
+    if not source.is_contiguous():
+        raise UnsupportedNode(f"{call.target} of a non-contiguous tensor")
+    return int(source.storage_offset())
+
+
+@aten("as_strided.default")
+def _as_strided(call: AtenCall) -> Tensor:
+    # a gather of the flat input at the positions the sizes and strides
+    # name, where the input's storage holds exactly its own elements
+    x: Tensor = call.args[0]
+    size, stride = [int(n) for n in call.args[1]], [int(n) for n in call.args[2]]
+    base = _contiguous_offset(call, 0)
+    offset = call.arg(3, "storage_offset")
+    offset = base if offset is None else int(offset)
+    if math.prod(size) == 0:
+        return ops.full(size, 0.0, x.dtype)
+    positions = _storage_positions(x.shape, size, stride, offset - base)
+    flat = reshape(x, [math.prod(x.shape)])
+    return ops.index(flat, [ops.constant(positions, "i64")])
+
+
+def _scatter_at(x: Tensor, src: Tensor, positions: Any) -> Tensor:
+    """`x` with `src`'s elements written at the flat `positions` (an int
+    array of src's shape; a position written twice takes the last)."""
+    count = math.prod(x.shape)
+    writer = np.full(count, -1, dtype=np.int64)
+    writer[positions.reshape(-1)] = np.arange(positions.size)
+    if positions.size == 0:
+        return x
+    written = ops.constant(writer >= 0, "i1")
+    source = ops.constant(np.maximum(writer, 0), "i64")
+    flat_src = reshape(cast_to(src, x.dtype), [positions.size])
+    values = ops.where(written, ops.index(flat_src, [source]), reshape(x, [count]))
+    return reshape(values, list(x.shape))
+
+
+@aten("as_strided_scatter.default")
+def _as_strided_scatter(call: AtenCall) -> Tensor:
+    x, src = call.args[:2]
+    size, stride = [int(n) for n in call.args[2]], [int(n) for n in call.args[3]]
+    base = _contiguous_offset(call, 0)
+    offset = call.arg(4, "storage_offset")
+    offset = base if offset is None else int(offset)
+    positions = _storage_positions(x.shape, size, stride, offset - base)
+    return _scatter_at(cast_to(x, call.dtype), src, positions)
+
+
+@aten("diagonal_scatter.default")
+def _diagonal_scatter(call: AtenCall) -> Tensor:
+    x, src = call.args[:2]
+    offset = int(call.arg(2, "offset", 0))
+    dim1, dim2 = _dim(x, call.arg(3, "dim1", 0)), _dim(x, call.arg(4, "dim2", 1))
+    flat = np.arange(math.prod(x.shape), dtype=np.int64).reshape(x.shape)
+    # numpy's diagonal orders its elements as torch's (the diagonal last)
+    positions = np.diagonal(flat, offset, dim1, dim2)
+    return _scatter_at(cast_to(x, call.dtype), src, positions)
+
+
+@aten("bucketize.Tensor", "searchsorted.Tensor")
+def _bucketize(call: AtenCall) -> Tensor:
+    # the count of boundaries below x (right: at most x), for sorted 1-D
+    # boundaries; a batched searchsorted counts its own row
+    if call.target == "aten.bucketize.Tensor":
+        x, boundaries = call.args[:2]
+    else:
+        boundaries, x = call.args[:2]
+    sorter = call.kwargs.get("sorter")
+    if sorter is not None:
+        boundaries = ops.gather(boundaries, boundaries.ndim - 1, sorter)
+    right = bool(call.kwargs.get("right", False)) or call.kwargs.get("side") == "right"
+    if boundaries.ndim != 1 and list(boundaries.shape[:-1]) != list(x.shape[:-1]):
+        raise UnsupportedNode("searchsorted: batch dims of boundaries and input differ")
+    n = boundaries.shape[-1]
+    # compared in a common dtype: the float one where only one is a float
+    floats = [t.dtype for t in (x, boundaries) if t.dtype[0] != "i"]
+    common = x.dtype if x.dtype == boundaries.dtype else (floats or ["i64"])[0]
+    x, boundaries = cast_to(x, common), cast_to(boundaries, common)
+    values = reshape(x, [*x.shape, 1])
+    edges = boundaries
+    if boundaries.ndim > 1:
+        edges = reshape(boundaries, [*boundaries.shape[:-1], 1, n])
+    axis = x.ndim
+    below = ops.le(edges, values) if right else ops.lt(edges, values)
+    count = ops.sum(ops.cast(below, "i64"), [axis])
+    return cast_to(count, call.dtype)
+
+
+@aten("angle.default")
+def _angle(call: AtenCall) -> Tensor:
+    # a real number's angle: pi below zero, else 0 (NaN stays NaN)
+    x = cast_to(call.args[0], call.dtype)
+    angle = ops.where(ops.lt(x, 0.0), math.pi, ops.full(list(x.shape), 0.0, x.dtype))
+    return ops.where(ops.ne(x, x), x, angle)
+
+
 @aten("index_select.default")
 def _index_select(call: AtenCall) -> Tensor:
     x, index = call.args[0], call.args[2]
@@ -1205,6 +1323,20 @@ def _product(x: Tensor, dim: int) -> Tensor:
         if size % 2:
             x = ops.concat([x, parts[2]], dim)
     return x
+
+
+def _prims_prod(call: AtenCall) -> Tensor:
+    x: Tensor = call.args[0]
+    dims = call.arg(1, "dims")
+    reduced = range(x.ndim) if dims is None else sorted({_dim(x, d) for d in dims})
+    if math.prod(x.shape[d] for d in reduced) == 0:
+        return ops.full(call.shape, 1.0, call.dtype)
+    for dim in reduced:
+        x = _product(x, dim)
+    return reshape(cast_to(x, call.dtype), call.shape)
+
+
+ATEN["prims.prod.default"] = _prims_prod
 
 
 @aten("prod.default", "prod.dim_int")
@@ -1281,6 +1413,189 @@ def _min_dim(call: AtenCall) -> tuple[Tensor, Tensor]:
     return reshape(values, list(call.result[0].shape)), reshape(
         indices, list(call.result[1].shape)
     )
+
+
+def _before(
+    p: tuple[Tensor, Tensor], q: tuple[Tensor, Tensor], descending: bool
+) -> Tensor:
+    """Whether the (value, index) key p sorts strictly before q: by value
+    (NaN counts as the largest, as torch), ties by index (a stable sort)."""
+    (pv, pi), (qv, qi) = p, q
+    first, second = (qv, pv) if descending else (pv, qv)
+    less = ops.lt(first, second)
+    same = ops.eq(pv, qv)
+    if pv.dtype[0] != "i":
+        nan_p, nan_q = ops.ne(pv, pv), ops.ne(qv, qv)
+        nan_second = nan_p if descending else nan_q
+        nan_first = nan_q if descending else nan_p
+        less = ops.logical_or(
+            less, ops.logical_and(nan_second, ops.logical_not(nan_first))
+        )
+        same = ops.logical_or(same, ops.logical_and(nan_p, nan_q))
+    return ops.logical_or(less, ops.logical_and(same, ops.lt(pi, qi)))
+
+
+def _half(x: Tensor, part: int) -> Tensor:
+    """Part 0 or 1 of the `2` axis of x (`[..., blocks, 2, j]`), kept."""
+    starts, limits = [0] * x.ndim, list(x.shape)
+    starts[-2], limits[-2] = part, part + 1
+    return ops.slice(x, starts, limits)
+
+
+def _sorted_along(x: Tensor, dim: int, descending: bool) -> tuple[Tensor, Tensor]:
+    """(values, indices) of a stable sort of `x` along `dim`: a bitonic
+    network over the (value, index) keys, the dim padded to a power of two
+    with keys that sort last; log2(n)^2 / 2 compare-and-swap steps."""
+    if x.ndim == 0:
+        return x, ops.full([], 0.0, "i64")
+    if x.dtype == "i1":
+        values, index = _sorted_along(ops.cast(x, "i32"), dim, descending)
+        return ops.cast(values, "i1"), index
+    n, last = x.shape[dim], x.ndim - 1
+    x = ops.swapaxes(x, dim, last) if dim != last else x
+    outer = list(x.shape[:-1])
+    size = 1 << max(n - 1, 0).bit_length()
+    index = ops.broadcast_to(
+        ops.constant(np.arange(size, dtype=np.int64), "i64"), [*outer, size]
+    )
+    values = x
+    if size > n:
+        if x.dtype[0] == "i":
+            info = np.iinfo(np.int64 if x.dtype == "i64" else np.int32)
+            pad = float(info.min if descending else info.max)
+        else:
+            pad = -math.inf if descending else math.nan
+        values = ops.concat([x, ops.full([*outer, size - n], pad, x.dtype)], last)
+    stage = 2
+    while stage <= size:
+        step = stage // 2
+        while step >= 1:
+            blocks = size // (2 * step)
+            split = [*outer, blocks, 2, step]
+            v, i = reshape(values, split), reshape(index, split)
+            lo, hi = (_half(v, 0), _half(i, 0)), (_half(v, 1), _half(i, 1))
+            # blocks whose bit `stage` is set sort the other way
+            flip = (np.arange(blocks) * 2 * step) & stage != 0
+            swap = _before(hi, lo, descending)
+            if flip.any():
+                swap = ops.ne(swap, ops.constant(flip.reshape(blocks, 1, 1), "i1"))
+            axis = len(outer) + 1
+            values = reshape(
+                ops.concat(
+                    [ops.where(swap, hi[0], lo[0]), ops.where(swap, lo[0], hi[0])], axis
+                ),
+                [*outer, size],
+            )
+            index = reshape(
+                ops.concat(
+                    [ops.where(swap, hi[1], lo[1]), ops.where(swap, lo[1], hi[1])], axis
+                ),
+                [*outer, size],
+            )
+            step //= 2
+        stage *= 2
+    if size > n:
+        start, limit = [0] * x.ndim, [*outer, n]
+        values, index = ops.slice(values, start, limit), ops.slice(index, start, limit)
+    if dim != last:
+        values, index = ops.swapaxes(values, dim, last), ops.swapaxes(index, dim, last)
+    return values, index
+
+
+@aten("sort.default", "sort.stable")
+def _sort(call: AtenCall) -> tuple[Tensor, Tensor]:
+    x: Tensor = call.args[0]
+    if call.target == "aten.sort.stable":
+        dim, descending = (
+            call.kwargs.get("dim", -1),
+            call.kwargs.get("descending", False),
+        )
+    else:
+        dim, descending = call.arg(1, "dim", -1), call.arg(2, "descending", False)
+    if x.ndim == 0:
+        ops.normalize_dim("sort", int(dim), 1)
+        return x, ops.full([], 0.0, "i64")
+    return _sorted_along(x, _dim(x, dim), bool(descending))
+
+
+def _order_statistic(
+    x: Tensor, dim: int, keepdim: bool, position: Callable[[Tensor], Any]
+) -> tuple[Tensor, Tensor]:
+    """(value, index) along `dim` of the element at `position(nan_count)`
+    (a Tensor or an int, x's shape with `dim` of size one) of the ascending
+    sort; NaN sorts last."""
+    if x.ndim == 0:
+        return x, ops.full([], 0.0, "i64")
+    values, indices = _sorted_along(x, dim, descending=False)
+    nans = ops.full([*x.shape[:dim], 1, *x.shape[dim + 1 :]], 0.0, "i64")
+    if x.dtype[0] != "i":
+        nans = ops.sum(ops.cast(ops.ne(x, x), "i64"), [dim], keepdim=True)
+    where = position(nans)
+    if not isinstance(where, Tensor):
+        where = ops.full(list(nans.shape), float(where), "i64")
+    value, index = ops.gather(values, dim, where), ops.gather(indices, dim, where)
+    if not keepdim:
+        shape = [n for d, n in enumerate(x.shape) if d != dim]
+        value, index = reshape(value, shape), reshape(index, shape)
+    return value, index
+
+
+@aten("kthvalue.default")
+def _kthvalue(call: AtenCall) -> tuple[Tensor, Tensor]:
+    x: Tensor = call.args[0]
+    k = int(call.args[1])
+    dim, keepdim = call.arg(2, "dim", -1), bool(call.arg(3, "keepdim", False))
+    if x.ndim == 0:
+        return _order_statistic(x, 0, keepdim, lambda nans: k - 1)
+    return _order_statistic(x, _dim(x, dim), keepdim, lambda nans: k - 1)
+
+
+def _median_position(n: int, ignore_nan: bool) -> Callable[[Tensor], Any]:
+    """The lower median's position: with NaNs, the first NaN (median) or
+    the median of the others (nanmedian; all NaN: a NaN)."""
+
+    def position(nans: Tensor) -> Any:
+        if ignore_nan:
+            count = ops.sub(ops.full(list(nans.shape), float(n), "i64"), nans)
+            return ops.maximum(ops.div(ops.sub(count, 1), 2), 0)
+        first_nan = ops.sub(ops.full(list(nans.shape), float(n), "i64"), nans)
+        middle = ops.full(list(nans.shape), float((n - 1) // 2), "i64")
+        return ops.where(ops.gt(nans, 0), first_nan, middle)
+
+    return position
+
+
+@aten("median.default", "nanmedian.default", "median.dim", "nanmedian.dim")
+def _median(call: AtenCall) -> Any:
+    x: Tensor = call.args[0]
+    ignore_nan = call.target.startswith("aten.nanmedian")
+    if call.target.endswith(".default"):
+        n = math.prod(x.shape)
+        if n == 0:
+            return ops.full([], math.nan, x.dtype)
+        flat = reshape(x, [n])
+        value, _ = _order_statistic(flat, 0, False, _median_position(n, ignore_nan))
+        return value
+    keepdim = bool(call.arg(2, "keepdim", False))
+    dim = 0 if x.ndim == 0 else _dim(x, call.args[1])
+    n = 1 if x.ndim == 0 else x.shape[dim]
+    return _order_statistic(x, dim, keepdim, _median_position(n, ignore_nan))
+
+
+@aten("topk.default")
+def _topk(call: AtenCall) -> tuple[Tensor, Tensor]:
+    x: Tensor = call.args[0]
+    k = int(call.args[1])
+    dim = call.arg(2, "dim", -1)
+    largest = bool(call.arg(3, "largest", True))
+    if x.ndim == 0:
+        ops.normalize_dim("topk", int(dim), 1)
+        return x, ops.full([], 0.0, "i64")
+    d = _dim(x, dim)
+    values, indices = _sorted_along(x, d, descending=largest)
+    limit = [k if i == d else n for i, n in enumerate(x.shape)]
+    start = [0] * x.ndim
+    return ops.slice(values, start, limit), ops.slice(indices, start, limit)
 
 
 @aten("max.default", "min.default")
