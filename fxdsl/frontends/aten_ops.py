@@ -1235,6 +1235,138 @@ def _diagonal_scatter(call: AtenCall) -> Tensor:
     return _scatter_at(cast_to(x, call.dtype), src, positions)
 
 
+SCATTER_LIMIT = 1 << 26
+"""The most (target, source) element pairs a scatter compares."""
+
+
+def _scatter_region(
+    x: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, include_self: bool
+) -> Tensor:
+    """The part of `x` the index covers (its extent in every other dim),
+    each position along `dim` combined with the source elements whose index
+    names it: `reduce` is "replace" (the last one), "sum", "prod", "mean",
+    "amax" or "amin". Every (position, source) pair is compared."""
+    shape = list(index.shape)
+    n, m, last = x.shape[dim], shape[dim], x.ndim - 1
+    if math.prod(shape) * n > SCATTER_LIMIT:
+        raise UnsupportedNode(
+            f"scatter of {math.prod(shape)} elements onto a dim of {n} (more "
+            f"than {SCATTER_LIMIT} pairs)"
+        )
+    region = [n if d == dim else size for d, size in enumerate(shape)]
+    target = ops.slice(x, [0] * x.ndim, region)
+    src = ops.slice(src, [0] * x.ndim, shape)
+    if dim != last:
+        target, index, src = (ops.swapaxes(t, dim, last) for t in (target, index, src))
+    outer = list(index.shape[:-1])
+    positions = ops.constant(np.arange(n, dtype=np.int64).reshape(n, 1), "i64")
+    # hit[..., p, j]: source j goes to position p (negative indices wrap)
+    wrapped = ops.where(ops.lt(index, 0), ops.add(index, n), index)
+    hit = ops.eq(reshape(cast_to(wrapped, "i64"), [*outer, 1, m]), positions)
+    values = reshape(src, [*outer, 1, m])
+    count = ops.sum(ops.cast(hit, "i64"), [last + 1])
+    touched = ops.gt(count, 0)
+    if reduce == "replace":
+        order = ops.constant(np.arange(m, dtype=np.int64), "i64")
+        latest = ops.max(ops.where(hit, order, -1), [last + 1], keepdim=True)
+        picked = ops.gather(
+            ops.broadcast_to(values, [*outer, n, m]),
+            last + 1,
+            ops.maximum(latest, 0),
+        )
+        combined = reshape(picked, [*outer, n])
+    elif reduce in ("sum", "mean"):
+        combined = ops.sum(ops.where(hit, values, 0), [last + 1])
+        if include_self:
+            combined = ops.add(combined, target)
+        if reduce == "mean":
+            total = count if not include_self else ops.add(count, 1)
+            combined = ops.div(combined, ops.cast(ops.maximum(total, 1), x.dtype))
+    elif reduce == "prod":
+        ones = ops.where(hit, values, 1)
+        combined = reshape(_product(ones, last + 1), [*outer, n])
+        if include_self:
+            combined = ops.mul(combined, target)
+    elif reduce in ("amax", "amin"):
+        fill = -math.inf if reduce == "amax" else math.inf
+        if x.dtype[0] == "i":
+            info = np.iinfo(np.int64 if x.dtype == "i64" else np.int32)
+            fill = float(info.min if reduce == "amax" else info.max)
+        extreme = ops.max if reduce == "amax" else ops.min
+        combined = extreme(ops.where(hit, values, fill), [last + 1])
+        if include_self:
+            pair = ops.maximum if reduce == "amax" else ops.minimum
+            combined = pair(combined, target)
+    else:
+        raise UnsupportedNode(f"scatter with reduce={reduce!r}")
+    result = ops.where(touched, combined, target)
+    return ops.swapaxes(result, dim, last) if dim != last else result
+
+
+def _scatter(
+    x: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, include_self: bool
+) -> Tensor:
+    """`x` with `_scatter_region`'s result over the index's extent."""
+    if math.prod(index.shape) == 0:
+        return x
+    result = _scatter_region(x, dim, index, src, reduce, include_self)
+    done = [x.shape[d] if d == dim else size for d, size in enumerate(index.shape)]
+    for d in range(x.ndim):
+        if done[d] == x.shape[d]:
+            continue
+        # the rest of x along d, over what is done in the other dims
+        start = [done[d] if k == d else 0 for k in range(x.ndim)]
+        limit = [x.shape[d] if k == d else done[k] for k in range(x.ndim)]
+        result = ops.concat([result, ops.slice(x, start, limit)], d)
+        done[d] = x.shape[d]
+    return result
+
+
+_SCATTER_REDUCE = {"add": "sum", "multiply": "prod"}
+"""scatter.reduce's names for scatter_reduce's reductions."""
+
+
+@aten("scatter.src", "scatter.value", "scatter.reduce", "scatter.value_reduce")
+@aten("scatter_add.default", "scatter_reduce.two")
+def _scatter_handler(call: AtenCall) -> Tensor:
+    x: Tensor = cast_to(call.args[0], call.dtype)
+    index: Tensor = call.args[2]
+    src = call.args[3]
+    dim = 0 if x.ndim == 0 else _dim(x, call.args[1])
+    if x.ndim == 0:
+        x, index = reshape(x, [1]), reshape(index, [1])
+        src = reshape(src, [1]) if isinstance(src, Tensor) else src
+    if not isinstance(src, Tensor):
+        src = ops.full(list(index.shape), float(src), x.dtype)
+    src = cast_to(src, x.dtype)
+    include_self = True
+    if call.target == "aten.scatter_add.default":
+        reduce = "sum"
+    elif call.target == "aten.scatter_reduce.two":
+        reduce = str(call.args[4])
+        include_self = bool(call.kwargs.get("include_self", True))
+    elif "reduce" in call.kwargs:
+        reduce = _SCATTER_REDUCE.get(call.kwargs["reduce"], call.kwargs["reduce"])
+    else:
+        reduce = "replace"
+    return reshape(_scatter(x, dim, index, src, reduce, include_self), call.shape)
+
+
+@aten("index_reduce.default")
+def _index_reduce(call: AtenCall) -> Tensor:
+    # scatter_reduce with the 1-D index spread over the source's other dims
+    x: Tensor = cast_to(call.args[0], call.dtype)
+    dim = _dim(x, call.args[1]) if x.ndim else 0
+    index, source = call.args[2], cast_to(call.args[3], call.dtype)
+    reduce = str(call.args[4])
+    include_self = bool(call.kwargs.get("include_self", True))
+    if x.ndim == 0:
+        x, source = reshape(x, [1]), reshape(source, [1])
+    along = [math.prod(index.shape) if d == dim else 1 for d in range(x.ndim)]
+    spread = ops.broadcast_to(reshape(index, along), list(source.shape))
+    return reshape(_scatter(x, dim, spread, source, reduce, include_self), call.shape)
+
+
 @aten("bucketize.Tensor", "searchsorted.Tensor")
 def _bucketize(call: AtenCall) -> Tensor:
     # the count of boundaries below x (right: at most x), for sorted 1-D
