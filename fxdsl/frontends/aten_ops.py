@@ -330,10 +330,33 @@ def _div_mode(call: AtenCall) -> Tensor:
         return ops.div(lhs, rhs)
     if mode == "floor" and call.dtype in ("i64", "i32"):
         return ops.div(lhs, rhs)
-    raise UnsupportedNode(
-        f"rounding_mode={mode!r} on {call.dtype} has no graph form (only integer "
-        "floor division)"
+    if call.dtype not in ("f32", "f16", "bf16"):
+        raise UnsupportedNode(f"rounding_mode={mode!r} on {call.dtype}")
+    if mode == "trunc":
+        return trunc(ops.div(lhs, rhs))
+    lhs, rhs = (
+        v if isinstance(v, Tensor) else ops.full([], float(v), call.dtype)
+        for v in (lhs, rhs)
     )
+    return _floor_divide(lhs, rhs)
+
+
+def _floor_divide(a: Tensor, b: Tensor) -> Tensor:
+    """torch's float floor division: (a - fmod(a, b)) / b, one less where
+    the remainder's sign is not b's, then floored to the nearest integer (a
+    zero keeps the quotient's sign; b = 0 gives a / b)."""
+    mod = ops.elementwise(graph.FmodOp, a, b)
+    quotient = ops.div(ops.sub(a, mod), b)
+    differs = ops.ne(ops.lt(b, 0.0), ops.lt(mod, 0.0))
+    quotient = ops.sub(
+        quotient, ops.cast(ops.logical_and(ops.ne(mod, 0.0), differs), a.dtype)
+    )
+    low = floor(quotient)
+    rounded = ops.add(low, ops.cast(ops.gt(ops.sub(quotient, low), 0.5), a.dtype))
+    plain = ops.div(a, b)
+    signed_zero = ops.elementwise(graph.CopysignOp, ops.full([], 0.0, a.dtype), plain)
+    result = ops.where(ops.eq(quotient, 0.0), signed_zero, rounded)
+    return ops.where(ops.eq(b, 0.0), plain, result)
 
 
 @aten("pow.Tensor_Scalar", "pow.Tensor_Tensor", "pow.Scalar")
@@ -1085,7 +1108,8 @@ def _hypot(call: AtenCall) -> Tensor:
     ratio = ops.div(small, safe)
     hypot = ops.mul(big, ops.sqrt(ops.add(ops.mul(ratio, ratio), 1.0)))
     # inf wins over NaN, as in C's hypot
-    return ops.where(ops.eq(big, math.inf), math.inf, hypot)
+    infinite = ops.logical_or(ops.eq(a, math.inf), ops.eq(b, math.inf))
+    return ops.where(infinite, math.inf, hypot)
 
 
 ATEN["prims.hypot.default"] = _hypot
@@ -1393,6 +1417,9 @@ def _bucketize(call: AtenCall) -> Tensor:
     axis = x.ndim
     below = ops.le(edges, values) if right else ops.lt(edges, values)
     count = ops.sum(ops.cast(below, "i64"), [axis])
+    if x.dtype[0] != "i":
+        # NaN sorts after every boundary
+        count = ops.where(ops.ne(x, x), ops.full([], float(n), "i64"), count)
     return cast_to(count, call.dtype)
 
 

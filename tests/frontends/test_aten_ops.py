@@ -198,6 +198,41 @@ COMPOSITES = {
     "roll two dims (nested decompositions)": lambda x: torch.roll(x, (1, -2), (0, 1)),
     "mT": lambda x: x.mT * 2,
     "cat with an empty cache": lambda x: torch.cat([torch.zeros(0), x], 0),
+    "fmod": lambda x: torch.fmod(x, torch.tensor([1.5, -0.75, 2.0, -3.0, 0.0])),
+    "remainder": lambda x: torch.remainder(
+        x, torch.tensor([1.5, -0.75, 2.0, -3.0, 0.0])
+    ),
+    "floor divide": lambda x: torch.div(
+        x, torch.tensor([1.5, -0.75, 2.0, -3.0, 0.0]), rounding_mode="floor"
+    ),
+    "trunc divide": lambda x: torch.div(x, -0.3, rounding_mode="trunc"),
+    "atan2": lambda x: torch.atan2(x, x.flip(0)),
+    "copysign": lambda x: torch.copysign(torch.ones(4, 5), x),
+    "signbit": torch.signbit,
+    "hypot": lambda x: torch.hypot(x, x.flip(1)),
+    "fmax": lambda x: torch.fmax(x, x.flip(0)),
+    "acos": lambda x: torch.acos(x / 1e10),
+    "angle": torch.angle,
+    "sort": lambda x: torch.sort(x, 1),
+    "sort descending dim 0": lambda x: torch.sort(x, 0, descending=True),
+    "topk": lambda x: torch.topk(torch.nan_to_num(x), 2, 1),
+    "kthvalue": lambda x: torch.kthvalue(x, 2, 0),
+    "median": torch.median,
+    "nanmedian dim": lambda x: torch.nanmedian(x, 1),
+    "as_strided": lambda x: torch.as_strided(x, (3, 2), (2, 5), 1),
+    "diagonal_scatter": lambda x: torch.diagonal_scatter(x, torch.ones(4), 1),
+    "scatter_reduce amax": lambda x: torch.scatter_reduce(
+        x,
+        1,
+        torch.tensor([[0, 0, 4], [1, 2, 1], [3, 3, 3], [4, 0, 2]]),
+        torch.ones(4, 3),
+        "amax",
+        include_self=False,
+    ),
+    "scatter": lambda x: torch.scatter(x, 0, torch.tensor([[3, 0], [1, 2]]), -7.0),
+    "bucketize": lambda x: torch.bucketize(
+        x, torch.tensor([-1.0, 0.0, 0.5, 1e3]), right=True
+    ),
 }
 
 
@@ -230,10 +265,10 @@ def test_a_decomposition_writing_into_a_view_is_refused_not_wrong() -> None:
 
 
 def test_a_decomposition_that_does_not_trace_is_unsupported_not_a_crash() -> None:
-    # diagonal_scatter's decomposition writes through prims.copy_to, which
-    # torch's functionalization refuses
+    # adaptive_max_pool2d's decomposition raises NotImplementedError for
+    # windows of uneven size
     with pytest.raises(TorchImportError, match="decomposition of it does not trace"):
         from_torch(
-            _Fn(lambda x: torch.diagonal_scatter(x * 2, torch.ones(3))),
-            (torch.randn(3, 3),),
+            _Fn(lambda x: torch.nn.functional.adaptive_max_pool2d(x, (2, 3))),
+            (torch.randn(1, 3, 5, 7),),
         )
