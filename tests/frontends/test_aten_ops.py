@@ -230,6 +230,15 @@ COMPOSITES = {
         include_self=False,
     ),
     "scatter": lambda x: torch.scatter(x, 0, torch.tensor([[3, 0], [1, 2]]), -7.0),
+    "cummax": lambda x: torch.cummax(x, 1),
+    "cummin dim 0": lambda x: torch.cummin(x, 0),
+    "logcumsumexp": lambda x: torch.logcumsumexp(x, 1),
+    "masked_scatter": lambda x: torch.masked_scatter(x, x > 0.4, -torch.arange(20.0)),
+    "put accumulate": lambda x: torch.put(
+        x, torch.tensor([0, -1, 0, 7]), torch.ones(4), accumulate=True
+    ),
+    "erfc": torch.erfc,
+    "cdist": lambda x: torch.cdist(x[:2, :4], x[2:, 1:], p=1.5),
     "bucketize": lambda x: torch.bucketize(
         x, torch.tensor([-1.0, 0.0, 0.5, 1e3]), right=True
     ),
