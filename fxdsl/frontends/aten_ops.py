@@ -1530,6 +1530,113 @@ def _erfc(call: AtenCall) -> Tensor:
 ATEN["prims.erfc.default"] = _erfc
 
 
+_SHIFT = 8
+"""lgamma/digamma move x below this up by recurrence before their
+asymptotic series (whose error there is below 1e-9)."""
+
+
+def _shifted(x: Tensor) -> tuple[Tensor, Tensor]:
+    """(y, small): y = x + _SHIFT where x < _SHIFT (small), else x."""
+    small = ops.lt(x, float(_SHIFT))
+    return ops.where(small, ops.add(x, float(_SHIFT)), x), small
+
+
+def _sin_pi(x: Tensor) -> Tensor:
+    """|sin(pi x)|, reduced to |r| <= 1/2 first (pi x in f32 is too coarse
+    near the integers)."""
+    r = ops.sub(x, round_half_even(x))
+    return ops.abs(ops.sin(ops.mul(r, math.pi)))
+
+
+def _lgamma_positive(x: Tensor) -> Tensor:
+    """log|Gamma(x)| for x > 0: Stirling's series at y >= 8, moved down by
+    log(x (x + 1) ... (x + 7)) below 8."""
+    y, small = _shifted(x)
+    inverse = ops.div(1.0, y)
+    square = ops.mul(inverse, inverse)
+    series = ops.mul(
+        inverse,
+        ops.add(
+            1 / 12,
+            ops.mul(square, ops.add(-1 / 360, ops.mul(square, 1 / 1260))),
+        ),
+    )
+    stirling = ops.add(
+        ops.sub(ops.mul(ops.sub(y, 0.5), ops.log(y)), y),
+        ops.add(series, 0.5 * math.log(2 * math.pi)),
+    )
+    product = x
+    for k in range(1, _SHIFT):
+        product = ops.mul(product, ops.add(x, float(k)))
+    return ops.where(small, ops.sub(stirling, ops.log(product)), stirling)
+
+
+@aten("lgamma.default", "lgamma_.default")
+def _lgamma(call: AtenCall) -> Tensor:
+    # x < 0.5 by reflection: log(pi / |sin(pi x)|) - lgamma(1 - x)
+    x = cast_to(call.args[0], call.dtype)
+    low = ops.lt(x, 0.5)
+    positive = _lgamma_positive(ops.where(low, ops.sub(1.0, x), x))
+    reflected = ops.sub(ops.log(ops.div(math.pi, _sin_pi(x))), positive)
+    result = ops.where(low, reflected, positive)
+    # poles (0, -1, ...) and both infinities: inf, as torch
+    pole = ops.logical_and(ops.le(x, 0.0), ops.eq(x, round_half_even(x)))
+    infinite = ops.logical_or(pole, ops.eq(ops.abs(x), math.inf))
+    return ops.where(infinite, math.inf, result)
+
+
+ATEN["prims.lgamma.default"] = _lgamma
+
+
+@aten("digamma.default", "digamma_.default")
+def _digamma(call: AtenCall) -> Tensor:
+    # the asymptotic series at y >= 8 less 1/x + ... + 1/(x + 7) below;
+    # x < 0.5 by reflection: digamma(1 - x) - pi / tan(pi x)
+    x = cast_to(call.args[0], call.dtype)
+    low = ops.lt(x, 0.5)
+    z = ops.where(low, ops.sub(1.0, x), x)
+    y, small = _shifted(z)
+    inverse = ops.div(1.0, y)
+    square = ops.mul(inverse, inverse)
+    series = ops.mul(
+        square,
+        ops.add(
+            1 / 12,
+            ops.mul(square, ops.add(-1 / 120, ops.mul(square, 1 / 252))),
+        ),
+    )
+    asymptotic = ops.sub(ops.sub(ops.log(y), ops.mul(inverse, 0.5)), series)
+    steps = ops.div(1.0, z)
+    for k in range(1, _SHIFT):
+        steps = ops.add(steps, ops.div(1.0, ops.add(z, float(k))))
+    positive = ops.where(small, ops.sub(asymptotic, steps), asymptotic)
+    r = ops.sub(x, round_half_even(x))
+    cot = ops.div(ops.cos(ops.mul(r, math.pi)), ops.sin(ops.mul(r, math.pi)))
+    result = ops.where(low, ops.sub(positive, ops.mul(cot, math.pi)), positive)
+    # torch: NaN at the negative integers, inf at +inf
+    pole = ops.logical_and(ops.lt(x, 0.0), ops.eq(r, 0.0))
+    result = ops.where(pole, math.nan, result)
+    # at zero, inf of the sign opposite to the zero's
+    signed = ops.elementwise(
+        graph.CopysignOp, ops.full([], math.inf, x.dtype), ops.neg(x)
+    )
+    result = ops.where(ops.eq(x, 0.0), signed, result)
+    return ops.where(ops.eq(x, math.inf), math.inf, result)
+
+
+ATEN["prims.digamma.default"] = _digamma
+
+
+@aten("polygamma.default")
+def _polygamma(call: AtenCall) -> Tensor:
+    order = int(call.args[0])
+    if order != 0:
+        raise UnsupportedNode(f"polygamma of order {order} (only 0, digamma)")
+    return _digamma(
+        AtenCall(call.target, call.args[1:], {}, call.result, call.arg_results[1:])
+    )
+
+
 def _distances(a: Tensor, b: Tensor, p: float) -> Tensor:
     """The p-norm distance of every row of a ([..., P, M]) to every row of
     b ([..., R, M]): [..., P, R]."""
