@@ -103,7 +103,7 @@ def decompose(node: Any, value_of: Callable[[Any], Any]) -> Decomposed | None:
             return value_of(leaf)
         return leaf
 
-    leaves, spec = pytree.tree_flatten((node.args, node.kwargs))
+    leaves, spec = pytree.tree_flatten((_plain(node.args), _plain(node.kwargs)))
     leaves = [resolve(leaf) for leaf in leaves]
     inputs = [leaf for leaf in leaves if isinstance(leaf, torch.fx.Node)]
     key = (
@@ -116,6 +116,18 @@ def decompose(node: Any, value_of: Callable[[Any], Any]) -> Decomposed | None:
     output = graph.graph_copy(module.graph, {})
     graph.output(output)
     return Decomposed(graph, inputs, module)
+
+
+def _plain(value: Any) -> Any:
+    """fx's immutable argument lists and dicts as plain ones: a
+    decomposition may edit its arguments (`_unsafe_masked_index` its list
+    of indices)."""
+    if isinstance(value, list | tuple) and not hasattr(value, "_fields"):
+        items = [_plain(v) for v in value]
+        return items if isinstance(value, list) else tuple(items)
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
 
 
 def _signature(leaf: Any) -> Any:

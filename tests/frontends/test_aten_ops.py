@@ -94,6 +94,19 @@ DECOMPOSED = {
         x[None], scale_factor=2.0, mode="bilinear"
     ),
     "multiply": lambda x: torch.multiply(x, x),
+    # a decomposition that edits its list of indices
+    "_unsafe_masked_index": lambda x: torch.ops.aten._unsafe_masked_index(
+        x,
+        torch.tensor([[[True], [False], [True]], [[False], [True], [True]]]),
+        [torch.tensor([[2], [0]]), torch.tensor([[1, 4, 4]])],
+        -1.0,
+    ),
+    # CompositeImplicitAutograd ops the export leaves whole
+    "view_as": lambda x: x.view_as(x.reshape(5, 3, 7)) * 2,
+    "movedim": lambda x: torch.movedim(x, 0, -1),
+    "atleast_3d": lambda x: torch.atleast_3d(x[0, 0]) + 1,
+    # an in-place op inside a decomposition: its functional op's handler
+    "cosine_similarity": lambda x: torch.nn.functional.cosine_similarity(x, x.flip(0)),
 }
 
 
