@@ -341,6 +341,19 @@ def _div_mode(call: AtenCall) -> Tensor:
     return _floor_divide(lhs, rhs)
 
 
+@aten("remainder.Tensor", "remainder.Scalar", "remainder.Scalar_Tensor")
+def _remainder(call: AtenCall) -> Tensor:
+    # integers: a - (a // b) * b (graph.div floors them); floats: the op
+    lhs, rhs = (cast_to(a, call.dtype) for a in call.args[:2])
+    if call.dtype in ("i64", "i32"):
+        quotient = ops.div(lhs, rhs)
+        return ops.sub(lhs, ops.mul(quotient, rhs))
+    return _float_elementwise(graph.RemainderOp)(call)
+
+
+ATEN["prims.remainder.default"] = _remainder
+
+
 def _floor_divide(a: Tensor, b: Tensor) -> Tensor:
     """torch's float floor division: (a - fmod(a, b)) / b, one less where
     the remainder's sign is not b's, then floored to the nearest integer (a
