@@ -426,10 +426,6 @@ EXPECTED: dict[str, dict[str, str]] = {
         "default": "aten.adaptive_max_pool2d.default has no graph-dialect mapping, and torch's decomposition of it does not trace here (NotImplementedError: a",
         "core": "aten.adaptive_max_pool2d.default has no graph-dialect mapping, and torch's decomposition of it does not trace here (NotImplementedError: a",
     },
-    "nn.functional.adaptive_max_pool3d": {
-        "default": "aten.adaptive_max_pool3d.default: aten.max_pool3d_with_indices.default has no graph-dialect mapping, and in torch's decomposition of it aten.remainder.Scalar does not impor",
-        "core": "aten.adaptive_max_pool3d.default: aten.max_pool3d_with_indices.default has no graph-dialect mapping, and in torch's decomposition of it aten.remainder.Scalar does not impor",
-    },
     "nn.functional.avg_pool2d": {
         "default": "aten.avg_pool2d.default: avg_pool2d with divisor_override",
         "core": "aten.avg_pool2d.default: avg_pool2d with divisor_override",
@@ -493,10 +489,6 @@ EXPECTED: dict[str, dict[str, str]] = {
     "nn.functional.max_pool2d": {
         "default": "aten.max_pool2d_with_indices.default: max_pool2d's indices have no graph form",
         "core": "aten.max_pool2d_with_indices.default: max_pool2d's indices have no graph form",
-    },
-    "nn.functional.max_pool3d": {
-        "default": "aten.max_pool3d_with_indices.default has no graph-dialect mapping, and in torch's decomposition of it aten.remainder.Scalar does n",
-        "core": "aten.max_pool3d_with_indices.default has no graph-dialect mapping, and in torch's decomposition of it aten.remainder.Scalar does n",
     },
     "nn.functional.max_unpool1d": {
         "default": "aten.max_unpool2d.default: aten._unsafe_index_put.default has no graph-dialect mapping, and in torch's decomposition of it aten.index_put.default does not import: aten.index_put.d",
