@@ -35,10 +35,10 @@ import numpy as np
 import fxdsl
 from fxdsl.bench.variants import without_pass
 from fxdsl.frontends.models import causal_attention
-from fxdsl.frontends.tracer import trace
 from fxdsl.interpreters.run import run_reference
 from fxdsl.lowering import attention_kernel
 from fxdsl.lowering.pipeline import GPU_PIPELINE
+from fxdsl.tracing.tracer import trace
 
 D, HEADS = 768, 12
 BLOCKS = (32, 64, 128)
@@ -91,8 +91,9 @@ def _with_knobs(knobs: Knobs, make: Any) -> Any:
 
 
 def lower_only(module: Any, bias: bool) -> int:
-    from fxdsl.runtime.cuda_executor import lower_for_cuda
-    from fxdsl.runtime.launch_plan import Launch
+    from fxdsl.pipeline.lower import lower_for_cuda
+
+    from fxdsl.lowering.launch_plan import Launch
 
     for name, pipeline, knobs in configurations(bias):
         _, plan = _with_knobs(knobs, lambda p=pipeline: lower_for_cuda(module, p))

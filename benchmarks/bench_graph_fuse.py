@@ -17,10 +17,10 @@ import argparse
 from collections.abc import Callable
 
 from _timing import count_graph_ops, gpt2_workload, random_workload, timed
+from fxdsl.ir.graph import FusionGroupOp
 from xdsl.dialects.builtin import ModuleOp
 
 import fxdsl
-from fxdsl.dialects.graph import FusionGroupOp
 
 
 def measure(

@@ -32,7 +32,7 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
-from fxdsl.parsing import make_context
+from fxdsl.ir.parsing import make_context
 from fxdsl.transforms.graph_partition import GraphPartitionPass
 from fxdsl.transforms.graph_split import PARTITION, GraphSplitPass
 from fxdsl.transforms.outlining import is_constant

@@ -30,8 +30,8 @@ from fxdsl.api import apply
 from fxdsl.bench.variants import without_pass
 from fxdsl.frontends.models import gpt2_stack
 from fxdsl.interpreters.run import random_inputs
+from fxdsl.lowering.launch_plan import build_launch_plan
 from fxdsl.lowering.pipeline import GPU_PIPELINE
-from fxdsl.runtime.launch_plan import build_launch_plan
 
 SHAPE = {"B": 1, "T": 64, "D": 768, "heads": 12}
 

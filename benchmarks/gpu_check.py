@@ -45,7 +45,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from fxdsl.tools.atomic_write import write_atomic  # noqa: E402
+from fxdsl.util.atomic_write import write_atomic  # noqa: E402
 
 GPU_TEST_FILES = (
     "tests/lowering/test_flash_attention.py",

@@ -26,10 +26,10 @@ import sys
 import time
 
 import numpy as np
+from fxdsl.ir.graph import FusionGroupOp
 from xdsl.dialects import func
 
 import fxdsl
-from fxdsl.dialects.graph import FusionGroupOp
 from fxdsl.frontends import models
 from fxdsl.runtime.compile import BackendUnavailable
 

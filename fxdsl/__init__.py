@@ -12,17 +12,17 @@ The Python API in one place; every name is imported on first use so that
 
 from __future__ import annotations
 
-from fxdsl._lazy import lazy_exports
+from fxdsl.util.lazy import lazy_exports
 
 _EXPORTS: dict[str, str] = {
     "__version__": "fxdsl._version",
-    "trace": "fxdsl.frontends.tracer",
-    "TensorSpec": "fxdsl.frontends.tracer",
-    "scope": "fxdsl.frontends.trace_state",
-    "module_call": "fxdsl.frontends.module_calls",
-    "ops": "fxdsl.frontends.ops",
+    "trace": "fxdsl.tracing.tracer",
+    "TensorSpec": "fxdsl.tracing.tracer",
+    "scope": "fxdsl.tracing.trace_state",
+    "module_call": "fxdsl.tracing.module_calls",
+    "ops": "fxdsl.tracing.ops",
     "parse": "fxdsl.api",
-    "apply": "fxdsl.pass_pipeline",
+    "apply": "fxdsl.pipeline.pass_pipeline",
     "run": "fxdsl.api",
     "compile": "fxdsl.api",
     "BackendUnavailable": "fxdsl.runtime.compile",

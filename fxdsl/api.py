@@ -1,7 +1,7 @@
 """Top-level entry points: parse, apply a pipeline, run, compile.
 
 `apply`, `parse_pipeline` and `available_passes` are defined in
-`fxdsl.pass_pipeline` (below the runtime, which runs pipelines too) and
+`fxdsl.pipeline.pass_pipeline` (below the runtime, which runs pipelines too) and
 re-exported here, where users import them."""
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from typing import Any
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
-from fxdsl.ir_utils import verify_ssa
-from fxdsl.parsing import parse_module
+from fxdsl.ir.parsing import parse_module
+from fxdsl.ir.utils import verify_ssa
 
 # The pipeline entry points are fxdsl.api's too, where users import them.
-from fxdsl.pass_pipeline import apply, available_passes, parse_pipeline
+from fxdsl.pipeline.pass_pipeline import apply, available_passes, parse_pipeline
 
 __all__ = ["apply", "available_passes", "compile", "parse", "parse_pipeline", "run"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import fxdsl
-from fxdsl.pipeline_syntax import quote_dotted_values
+from fxdsl.util.pipeline_syntax import quote_dotted_values
 
 
 @pytest.mark.parametrize(

@@ -54,7 +54,7 @@ _namespaces: dict[Path, tuple[dict[str, Any], int]] = {}
 @pytest.fixture(autouse=True, scope="module")
 def _restore_pass_registry() -> Iterator[None]:
     # docs/rewrite-api.md registers a pass; keep the process-wide registry
-    from fxdsl.rewrite.registry import registered_passes, unregister_pass
+    from fxdsl.pipeline.registry import registered_passes, unregister_pass
 
     before = set(registered_passes())
     yield

@@ -4,8 +4,8 @@ The import graph is read from the source with `ast`, so it sees what a test
 run would miss: imports inside functions (they run later, but they still tie
 the two modules together), `if TYPE_CHECKING:` imports, names taken from the
 lazy export tables of `fxdsl` and `fxdsl.rewrite` (`from fxdsl import apply`
-imports `fxdsl.pass_pipeline`), `importlib.import_module("fxdsl.x")` calls
-and `"module:Name"` strings, the form in which `fxdsl.universe` names the
+imports `fxdsl.pipeline.pass_pipeline`), `importlib.import_module("fxdsl.x")` calls
+and `"module:Name"` strings, the form in which `fxdsl.pipeline.universe` names the
 passes it imports on demand. docs/architecture.md explains the layers;
 `LAYERS` below is the rule it describes.
 """
@@ -28,14 +28,14 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "base",
         (
             "fxdsl",
-            "fxdsl._lazy",
+            "fxdsl.util.lazy",
             "fxdsl._version",
-            "fxdsl.ir_utils",
-            "fxdsl.pipeline_syntax",
-            "fxdsl.tools.atomic_write",
+            "fxdsl.ir.utils",
+            "fxdsl.util.pipeline_syntax",
+            "fxdsl.util.atomic_write",
         ),
     ),
-    ("dialects", ("fxdsl.dialects", "fxdsl.parsing", "fxdsl.interpreters.dtypes")),
+    ("dialects", ("fxdsl.ir", "fxdsl.ir.parsing", "fxdsl.ir.dtypes")),
     (
         "interpreters/transforms",
         (
@@ -44,18 +44,25 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "fxdsl.targets",
             # a pure analysis of view ops on graph types, asked by transforms
             # (attention_bias) as well as by the lowering
-            "fxdsl.lowering.layout",
+            "fxdsl.ir.layout",
             # the tracer builds graph IR; the rewrite API edits it
-            "fxdsl.frontends.trace_state",
-            "fxdsl.frontends.ops",
-            "fxdsl.frontends.tracer",
-            "fxdsl.frontends.module_calls",
+            "fxdsl.tracing.trace_state",
+            "fxdsl.tracing.ops",
+            "fxdsl.tracing.tracer",
+            "fxdsl.tracing.module_calls",
             "fxdsl.rewrite",
         ),
     ),
     ("lowering", ("fxdsl.lowering",)),
     # every pass by name (the universe, plugins) and running pipelines of them
-    ("pipeline", ("fxdsl.universe", "fxdsl.pass_pipeline", "fxdsl.rewrite.registry")),
+    (
+        "pipeline",
+        (
+            "fxdsl.pipeline.universe",
+            "fxdsl.pipeline.pass_pipeline",
+            "fxdsl.pipeline.registry",
+        ),
+    ),
     ("runtime", ("fxdsl.runtime",)),
     (
         "api/tools",
@@ -235,9 +242,11 @@ def layer_of(module: str) -> int:
 
 def test_graph_is_read() -> None:
     # guards the reader: a broken walk would find no cycle anywhere
-    assert "fxdsl.ir_utils" in GRAPH["fxdsl.api"]
-    assert "fxdsl.transforms.graph_fuse" in GRAPH["fxdsl.universe"]  # by string
-    assert _known("fxdsl.dialects.graph.AddOp") == "fxdsl.dialects.graph"
+    assert "fxdsl.ir.utils" in GRAPH["fxdsl.api"]
+    assert (
+        "fxdsl.transforms.graph_fuse" in GRAPH["fxdsl.pipeline.universe"]
+    )  # by string
+    assert _known("fxdsl.ir.graph.AddOp") == "fxdsl.ir.graph"
 
 
 def test_no_import_cycles() -> None:
@@ -264,9 +273,9 @@ def test_imports_point_down() -> None:
 def test_a_bad_import_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
     # ir_utils (base) importing the api: a cycle (api imports ir_utils) and
     # an import from the top layer
-    monkeypatch.setitem(GRAPH, "fxdsl.ir_utils", {"fxdsl.api": 1})
-    (cycle,) = [c for c in _cycles() if "fxdsl.ir_utils" in c]
+    monkeypatch.setitem(GRAPH, "fxdsl.ir.utils", {"fxdsl.api": 1})
+    (cycle,) = [c for c in _cycles() if "fxdsl.ir.utils" in c]
     assert "fxdsl.api" in cycle
-    assert "fxdsl.ir_utils:1 imports fxdsl.api" in _describe(cycle)
+    assert "fxdsl.ir.utils:1 imports fxdsl.api" in _describe(cycle)
     with pytest.raises(AssertionError, match=r"ir_utils:1 \(base\) imports fxdsl.api"):
         test_imports_point_down()

@@ -1,4 +1,4 @@
-"""fxdsl/_lazy.py: the lazy exports of `fxdsl` and `fxdsl.rewrite`."""
+"""fxdsl/util/lazy.py: the lazy exports of `fxdsl` and `fxdsl.rewrite`."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 import fxdsl
 import fxdsl.interpreters
 import fxdsl.rewrite
-from fxdsl._lazy import lazy_exports
+from fxdsl.util.lazy import lazy_exports
 
 PACKAGES = [fxdsl, fxdsl.rewrite, fxdsl.interpreters]
 
@@ -57,7 +57,7 @@ def test_interpreters_run_needs_no_import() -> None:
 
 
 def test_ops_is_the_ops_module() -> None:
-    assert fxdsl.ops is importlib.import_module("fxdsl.frontends.ops")
+    assert fxdsl.ops is importlib.import_module("fxdsl.tracing.ops")
     assert callable(fxdsl.ops.add)
 
 

@@ -12,8 +12,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
 
 import fxdsl
-from fxdsl.dialects import graph
-from fxdsl.ir_utils import DominanceError
+from fxdsl.ir import graph
+from fxdsl.ir.utils import DominanceError
 
 TEXT = """
 func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
@@ -54,7 +54,7 @@ def test_a_broken_pass_is_caught(verify_each: bool) -> None:
     runs: list[int] = []
     pipeline = PassPipeline((SwapFirstTwo(), Counting(runs)))
     if verify_each:  # the callback parse_pipeline installs
-        from fxdsl.ir_utils import verify_ssa
+        from fxdsl.ir.utils import verify_ssa
 
         pipeline = PassPipeline(pipeline.passes, lambda _p, m, _n: verify_ssa(m))
     with pytest.raises(DominanceError, match="does not dominate"):

@@ -4,18 +4,18 @@ and an option list with commas survive every edit."""
 from __future__ import annotations
 
 import pytest
+from fxdsl.pipeline.lower import lower_for_cuda
 
 from fxdsl.api import parse
 from fxdsl.bench.variants import without_fuse
 from fxdsl.lowering.pipeline import GPU_PIPELINE, with_split_k
-from fxdsl.pipeline_syntax import (
+from fxdsl.util.pipeline_syntax import (
     has_pass,
     pipeline_steps,
     with_options,
     with_pass,
     without_pass,
 )
-from fxdsl.runtime.cuda_executor import lower_for_cuda
 
 
 def names(pipeline: str) -> list[str]:

@@ -33,11 +33,11 @@ from typing import Any
 from xdsl.dialects.builtin import ModuleOp
 
 from fxdsl.bench.workloads import Dims, Workload, gemm_module
-from fxdsl.dialects.graph import PARAM
-from fxdsl.frontends import ops
-from fxdsl.frontends.tracer import Tensor, TensorSpec, trace
 from fxdsl.interpreters.run import entry_function
-from fxdsl.ir_utils import arg_attr
+from fxdsl.ir.graph import PARAM
+from fxdsl.ir.utils import arg_attr
+from fxdsl.tracing import ops
+from fxdsl.tracing.tracer import Tensor, TensorSpec, trace
 
 KERNEL_TOLERANCE = (2e-2, 2e-2)
 """(rtol, atol) of one bf16 op against the reference: a few bf16 ulps."""

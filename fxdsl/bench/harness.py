@@ -179,7 +179,7 @@ def _timed_compile(
 def _kernel_count(pipeline: str, module: Any) -> int:
     """Kernel launches + GEMMs of `module` lowered by `pipeline` (pure Python:
     it needs no GPU, and the count does not depend on the sizes)."""
-    from fxdsl.runtime.cuda_executor import lower_for_cuda
+    from fxdsl.pipeline.lower import lower_for_cuda
 
     return len(lower_for_cuda(module, pipeline)[1].steps)
 

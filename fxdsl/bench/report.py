@@ -19,7 +19,7 @@ from typing import Any
 from fxdsl.bench.harness import Row, WorkloadResult, fill_ratios
 from fxdsl.bench.limits import H100_SXM
 from fxdsl.bench.workloads import describe_dims
-from fxdsl.tools.atomic_write import write_atomic
+from fxdsl.util.atomic_write import write_atomic
 
 SCHEMA_VERSION = 1
 PNG_NEEDS_EXTRA = "PNG chart skipped: it needs matplotlib (pip install 'fxdsl[bench]')"

@@ -47,10 +47,10 @@ from fxdsl.bench.workloads import (
 )
 
 # the executor's own conversions (numpy here), the one definition of bf16 bits
-from fxdsl.interpreters.dtypes import bf16_bits, from_bf16_bits
+from fxdsl.ir.dtypes import bf16_bits, from_bf16_bits
 from fxdsl.lowering.pipeline import GPU_PIPELINE, with_split_k
-from fxdsl.pipeline_syntax import with_options, without_pass
 from fxdsl.runtime.compile import DEFAULT_PIPELINE
+from fxdsl.util.pipeline_syntax import with_options, without_pass
 
 Timer = Callable[[Callable[[], Any], int, int], list[float]]
 

@@ -28,8 +28,6 @@ from typing import Any
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp, TensorType
 
-from fxdsl.dialects.graph import shape_of
-from fxdsl.frontends import ops
 from fxdsl.frontends.models import (
     LN_EPS,
     example_inputs,
@@ -37,9 +35,11 @@ from fxdsl.frontends.models import (
     gpt2_stack,
     mlp,
 )
-from fxdsl.frontends.tracer import Tensor, TensorSpec, trace
-from fxdsl.interpreters.dtypes import round_to_bf16
 from fxdsl.interpreters.run import entry_function
+from fxdsl.ir.dtypes import round_to_bf16
+from fxdsl.ir.graph import shape_of
+from fxdsl.tracing import ops
+from fxdsl.tracing.tracer import Tensor, TensorSpec, trace
 
 SCALES = ("full", "small", "tiny")
 Dims = dict[str, int]
@@ -288,7 +288,7 @@ def _resnet18(d: Dims) -> ModuleOp:
     import torch
 
     from fxdsl.frontends.torch_export import from_torch
-    from fxdsl.pass_pipeline import apply
+    from fxdsl.pipeline.pass_pipeline import apply
 
     model = _resnet18_model(d["B"], d["S"])
     image = torch.zeros(d["B"], 3, d["S"], d["S"])

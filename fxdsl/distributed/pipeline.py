@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from fxdsl.distributed.stages import StagedProgram
-from fxdsl.interpreters.dtypes import numpy_dtype
+from fxdsl.ir.dtypes import numpy_dtype
 
 SCHEDULES = ("gpipe", "1f1b")
 """`ScheduleGPipe` and `Schedule1F1B`; without a loss both run forward only."""

@@ -22,7 +22,6 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
 from fxdsl.api import apply
-from fxdsl.frontends import ops
 from fxdsl.frontends.models import (
     _BLOCK_PARAMS,  # pyright: ignore[reportPrivateUsage]
     LN_EPS,
@@ -30,7 +29,8 @@ from fxdsl.frontends.models import (
     _block,  # pyright: ignore[reportPrivateUsage]
     gpt2_specs,
 )
-from fxdsl.frontends.tracer import Tensor, TensorSpec, scope, trace
+from fxdsl.tracing import ops
+from fxdsl.tracing.tracer import Tensor, TensorSpec, scope, trace
 from fxdsl.transforms.graph_pipeline_stages import StagePlan, plan_stages
 
 

@@ -26,7 +26,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 from xdsl.ir import Attribute
 from xdsl.traits import SymbolTable
 
-from fxdsl.interpreters.dtypes import numpy_dtype
+from fxdsl.ir.dtypes import numpy_dtype
 from fxdsl.tools.weights import parameter_names
 from fxdsl.transforms.graph_pipeline_stages import StagePlan, pipeline_stages
 
@@ -137,7 +137,7 @@ def example(typ: TensorType[Attribute], device: Any = None) -> Any:
     """A zero tensor of IR type `typ` (bf16 as torch bf16)."""
     import torch
 
-    from fxdsl.interpreters.dtypes import is_bf16
+    from fxdsl.ir.dtypes import is_bf16
 
     if is_bf16(typ.element_type):
         return torch.zeros(tuple(typ.get_shape()), dtype=torch.bfloat16, device=device)

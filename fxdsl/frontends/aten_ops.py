@@ -24,11 +24,11 @@ from typing import Any
 
 import numpy as np
 
-from fxdsl.dialects import graph
-from fxdsl.frontends import ops
-from fxdsl.frontends.trace_state import dtype_attr
-from fxdsl.frontends.tracer import Tensor, wrap
-from fxdsl.interpreters.dtypes import to_element_type
+from fxdsl.ir import graph
+from fxdsl.ir.dtypes import to_element_type
+from fxdsl.tracing import ops
+from fxdsl.tracing.trace_state import dtype_attr
+from fxdsl.tracing.tracer import Tensor, wrap
 
 TORCH_DTYPES = {
     "torch.float32": "f32",

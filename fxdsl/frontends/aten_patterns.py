@@ -21,8 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from fxdsl.frontends import ops
 from fxdsl.frontends.aten_ops import attention, target_name
+from fxdsl.tracing import ops
 
 VIEWS = frozenset(
     {

@@ -23,11 +23,11 @@ from collections.abc import Sequence
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
-from fxdsl.dialects.graph import PARAM, shape_of
-from fxdsl.frontends import ops
-from fxdsl.frontends.tracer import Tensor, TensorSpec, scope, trace
 from fxdsl.interpreters.run import entry_function
-from fxdsl.ir_utils import arg_attr
+from fxdsl.ir.graph import PARAM, shape_of
+from fxdsl.ir.utils import arg_attr
+from fxdsl.tracing import ops
+from fxdsl.tracing.tracer import Tensor, TensorSpec, scope, trace
 
 # Per-block weights in argument order: (name under `transformer.h.N.`, shape).
 _BLOCK_PARAMS: tuple[tuple[str, str], ...] = (

@@ -508,7 +508,7 @@ def _bf16_back(tensor: Any, typ: Any) -> Any:
     (a view) or from float32 values (rounded)."""
     import torch
 
-    from fxdsl.interpreters.dtypes import is_bf16
+    from fxdsl.ir.dtypes import is_bf16
 
     if not is_bf16(typ.element_type):
         return tensor
@@ -520,7 +520,7 @@ def _bf16_back(tensor: Any, typ: Any) -> Any:
 def _to_torch(array: Any, typ: Any) -> Any:
     import torch
 
-    from fxdsl.interpreters.dtypes import is_bf16
+    from fxdsl.ir.dtypes import is_bf16
 
     tensor = torch.from_numpy(array)
     return tensor.to(torch.bfloat16) if is_bf16(typ.element_type) else tensor

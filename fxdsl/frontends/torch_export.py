@@ -56,8 +56,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation
 from xdsl.utils.exceptions import VerifyException
 
-from fxdsl.dialects.graph import ELEMENT_TYPES, SCOPE, ScopeAttr, ScopeFrame
-from fxdsl.frontends import aten_ops, ops
+from fxdsl.frontends import aten_ops
 from fxdsl.frontends.aten_ops import (
     AtenCall,
     FoldedMask,
@@ -67,8 +66,10 @@ from fxdsl.frontends.aten_ops import (
     handler_for,
     target_name,
 )
-from fxdsl.frontends.tracer import Tensor, TensorSpec, at_frames, trace, wrap
-from fxdsl.ir_utils import erase_unused
+from fxdsl.ir.graph import ELEMENT_TYPES, SCOPE, ScopeAttr, ScopeFrame
+from fxdsl.ir.utils import erase_unused
+from fxdsl.tracing import ops
+from fxdsl.tracing.tracer import Tensor, TensorSpec, at_frames, trace, wrap
 
 MAX_DECOMPOSITION_DEPTH = 16
 """Torch decompositions inside decompositions, at most (`_decomposed`)."""

@@ -30,14 +30,14 @@ from xdsl.dialects import func
 from xdsl.ir import Block, Operation
 from xdsl.traits import ConstantLike
 
-from fxdsl.dialects import graph
 from fxdsl.frontends.torch_export import (
     ImportedProgram,
     TorchImportError,
     _source_line,
     from_graph_module,
 )
-from fxdsl.rewrite.partitioner import CapabilityBasedPartitioner, Partition
+from fxdsl.ir import graph
+from fxdsl.transforms.partitioner import CapabilityBasedPartitioner, Partition
 
 NON_COMPUTE = tuple(op.name for op in graph.GRAPH_OPS if op.has_trait(ConstantLike))
 """Ops that never make an island on their own: the graph constants (the ops

@@ -6,7 +6,7 @@ first use, so `import fxdsl` stays cheap and the attribute always works.
 
 from __future__ import annotations
 
-from fxdsl._lazy import lazy_exports
+from fxdsl.util.lazy import lazy_exports
 
 _EXPORTS: dict[str, str] = {
     "run": "fxdsl.interpreters.run",

@@ -1,7 +1,7 @@
 """Reference semantics of the `graph` dialect, as xDSL interpreter functions.
 
 Values are numpy arrays of exactly the dtype and shape of their IR type
-(`fxdsl.interpreters.dtypes.numpy_dtype`). Semantics follow PyTorch:
+(`fxdsl.ir.dtypes.numpy_dtype`). Semantics follow PyTorch:
 
 - gelu: erf form `0.5 x (1 + erf(x / sqrt 2))` by default, tanh form
   `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))` with `approximate "tanh"`.
@@ -62,15 +62,15 @@ from xdsl.interpreter import (
 )
 from xdsl.ir import Attribute, Operation
 
-from fxdsl.dialects import graph
-from fxdsl.interpreters.dtypes import (
+from fxdsl.ir import graph
+from fxdsl.ir.dtypes import (
     from_bytes,
     is_bf16,
     numpy_dtype,
     round_to_bf16,
     to_element_type,
 )
-from fxdsl.ir_utils import location_of
+from fxdsl.ir.utils import location_of
 
 Array = np.ndarray[Any, Any]
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)

@@ -19,10 +19,10 @@ from xdsl.interpreters.func import FuncFunctions
 from xdsl.ir import Attribute, SSAValue
 from xdsl.traits import SymbolTable
 
-from fxdsl.dialects import graph
-from fxdsl.interpreters.dtypes import numpy_dtype, to_element_type
 from fxdsl.interpreters.graph import GraphFunctions, TypeChecker
-from fxdsl.ir_utils import entry_function
+from fxdsl.ir import graph
+from fxdsl.ir.dtypes import numpy_dtype, to_element_type
+from fxdsl.ir.utils import entry_function
 
 Array = np.ndarray[Any, Any]
 

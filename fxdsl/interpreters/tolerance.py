@@ -34,7 +34,7 @@ def summed_terms(root: Operation) -> int:
 
 
 def _terms(op: Operation) -> int:
-    from fxdsl.dialects import graph
+    from fxdsl.ir import graph
 
     if isinstance(op, graph.MatmulOp | graph.LinearOp):
         return graph.shape_of(op.operands[0])[-1]

@@ -45,9 +45,9 @@ from xdsl.dialects import arith, math, vector
 from xdsl.dialects.builtin import DenseArrayBase, Float32Type, IntegerAttr, i32
 from xdsl.ir import BlockArgument, SSAValue
 
-from fxdsl.dialects import graph
-from fxdsl.dialects.graph import shape_of
-from fxdsl.ir_utils import OpFailure
+from fxdsl.ir import graph
+from fxdsl.ir.graph import shape_of
+from fxdsl.ir.utils import OpFailure
 from fxdsl.lowering.base2 import FLT_MAX, LOG2_E
 from fxdsl.lowering.cuda_printer import MIN_BLOCKS_ATTR
 from fxdsl.lowering.kernel_builder import (

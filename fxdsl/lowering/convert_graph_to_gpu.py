@@ -12,7 +12,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
 
-from fxdsl.ir_utils import verify_ssa
+from fxdsl.ir.utils import verify_ssa
 from fxdsl.lowering.convert_groups_to_gpu import ConvertGroupsToGpuPass
 from fxdsl.lowering.graph_bufferize import GraphBufferizePass
 from fxdsl.lowering.graph_wrap_kernels import GraphWrapKernelsPass

@@ -42,8 +42,8 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
-from fxdsl.dialects import graph
-from fxdsl.ir_utils import block_key, single_block_bodies
+from fxdsl.ir import graph
+from fxdsl.ir.utils import block_key, single_block_bodies
 from fxdsl.lowering.attention_kernel import attention_op, build_attention
 from fxdsl.lowering.flash_attention_kernel import (
     build_flash_attention,

@@ -54,13 +54,13 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 from xdsl.utils.target import Target
 
+from fxdsl.ir.layout import layout_of_type
 from fxdsl.lowering.combiners import REDUCE_KINDS, combiner, identity
 from fxdsl.lowering.flash_attention_cuda import (
     FLASH_ATTR,
     FLASH_HELPERS,
     flash_attention_source,
 )
-from fxdsl.lowering.layout import layout_of_type
 from fxdsl.lowering.tensor_core import TENSOR_CORE_CUDA
 
 MIN_BLOCKS_ATTR = "nvvm.minctasm"

@@ -64,8 +64,8 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
+from fxdsl.ir.layout import Layout, layout_of_type
 from fxdsl.lowering.base2 import FLT_MAX, LOG2_E
-from fxdsl.lowering.layout import Layout, layout_of_type
 
 WARPS = 4
 """Warps per block; each owns 16 query rows (one mma M)."""

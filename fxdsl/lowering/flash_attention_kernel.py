@@ -38,8 +38,8 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 
-from fxdsl.dialects import graph
-from fxdsl.dialects.graph import dtype_of, shape_of
+from fxdsl.ir import graph
+from fxdsl.ir.graph import dtype_of, shape_of
 from fxdsl.lowering.attention_kernel import build_attention
 from fxdsl.lowering.flash_attention_cuda import BLOCK_M, FLASH_ATTR, HEAD_DIMS, THREADS
 from fxdsl.lowering.kernel_builder import MAX_GRID, KernelBuilder

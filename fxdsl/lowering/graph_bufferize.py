@@ -57,12 +57,9 @@ from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from fxdsl.dialects import graph
-from fxdsl.dialects.graph import FLOAT_TYPES, dtype_of, shape_of
-from fxdsl.dialects.shape_rules import Shape, matmul_dims
-from fxdsl.ir_utils import OpFailure, single_block_bodies
-from fxdsl.lowering.attention_kernel import attention_op
-from fxdsl.lowering.layout import (
+from fxdsl.ir import graph
+from fxdsl.ir.graph import FLOAT_TYPES, dtype_of, shape_of
+from fxdsl.ir.layout import (
     HOST_VIEW_OPS,
     Layout,
     batched,
@@ -72,6 +69,9 @@ from fxdsl.lowering.layout import (
     row_major,
     view_layouts,
 )
+from fxdsl.ir.shape_rules import Shape, matmul_dims
+from fxdsl.ir.utils import OpFailure, single_block_bodies
+from fxdsl.lowering.attention_kernel import attention_op
 
 GEMM_LIBRARY_CALL = "cublas_gemm_strided_batched"
 

@@ -31,11 +31,11 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from fxdsl.dialects import graph
-from fxdsl.dialects.graph import shape_of
-from fxdsl.dialects.shape_rules import matmul_dims
-from fxdsl.ir_utils import single_block_bodies
-from fxdsl.lowering.layout import HOST_VIEW_OPS, Layout, matmul_operand, view_layouts
+from fxdsl.ir import graph
+from fxdsl.ir.graph import shape_of
+from fxdsl.ir.layout import HOST_VIEW_OPS, Layout, matmul_operand, view_layouts
+from fxdsl.ir.shape_rules import matmul_dims
+from fxdsl.ir.utils import single_block_bodies
 from fxdsl.transforms.graph_decompose import GraphDecomposePass
 
 

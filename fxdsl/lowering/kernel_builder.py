@@ -62,13 +62,13 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
-from fxdsl.dialects import graph
-from fxdsl.dialects.graph import dtype_of, shape_of
-from fxdsl.dialects.shape_rules import broadcast_shapes
-from fxdsl.ir_utils import OpFailure
+from fxdsl.ir import graph
+from fxdsl.ir.graph import dtype_of, shape_of
+from fxdsl.ir.layout import contiguous_strides, layout_of_type
+from fxdsl.ir.shape_rules import broadcast_shapes
+from fxdsl.ir.utils import OpFailure
 from fxdsl.lowering.combiners import combiner, domain, identity
 from fxdsl.lowering.kernel_emitter import Index
-from fxdsl.lowering.layout import contiguous_strides, layout_of_type
 from fxdsl.lowering.reductions import finish, reduction_stats
 from fxdsl.lowering.scalar_ops import SCALAR_OPS, compute_type, constant_op
 from fxdsl.lowering.value_rules import VALUE_RULES

@@ -8,7 +8,7 @@ pipeline puts the graph-level passes in front.
 
 from __future__ import annotations
 
-from fxdsl.pipeline_syntax import with_pass
+from fxdsl.util.pipeline_syntax import with_pass
 
 GPU_STAGES: tuple[tuple[str, str], ...] = (
     # every kernel comes from a fusion group; matmul stays a library call

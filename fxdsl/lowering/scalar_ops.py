@@ -28,8 +28,8 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from fxdsl.dialects import graph
-from fxdsl.dialects.graph import FLOAT_TYPES, dtype_of
+from fxdsl.ir import graph
+from fxdsl.ir.graph import FLOAT_TYPES, dtype_of
 
 
 class Emitter(Protocol):

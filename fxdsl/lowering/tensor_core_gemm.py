@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fxdsl.lowering.layout import Layout
+from fxdsl.ir.layout import Layout
 from fxdsl.lowering.tensor_core import TENSOR_CORE_CUDA
 
 BLOCK_M, BLOCK_N, BLOCK_K = 64, 64, 32

@@ -13,8 +13,8 @@ from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import AnyFloat, IndexType, MemRefType, StringAttr, UnitAttr
 from xdsl.ir import Operation, SSAValue
 
-from fxdsl.dialects import graph
-from fxdsl.dialects.graph import dtype_of, shape_of
+from fxdsl.ir import graph
+from fxdsl.ir.graph import dtype_of, shape_of
 from fxdsl.lowering.kernel_emitter import Index, KernelEmitter
 from fxdsl.lowering.scalar_ops import compute_type
 

@@ -5,7 +5,7 @@ Names are imported on first use from the module that defines them.
 
 from __future__ import annotations
 
-from fxdsl._lazy import lazy_exports
+from fxdsl.util.lazy import lazy_exports
 
 _EXPORTS: dict[str, str] = {
     # direct editing helpers
@@ -27,14 +27,14 @@ _EXPORTS: dict[str, str] = {
     "PassResult": "fxdsl.rewrite.pass_manager",
     "PassManagerError": "fxdsl.rewrite.pass_manager",
     # exposing Python passes to -p pipelines and fxdsl-opt
-    "register_pass": "fxdsl.rewrite.registry",
+    "register_pass": "fxdsl.pipeline.registry",
     # partitioning (graph-partition issue)
-    "OperatorSupport": "fxdsl.rewrite.operator_support",
-    "OpAllowList": "fxdsl.rewrite.operator_support",
-    "chain": "fxdsl.rewrite.operator_support",
-    "any_chain": "fxdsl.rewrite.operator_support",
-    "CapabilityBasedPartitioner": "fxdsl.rewrite.partitioner",
-    "Partition": "fxdsl.rewrite.partitioner",
+    "OperatorSupport": "fxdsl.transforms.operator_support",
+    "OpAllowList": "fxdsl.transforms.operator_support",
+    "chain": "fxdsl.transforms.operator_support",
+    "any_chain": "fxdsl.transforms.operator_support",
+    "CapabilityBasedPartitioner": "fxdsl.transforms.partitioner",
+    "Partition": "fxdsl.transforms.partitioner",
 }
 
 # Derived from the table so that a new export is one line there; pyright

@@ -17,11 +17,11 @@ from xdsl.dialects.builtin import UnknownLoc
 from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from fxdsl.dialects.graph import SCOPE
+from fxdsl.ir.graph import SCOPE
 
 # `functions` lives with the other layer-neutral IR queries; it stays
 # importable from here for the rewrite modules and existing user code.
-from fxdsl.ir_utils import functions
+from fxdsl.ir.utils import functions
 
 
 def ops_in_order(module_or_func: Operation) -> Iterator[Operation]:

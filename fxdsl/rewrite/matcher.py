@@ -45,8 +45,8 @@ from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FloatAttr, ModuleOp
 from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 from xdsl.traits import ConstantLike
 
-from fxdsl.ir_utils import verify_ssa
-from fxdsl.parsing import parse_module
+from fxdsl.ir.parsing import parse_module
+from fxdsl.ir.utils import verify_ssa
 from fxdsl.rewrite.editing import functions
 
 Node = Operation | SSAValue
@@ -98,7 +98,7 @@ def load_pattern(pattern: PatternLike) -> func.FuncOp:
             raise ValueError("pattern: the module holds no func.func")
         return funcs[0]
     if callable(pattern):
-        from fxdsl.frontends.tracer import TensorSpec, trace
+        from fxdsl.tracing.tracer import TensorSpec, trace
 
         count = len(inspect.signature(pattern).parameters)
         return functions(trace(pattern, *[TensorSpec(())] * count))[0]

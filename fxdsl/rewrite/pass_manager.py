@@ -31,8 +31,8 @@ from typing import Any
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from fxdsl.ir_utils import verify_ssa
-from fxdsl.parsing import make_context
+from fxdsl.ir.parsing import make_context
+from fxdsl.ir.utils import verify_ssa
 from fxdsl.rewrite.transformer import Transformer
 
 PassLike = (

@@ -35,8 +35,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from fxdsl.dialects.graph import SCOPE, GraphOp
-from fxdsl.dialects.shape_rules import ShapeError
+from fxdsl.ir.graph import SCOPE, GraphOp
+from fxdsl.ir.shape_rules import ShapeError
 from fxdsl.rewrite.editing import inherit_provenance, ops_in_order
 from fxdsl.rewrite.matcher import (
     InternalMatch,

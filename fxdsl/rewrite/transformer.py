@@ -39,12 +39,12 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import IsTerminator
 from xdsl.utils.exceptions import VerifyException
 
-from fxdsl.dialects.graph import SCOPE, ScopeAttr
-from fxdsl.dialects.shape_rules import ShapeError
-from fxdsl.frontends.ops import Tensor
-from fxdsl.frontends.trace_state import emitting_into
+from fxdsl.ir.graph import SCOPE, ScopeAttr
+from fxdsl.ir.shape_rules import ShapeError
 from fxdsl.rewrite.editing import functions, insert_before
 from fxdsl.rewrite.python_pass import make_pass
+from fxdsl.tracing.ops import Tensor
+from fxdsl.tracing.trace_state import emitting_into
 
 Result = SSAValue | Sequence[SSAValue] | None
 

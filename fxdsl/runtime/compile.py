@@ -27,7 +27,7 @@ from xdsl.dialects.builtin import ModuleOp
 from fxdsl.interpreters.run import entry_function, run_reference
 from fxdsl.lowering.pipeline import GRAPH_PIPELINE
 from fxdsl.lowering.tensor_core_gemm import GEMM_ROUTES
-from fxdsl.pass_pipeline import apply
+from fxdsl.pipeline.pass_pipeline import apply
 from fxdsl.runtime.counters import timed
 
 DEFAULT_PIPELINE = f"{GRAPH_PIPELINE},dce"

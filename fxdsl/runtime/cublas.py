@@ -42,7 +42,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from fxdsl.runtime.launch_plan import CublasGemm, device_address
+from fxdsl.lowering.launch_plan import CublasGemm, device_address
 
 WORKSPACE_BYTES = 32 * 2**20
 """cuBLAS workspace (the size NVIDIA recommends for Hopper)."""

@@ -48,19 +48,8 @@ from typing import Any
 import numpy as np
 from xdsl.dialects.builtin import BFloat16Type, MemRefType, ModuleOp
 
-from fxdsl.interpreters.dtypes import bf16_bits, from_bf16_bits
-from fxdsl.lowering.pipeline import GPU_PIPELINE
-from fxdsl.lowering.tensor_core_gemm import GEMM_ROUTES, GemmShape
-from fxdsl.pass_pipeline import apply
-from fxdsl.pipeline_syntax import has_pass, with_pass
-from fxdsl.runtime import counters, cublas
-from fxdsl.runtime.counters import stats
-from fxdsl.runtime.cublas import Cublas
-from fxdsl.runtime.cuda_graph import GraphedExecutor
-from fxdsl.runtime.ir_emulator import Emulator
-from fxdsl.runtime.kernel_build import build_kernels
-from fxdsl.runtime.kernel_cache import KernelCache
-from fxdsl.runtime.launch_plan import (
+from fxdsl.ir.dtypes import bf16_bits, from_bf16_bits
+from fxdsl.lowering.launch_plan import (
     BufferSpec,
     BufferView,
     Gemm,
@@ -69,8 +58,19 @@ from fxdsl.runtime.launch_plan import (
     build_launch_plan,
     device_address,
 )
+from fxdsl.lowering.pipeline import GPU_PIPELINE
+from fxdsl.lowering.tensor_core_gemm import GEMM_ROUTES, GemmShape
+from fxdsl.pipeline.pass_pipeline import apply
+from fxdsl.runtime import counters, cublas
+from fxdsl.runtime.counters import stats
+from fxdsl.runtime.cublas import Cublas
+from fxdsl.runtime.cuda_graph import GraphedExecutor
+from fxdsl.runtime.ir_emulator import Emulator
+from fxdsl.runtime.kernel_build import build_kernels
+from fxdsl.runtime.kernel_cache import KernelCache
 from fxdsl.runtime.nvrtc import Compiler, device_arch
 from fxdsl.runtime.tensor_core_gemm import build_gemms, plan_gemms
+from fxdsl.util.pipeline_syntax import has_pass, with_pass
 
 __all__ = [
     "CublasFallbackWarning",

@@ -35,7 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from fxdsl.runtime.launch_plan import Gemm, Launch, device_address
+from fxdsl.lowering.launch_plan import Gemm, Launch, device_address
 
 MAX_GRAPHS = 4
 """Distinct input address sets with a captured graph per executor."""

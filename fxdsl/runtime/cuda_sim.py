@@ -52,11 +52,11 @@ from xdsl.dialects.builtin import BFloat16Type, MemRefType, ModuleOp
 from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.ir import Operation
 
-from fxdsl.interpreters.dtypes import bf16_bits
 from fxdsl.interpreters.run import coerce_inputs, entry_function
+from fxdsl.ir.dtypes import bf16_bits
+from fxdsl.ir.layout import layout_of_type
 from fxdsl.lowering.cuda_printer import kernel_source
 from fxdsl.lowering.graph_bufferize import GEMM_LIBRARY_CALL
-from fxdsl.lowering.layout import layout_of_type
 from fxdsl.lowering.tensor_core_gemm import (
     GEMM_ROUTES,
     TENSOR_CORE_ELEMENTS,
@@ -353,7 +353,7 @@ class CudaSimProgram:
         gemm: str = "cublas",
     ):
         # imports CuPy only when a GPU run is made, never here
-        from fxdsl.runtime.cuda_executor import lower_for_cuda
+        from fxdsl.pipeline.lower import lower_for_cuda
 
         self.function = entry_function(module, entry)
         self.lowered, self.plan = lower_for_cuda(module, pipeline, entry)

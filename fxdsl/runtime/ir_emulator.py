@@ -41,9 +41,9 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
-from fxdsl.interpreters.dtypes import numpy_dtype, round_to_bf16
-from fxdsl.ir_utils import functions
-from fxdsl.lowering.layout import layout_of_type
+from fxdsl.ir.dtypes import numpy_dtype, round_to_bf16
+from fxdsl.ir.layout import layout_of_type
+from fxdsl.ir.utils import functions
 
 Env = dict[SSAValue, Any]
 Thread = Generator[tuple[type[Operation], Any], Any, None]

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fxdsl.runtime import counters
-from fxdsl.tools.atomic_write import write_atomic
+from fxdsl.util.atomic_write import write_atomic
 
 FORMAT_VERSION = 1
 MAGIC = b"FXDSL-KERNEL-CACHE/1\n"

@@ -12,6 +12,7 @@ same route for a lowered module (`CudaSimEmulator(gemm="tensor-core")`).
 
 from __future__ import annotations
 
+from fxdsl.lowering.launch_plan import Gemm, LaunchPlan
 from fxdsl.lowering.tensor_core_gemm import (
     TENSOR_CORE_ELEMENTS,
     GemmShape,
@@ -20,7 +21,6 @@ from fxdsl.lowering.tensor_core_gemm import (
 )
 from fxdsl.runtime.kernel_build import COMPILE_OPTIONS
 from fxdsl.runtime.kernel_cache import KernelCache
-from fxdsl.runtime.launch_plan import Gemm, LaunchPlan
 from fxdsl.runtime.nvrtc import Compiler, default_compiler
 
 Routed = dict[Gemm, tuple[str, GemmShape]]

@@ -1,1 +1,1 @@
-"""Output targets of `fxdsl-opt -t <name>` (registered in `fxdsl.universe`)."""
+"""Output targets of `fxdsl-opt -t <name>` (registered in `fxdsl.pipeline.universe`)."""

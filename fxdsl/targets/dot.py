@@ -44,7 +44,7 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.target import Target
 
-from fxdsl.dialects.graph import (
+from fxdsl.ir.graph import (
     PARAM,
     SCOPE,
     FusionGroupOp,
@@ -52,7 +52,7 @@ from fxdsl.dialects.graph import (
     ScopeFrame,
     YieldOp,
 )
-from fxdsl.ir_utils import arg_attr
+from fxdsl.ir.utils import arg_attr
 from fxdsl.transforms.scope_tree import module_frame
 
 _ID = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

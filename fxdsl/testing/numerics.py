@@ -9,7 +9,7 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
 from fxdsl.interpreters.tolerance import close_elements, reorder_slack, summed_terms
-from fxdsl.ir_utils import entry_function
+from fxdsl.ir.utils import entry_function
 
 Array = np.ndarray[Any, Any]
 

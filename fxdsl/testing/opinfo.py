@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fxdsl.tools.atomic_write import write_atomic
+from fxdsl.util.atomic_write import write_atomic
 
 SAMPLES = 3
 """Samples per op (OpInfo's first ones: the plainest)."""

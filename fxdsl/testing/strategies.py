@@ -42,15 +42,15 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
-from fxdsl.dialects import graph as g
-from fxdsl.dialects.graph import ScopeAttr, ScopeFrame, shape_of, tensor
-from fxdsl.dialects.shape_rules import (
+from fxdsl.ir import graph as g
+from fxdsl.ir.graph import ScopeAttr, ScopeFrame, shape_of, tensor
+from fxdsl.ir.shape_rules import (
     Shape,
     ShapeError,
     broadcast_shapes,
     matmul_shape,
 )
-from fxdsl.ir_utils import unique_name
+from fxdsl.ir.utils import unique_name
 
 MAX_BOUND = 10.0
 """Values whose magnitude bound exceeds this get squashed with tanh."""

@@ -22,7 +22,7 @@ from xdsl.utils.exceptions import (
     VerifyException,
 )
 
-from fxdsl.ir_utils import DominanceError, OpFailure, location_of, verify_ssa
+from fxdsl.ir.utils import DominanceError, OpFailure, location_of, verify_ssa
 
 
 class UserError(DiagnosticException):

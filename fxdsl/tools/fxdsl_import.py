@@ -48,8 +48,8 @@ def run_main(argv: Sequence[str], located: list[str]) -> int:
             "fxdsl-import needs torch: pip install 'fxdsl[torch]'"
         ) from None
     from fxdsl.frontends.torch_export import TorchImportError, from_exported_program
-    from fxdsl.tools.atomic_write import write_atomic
     from fxdsl.tools.weights import parameter_names, save_weights, side_file
+    from fxdsl.util.atomic_write import write_atomic
 
     if not Path(args.file).is_file():
         raise UserError(f"no such file: {args.file}")

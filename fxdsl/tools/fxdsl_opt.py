@@ -29,9 +29,7 @@ from xdsl.utils.target import Target
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from fxdsl._version import __version__
-from fxdsl.parsing import LocatingParser, make_context
-from fxdsl.pipeline_syntax import check_pass_options, quote_dotted_values
-from fxdsl.tools.atomic_write import write_atomic
+from fxdsl.ir.parsing import LocatingParser, make_context
 from fxdsl.tools.diagnostics import (
     UserError,
     decode_source,
@@ -41,6 +39,8 @@ from fxdsl.tools.diagnostics import (
 )
 from fxdsl.tools.pass_help import describe_pass, list_passes
 from fxdsl.tools.pass_timing import PassTiming, pass_steps
+from fxdsl.util.atomic_write import write_atomic
+from fxdsl.util.pipeline_syntax import check_pass_options, quote_dotted_values
 
 _BLANK = re.compile(r"(?:\s|//[^\n]*)*")
 _LONGEST_WHY = 160
@@ -207,7 +207,7 @@ class FxdslOptMain(xDSLOptMain):
     def output_resulting_program(self, prog: ModuleOp) -> str:
         # Imported here: the universe loads $FXDSL_PLUGINS, whose import
         # errors run_guarded must catch (an import at the top cannot be).
-        from fxdsl.universe import TARGETS
+        from fxdsl.pipeline.universe import TARGETS
 
         name = parse_spec(self.args.target).name
         upstream = name not in TARGETS and name != "mlir"
@@ -242,7 +242,7 @@ class FxdslOptMain(xDSLOptMain):
         return output
 
     def _upstream_target_error(self, name: str, what: str) -> UserError:
-        from fxdsl.universe import TARGETS
+        from fxdsl.pipeline.universe import TARGETS
 
         message = (
             f"-t {name}: xDSL's {name} target {what}; it prints only IR already "
@@ -298,7 +298,7 @@ class _PrintAction(argparse.Action):
 
 
 def _fxdsl_passes() -> list[str]:
-    from fxdsl.universe import PASSES  # loads $FXDSL_PLUGINS (run_guarded)
+    from fxdsl.pipeline.universe import PASSES  # loads $FXDSL_PLUGINS (run_guarded)
 
     return list(PASSES)
 

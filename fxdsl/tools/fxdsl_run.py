@@ -50,7 +50,6 @@ from xdsl.ir import Attribute
 from xdsl.utils.exceptions import InterpretationError, VerifyException
 
 from fxdsl.api import apply, parse_pipeline, run
-from fxdsl.interpreters.dtypes import numpy_dtype
 from fxdsl.interpreters.graph import InterpretationFailure
 from fxdsl.interpreters.run import (
     coerce_inputs,
@@ -59,8 +58,9 @@ from fxdsl.interpreters.run import (
     run_reference,
 )
 from fxdsl.interpreters.tolerance import close_elements, reorder_slack, summed_terms
-from fxdsl.ir_utils import functions
-from fxdsl.parsing import parse_module
+from fxdsl.ir.dtypes import numpy_dtype
+from fxdsl.ir.parsing import parse_module
+from fxdsl.ir.utils import functions
 from fxdsl.runtime.compile import BackendUnavailable
 from fxdsl.tools.diagnostics import (
     DriverArgumentParser,

@@ -13,7 +13,7 @@ from collections.abc import Callable, Collection, Mapping
 
 from xdsl.passes import ModulePass
 
-from fxdsl.pipeline_syntax import pass_options
+from fxdsl.util.pipeline_syntax import pass_options
 
 PassFactories = Mapping[str, Callable[[], type[ModulePass]]]
 

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from xdsl.dialects import func
 
-from fxdsl.dialects.graph import PARAM
+from fxdsl.ir.graph import PARAM
 
 Array = np.ndarray[Any, Any]
 
@@ -46,7 +46,7 @@ def save_weights(
     """Write `arrays` by fqn to an .npz (atomically: all or nothing)."""
     import io
 
-    from fxdsl.tools.atomic_write import write_atomic
+    from fxdsl.util.atomic_write import write_atomic
 
     buffer = io.BytesIO()
     np.savez(buffer, **dict(zip(names, arrays, strict=True)))

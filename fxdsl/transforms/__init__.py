@@ -1,1 +1,1 @@
-"""Graph-to-graph passes, one module per pass (see fxdsl/universe.py)."""
+"""Graph-to-graph passes, one module per pass (see fxdsl/pipeline/universe.py)."""

@@ -18,7 +18,7 @@ folds into the attention kernel (exact in real arithmetic):
   keys are all masked has no probabilities (its output is 0, not `b_v`).
 
 Whether a bias is the same along the key rows is read off its strided
-layout (`fxdsl.lowering.layout`): the bias broadcast to the add's shape,
+layout (`fxdsl.ir.layout`): the bias broadcast to the add's shape,
 then every view of the chain; a zero stride on the rows dim means it is.
 An add is folded only when every use of it reaches this attention's
 operands through views, and the key and value biases (where the add feeds
@@ -35,10 +35,10 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint
 
-from fxdsl.dialects import graph
-from fxdsl.dialects.graph import shape_of
-from fxdsl.ir_utils import erase_dead, with_provenance
-from fxdsl.lowering.layout import Layout, broadcast, view_layouts
+from fxdsl.ir import graph
+from fxdsl.ir.graph import shape_of
+from fxdsl.ir.layout import Layout, broadcast, view_layouts
+from fxdsl.ir.utils import erase_dead, with_provenance
 
 VIEWS = graph.view_ops(strided=True, injective=True)
 """The views a bias is followed through (each result read once): strided,

@@ -1,6 +1,6 @@
 """Preserved module call signatures, for `graph-unflatten` and `graph-flatten`.
 
-A value can carry a stable name (`graph.name`, see `fxdsl.dialects.graph`):
+A value can carry a stable name (`graph.name`, see `fxdsl.ir.graph`):
 an op's attribute names its result (a list of names, `""` for none, on a
 multi-result op), a function argument's arg attribute names the argument.
 Names are unique within a function. The module attribute
@@ -34,8 +34,8 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.test import TestOp
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 
-from fxdsl.dialects.graph import CALL_SIGNATURES, NAME, SCOPE, ScopeAttr, SignatureAttr
-from fxdsl.ir_utils import arg_attr, location_of, reorder_arguments
+from fxdsl.ir.graph import CALL_SIGNATURES, NAME, SCOPE, ScopeAttr, SignatureAttr
+from fxdsl.ir.utils import arg_attr, location_of, reorder_arguments
 from fxdsl.transforms.outlining import Outlined, used_values
 from fxdsl.transforms.scope_tree import (
     CallNode,

@@ -24,9 +24,9 @@ from xdsl.dialects.builtin import (
 from xdsl.interpreter import Interpreter
 from xdsl.ir import Operation, SSAValue
 
-from fxdsl.dialects import graph
-from fxdsl.interpreters.dtypes import numpy_dtype, to_bytes, to_element_type
 from fxdsl.interpreters.run import make_interpreter
+from fxdsl.ir import graph
+from fxdsl.ir.dtypes import numpy_dtype, to_bytes, to_element_type
 
 Array = np.ndarray[Any, Any]
 

@@ -67,10 +67,10 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from fxdsl.dialects import graph
-from fxdsl.dialects.graph import dtype_of, shape_of
 from fxdsl.interpreters.graph import avg_pool_divisors
-from fxdsl.ir_utils import with_provenance
+from fxdsl.ir import graph
+from fxdsl.ir.graph import dtype_of, shape_of
+from fxdsl.ir.utils import with_provenance
 from fxdsl.transforms.constants import dense_constant
 
 

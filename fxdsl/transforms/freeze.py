@@ -38,9 +38,9 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Block, Operation
 
-from fxdsl.dialects.graph import PARAM
 from fxdsl.interpreters.run import coerce_input, entry_function
-from fxdsl.ir_utils import arg_attr, reorder_arguments
+from fxdsl.ir.graph import PARAM
+from fxdsl.ir.utils import arg_attr, reorder_arguments
 from fxdsl.transforms.constants import constant_op
 
 Weights = Sequence[Any] | Mapping[str, Any]

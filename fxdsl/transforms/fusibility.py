@@ -69,9 +69,9 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.traits import ConstantLike
 
-from fxdsl.dialects import graph
-from fxdsl.dialects.graph import FusionGroupOp, YieldOp, shape_of
-from fxdsl.dialects.shape_rules import Shape, ShapeError, broadcast_shapes
+from fxdsl.ir import graph
+from fxdsl.ir.graph import FusionGroupOp, YieldOp, shape_of
+from fxdsl.ir.shape_rules import Shape, ShapeError, broadcast_shapes
 
 
 class Fusibility(Enum):

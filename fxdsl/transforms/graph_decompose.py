@@ -61,9 +61,9 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from fxdsl.dialects import graph
 from fxdsl.interpreters.graph import arange_values
-from fxdsl.ir_utils import with_provenance
+from fxdsl.ir import graph
+from fxdsl.ir.utils import with_provenance
 from fxdsl.transforms.constants import dense_constant
 from fxdsl.transforms.conv_decompose import CONV_DECOMPOSITIONS
 from fxdsl.transforms.graph_fuse_attention import MIN_ROWS

@@ -37,7 +37,7 @@ from xdsl.passes import ModulePass
 from xdsl.traits import IsTerminator
 from xdsl.utils.exceptions import PassFailedException
 
-from fxdsl.dialects.graph import SCOPE, ScopeAttr
+from fxdsl.ir.graph import SCOPE, ScopeAttr
 from fxdsl.transforms.dependency_graph import DependencyGraph
 from fxdsl.transforms.region_tracking import RegionGroup, find_region_groups, producer
 

@@ -25,8 +25,8 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
-from fxdsl.dialects.graph import SCOPE, ScopeAttr, ScopeFrame, SignatureAttr
-from fxdsl.ir_utils import OpFailure
+from fxdsl.ir.graph import SCOPE, ScopeAttr, ScopeFrame, SignatureAttr
+from fxdsl.ir.utils import OpFailure
 from fxdsl.transforms.call_signatures import (
     SignatureError,
     module_signatures,

@@ -51,10 +51,10 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.utils.exceptions import InterpretationError
 
-from fxdsl.dialects import graph
-from fxdsl.dialects.graph import NAME, shape_of
 from fxdsl.interpreters.graph import InterpretationFailure
-from fxdsl.ir_utils import erase_dead, with_provenance
+from fxdsl.ir import graph
+from fxdsl.ir.graph import NAME, shape_of
+from fxdsl.ir.utils import erase_dead, with_provenance
 from fxdsl.transforms.constants import ConstantEvaluator, constant_op, splat_value
 from fxdsl.transforms.options import check_bool, check_int
 

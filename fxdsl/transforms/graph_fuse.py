@@ -41,7 +41,7 @@ from xdsl.passes import ModulePass
 from xdsl.transforms.common_subexpression_elimination import cse
 from xdsl.transforms.dead_code_elimination import region_dce
 
-from fxdsl.dialects.graph import FusionGroupOp, YieldOp
+from fxdsl.ir.graph import FusionGroupOp, YieldOp
 from fxdsl.transforms.fusibility import (
     Fusibility,
     attention_fusible,

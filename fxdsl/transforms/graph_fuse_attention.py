@@ -59,9 +59,9 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint
 
-from fxdsl.dialects import graph
-from fxdsl.dialects.graph import shape_of
-from fxdsl.ir_utils import erase_dead
+from fxdsl.ir import graph
+from fxdsl.ir.graph import shape_of
+from fxdsl.ir.utils import erase_dead
 from fxdsl.transforms.attention_bias import FoldAttentionBias
 from fxdsl.transforms.constants import ConstantEvaluator
 from fxdsl.transforms.options import check_bool, check_int

@@ -13,8 +13,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
-from fxdsl.rewrite.operator_support import OpAllowList
-from fxdsl.rewrite.partitioner import CapabilityBasedPartitioner
+from fxdsl.transforms.operator_support import OpAllowList
+from fxdsl.transforms.partitioner import CapabilityBasedPartitioner
 
 OUTLINE_KINDS = ("func", "group")
 
@@ -39,7 +39,7 @@ def _op_names(ctx: Context, option: str, names: tuple[str, ...]) -> list[str]:
 class GraphPartitionPass(ModulePass):
     """Outline the largest cycle-free groups of supported ops.
 
-    Runs `CapabilityBasedPartitioner` (fxdsl/rewrite/partitioner.py: the
+    Runs `CapabilityBasedPartitioner` (fxdsl/transforms/partitioner.py: the
     algorithm, its cost and the filtering rules) over every function with an
     `OpAllowList` support, then fuses each partition.
 

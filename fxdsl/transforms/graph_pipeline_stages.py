@@ -22,8 +22,8 @@ from xdsl.passes import ModulePass
 from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import PassFailedException
 
-from fxdsl.dialects.graph import PARAM
-from fxdsl.ir_utils import arg_attr, entry_function, erase_unused
+from fxdsl.ir.graph import PARAM
+from fxdsl.ir.utils import arg_attr, entry_function, erase_unused
 from fxdsl.transforms.graph_split import split_function
 from fxdsl.transforms.op_cost import DEVICES, Device
 from fxdsl.transforms.outlining import unique_symbol

@@ -18,7 +18,7 @@ from xdsl.passes import ModulePass
 from xdsl.traits import IsTerminator, is_side_effect_free
 from xdsl.utils.exceptions import PassFailedException
 
-from fxdsl.ir_utils import OpFailure, entry_function, single_block_bodies
+from fxdsl.ir.utils import OpFailure, entry_function, single_block_bodies
 from fxdsl.transforms.dependency_graph import CycleError, DependencyGraph
 from fxdsl.transforms.outlining import (
     is_constant,

@@ -51,9 +51,9 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.utils.exceptions import PassFailedException
 
-from fxdsl.dialects import graph
-from fxdsl.dialects.graph import dtype_of, shape_of
-from fxdsl.ir_utils import with_provenance
+from fxdsl.ir import graph
+from fxdsl.ir.graph import dtype_of, shape_of
+from fxdsl.ir.utils import with_provenance
 from fxdsl.transforms.options import check_int
 
 TILE = 64

@@ -86,8 +86,8 @@ from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
-from fxdsl.dialects.graph import NAME, PARAM, SCOPE, ScopeAttr, SignatureAttr
-from fxdsl.ir_utils import OpFailure, arg_attr, reorder_arguments, unique_name
+from fxdsl.ir.graph import NAME, PARAM, SCOPE, ScopeAttr, SignatureAttr
+from fxdsl.ir.utils import OpFailure, arg_attr, reorder_arguments, unique_name
 from fxdsl.transforms.call_signatures import (
     SignatureError,
     add_keepers,

@@ -18,7 +18,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
-from fxdsl.dialects.graph import FusionGroupOp
+from fxdsl.ir.graph import FusionGroupOp
 
 
 def inline_group(group: FusionGroupOp) -> list[Operation]:

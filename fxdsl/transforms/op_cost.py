@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from fxdsl.dialects import graph
+from fxdsl.ir import graph
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.traits import ConstantLike, IsTerminator, SymbolTable
 
-from fxdsl.dialects.graph import FusionGroupOp, YieldOp
+from fxdsl.ir.graph import FusionGroupOp, YieldOp
 from fxdsl.transforms.dependency_graph import CycleError, DependencyGraph
 
 OutlineKind = Literal["func", "group"]

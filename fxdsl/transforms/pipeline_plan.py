@@ -20,8 +20,8 @@ from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.traits import IsTerminator
 from xdsl.utils.exceptions import PassFailedException
 
-from fxdsl.dialects.graph import PARAM
-from fxdsl.ir_utils import arg_attr
+from fxdsl.ir.graph import PARAM
+from fxdsl.ir.utils import arg_attr
 from fxdsl.transforms.op_cost import DEVICES, Device, op_time, value_bytes
 from fxdsl.transforms.outlining import is_constant
 from fxdsl.transforms.scope_tree import scope_frames

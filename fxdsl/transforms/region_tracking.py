@@ -45,8 +45,8 @@ from dataclasses import dataclass
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.traits import IsTerminator, is_side_effect_free
 
-from fxdsl.dialects.graph import SCOPE
-from fxdsl.ir_utils import block_key
+from fxdsl.ir.graph import SCOPE
+from fxdsl.ir.utils import block_key
 from fxdsl.transforms.dependency_graph import DependencyGraph
 
 Candidate = tuple[Operation | None, ...]

@@ -19,8 +19,8 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import DictionaryAttr
 from xdsl.ir import Block, Operation
 
-from fxdsl.dialects.graph import SCOPE, ScopeAttr, ScopeFrame
-from fxdsl.ir_utils import block_structure
+from fxdsl.ir.graph import SCOPE, ScopeAttr, ScopeFrame
+from fxdsl.ir.utils import block_structure
 
 MODULE_ATTR = "graph.module"
 """On a `func.call` made by unflatten: the frame of the module it calls, with

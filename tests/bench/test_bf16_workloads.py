@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from fxdsl.ir.graph import PARAM, shape_of
 
 from fxdsl.bench import cli
 from fxdsl.bench.bf16_workloads import BF16_WORKLOADS
@@ -21,9 +22,8 @@ from fxdsl.bench.limits import H100_SXM
 from fxdsl.bench.timing import CpuDevice
 from fxdsl.bench.variants import default_variants
 from fxdsl.bench.workloads import bytes_moved, workload_inputs, workload_named
-from fxdsl.dialects.graph import PARAM, shape_of
 from fxdsl.interpreters.run import entry_function
-from fxdsl.ir_utils import arg_attr
+from fxdsl.ir.utils import arg_attr
 from fxdsl.testing.optional import need
 
 KERNELS = "gemm_bf16,gemm_bias_gelu_bf16,gemm_bias_relu_bf16,attention_bf16_t512"
@@ -158,7 +158,7 @@ def test_fxdsl_rows_hand_cuda_bf16_bits(monkeypatch: pytest.MonkeyPatch) -> None
     import types
 
     import fxdsl
-    from fxdsl.interpreters.dtypes import bf16_bits
+    from fxdsl.ir.dtypes import bf16_bits
 
     workload = named("gemm_bf16")
     module = workload.module("tiny")

@@ -22,13 +22,13 @@ torch = need("torch")
 need("transformers")
 
 import fxdsl  # noqa: E402
-from fxdsl.dialects import graph  # noqa: E402
 from fxdsl.frontends.torch_export import (  # noqa: E402
     ImportedProgram,
     TorchImportError,
     from_torch,
     to_numpy,
 )
+from fxdsl.ir import graph  # noqa: E402
 from fxdsl.lowering.pipeline import GPU_PIPELINE  # noqa: E402
 from fxdsl.runtime.ir_emulator import Emulator  # noqa: E402
 from fxdsl.testing.conv_models import CONV_MODELS  # noqa: E402

@@ -7,11 +7,11 @@ import re
 
 import numpy as np
 import pytest
+from fxdsl.ir.graph import PARAM, SCOPE, ScopeAttr
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Operation
 
-from fxdsl.dialects.graph import PARAM, SCOPE, ScopeAttr
 from fxdsl.frontends import models
 from fxdsl.interpreters.run import entry_function, run_reference
 

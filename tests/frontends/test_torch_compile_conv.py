@@ -18,8 +18,8 @@ torch = need("torch")
 nn = torch.nn
 
 import fxdsl  # noqa: E402
-from fxdsl.dialects import graph  # noqa: E402
 from fxdsl.frontends import torch_compile  # noqa: E402
+from fxdsl.ir import graph  # noqa: E402
 from fxdsl.runtime.compile import DEFAULT_PIPELINE  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("fresh_dynamo")

@@ -16,11 +16,12 @@ from fxdsl.testing.optional import need
 
 torch = need("torch")
 
+from fxdsl.ir.graph import PARAM  # noqa: E402
+
 import fxdsl  # noqa: E402
-from fxdsl.dialects import graph  # noqa: E402
-from fxdsl.dialects.graph import PARAM  # noqa: E402
 from fxdsl.frontends.torch_export import from_torch  # noqa: E402
-from fxdsl.ir_utils import arg_attr, functions  # noqa: E402
+from fxdsl.ir import graph  # noqa: E402
+from fxdsl.ir.utils import arg_attr, functions  # noqa: E402
 from fxdsl.testing.conv_models import mobilenet_v3_small, resnet18  # noqa: E402
 from fxdsl.testing.torch_models import eager_outputs  # noqa: E402
 

@@ -16,8 +16,9 @@ from fxdsl.testing.optional import need
 
 torch = need("torch")
 
-from fxdsl.frontends import aten_ops, ops, torch_compile  # noqa: E402
+from fxdsl.frontends import aten_ops, torch_compile  # noqa: E402
 from fxdsl.frontends.torch_islands import Plan  # noqa: E402
+from fxdsl.tracing import ops  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("fresh_dynamo")
 

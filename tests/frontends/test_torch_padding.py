@@ -20,8 +20,8 @@ torch = need("torch")
 need("transformers")
 
 import fxdsl  # noqa: E402
-from fxdsl.dialects import graph  # noqa: E402
 from fxdsl.frontends.torch_export import from_torch, to_numpy  # noqa: E402
+from fxdsl.ir import graph  # noqa: E402
 from fxdsl.lowering.pipeline import GPU_PIPELINE  # noqa: E402
 from fxdsl.runtime.ir_emulator import Emulator  # noqa: E402
 from fxdsl.testing.torch_models import bert, eager_outputs, gpt2, padded  # noqa: E402

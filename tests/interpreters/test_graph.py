@@ -18,10 +18,10 @@ import numpy as np
 import pytest
 
 import fxdsl
-from fxdsl.dialects import graph
-from fxdsl.interpreters.dtypes import round_to_bf16
 from fxdsl.interpreters.graph import GraphFunctions, check_value
 from fxdsl.interpreters.run import entry_function, run_reference
+from fxdsl.ir import graph
+from fxdsl.ir.dtypes import round_to_bf16
 
 Array = np.ndarray[Any, Any]
 rng = np.random.default_rng(1234)

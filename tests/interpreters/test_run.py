@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from fxdsl.ir.graph import bf16, f16, f32, i1, i32
 from xdsl.dialects.builtin import i64
 
 import fxdsl
-from fxdsl.dialects.graph import bf16, f16, f32, i1, i32
-from fxdsl.interpreters.dtypes import element_type_of, numpy_dtype, round_to_bf16
 from fxdsl.interpreters.run import entry_function, random_inputs, run_reference
+from fxdsl.ir.dtypes import element_type_of, numpy_dtype, round_to_bf16
 
 TWO_FUNCS = """
 func.func private @helper(%x: tensor<2xf32>) -> tensor<2xf32> {

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from fxdsl.dialects import graph
+from fxdsl.ir import graph
 
 
 def _float_only(base: type[graph.GraphOp]) -> list[str]:

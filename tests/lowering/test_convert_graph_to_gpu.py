@@ -17,7 +17,7 @@ from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp, i32
 from xdsl.printer import Printer
 
 from fxdsl.api import apply, parse
-from fxdsl.dialects import graph
+from fxdsl.ir import graph
 from fxdsl.lowering.cuda_printer import kernel_source
 from fxdsl.lowering.kernel_builder import VECTOR_WIDTH
 
@@ -378,9 +378,10 @@ def test_default_pipeline_fuses_large_attention_in_every_block() -> None:
     copies, no qkv bias kernel (folded into the attention: 5 kernels and 4
     GEMMs per block). At B=1 T=64 (768 rows) the attention stays cuBLAS +
     softmax."""
+    from fxdsl.pipeline.lower import lower_for_cuda
+
     from fxdsl.frontends.models import gpt2_stack
-    from fxdsl.runtime.cuda_executor import lower_for_cuda
-    from fxdsl.runtime.launch_plan import Gemm, Launch
+    from fxdsl.lowering.launch_plan import Gemm, Launch
 
     _, plan = lower_for_cuda(gpt2_stack(12, B=8, T=512))
     launches = [s.kernel for s in plan.steps if isinstance(s, Launch)]

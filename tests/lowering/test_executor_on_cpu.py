@@ -24,8 +24,8 @@ from xdsl.dialects.builtin import ModuleOp
 import fxdsl
 from fxdsl.api import apply
 from fxdsl.frontends.models import gpt2_stack
-from fxdsl.interpreters.dtypes import round_to_bf16
 from fxdsl.interpreters.run import random_inputs, run_reference
+from fxdsl.ir.dtypes import round_to_bf16
 from fxdsl.lowering.cuda_printer import kernel_source
 from fxdsl.lowering.pipeline import GPU_PIPELINE
 from fxdsl.runtime import ir_emulator, reset_stats, stats, timings
@@ -392,8 +392,8 @@ def test_cuda_graph_replays_without_allocating(executor_module: Any) -> None:
     a call with the same input arrays replays them and allocates nothing but
     the output copies, earlier results survive later calls, and beyond
     MAX_GRAPHS input sets the plan runs eagerly, still correct."""
+    from fxdsl.lowering.launch_plan import Gemm, build_launch_plan
     from fxdsl.runtime import cuda_graph
-    from fxdsl.runtime.launch_plan import Gemm, build_launch_plan
 
     cp = sys.modules["cupy"]
     streams = FakeStreams(cp)
@@ -442,7 +442,7 @@ def test_cuda_graph_replays_without_allocating(executor_module: Any) -> None:
 def test_bf16_bits_round_to_nearest_even_with_any_array_module() -> None:
     """The executor converts bf16 on the device with the array module it is
     given (CuPy there, numpy here): same rounding as the reference."""
-    from fxdsl.interpreters.dtypes import bf16_bits, from_bf16_bits
+    from fxdsl.ir.dtypes import bf16_bits, from_bf16_bits
 
     bits = np.array(
         [
@@ -499,8 +499,8 @@ def test_gemm_writes_only_its_strided_output_view(
     """Two GEMMs write the two column halves of one 4x6 output (a concat done
     in place) and a third its transpose: each GEMM writes only the elements
     of its output view. The bf16 path wrote the whole buffer, row-major."""
-    from fxdsl.lowering.layout import Layout
-    from fxdsl.runtime.launch_plan import BufferSpec, BufferView, Gemm, LaunchPlan
+    from fxdsl.ir.layout import Layout
+    from fxdsl.lowering.launch_plan import BufferSpec, BufferView, Gemm, LaunchPlan
 
     dtype = {"bf16": "float32", "f16": "float16", "f32": "float32"}[element]
     a, b, c = (BufferSpec(s, dtype, element) for s in ((4, 8), (8, 3), (8, 3)))

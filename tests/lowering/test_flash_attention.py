@@ -25,13 +25,13 @@ from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type
 
 from fxdsl.api import apply, parse
 from fxdsl.interpreters.run import random_inputs, run_reference
+from fxdsl.ir.layout import Layout
 from fxdsl.lowering import cuda_printer
 from fxdsl.lowering.flash_attention_cuda import FLASH_HELPERS, flash_source
 from fxdsl.lowering.flash_attention_kernel import launch_config
-from fxdsl.lowering.layout import Layout
+from fxdsl.lowering.launch_plan import Launch, build_launch_plan
 from fxdsl.lowering.tensor_core import TENSOR_CORE_CUDA
 from fxdsl.runtime.cuda_sim import CudaSimEmulator, CudaSimError, Worker, build
-from fxdsl.runtime.launch_plan import Launch, build_launch_plan
 from fxdsl.testing.nvcc import compile_ptx
 
 UNIT_ROUNDOFF = {"bf16": 2.0**-8, "f16": 2.0**-11}

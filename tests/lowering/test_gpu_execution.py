@@ -86,7 +86,7 @@ def test_fused_attention_block_on_gpu() -> None:
     """A block large enough for the default graph-fuse-attention (4 x 12
     heads x 512 rows): the attention kernel, not cuBLAS + softmax, with the
     qkv bias folded in (q's prologue, v's epilogue, k's dropped)."""
-    from fxdsl.runtime.cuda_executor import lower_for_cuda
+    from fxdsl.pipeline.lower import lower_for_cuda
 
     module = gpt2_stack(1, B=4, T=512, D=768, heads=12)
     name = next(iter(f.sym_name.data for f in module.body.block.ops))

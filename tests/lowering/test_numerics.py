@@ -21,11 +21,11 @@ import pytest
 from xdsl.dialects.builtin import BFloat16Type, Float16Type, ModuleOp
 
 from fxdsl.api import apply, parse
-from fxdsl.frontends import ops
 from fxdsl.frontends.models import gpt2_stack, mlp
 from fxdsl.interpreters.run import entry_function, random_inputs, run_reference
 from fxdsl.interpreters.tolerance import reorder_slack, summed_terms
 from fxdsl.runtime import ir_emulator as emulator
+from fxdsl.tracing import ops
 
 # tests/lowering/cases.py (pytest's importlib mode: no test packages)
 _spec = importlib.util.spec_from_file_location(
@@ -326,7 +326,7 @@ def test_random_chains_of_column_and_row_reductions() -> None:
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st
 
-    from fxdsl.frontends.tracer import TensorSpec, trace
+    from fxdsl.tracing.tracer import TensorSpec, trace
 
     @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
     @given(
@@ -511,7 +511,7 @@ def test_matmul_with_a_1d_operand_through_the_default_pipeline(
     # the GEMM's batch is not the result's leading dims when an operand is 1-D
     # (graph-bufferize once asked for a copy, or raised ValueError at rank 4);
     # @g transposes the product, which the GEMM then writes through a view
-    from fxdsl.dialects.shape_rules import matmul_shape
+    from fxdsl.ir.shape_rules import matmul_shape
     from fxdsl.lowering.pipeline import GPU_PIPELINE
 
     def t(shape: tuple[int, ...]) -> str:

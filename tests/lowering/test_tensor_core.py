@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fxdsl.interpreters.dtypes import bf16_bits, from_bf16_bits
+from fxdsl.ir.dtypes import bf16_bits, from_bf16_bits
 from fxdsl.lowering import tensor_core as tc
 from fxdsl.runtime import cuda_sim
 from fxdsl.runtime.cuda_sim import CudaSimError, Worker, build

@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fxdsl.interpreters.dtypes import bf16_bits, from_bf16_bits
-from fxdsl.lowering.layout import Layout
+from fxdsl.ir.dtypes import bf16_bits, from_bf16_bits
+from fxdsl.ir.layout import Layout
 from fxdsl.lowering.tensor_core_gemm import (
     BLOCK_K,
     BLOCK_M,

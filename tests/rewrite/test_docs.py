@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from fxdsl.rewrite.registry import registered_passes, unregister_pass
+from fxdsl.pipeline.registry import registered_passes, unregister_pass
 from fxdsl.testing.docs import code_blocks
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "rewrite-api.md"

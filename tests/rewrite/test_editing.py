@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import fxdsl
-from fxdsl.dialects import graph
 from fxdsl.interpreters.run import random_inputs, run_reference
+from fxdsl.ir import graph
 from fxdsl.rewrite import (
     erase,
     insert_after,

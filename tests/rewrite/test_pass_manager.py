@@ -16,12 +16,12 @@ from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 
 import fxdsl
 from fxdsl.api import available_passes
-from fxdsl.dialects import graph
 from fxdsl.interpreters.run import random_inputs, run_reference
-from fxdsl.parsing import make_context
+from fxdsl.ir import graph
+from fxdsl.ir.parsing import make_context
+from fxdsl.pipeline.registry import register_pass, unregister_pass
 from fxdsl.rewrite import PassManager, PassResult, Transformer, ops_in_order
 from fxdsl.rewrite.pass_manager import PassManagerError
-from fxdsl.rewrite.registry import register_pass, unregister_pass
 
 PROGRAM = """
 func.func @f(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> tensor<4x8xf32> {
@@ -156,9 +156,9 @@ def test_failing_or_invalid_pass_is_named(passes: list[object], message: str) ->
 # --------------------------------------------------------------------------- #
 
 PLUGIN = """
-from fxdsl.dialects import graph
+from fxdsl.ir import graph
 from fxdsl.rewrite import Transformer
-from fxdsl.rewrite.registry import register_pass, unregister_pass
+from fxdsl.pipeline.registry import register_pass, unregister_pass
 
 
 class AddToMul(Transformer):

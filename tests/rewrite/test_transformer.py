@@ -9,8 +9,8 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Operation, SSAValue
 
 import fxdsl
-from fxdsl.dialects import graph
 from fxdsl.interpreters.run import random_inputs, run_reference
+from fxdsl.ir import graph
 from fxdsl.rewrite import Transformer, ops_in_order
 from fxdsl.testing import assert_same_numerics, graphs
 

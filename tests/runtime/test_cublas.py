@@ -17,17 +17,17 @@ import pytest
 
 from fxdsl.api import apply, parse
 from fxdsl.frontends.models import gpt2_stack
-from fxdsl.interpreters.dtypes import bf16_bits
 from fxdsl.interpreters.run import entry_function, random_inputs, run_reference
-from fxdsl.lowering.pipeline import GPU_PIPELINE
-from fxdsl.runtime.cublas import Cublas
-from fxdsl.runtime.ir_emulator import Emulator
-from fxdsl.runtime.launch_plan import (
+from fxdsl.ir.dtypes import bf16_bits
+from fxdsl.lowering.launch_plan import (
     CublasGemm,
     Gemm,
     build_launch_plan,
     run_gemm_reference,
 )
+from fxdsl.lowering.pipeline import GPU_PIPELINE
+from fxdsl.runtime.cublas import Cublas
+from fxdsl.runtime.ir_emulator import Emulator
 from fxdsl.testing.optional import need
 
 
@@ -260,7 +260,7 @@ class MemoryCublas(FakeLibrary):
     def _run(self, ta: int, tb: int, m: int, n: int, k: int, element: str,
              a: tuple[int, int, int], b: tuple[int, int, int],
              c: tuple[int, int, int], batch: int) -> None:  # fmt: skip
-        from fxdsl.interpreters.dtypes import bf16_bits, from_bf16_bits
+        from fxdsl.ir.dtypes import bf16_bits, from_bf16_bits
 
         self.runs += 1
         stored = {"f32": np.float32, "f16": np.float16, "bf16": np.uint16}[element]
@@ -597,7 +597,7 @@ def test_bf16_crosses_the_torch_bridge_as_bits(
 
 
 def _from_bits(bits: np.ndarray) -> np.ndarray:
-    from fxdsl.interpreters.dtypes import from_bf16_bits
+    from fxdsl.ir.dtypes import from_bf16_bits
 
     return from_bf16_bits(bits)
 

@@ -26,6 +26,7 @@ from fxdsl.frontends.models import gpt2_stack
 from fxdsl.interpreters.run import entry_function, random_inputs, run_reference
 from fxdsl.interpreters.tolerance import reorder_slack, summed_terms
 from fxdsl.lowering import cuda_printer
+from fxdsl.lowering.launch_plan import Launch, build_launch_plan
 from fxdsl.lowering.pipeline import GPU_PIPELINE
 from fxdsl.runtime.cuda_sim import (
     CudaSimEmulator,
@@ -34,7 +35,6 @@ from fxdsl.runtime.cuda_sim import (
     build,
     build_module,
 )
-from fxdsl.runtime.launch_plan import Launch, build_launch_plan
 
 pytestmark = pytest.mark.cxx
 

@@ -9,15 +9,14 @@ from typing import Any
 
 import numpy as np
 import pytest
+from fxdsl.pipeline.lower import lower_for_cuda
 
 from fxdsl.api import apply, parse
 from fxdsl.frontends.models import gpt2_stack
-from fxdsl.interpreters.dtypes import numpy_dtype
 from fxdsl.interpreters.run import random_inputs, run_reference
-from fxdsl.ir_utils import entry_function
-from fxdsl.runtime import ir_emulator as emulator
-from fxdsl.runtime.cuda_executor import lower_for_cuda
-from fxdsl.runtime.launch_plan import (
+from fxdsl.ir.dtypes import numpy_dtype
+from fxdsl.ir.utils import entry_function
+from fxdsl.lowering.launch_plan import (
     Gemm,
     Launch,
     LaunchPlan,
@@ -25,6 +24,7 @@ from fxdsl.runtime.launch_plan import (
     build_launch_plan,
     run_gemm_reference,
 )
+from fxdsl.runtime import ir_emulator as emulator
 
 MATMULS = """
 func.func @transposed_weight(%x: tensor<2x5x8xf32>, %w: tensor<3x8xf32>) -> tensor<2x5x3xf32> {
@@ -168,7 +168,7 @@ def test_gpt2_block_plan() -> None:
 
 
 def numpy_dtype_name(element: str) -> str:
-    from fxdsl.parsing import parse_module
+    from fxdsl.ir.parsing import parse_module
 
     module = parse_module(f'"test.op"() : () -> ({element})')
     return numpy_dtype(module.body.block.first_op.results[0].type).name  # type: ignore[union-attr]

@@ -153,8 +153,8 @@ def test_tensor_core_route_on_the_gpu(t: str) -> None:
     several blocks: equal to the reference as on cuda-sim."""
     import cupy  # type: ignore[import-not-found]
 
+    from fxdsl.lowering.launch_plan import Gemm
     from fxdsl.runtime.cuda_executor import compile_cuda
-    from fxdsl.runtime.launch_plan import Gemm
 
     module = parse(graph(t, B=3, M=300, K=136, N=200))
     run = compile_cuda(module, gemm="tensor-core")

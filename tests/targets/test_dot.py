@@ -14,7 +14,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
 import fxdsl
-from fxdsl.dialects import graph
+from fxdsl.ir import graph
 from fxdsl.targets.dot import DotPrinter, DotTarget, quote, short_type
 from fxdsl.tools.fxdsl_opt import main as fxdsl_opt
 

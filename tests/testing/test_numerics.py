@@ -12,8 +12,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.rewriter import Rewriter
 
 import fxdsl
-from fxdsl.dialects import graph as g
 from fxdsl.interpreters.tolerance import summed_terms
+from fxdsl.ir import graph as g
 from fxdsl.testing import assert_same_numerics, clone_module, graphs
 from fxdsl.testing.numerics import assert_outputs_close
 

@@ -14,8 +14,8 @@ from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, StringAttr
 from xdsl.ir import Operation
 
 import fxdsl
-from fxdsl.dialects import graph as g
 from fxdsl.interpreters.run import random_inputs, run_reference
+from fxdsl.ir import graph as g
 from fxdsl.testing import GraphOptions, graphs, random_graph, random_graph_with_info
 
 FAST = settings(

@@ -9,7 +9,7 @@ import stat
 import threading
 from pathlib import Path
 
-from fxdsl.tools.atomic_write import write_atomic
+from fxdsl.util.atomic_write import write_atomic
 
 
 def test_writes_and_leaves_no_temp_file(tmp_path: Path) -> None:

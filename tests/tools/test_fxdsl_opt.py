@@ -434,7 +434,7 @@ def test_version_names_fxdsl_and_xdsl() -> None:
 
 
 def test_list_passes_gives_each_pass_a_summary() -> None:
-    from fxdsl.universe import PASSES
+    from fxdsl.pipeline.universe import PASSES
 
     code, out, _ = run(["--list-passes"])
     assert code == 0
@@ -507,7 +507,7 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 
 def _fxdsl_pass_names() -> list[str]:
-    from fxdsl.universe import PASSES
+    from fxdsl.pipeline.universe import PASSES
 
     return list(PASSES)
 

@@ -284,7 +284,7 @@ def test_mutants_never_crash(seed_name: str, mutator: str, tmp_path: Path) -> No
 
 
 def test_unterminated_string_is_fast() -> None:
-    # 2**n backtracking in xDSL's string-literal regex (fixed in fxdsl.parsing).
+    # 2**n backtracking in xDSL's string-literal regex (fixed in fxdsl.ir.parsing).
     text = '%x = "test.op"() {a = "' + "abcdefgh " * 20 + "\n"
     result = subprocess.run(
         [sys.executable, "-m", "fxdsl.tools.fxdsl_opt"],
@@ -310,7 +310,7 @@ def test_out_of_range_literal_is_a_located_error(tmp_path: Path) -> None:
 
 
 def _pass_names() -> list[str]:
-    from fxdsl.universe import PASSES
+    from fxdsl.pipeline.universe import PASSES
 
     return sorted(PASSES)
 

@@ -160,7 +160,7 @@ def test_check_passes_on_an_identity_pipeline(program: Path) -> None:
 def test_check_fails_when_the_pipeline_changes_numerics(
     program: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from fxdsl.dialects import graph
+    from fxdsl.ir import graph
 
     def break_exp(module, pipeline, where):  # type: ignore[no-untyped-def]
         # Stand-in for a wrong pass: exp(x) becomes x for one of the two exps.
@@ -193,7 +193,7 @@ def test_check_accepts_reordered_sums_and_rejects_a_miscompile(
     result = fxdsl_run_cli(GPT2_BLOCK, "-p", pipeline, "--check")
     assert result.returncode == 0, result.stdout + result.stderr
     assert re.search(r"check 0: .* summed terms\) ok$", result.stdout, re.M)
-    from fxdsl.dialects import graph
+    from fxdsl.ir import graph
 
     real_pipeline = fxdsl_run.apply_pipeline
 

@@ -9,17 +9,17 @@ import time
 
 import numpy as np
 import pytest
+from fxdsl.ir.graph import shape_of
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from xdsl.dialects.builtin import ModuleOp
 
 import fxdsl
-from fxdsl.dialects import graph
-from fxdsl.dialects.graph import shape_of
-from fxdsl.frontends import ops
 from fxdsl.frontends.models import causal_attention, gpt2_stack
-from fxdsl.frontends.tracer import trace
+from fxdsl.ir import graph
 from fxdsl.testing import assert_same_numerics, clone_module, graphs
+from fxdsl.tracing import ops
+from fxdsl.tracing.tracer import trace
 
 FOLD = "graph-fuse-attention{min-rows=1}"
 FOLD_AND_FUSE = FOLD + ",graph-fuse"

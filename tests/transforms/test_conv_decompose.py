@@ -17,7 +17,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 import fxdsl
 from fxdsl import ops, trace
-from fxdsl.dialects import graph
+from fxdsl.ir import graph
 from fxdsl.testing import assert_same_numerics, clone_module
 from fxdsl.testing.strategies import pool_windows
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from fxdsl.ir.graph import PARAM
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 
 import fxdsl
-from fxdsl.dialects import graph
-from fxdsl.dialects.graph import PARAM
 from fxdsl.interpreters.run import random_inputs
+from fxdsl.ir import graph
 from fxdsl.transforms.freeze import freeze, freeze_and_fold, freeze_function
 
 LAYER = """

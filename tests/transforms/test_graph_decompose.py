@@ -7,8 +7,8 @@ from hypothesis import HealthCheck, given, settings
 from xdsl.dialects.builtin import ModuleOp
 
 import fxdsl
-from fxdsl.dialects import graph
 from fxdsl.frontends.models import gpt2_block
+from fxdsl.ir import graph
 from fxdsl.testing import assert_same_numerics, clone_module, graphs
 
 LINEARS = """

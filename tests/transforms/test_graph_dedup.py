@@ -4,13 +4,13 @@ tests/filecheck/transforms/graph-dedup.mlir)."""
 from __future__ import annotations
 
 import pytest
+from fxdsl.ir.graph import SCOPE, ScopeAttr
 from hypothesis import HealthCheck, given, settings
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import PassFailedException
 
 import fxdsl
-from fxdsl.dialects.graph import SCOPE, ScopeAttr
 from fxdsl.frontends.models import gpt2_stack
 from fxdsl.testing import assert_same_numerics, clone_module, graphs
 from fxdsl.transforms.graph_dedup import OUTLINED, GraphDedupPass, deduplicate
@@ -273,7 +273,7 @@ def test_fused_gpt2_blocks_are_outlined_whole() -> None:
     """Dedup after graph-fuse on 6 GPT-2 blocks: each block but the last
     (whose final group yields no residual stream) becomes one call of a
     function holding its fusion groups; numerics unchanged."""
-    from fxdsl.dialects.graph import FusionGroupOp
+    from fxdsl.ir.graph import FusionGroupOp
 
     before = gpt2_stack(6, B=1, T=8, D=32, heads=2)
     fused = clone_module(before)

@@ -8,6 +8,7 @@ import time
 
 import numpy as np
 import pytest
+from fxdsl.ir.graph import NAME, PARAM, f32
 from hypothesis import HealthCheck, given, settings
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
@@ -22,10 +23,9 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import PassFailedException
 
 import fxdsl
-from fxdsl.dialects import graph
-from fxdsl.dialects.graph import NAME, PARAM, f32
 from fxdsl.interpreters.run import random_inputs, run_reference
-from fxdsl.ir_utils import arg_attr
+from fxdsl.ir import graph
+from fxdsl.ir.utils import arg_attr
 from fxdsl.testing import assert_same_numerics, clone_module, graphs
 from fxdsl.tools.fxdsl_opt import main as fxdsl_opt
 from fxdsl.transforms.freeze import freeze

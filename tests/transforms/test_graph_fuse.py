@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
+from fxdsl.ir.graph import FusionGroupOp, YieldOp
 from hypothesis import HealthCheck, given, settings
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
@@ -16,7 +17,6 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.utils.exceptions import PassFailedException
 
 import fxdsl
-from fxdsl.dialects.graph import FusionGroupOp, YieldOp
 from fxdsl.frontends.models import gpt2_block, gpt2_stack
 from fxdsl.testing import assert_same_numerics, clone_module, graphs, random_graph
 from fxdsl.transforms.fusibility import (

@@ -12,12 +12,12 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import PassFailedException
 
 import fxdsl
-from fxdsl.dialects import graph
-from fxdsl.frontends import ops
 from fxdsl.frontends.models import gpt2_stack
-from fxdsl.frontends.tracer import trace
 from fxdsl.interpreters.run import run_reference
+from fxdsl.ir import graph
 from fxdsl.testing import assert_same_numerics, clone_module, graphs
+from fxdsl.tracing import ops
+from fxdsl.tracing.tracer import trace
 from fxdsl.transforms.graph_fuse_attention import MIN_ROWS
 
 FUSE_ALL = "graph-fuse-attention{min-rows=1}"

@@ -20,8 +20,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 
 import fxdsl
-from fxdsl import ir_utils
-from fxdsl.dialects import graph as g
+from fxdsl.ir import graph as g
+from fxdsl.ir import utils as ir_utils
 from fxdsl.rewrite import (
     CapabilityBasedPartitioner,
     OpAllowList,

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from fxdsl.ir.graph import PARAM
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from xdsl.dialects import func
@@ -20,8 +21,7 @@ from xdsl.ir import BlockArgument, Operation
 from xdsl.utils.exceptions import PassFailedException
 
 import fxdsl
-from fxdsl.dialects.graph import PARAM
-from fxdsl.ir_utils import arg_attr
+from fxdsl.ir.utils import arg_attr
 from fxdsl.testing import assert_same_numerics, clone_module, graphs
 from fxdsl.testing.optional import need
 from fxdsl.transforms.graph_pipeline_stages import pipeline_stages, plan_stages

@@ -23,7 +23,7 @@ from xdsl.ir import Operation
 from xdsl.utils.exceptions import PassFailedException
 
 import fxdsl
-from fxdsl import ir_utils
+from fxdsl.ir import utils as ir_utils
 from fxdsl.testing import assert_same_numerics, clone_module, graphs
 from fxdsl.transforms.dependency_graph import CycleError, DependencyGraph
 from fxdsl.transforms.graph_split import PARTITION, split_module

@@ -13,8 +13,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import PassFailedException
 
 import fxdsl
-from fxdsl.dialects import graph
 from fxdsl.frontends.models import gpt2_stack
+from fxdsl.ir import graph
 from fxdsl.testing import assert_same_numerics, clone_module, graphs
 from fxdsl.transforms.fusibility import Fusibility, classify
 from fxdsl.transforms.graph_split_k import choose_splits

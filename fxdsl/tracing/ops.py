@@ -3,8 +3,8 @@
 `Tensor` (a symbolic tensor of the running trace, whose operators are these
 functions) and `emit` (build, verify and append one op) live here too, with
 the functions they call, so that neither imports the other's module; the
-trace itself is `fxdsl.frontends.trace_state`, `trace` is in
-`fxdsl.frontends.tracer`.
+trace itself is `fxdsl.tracing.trace_state`, `trace` is in
+`fxdsl.tracing.tracer`.
 
 Each function builds one graph op (a few build two: a scalar operand adds a
 rank-0 `graph.full`, `split` with an int size computes the pieces) through the
@@ -37,10 +37,10 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
-from fxdsl.dialects import graph
-from fxdsl.dialects.graph import SCOPE, ScopeAttr, dtype_of, shape_of
-from fxdsl.dialects.shape_rules import ShapeError
-from fxdsl.frontends.trace_state import (
+from fxdsl.ir import graph
+from fxdsl.ir.graph import SCOPE, ScopeAttr, dtype_of, shape_of
+from fxdsl.ir.shape_rules import ShapeError
+from fxdsl.tracing.trace_state import (
     TraceState,
     active_state,
     dtype_attr,

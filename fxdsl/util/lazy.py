@@ -20,7 +20,7 @@ def lazy_exports(
 
     `table` maps each exported name to the module that defines it. An entry
     naming a module that has no such attribute but ends in `.<name>` exports
-    that module itself (`"ops": "fxdsl.frontends.ops"` makes `fxdsl.ops`).
+    that module itself (`"ops": "fxdsl.tracing.ops"` makes `fxdsl.ops`).
     """
 
     def __getattr__(name: str) -> Any:

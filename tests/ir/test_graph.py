@@ -16,8 +16,8 @@ from xdsl.traits import IsolatedFromAbove, Pure
 from xdsl.utils.exceptions import VerifyException
 
 import fxdsl
-from fxdsl.dialects import graph as g
-from fxdsl.dialects.shape_rules import ShapeError
+from fxdsl.ir import graph as g
+from fxdsl.ir.shape_rules import ShapeError
 
 T = g.tensor
 

@@ -23,7 +23,7 @@ from xdsl.utils.exceptions import ParseError
 from xdsl.utils.lexer import Span
 from xdsl.utils.mlir_lexer import MLIRLexer
 
-from fxdsl.dialects.graph import (
+from fxdsl.ir.graph import (
     RESULT_LIST,
     TYPE_TEXT,
     Graph,

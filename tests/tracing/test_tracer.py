@@ -7,14 +7,14 @@ from typing import Any
 
 import numpy as np
 import pytest
+from fxdsl.ir.graph import PARAM, SCOPE, ScopeAttr
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Operation
 
 import fxdsl
 from fxdsl import TensorSpec, ops, scope, trace
-from fxdsl.dialects.graph import PARAM, SCOPE, ScopeAttr
-from fxdsl.frontends.tracer import Tensor
+from fxdsl.tracing.tracer import Tensor
 
 F23 = TensorSpec((2, 3))
 

@@ -1,15 +1,15 @@
 """Exposing Python passes (callables, Transformers) to `fxdsl-opt -p NAME`.
 
     # my_passes.py
-    from fxdsl.rewrite.registry import register_pass
+    from fxdsl.pipeline.registry import register_pass
     register_pass("add-to-mul", AddToMul)
 
     $ FXDSL_PLUGINS=my_passes fxdsl-opt in.mlir -p add-to-mul
 
 `register_pass` wraps the pass in a generated `ModulePass` subclass and adds
-it to `fxdsl.universe.PASSES` (the registry `fxdsl-opt`, `xdsl-opt` and
+it to `fxdsl.pipeline.universe.PASSES` (the registry `fxdsl-opt`, `xdsl-opt` and
 `fxdsl.apply` read), pointing at this module, which hands the class out by
-name. `fxdsl.universe` imports every module named in the comma-separated
+name. `fxdsl.pipeline.universe` imports every module named in the comma-separated
 `FXDSL_PLUGINS` variable when it is imported itself, so their
 `register_pass` calls run before the driver looks passes up.
 """
@@ -22,7 +22,7 @@ from typing import Any
 from xdsl.passes import ModulePass
 from xdsl.transforms import get_all_passes as upstream_passes
 
-from fxdsl import universe
+from fxdsl.pipeline import universe
 from fxdsl.rewrite.pass_manager import run_pass
 from fxdsl.rewrite.python_pass import make_pass
 
@@ -43,7 +43,7 @@ def register_pass(name: str, pass_: Any, replace: bool = False) -> type[ModulePa
     cls = make_pass(name, partial(run_pass, pass_), pass_)
     _REGISTERED[name] = cls
     universe.PASSES[name] = f"{__name__}:{name}"
-    # The Universe object was filled when fxdsl.universe was imported.
+    # The Universe object was filled when fxdsl.pipeline.universe was imported.
     universe_obj = getattr(universe, "FXDSL_UNIVERSE", None)
     if universe_obj is not None:
         universe_obj.all_passes[name] = lambda: _REGISTERED[name]
@@ -65,7 +65,7 @@ def registered_passes() -> dict[str, type[ModulePass]]:
 
 
 def __getattr__(name: str) -> type[ModulePass]:
-    # `fxdsl.universe` resolves "fxdsl.rewrite.registry:<pass-name>" this way.
+    # `fxdsl.pipeline.universe` resolves "fxdsl.pipeline.registry:<pass-name>" this way.
     if name in _REGISTERED:
         return _REGISTERED[name]
     raise AttributeError(f"module '{__name__}' has no attribute '{name}'")

@@ -1,4 +1,4 @@
-"""fxdsl/ir_utils.py: layer-neutral IR queries."""
+"""fxdsl/ir/utils.py: layer-neutral IR queries."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from xdsl.dialects import test as test_dialect
 
 import fxdsl
-from fxdsl.ir_utils import (
+from fxdsl.ir.utils import (
     DominanceError,
     OpFailure,
     functions,

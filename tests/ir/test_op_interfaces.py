@@ -9,7 +9,7 @@ from xdsl.ir import Operation
 from xdsl.traits import ConstantLike
 from xdsl.utils.test_value import create_ssa_value
 
-from fxdsl.dialects import graph
+from fxdsl.ir import graph
 from fxdsl.lowering.value_rules import VALUE_RULES
 from fxdsl.transforms.fusibility import FUSIBILITY, Fusibility
 
@@ -81,8 +81,8 @@ def test_every_kind_of_view_is_asked_of_the_trait() -> None:
     """Each pass's kind of view is the `ViewLike` ops with one flag: the sets
     the passes kept by hand before."""
     from fxdsl.interpreters.run import _INDEX_PRESERVING  # pyright: ignore
+    from fxdsl.ir.layout import HOST_VIEW_OPS
     from fxdsl.lowering.graph_bufferize import COPY_VIEWS
-    from fxdsl.lowering.layout import HOST_VIEW_OPS
     from fxdsl.transforms import attention_bias, op_cost
 
     strided = {"graph.reshape", "graph.transpose", "graph.slice", "graph.split"}

@@ -47,7 +47,7 @@ PASSES: dict[str, str] = {
 
 PLUGINS_VARIABLE = "FXDSL_PLUGINS"
 """Comma-separated modules to import at start-up: their `register_pass`
-calls (`fxdsl.rewrite.registry`) add passes to `PASSES`."""
+calls (`fxdsl.pipeline.registry`) add passes to `PASSES`."""
 
 # target name -> "module:ClassName"
 TARGETS: dict[str, str] = {
@@ -67,7 +67,7 @@ def _lazy(path: str) -> Callable[[], type]:
 
 def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
     def graph() -> Dialect:
-        from fxdsl.dialects.graph import Graph
+        from fxdsl.ir.graph import Graph
 
         return Graph
 

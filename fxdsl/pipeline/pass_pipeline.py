@@ -13,10 +13,10 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.transforms import get_all_passes as upstream_passes
 
-from fxdsl.ir_utils import verify_ssa
-from fxdsl.parsing import make_context
-from fxdsl.pipeline_syntax import check_pass_options, quote_dotted_values
-from fxdsl.universe import get_all_passes
+from fxdsl.ir.parsing import make_context
+from fxdsl.ir.utils import verify_ssa
+from fxdsl.pipeline.universe import get_all_passes
+from fxdsl.util.pipeline_syntax import check_pass_options, quote_dotted_values
 
 
 def available_passes() -> dict[str, Callable[[], type[ModulePass]]]:

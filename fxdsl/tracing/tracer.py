@@ -22,9 +22,9 @@ promotion: a float scalar with an integer tensor is a `TypeError` unless the
 float is integral.
 
 This module is the entry point; the trace state it runs under is in
-`fxdsl.frontends.trace_state`, `Tensor` and `emit` in `fxdsl.ops` (next to
+`fxdsl.tracing.trace_state`, `Tensor` and `emit` in `fxdsl.ops` (next to
 the functions Tensor's operators call), `module_call` in
-`fxdsl.frontends.module_calls`; what importers took from here (Tensor,
+`fxdsl.tracing.module_calls`; what importers took from here (Tensor,
 emit, wrap, scope, ...) is still re-exported.
 
 `scope(fqn, type_name)` records the module call stack, like torch's
@@ -57,9 +57,9 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
-from fxdsl.dialects.graph import CALL_SIGNATURES, NAME, PARAM
-from fxdsl.frontends.ops import Tensor, emit, wrap
-from fxdsl.frontends.trace_state import (
+from fxdsl.ir.graph import CALL_SIGNATURES, NAME, PARAM
+from fxdsl.tracing.ops import Tensor, emit, wrap
+from fxdsl.tracing.trace_state import (
     DTYPES,
     OpSink,
     TraceState,

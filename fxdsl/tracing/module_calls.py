@@ -17,10 +17,10 @@ from typing import Any, TypeVar, cast
 
 from xdsl.ir import Operation, SSAValue
 
-from fxdsl.dialects.graph import ScopeFrame, SignatureAttr
-from fxdsl.frontends.ops import Tensor
-from fxdsl.frontends.trace_state import TraceState, active_state, scope
-from fxdsl.ir_utils import unique_name
+from fxdsl.ir.graph import ScopeFrame, SignatureAttr
+from fxdsl.ir.utils import unique_name
+from fxdsl.tracing.ops import Tensor
+from fxdsl.tracing.trace_state import TraceState, active_state, scope
 from fxdsl.transforms.call_signatures import set_value_name, value_name
 from fxdsl.transforms.scope_tree import call_name, scope_frames
 

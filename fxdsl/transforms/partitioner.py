@@ -38,8 +38,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation
 from xdsl.traits import IsTerminator
 
-from fxdsl.rewrite.operator_support import SupportLike, as_support
 from fxdsl.transforms.dependency_graph import DependencyGraph
+from fxdsl.transforms.operator_support import SupportLike, as_support
 from fxdsl.transforms.outlining import (
     OutlineCycleError,
     OutlineKind,

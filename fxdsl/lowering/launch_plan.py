@@ -30,10 +30,10 @@ from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from fxdsl.interpreters.dtypes import numpy_dtype
-from fxdsl.ir_utils import entry_function
+from fxdsl.ir.dtypes import numpy_dtype
+from fxdsl.ir.layout import Layout, layout_of_type
+from fxdsl.ir.utils import entry_function
 from fxdsl.lowering.graph_bufferize import GEMM_LIBRARY_CALL
-from fxdsl.lowering.layout import Layout, layout_of_type
 
 
 class LaunchPlanError(ValueError):

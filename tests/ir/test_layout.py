@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from fxdsl.api import parse
-from fxdsl.lowering.layout import Layout, collapse, matmul_operand, view_layouts
+from fxdsl.ir.layout import Layout, collapse, matmul_operand, view_layouts
 
 
 def numpy_layout(array: np.ndarray, base: np.ndarray) -> Layout:

@@ -5,7 +5,7 @@ One trace at a time per context: `emitting_into(block)` makes a
 never see each other's), `active_state` finds it, and `scope` / `at_frames`
 set the module call stack its ops record. The dtype names the tracer
 accepts are here too. `fxdsl.ops` (the symbolic Tensor and its ops),
-`fxdsl.frontends.tracer` (`trace`) and `fxdsl.frontends.module_calls` build
+`fxdsl.tracing.tracer` (`trace`) and `fxdsl.tracing.module_calls` build
 on this module.
 """
 
@@ -21,8 +21,8 @@ import numpy as np
 from typing_extensions import Self
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from fxdsl.dialects.graph import ELEMENT_TYPES, ScopeFrame, SignatureAttr
-from fxdsl.interpreters.dtypes import element_type_of
+from fxdsl.ir.dtypes import element_type_of
+from fxdsl.ir.graph import ELEMENT_TYPES, ScopeFrame, SignatureAttr
 
 DTYPES: dict[str, Attribute] = {str(t): t for t in ELEMENT_TYPES}
 """Element type of each dtype string the tracer accepts ("f32", "i64", ...)."""

@@ -11,13 +11,13 @@ import io
 import re
 
 import pytest
+from fxdsl.ir.graph import ScopeAttr, reuse_parse
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import ParseError
 
-from fxdsl.dialects import graph
-from fxdsl.dialects.graph import ScopeAttr, reuse_parse
-from fxdsl.parsing import make_context, parse_module
+from fxdsl.ir import graph
+from fxdsl.ir.parsing import make_context, parse_module
 
 FRAMES = '("m", 0, "M"), ("m.lin", 1, "Linear")'
 

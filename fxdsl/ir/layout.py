@@ -19,8 +19,8 @@ from math import prod
 from xdsl.dialects.builtin import MemRefType, NoneAttr, StridedLayoutAttr
 from xdsl.ir import Attribute, Operation
 
-from fxdsl.dialects import graph
-from fxdsl.dialects.graph import shape_of
+from fxdsl.ir import graph
+from fxdsl.ir.graph import shape_of
 
 Shape = tuple[int, ...]
 

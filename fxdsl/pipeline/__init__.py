@@ -1,0 +1,2 @@
+"""Every pass by name (the universe, plugins registered from Python) and
+running `-p` pipelines of them."""
