@@ -4,7 +4,8 @@ An fx node whose op has no handler in `aten_ops.ATEN` but has an entry in
 `torch.export.default_decompositions()` (torch's core-ATen decomposition
 table plus every CompositeImplicitAutograd op: exactly what
 `run_decompositions()` applies), or else in `torch._decomp.
-decomposition_table`, is imported as that decomposition: it is
+decomposition_table`, or else has a CompositeImplicitAutograd kernel (an
+op the export left whole), is imported as that decomposition: it is
 traced with `make_fx` on the node's own fake values into a small ATen graph,
 whose nodes the importer then imports one by one like the program's (a node
 of it without a mapping decomposes in turn). So the default export graph and
@@ -43,10 +44,34 @@ def decomposition(target: Any) -> Any:
 
     if not isinstance(target, torch._ops.OpOverload):
         return None
+    functional = _functional(target)
+    if functional is not None and (found := decomposition(functional)) is not None:
+        # the result of an in-place op is its written value: the functional
+        # op's (torch's own decomposition adds a `copy_` back into the input)
+        return found
     for table in _tables():
         if target in table:
             return table[target]
+    # a CompositeImplicitAutograd op (`atleast_1d`, `view_as`) that the
+    # tables leave out is its own composite kernel
+    if torch._C._dispatch_has_kernel_for_dispatch_key(
+        target.name(), torch._C.DispatchKey.CompositeImplicitAutograd
+    ):
+        return target.decompose
     return None
+
+
+def _functional(target: Any) -> Any:
+    """The functional overload of an in-place ATen op (`clamp_min_.Tensor`:
+    `clamp_min.Tensor`), or None."""
+    import torch
+
+    name = target._schema.name
+    base = name.removeprefix("aten::")
+    if base == name or not base.endswith("_") or base.startswith("_"):
+        return None
+    packet = getattr(torch.ops.aten, base[:-1], None)
+    return getattr(packet, target._overloadname, None) if packet else None
 
 
 @dataclass
@@ -78,7 +103,7 @@ def decompose(node: Any, value_of: Callable[[Any], Any]) -> Decomposed | None:
             return value_of(leaf)
         return leaf
 
-    leaves, spec = pytree.tree_flatten((node.args, node.kwargs))
+    leaves, spec = pytree.tree_flatten((_plain(node.args), _plain(node.kwargs)))
     leaves = [resolve(leaf) for leaf in leaves]
     inputs = [leaf for leaf in leaves if isinstance(leaf, torch.fx.Node)]
     key = (
@@ -93,6 +118,18 @@ def decompose(node: Any, value_of: Callable[[Any], Any]) -> Decomposed | None:
     return Decomposed(graph, inputs, module)
 
 
+def _plain(value: Any) -> Any:
+    """fx's immutable argument lists and dicts as plain ones: a
+    decomposition may edit its arguments (`_unsafe_masked_index` its list
+    of indices)."""
+    if isinstance(value, list | tuple) and not hasattr(value, "_fields"):
+        items = [_plain(v) for v in value]
+        return items if isinstance(value, list) else tuple(items)
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
 def _signature(leaf: Any) -> Any:
     import torch
 
@@ -103,18 +140,6 @@ def _signature(leaf: Any) -> Any:
 
 
 _CACHE: dict[Any, Any] = {}
-
-
-def _mutable(value: Any) -> Any:
-    """`value` with fx's immutable lists and dicts (a node's arguments) as
-    plain ones: a decomposition may edit the list it is given
-    (`_unsafe_masked_index` fills in its `None` indices)."""
-    if isinstance(value, list | tuple):
-        items = [_mutable(v) for v in value]
-        return items if isinstance(value, list) else type(value)(items)
-    if isinstance(value, dict):
-        return {k: _mutable(v) for k, v in value.items()}
-    return value
 
 
 def _traced(key: Any, target: Any, leaves: tuple[Any, ...], spec: Any) -> Any:
@@ -135,7 +160,7 @@ def _traced(key: Any, target: Any, leaves: tuple[Any, ...], spec: Any) -> Any:
         filled = list(leaves)
         for position, tensor in zip(positions, tensors, strict=True):
             filled[position] = tensor
-        args, kwargs = _mutable(pytree.tree_unflatten(filled, spec))
+        args, kwargs = pytree.tree_unflatten(filled, spec)
         return run(*args, **kwargs)
 
     # Real example tensors (make_fx fakes them itself), outside any fake

@@ -58,12 +58,12 @@ from xdsl.utils.exceptions import VerifyException
 
 from fxdsl.frontends import aten_ops
 from fxdsl.frontends.aten_ops import (
-    ATEN,
     AtenCall,
     FoldedMask,
     UnsupportedNode,
     cast_to,
     graph_dtype,
+    handler_for,
     target_name,
 )
 from fxdsl.ir.graph import ELEMENT_TYPES, SCOPE, ScopeAttr, ScopeFrame
@@ -613,7 +613,7 @@ class _Importer:
                 f"{target} draws random numbers, which fxdsl does not generate "
                 "(the torch.compile backend leaves such nodes to torch)"
             )
-        handler = ATEN.get(target)
+        handler = handler_for(target)
         if handler is None:
             return _as_torch_says(self._decomposed(node, target, frames), node)
         args, kwargs = self._arguments(node, target, frames)

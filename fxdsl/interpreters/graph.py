@@ -240,6 +240,18 @@ UNARY: dict[type[Operation], Callable[[Array], Array]] = {
     graph.LogicalNotOp: np.logical_not,
     graph.HardsigmoidOp: lambda x: _relu6_of_x_plus_3(x) / x.dtype.type(6),
     graph.HardswishOp: lambda x: x * _relu6_of_x_plus_3(x) / x.dtype.type(6),
+    graph.TanOp: np.tan,
+    graph.AcosOp: np.arccos,
+    graph.AsinOp: np.arcsin,
+    graph.AtanOp: np.arctan,
+    graph.SinhOp: np.sinh,
+    graph.CoshOp: np.cosh,
+    graph.AsinhOp: np.arcsinh,
+    graph.AcoshOp: np.arccosh,
+    graph.AtanhOp: np.arctanh,
+    graph.Exp2Op: np.exp2,
+    graph.Log2Op: np.log2,
+    graph.Log10Op: np.log10,
 }
 
 BINARY: dict[type[Operation], Callable[[Array, Array], Array]] = {
@@ -259,6 +271,10 @@ BINARY: dict[type[Operation], Callable[[Array, Array], Array]] = {
     graph.GeOp: np.greater_equal,
     graph.LogicalAndOp: np.logical_and,
     graph.LogicalOrOp: np.logical_or,
+    graph.Atan2Op: np.arctan2,
+    graph.CopysignOp: np.copysign,
+    graph.FmodOp: np.fmod,
+    graph.RemainderOp: np.remainder,
 }
 
 

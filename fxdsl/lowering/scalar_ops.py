@@ -1,5 +1,9 @@
 """Elementwise graph ops as scalar `arith`/`math` ops: one table entry per op.
 
+An op declaring `SCALAR_MATH` (`graph.sin`: `math.sin`) needs no entry: the
+table takes that `math` op for it; the entries here are the ops whose
+element is more than one `math` op (`graph.gelu`) or depends on the dtype.
+
 Kernels compute floats in f32 (f16/bf16 are storage types: loads extend,
 stores truncate), integers in their own width and booleans as i1. Each entry
 of `SCALAR_OPS` takes the emitter, the operands' scalar values (already in
@@ -97,10 +101,10 @@ def _float_or_int(
     return emit
 
 
-def _unary_math(
+def _math(
     op_class: type[Operation],
 ) -> Callable[[Emitter, list[SSAValue], Operation], SSAValue]:
-    return lambda e, args, _op: e.emit(op_class(args[0]))  # type: ignore[call-arg]
+    return lambda e, args, _op: e.emit(op_class(*args))  # type: ignore[call-arg]
 
 
 def _neg(e: Emitter, args: list[SSAValue], _op: Operation) -> SSAValue:
@@ -224,6 +228,46 @@ def _clamp(e: Emitter, args: list[SSAValue], op: Operation) -> SSAValue:
     return x
 
 
+def _fmod_of(e: Emitter, a: SSAValue, b: SSAValue) -> SSAValue:
+    # a - trunc(a / b) * b in one rounding (fma); a quotient rounded up to
+    # the next integer leaves a remainder of the wrong sign: add b back. A
+    # zero quotient leaves a itself (fma's 0 * inf would be NaN). Exact
+    # while |a / b| < 2^24, where the f32 quotient resolves the integer;
+    # beyond, the result carries the quotient's rounding (C's fmodf does not).
+    quotient = e.emit(math.TruncOp(e.emit(arith.DivfOp(a, b))))
+    fused = e.emit(math.FmaOp(e.emit(arith.NegfOp(quotient)), b, a))
+    whole = e.emit(arith.CmpfOp(quotient, e.const(0.0, a.type), "oeq"))
+    rest = e.emit(arith.SelectOp(whole, a, fused))
+    return _plus_where_sign_differs(e, rest, a, e.emit(math.CopySignOp(b, a)))
+
+
+def _plus_where_sign_differs(
+    e: Emitter, rest: SSAValue, sign_of: SSAValue, step: SSAValue
+) -> SSAValue:
+    """`rest + step` where `rest` is nonzero and its sign differs from
+    `sign_of`'s, else `rest`."""
+    zero = e.const(0.0, rest.type)
+    differs = e.emit(
+        arith.XOrIOp(
+            e.emit(arith.CmpfOp(rest, zero, "olt")),
+            e.emit(arith.CmpfOp(sign_of, zero, "olt")),
+        )
+    )
+    nonzero = e.emit(arith.CmpfOp(rest, zero, "une"))
+    fix = e.emit(arith.SelectOp(nonzero, differs, e.const(0, i1)))
+    return e.emit(arith.SelectOp(fix, e.emit(arith.AddfOp(rest, step)), rest))
+
+
+def _fmod(e: Emitter, args: list[SSAValue], _op: Operation) -> SSAValue:
+    return _fmod_of(e, args[0], args[1])
+
+
+def _remainder(e: Emitter, args: list[SSAValue], _op: Operation) -> SSAValue:
+    # torch's: fmod, then + b where the result's sign is not b's
+    a, b = args
+    return _plus_where_sign_differs(e, _fmod_of(e, a, b), b, b)
+
+
 def _relu6_of_x_plus_3(e: Emitter, x: SSAValue) -> SSAValue:
     # torch's order of operations (see the reference interpreter)
     shifted = e.emit(arith.AddfOp(x, e.const(3.0, x.type)))
@@ -247,14 +291,6 @@ ScalarRule = Callable[[Emitter, list[SSAValue], Operation], SSAValue]
 SCALAR_OPS: dict[type[Operation], ScalarRule] = {
     graph.NegOp: _neg,
     graph.AbsOp: _abs,
-    graph.ExpOp: _unary_math(math.ExpOp),
-    graph.LogOp: _unary_math(math.LogOp),
-    graph.SqrtOp: _unary_math(math.SqrtOp),
-    graph.RsqrtOp: _unary_math(math.RsqrtOp),
-    graph.TanhOp: _unary_math(math.TanhOp),
-    graph.ErfOp: _unary_math(math.ErfOp),
-    graph.SinOp: _unary_math(math.SinOp),
-    graph.CosOp: _unary_math(math.CosOp),
     graph.SigmoidOp: lambda e, args, _op: _sigmoid_of(e, args[0]),
     graph.SiluOp: lambda e, args, _op: e.emit(
         arith.MulfOp(args[0], _sigmoid_of(e, args[0]))
@@ -283,5 +319,11 @@ SCALAR_OPS: dict[type[Operation], ScalarRule] = {
     graph.ClampOp: _clamp,
     graph.HardsigmoidOp: _hardsigmoid,
     graph.HardswishOp: _hardswish,
+    graph.FmodOp: _fmod,
+    graph.RemainderOp: _remainder,
+} | {
+    op: _math(op.SCALAR_MATH)
+    for op in graph.GRAPH_OPS
+    if issubclass(op, graph.UnaryOp | graph.BinaryOp) and op.SCALAR_MATH is not None
 }
 """Elementwise graph op -> its scalar expansion."""

@@ -78,6 +78,11 @@ def _minimum(a: Any, b: Any) -> Any:
     return a if (a < b or a != a) else b
 
 
+def _fma(a: Any, b: Any, c: Any) -> Any:
+    # an f32 product is exact in f64: one rounding of the sum, as fmaf
+    return np.float32(np.float64(a) * np.float64(b) + np.float64(c))
+
+
 def _floordiv(a: Any, b: Any) -> Any:
     return a // b if b != 0 else type(a)(0)
 
@@ -100,6 +105,11 @@ SCALAR: dict[type[Operation], Callable[..., Any]] = {
     math.ErfOp: _erf, math.SinOp: np.sin, math.CosOp: np.cos,
     math.AbsFOp: abs, math.AbsIOp: abs, math.PowFOp: np.power,
     math.IPowIOp: lambda a, b: a ** b,
+    math.TanOp: np.tan, math.AcosOp: np.arccos, math.AsinOp: np.arcsin,
+    math.AtanOp: np.arctan, math.SinhOp: np.sinh, math.CoshOp: np.cosh,
+    math.AsinhOp: np.arcsinh, math.AcoshOp: np.arccosh, math.AtanhOp: np.arctanh,
+    math.Log2Op: np.log2, math.Log10Op: np.log10, math.TruncOp: np.trunc,
+    math.Atan2Op: np.arctan2, math.CopySignOp: np.copysign, math.FmaOp: _fma,
 }  # fmt: skip
 
 PREDICATES: dict[str, Callable[[Any, Any], bool]] = {

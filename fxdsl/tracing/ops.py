@@ -431,6 +431,17 @@ def _binary(op_cls: type[graph.BinaryOp], lhs: Any, rhs: Any) -> Tensor:
     return wrap(emit(lambda: _create(op_cls, [a, b]), op_cls.name, a, b).result)
 
 
+def elementwise(op_cls: type[graph.UnaryOp | graph.BinaryOp], *operands: Any) -> Tensor:
+    """`op_cls` of one operand or two (a Python number takes the other's
+    element type): every elementwise graph op, including those without a
+    function of their own here (`elementwise(graph.AcosOp, x)`)."""
+    if issubclass(op_cls, graph.UnaryOp) and len(operands) == 1:
+        return _unary(op_cls, operands[0])
+    if issubclass(op_cls, graph.BinaryOp) and len(operands) == 2:
+        return _binary(op_cls, *operands)
+    raise TypeError(f"{op_cls.name}: got {len(operands)} operands")
+
+
 def normalize_dim(name: str, dim: int, rank: int) -> int:
     """`dim` in [0, rank) (negative counts from the end) or a ValueError."""
     if not -rank <= dim < rank:
@@ -1129,6 +1140,7 @@ __all__ = [
     "cos",
     "cumsum",
     "div",
+    "elementwise",
     "embedding",
     "eq",
     "erf",

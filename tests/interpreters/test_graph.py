@@ -52,6 +52,23 @@ def elementwise(fn: Callable[[float], float]) -> Callable[[Array], Array]:
     return lambda x: np.array([fn(float(v)) for v in x.flat]).reshape(x.shape)
 
 
+def unit(*shape: int) -> Array:
+    return rng.uniform(-0.99, 0.99, shape).astype(np.float32)
+
+
+def scalar2(fn: Callable[[float, float], float]) -> Callable[[Array, Array], Array]:
+    """A float64 reference applying a Python function of two floats to each
+    broadcast pair of elements."""
+
+    def ref(a: Array, b: Array) -> Array:
+        x, y = np.broadcast_arrays(a, b)
+        return np.array(
+            [fn(float(u), float(v)) for u, v in zip(x.flat, y.flat)]
+        ).reshape(x.shape)
+
+    return ref
+
+
 def gelu_erf(v: float) -> float:
     return 0.5 * v * (1.0 + math.erf(v / math.sqrt(2.0)))
 
@@ -297,6 +314,7 @@ def binary(
 T = "tensor<4x1xf32>", "tensor<8xf32>", "tensor<4x8xf32>"
 TI = "tensor<4x1xi32>", "tensor<8xi32>", "tensor<4x8xi32>"
 TB = "tensor<4x8xi1>"
+signed_steps = np.array([-3.0, -1.5, -0.5, 0.25, 0.5, 1.0, 2.0, 3.5], np.float32)
 big = np.array([[-100.0, -20.0, 0.0, 20.0, 100.0]] * 3, np.float32)
 cmp_a, cmp_b = ints(4, 1, low=-2, high=3), ints(8, low=-2, high=3)
 div_a, div_b = ints(4, 1), np.array([-3, -2, -1, 1, 2, 3, 5, -7], np.int32)
@@ -329,6 +347,19 @@ CASES: list[Case] = [
     unary("sin", elementwise(math.sin)),
     unary("cos", elementwise(math.cos)),
     unary("reciprocal", elementwise(lambda v: 1 / v), positive(3, 5)),
+    # float functions: Python's math (float64) as the oracle, on their domain
+    unary("tan", elementwise(math.tan)),
+    unary("acos", elementwise(math.acos), unit(3, 5)),
+    unary("asin", elementwise(math.asin), unit(3, 5)),
+    unary("atan", elementwise(math.atan)),
+    unary("sinh", elementwise(math.sinh)),
+    unary("cosh", elementwise(math.cosh)),
+    unary("asinh", elementwise(math.asinh)),
+    unary("acosh", elementwise(math.acosh), 1 + positive(3, 5)),
+    unary("atanh", elementwise(math.atanh), unit(3, 5)),
+    unary("exp2", elementwise(lambda v: 2.0**v)),
+    unary("log2", elementwise(math.log2), positive(3, 5)),
+    unary("log10", elementwise(math.log10), positive(3, 5)),
     Case(
         "cast-f32-i32",
         "graph.cast %a0 : (tensor<5xf32>) -> tensor<5xi32>",
@@ -375,6 +406,11 @@ CASES: list[Case] = [
         exact=True,
     ),
     binary("sub", lambda a, b: f64(a) - f64(b), f32(4, 1), f32(8), *T),
+    binary("atan2", scalar2(math.atan2), f32(4, 1), f32(8), *T),
+    binary("copysign", scalar2(math.copysign), f32(4, 1), f32(8), *T),
+    # signs of either operand, exact multiples (a zero result)
+    binary("fmod", scalar2(math.fmod), 4 * f32(4, 1), signed_steps, *T),
+    binary("remainder", scalar2(lambda a, b: a % b), 4 * f32(4, 1), signed_steps, *T),
     binary("mul", lambda a, b: f64(a) * f64(b), f32(4, 1), f32(8), *T),
     binary("div", lambda a, b: f64(a) / f64(b), f32(4, 1), positive(8), *T),
     binary("div-i32-floor", floor_div_ref, div_a, div_b, *TI, exact=True),

@@ -59,9 +59,11 @@ BUILDERS: list[tuple[str, Callable[[], Operation], list[str]]] = [
     *[
         (cls.name, (lambda cls=cls: cls(x48())), ["tensor<4x8xf32>"])
         for cls in (
-            g.NegOp, g.AbsOp, g.ExpOp, g.LogOp, g.SqrtOp, g.RsqrtOp, g.TanhOp,
-            g.SigmoidOp, g.ReluOp, g.SiluOp, g.ErfOp, g.SinOp, g.CosOp,
-            g.ReciprocalOp, g.HardswishOp, g.HardsigmoidOp,
+            g.NegOp, g.AbsOp, g.ReluOp, g.HardswishOp, g.HardsigmoidOp,
+            g.SigmoidOp, g.SiluOp, g.ReciprocalOp,
+            # every float function the dialect declares (graph.acos, ...)
+            *(op for op in g.GRAPH_OPS
+              if issubclass(op, g.UnaryOp) and op.SCALAR_MATH is not None),
         )
     ],
     ("graph.clamp", lambda: g.ClampOp(x48(), 0.0, 6.0), ["tensor<4x8xf32>"]),
@@ -70,7 +72,10 @@ BUILDERS: list[tuple[str, Callable[[], Operation], list[str]]] = [
     ("graph.cast", lambda: g.CastOp(x48(), g.i1), ["tensor<4x8xi1>"]),
     *[
         (cls.name, (lambda cls=cls: cls(x41(), x8())), ["tensor<4x8xf32>"])
-        for cls in (g.AddOp, g.SubOp, g.MulOp, g.DivOp, g.PowOp, g.MaximumOp, g.MinimumOp)
+        for cls in (
+            g.AddOp, g.SubOp, g.MulOp, g.DivOp, g.PowOp, g.MaximumOp, g.MinimumOp,
+            *(op for op in g.GRAPH_OPS if issubclass(op, g.BinaryOp) and op.FLOAT_ONLY),
+        )
     ],
     *[
         (cls.name, (lambda cls=cls: cls(x8(), x41())), ["tensor<4x8xi1>"])

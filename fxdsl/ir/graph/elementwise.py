@@ -5,16 +5,14 @@ from __future__ import annotations
 import math
 from typing import ClassVar
 
+from xdsl.dialects import math as scalar_math
 from xdsl.dialects.builtin import (
     Float64Type,
     FloatAttr,
     StringAttr,
     TensorType,
 )
-from xdsl.ir import (
-    Attribute,
-    SSAValue,
-)
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
     irdl_op_definition,
     operand_def,
@@ -42,9 +40,18 @@ from fxdsl.ir.syntax import FLOAT
 
 
 class UnaryOp(GraphOp):
-    """Elementwise `y = f(x)`, result type equal to the input type."""
+    """Elementwise `y = f(x)`, result type equal to the input type.
+
+    A plain float function (`graph.sin`) declares `SCALAR_MATH`, the xDSL
+    `math` op computing one element in f32: the lowering to scalar code, the
+    importer (`aten.<op>`, `prims.<op>`) and the lowering tests ask it, so
+    such an op is its declaration here plus its numpy reference in
+    `interpreters/graph.py` (docs/adding-ops.md).
+    """
 
     FLOAT_ONLY: ClassVar[bool] = True
+    SCALAR_MATH: ClassVar[type[Operation] | None] = None
+    """The `math` op of one f32 element; None: a rule in `lowering/scalar_ops`."""
     input = operand_def(TensorType)
     result = result_def(TensorType)
 
@@ -79,26 +86,31 @@ class AbsOp(UnaryOp):
 @irdl_op_definition
 class ExpOp(UnaryOp):
     name = "graph.exp"
+    SCALAR_MATH: ClassVar[type[Operation]] = scalar_math.ExpOp
 
 
 @irdl_op_definition
 class LogOp(UnaryOp):
     name = "graph.log"
+    SCALAR_MATH: ClassVar[type[Operation]] = scalar_math.LogOp
 
 
 @irdl_op_definition
 class SqrtOp(UnaryOp):
     name = "graph.sqrt"
+    SCALAR_MATH: ClassVar[type[Operation]] = scalar_math.SqrtOp
 
 
 @irdl_op_definition
 class RsqrtOp(UnaryOp):
     name = "graph.rsqrt"
+    SCALAR_MATH: ClassVar[type[Operation]] = scalar_math.RsqrtOp
 
 
 @irdl_op_definition
 class TanhOp(UnaryOp):
     name = "graph.tanh"
+    SCALAR_MATH: ClassVar[type[Operation]] = scalar_math.TanhOp
 
 
 @irdl_op_definition
@@ -147,16 +159,91 @@ class SiluOp(UnaryOp):
 @irdl_op_definition
 class ErfOp(UnaryOp):
     name = "graph.erf"
+    SCALAR_MATH: ClassVar[type[Operation]] = scalar_math.ErfOp
 
 
 @irdl_op_definition
 class SinOp(UnaryOp):
     name = "graph.sin"
+    SCALAR_MATH: ClassVar[type[Operation]] = scalar_math.SinOp
 
 
 @irdl_op_definition
 class CosOp(UnaryOp):
     name = "graph.cos"
+    SCALAR_MATH: ClassVar[type[Operation]] = scalar_math.CosOp
+
+
+@irdl_op_definition
+class TanOp(UnaryOp):
+    name = "graph.tan"
+    SCALAR_MATH: ClassVar[type[Operation]] = scalar_math.TanOp
+
+
+@irdl_op_definition
+class AcosOp(UnaryOp):
+    name = "graph.acos"
+    SCALAR_MATH: ClassVar[type[Operation]] = scalar_math.AcosOp
+
+
+@irdl_op_definition
+class AsinOp(UnaryOp):
+    name = "graph.asin"
+    SCALAR_MATH: ClassVar[type[Operation]] = scalar_math.AsinOp
+
+
+@irdl_op_definition
+class AtanOp(UnaryOp):
+    name = "graph.atan"
+    SCALAR_MATH: ClassVar[type[Operation]] = scalar_math.AtanOp
+
+
+@irdl_op_definition
+class SinhOp(UnaryOp):
+    name = "graph.sinh"
+    SCALAR_MATH: ClassVar[type[Operation]] = scalar_math.SinhOp
+
+
+@irdl_op_definition
+class CoshOp(UnaryOp):
+    name = "graph.cosh"
+    SCALAR_MATH: ClassVar[type[Operation]] = scalar_math.CoshOp
+
+
+@irdl_op_definition
+class AsinhOp(UnaryOp):
+    name = "graph.asinh"
+    SCALAR_MATH: ClassVar[type[Operation]] = scalar_math.AsinhOp
+
+
+@irdl_op_definition
+class AcoshOp(UnaryOp):
+    name = "graph.acosh"
+    SCALAR_MATH: ClassVar[type[Operation]] = scalar_math.AcoshOp
+
+
+@irdl_op_definition
+class AtanhOp(UnaryOp):
+    name = "graph.atanh"
+    SCALAR_MATH: ClassVar[type[Operation]] = scalar_math.AtanhOp
+
+
+@irdl_op_definition
+class Exp2Op(UnaryOp):
+    name = "graph.exp2"
+    SCALAR_MATH: ClassVar[type[Operation]] = scalar_math.Exp2Op
+
+
+@irdl_op_definition
+class Log2Op(UnaryOp):
+    name = "graph.log2"
+    SCALAR_MATH: ClassVar[type[Operation]] = scalar_math.Log2Op
+
+
+@irdl_op_definition
+class Log10Op(UnaryOp):
+    name = "graph.log10"
+    SCALAR_MATH: ClassVar[type[Operation]] = scalar_math.Log10Op
 
 
 @irdl_op_definition
@@ -258,8 +345,14 @@ class LogicalNotOp(BoolOperands, UnaryOp):
 
 
 class BinaryOp(GraphOp):
-    """Elementwise binary op with numpy broadcasting; operands share a dtype."""
+    """Elementwise binary op with numpy broadcasting; operands share a dtype.
 
+    `FLOAT_ONLY` and `SCALAR_MATH` as for `UnaryOp` (`graph.atan2`).
+    """
+
+    FLOAT_ONLY: ClassVar[bool] = False
+    SCALAR_MATH: ClassVar[type[Operation] | None] = None
+    """The `math` op of one f32 element pair; None: a rule in `lowering/scalar_ops`."""
     lhs = operand_def(TensorType)
     rhs = operand_def(TensorType)
     result = result_def(TensorType)
@@ -321,6 +414,40 @@ class MaximumOp(BinaryOp):
 @irdl_op_definition
 class MinimumOp(BinaryOp):
     name = "graph.minimum"
+
+
+@irdl_op_definition
+class Atan2Op(BinaryOp):
+    """`atan2(lhs, rhs)`: the angle of the point (rhs, lhs)."""
+
+    name = "graph.atan2"
+    FLOAT_ONLY: ClassVar[bool] = True
+    SCALAR_MATH: ClassVar[type[Operation]] = scalar_math.Atan2Op
+
+
+@irdl_op_definition
+class CopysignOp(BinaryOp):
+    """`|lhs|` with the sign bit of `rhs`."""
+
+    name = "graph.copysign"
+    FLOAT_ONLY: ClassVar[bool] = True
+    SCALAR_MATH: ClassVar[type[Operation]] = scalar_math.CopySignOp
+
+
+@irdl_op_definition
+class FmodOp(BinaryOp):
+    """C's `fmod`: `lhs - trunc(lhs / rhs) * rhs`, exactly; the sign of `lhs`."""
+
+    name = "graph.fmod"
+    FLOAT_ONLY: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class RemainderOp(BinaryOp):
+    """Python's `%`: `lhs - floor(lhs / rhs) * rhs`, exactly; the sign of `rhs`."""
+
+    name = "graph.remainder"
+    FLOAT_ONLY: ClassVar[bool] = True
 
 
 @irdl_op_definition

@@ -101,6 +101,48 @@ func.func @binary() {
   func.return
 }
 
+// Float functions of one and two operands (lowered to one `math` op each).
+// CHECK-LABEL: func.func @float_math
+func.func @float_math() {
+  %x = "test.op"() : () -> (tensor<4x8xf16>)
+  %b = "test.op"() : () -> (tensor<8xf16>)
+  // CHECK:      %[[X:.*]] = "test.op"() : () -> tensor<4x8xf16>
+  // CHECK-NEXT: %[[B:.*]] = "test.op"() : () -> tensor<8xf16>
+  // CHECK-NEXT: %{{.*}} = graph.tan %[[X]] : tensor<4x8xf16>
+  // CHECK-NEXT: %{{.*}} = graph.acos %[[X]] : tensor<4x8xf16>
+  // CHECK-NEXT: %{{.*}} = graph.asin %[[X]] : tensor<4x8xf16>
+  // CHECK-NEXT: %{{.*}} = graph.atan %[[X]] : tensor<4x8xf16>
+  // CHECK-NEXT: %{{.*}} = graph.sinh %[[X]] : tensor<4x8xf16>
+  // CHECK-NEXT: %{{.*}} = graph.cosh %[[X]] : tensor<4x8xf16>
+  // CHECK-NEXT: %{{.*}} = graph.asinh %[[X]] : tensor<4x8xf16>
+  // CHECK-NEXT: %{{.*}} = graph.acosh %[[X]] : tensor<4x8xf16>
+  // CHECK-NEXT: %{{.*}} = graph.atanh %[[X]] : tensor<4x8xf16>
+  // CHECK-NEXT: %{{.*}} = graph.exp2 %[[X]] : tensor<4x8xf16>
+  // CHECK-NEXT: %{{.*}} = graph.log2 %[[X]] : tensor<4x8xf16>
+  // CHECK-NEXT: %{{.*}} = graph.log10 %[[X]] : tensor<4x8xf16>
+  // CHECK-NEXT: %{{.*}} = graph.atan2 %[[X]], %[[B]] : (tensor<4x8xf16>, tensor<8xf16>) -> tensor<4x8xf16>
+  // CHECK-NEXT: %{{.*}} = graph.copysign %[[X]], %[[B]] : (tensor<4x8xf16>, tensor<8xf16>) -> tensor<4x8xf16>
+  // CHECK-NEXT: %{{.*}} = graph.fmod %[[X]], %[[B]] : (tensor<4x8xf16>, tensor<8xf16>) -> tensor<4x8xf16>
+  // CHECK-NEXT: %{{.*}} = graph.remainder %[[X]], %[[B]] : (tensor<4x8xf16>, tensor<8xf16>) -> tensor<4x8xf16>
+  %0 = graph.tan %x : tensor<4x8xf16>
+  %1 = graph.acos %x : tensor<4x8xf16>
+  %2 = graph.asin %x : tensor<4x8xf16>
+  %3 = graph.atan %x : tensor<4x8xf16>
+  %4 = graph.sinh %x : tensor<4x8xf16>
+  %5 = graph.cosh %x : tensor<4x8xf16>
+  %6 = graph.asinh %x : tensor<4x8xf16>
+  %7 = graph.acosh %x : tensor<4x8xf16>
+  %8 = graph.atanh %x : tensor<4x8xf16>
+  %9 = graph.exp2 %x : tensor<4x8xf16>
+  %10 = graph.log2 %x : tensor<4x8xf16>
+  %11 = graph.log10 %x : tensor<4x8xf16>
+  %12 = graph.atan2 %x, %b : (tensor<4x8xf16>, tensor<8xf16>) -> tensor<4x8xf16>
+  %13 = graph.copysign %x, %b : (tensor<4x8xf16>, tensor<8xf16>) -> tensor<4x8xf16>
+  %14 = graph.fmod %x, %b : (tensor<4x8xf16>, tensor<8xf16>) -> tensor<4x8xf16>
+  %15 = graph.remainder %x, %b : (tensor<4x8xf16>, tensor<8xf16>) -> tensor<4x8xf16>
+  func.return
+}
+
 // CHECK-LABEL: func.func @integer_binary
 func.func @integer_binary() {
   %a = "test.op"() : () -> (tensor<3xi64>)

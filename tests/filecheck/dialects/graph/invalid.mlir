@@ -11,6 +11,13 @@
 
 // -----
 
+// graph.fmod (a float function of two operands) takes floats only.
+%x = "test.op"() : () -> (tensor<4xi32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.fmod: expects float tensors, got tensor<4xi32>
+%y = graph.fmod %x, %x : tensor<4xi32>
+
+// -----
+
 // graph.log takes floats only.
 %x = "test.op"() : () -> (tensor<4xi32>)
 // CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.log: expects a float tensor, got tensor<4xi32>
