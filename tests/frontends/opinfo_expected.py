@@ -220,14 +220,6 @@ EXPECTED: dict[str, dict[str, str]] = {
         "default": "aten.index_copy.default has no graph-dialect mapping, and in torch's decomposition of it aten.index_put.default does not import: aten.index_put.default has ",
         "core": "aten.index_put.default has no graph-dialect mapping",
     },
-    "index_fill": {
-        "default": "aten.index_fill.int_Scalar: aten.index_copy.default has no graph-dialect mapping, and in torch's decomposition of it aten.index_put.default does not import: aten.index_put.default h",
-        "core": "aten.index_put.default has no graph-dialect mapping",
-    },
-    "index_put": {
-        "default": "aten.index_put.default has no graph-dialect mapping",
-        "core": "aten.index_put.default has no graph-dialect mapping",
-    },
     "linalg.cholesky": {
         "default": "aten.linalg_cholesky.default has no graph-dialect mapping, and in torch's decomposition of it aten.linalg_cholesky_ex.default does not import: ate",
         "core": "the program has a TOKEN output (getitem_2); only inference programs without buffer mutations import",
@@ -489,30 +481,6 @@ EXPECTED: dict[str, dict[str, str]] = {
     "nn.functional.max_pool2d": {
         "default": "aten.max_pool2d_with_indices.default: max_pool2d's indices have no graph form",
         "core": "aten.max_pool2d_with_indices.default: max_pool2d's indices have no graph form",
-    },
-    "nn.functional.max_unpool1d": {
-        "default": "aten.max_unpool2d.default: aten._unsafe_index_put.default has no graph-dialect mapping, and in torch's decomposition of it aten.index_put.default does not import: aten.index_put.d",
-        "core": "aten.index_put.default has no graph-dialect mapping",
-    },
-    "nn.functional.max_unpool1d.grad": {
-        "default": "aten.max_unpool2d.default: aten._unsafe_index_put.default has no graph-dialect mapping, and in torch's decomposition of it aten.index_put.default does not import: aten.index_put.d",
-        "core": "aten.index_put.default has no graph-dialect mapping",
-    },
-    "nn.functional.max_unpool2d": {
-        "default": "aten.max_unpool2d.default: aten._unsafe_index_put.default has no graph-dialect mapping, and in torch's decomposition of it aten.index_put.default does not import: aten.index_put.d",
-        "core": "aten.index_put.default has no graph-dialect mapping",
-    },
-    "nn.functional.max_unpool2d.grad": {
-        "default": "aten.max_unpool2d.default: aten._unsafe_index_put.default has no graph-dialect mapping, and in torch's decomposition of it aten.index_put.default does not import: aten.index_put.d",
-        "core": "aten.index_put.default has no graph-dialect mapping",
-    },
-    "nn.functional.max_unpool3d": {
-        "default": "aten.max_unpool3d.default: aten._unsafe_index_put.default has no graph-dialect mapping, and in torch's decomposition of it aten.index_put.default does not import: aten.index_put.d",
-        "core": "aten.index_put.default has no graph-dialect mapping",
-    },
-    "nn.functional.max_unpool3d.grad": {
-        "default": "aten.max_unpool3d.default: aten._unsafe_index_put.default has no graph-dialect mapping, and in torch's decomposition of it aten.index_put.default does not import: aten.index_put.d",
-        "core": "aten.index_put.default has no graph-dialect mapping",
     },
     "nn.functional.pad.circular": {
         "default": "aten.pad.default: torch's decomposition of aten.pad.default writes a value in place that it reads again (aten.copy_.default)",
