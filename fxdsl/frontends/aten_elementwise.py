@@ -1,0 +1,390 @@
+"""ATen handlers: elementwise ops, casts and inference no-ops."""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from fxdsl.frontends.aten_math import floor, trunc
+from fxdsl.frontends.aten_registry import (
+    ATEN,
+    AtenCall,
+    Handler,
+    UnsupportedNode,
+    aten,
+    cast_to,
+    graph_dtype,
+)
+from fxdsl.ir import graph
+from fxdsl.ir.dtypes import to_element_type
+from fxdsl.tracing import ops
+from fxdsl.tracing.trace_state import dtype_attr
+from fxdsl.tracing.tracer import Tensor
+
+# --------------------------------------------------------------------------- #
+# Elementwise
+# --------------------------------------------------------------------------- #
+
+_UNARY: dict[str, Callable[[Tensor], Tensor]] = {
+    "neg": ops.neg,
+    "abs": ops.abs,
+    "relu": ops.relu,
+}
+"""Unary ops on any dtype; the float functions come from the dialect."""
+
+
+def _unary(fn: Callable[[Tensor], Tensor]) -> Handler:
+    return lambda call: fn(cast_to(call.args[0], call.dtype))
+
+
+for _name, _fn in _UNARY.items():
+    aten(f"{_name}.default", f"{_name}_.default")(_unary(_fn))
+
+
+FLOAT_ELEMENTWISE: dict[str, type[graph.UnaryOp | graph.BinaryOp]] = {
+    op.name.removeprefix("graph."): op
+    for op in graph.GRAPH_OPS
+    if issubclass(op, graph.UnaryOp | graph.BinaryOp)
+    and op.FLOAT_ONLY
+    and not op.get_irdl_definition().properties
+}
+"""The dialect's float functions without properties, by name: each is
+torch's op of that name (`graph.acos`: `aten.acos`, `aten.acos_`,
+`prims.acos`), so a new one imports without an entry here."""
+
+ELEMENTWISE_OVERLOADS = ("default", "Tensor", "Scalar", "Scalar_Tensor")
+"""Overloads of a `FLOAT_ELEMENTWISE` op the importer takes."""
+
+
+@functools.cache
+def _float_elementwise(op_cls: type[graph.UnaryOp | graph.BinaryOp]) -> Handler:
+    def handler(call: AtenCall) -> Tensor:
+        if call.dtype not in ("f32", "f16", "bf16"):
+            raise UnsupportedNode(f"{op_cls.name} on {call.dtype} (only on floats)")
+        operands = call.args[: 1 if issubclass(op_cls, graph.UnaryOp) else 2]
+        return ops.elementwise(op_cls, *(cast_to(x, call.dtype) for x in operands))
+
+    return handler
+
+
+def handler_for(name: str) -> Handler | None:
+    """The handler of the op named `name` (`"aten.acos.default"`): its
+    entry in `ATEN`, else its `FLOAT_ELEMENTWISE` op's; an in-place
+    overload without one of its own (`aten.clamp_min_.Tensor`, in a
+    decomposition) takes its functional op's, whose result is the written
+    value (the importer has refused writes that another node reads)."""
+    handler = ATEN.get(name)
+    parts = name.split(".")
+    if handler is not None or len(parts) != 3:
+        return handler
+    namespace, op, overload = parts
+    if namespace == "aten" and op.endswith("_") and not op.startswith("_"):
+        op = op[:-1]
+        handler = ATEN.get(f"aten.{op}.{overload}")
+        if handler is not None:
+            return handler
+    if (
+        namespace in ("aten", "prims")
+        and overload in ELEMENTWISE_OVERLOADS
+        and op in FLOAT_ELEMENTWISE
+    ):
+        return _float_elementwise(FLOAT_ELEMENTWISE[op])
+    return None
+
+
+@aten("gelu.default", "gelu_.default")
+def _gelu(call: AtenCall) -> Tensor:
+    return ops.gelu(call.args[0], call.arg(1, "approximate", "none"))
+
+
+@aten("hardswish.default", "hardswish_.default")
+def _hardswish(call: AtenCall) -> Tensor:
+    return ops.hardswish(call.args[0])
+
+
+@aten("hardsigmoid.default", "hardsigmoid_.default")
+def _hardsigmoid(call: AtenCall) -> Tensor:
+    return ops.hardsigmoid(call.args[0])
+
+
+@aten("clamp.default", "clamp_.default", "clip.default")
+def _clamp(call: AtenCall) -> Tensor:
+    low, high = call.arg(1, "min"), call.arg(2, "max")
+    return ops.clamp(cast_to(call.args[0], call.dtype), low, high)
+
+
+@aten("clamp.Tensor", "clamp_.Tensor", "clip.Tensor")
+def _clamp_tensor(call: AtenCall) -> Tensor:
+    # min(max(x, low), high) in the result's dtype, as torch converts the
+    # bounds (T5 clamps its f16 activations by a 0-d f32 tensor)
+    x = cast_to(call.args[0], call.dtype)
+    low, high = call.arg(1, "min"), call.arg(2, "max")
+    if low is not None:
+        x = ops.maximum(x, cast_to(low, call.dtype))
+    if high is not None:
+        x = ops.minimum(x, cast_to(high, call.dtype))
+    return x
+
+
+@aten("isinf.default")
+def _isinf(call: AtenCall) -> Tensor:
+    x = call.args[0]
+    if x.dtype not in ("f32", "f16", "bf16"):
+        raise UnsupportedNode(f"isinf on {x.dtype} (only on floats)")
+    return ops.eq(ops.abs(x), math.inf)
+
+
+@aten("hardtanh.default", "hardtanh_.default")
+def _hardtanh(call: AtenCall) -> Tensor:
+    low, high = call.arg(1, "min_val", -1.0), call.arg(2, "max_val", 1.0)
+    return ops.clamp(call.args[0], low, high)
+
+
+@aten("relu6.default", "relu6_.default")
+def _relu6(call: AtenCall) -> Tensor:
+    # what the core-ATen graph has too: hardtanh(x, 0, 6)
+    return ops.clamp(call.args[0], 0.0, 6.0)
+
+
+def _by_scalar(
+    fn: Callable[[Any, Any], Tensor], dtype: str, lhs: Any, rhs: Any
+) -> Tensor:
+    """`fn(lhs, rhs)` in `dtype`, for torch's mul and div. A bf16 or f16
+    tensor times (or over) a Python scalar that dtype cannot hold is
+    computed in f32 and rounded once: torch takes that scalar unrounded, in
+    its f32 compute type (`x * 0.1` in bf16 differs from `x * bf16(0.1)` in
+    half the elements). Torch's CPU add and sub round the scalar first, as
+    the importer does for every other op."""
+    if dtype not in ("bf16", "f16") or isinstance(rhs, Tensor | bool):
+        return fn(lhs, rhs)
+    wide = float(np.float32(rhs))
+    narrow = float(to_element_type(np.float32(wide), dtype_attr(dtype)))
+    if narrow == wide or math.isnan(wide):
+        return fn(lhs, rhs)
+    return ops.cast(fn(cast_to(lhs, "f32"), wide), dtype)
+
+
+def _arith(fn: Callable[[Any, Any], Tensor], reverse: bool = False) -> Handler:
+    def handler(call: AtenCall) -> Tensor:
+        lhs, rhs = (cast_to(a, call.dtype) for a in call.args[:2])
+        alpha = call.kwargs.get("alpha", call.args[2] if len(call.args) > 2 else 1)
+        if alpha != 1:
+            rhs = ops.mul(rhs, alpha)
+        if reverse:
+            return fn(rhs, lhs)
+        if fn is ops.mul and isinstance(lhs, Tensor):
+            return _by_scalar(fn, call.dtype, lhs, rhs)
+        return fn(lhs, rhs)
+
+    return handler
+
+
+for _name, _fn in {"add": ops.add, "sub": ops.sub, "mul": ops.mul}.items():
+    aten(f"{_name}.Tensor", f"{_name}_.Tensor", f"{_name}.Scalar", f"{_name}_.Scalar")(
+        _arith(_fn)
+    )
+aten("rsub.Scalar", "rsub.Tensor")(_arith(ops.sub, reverse=True))
+aten("maximum.default", "max.other")(_arith(ops.maximum))
+aten("minimum.default", "min.other")(_arith(ops.minimum))
+
+
+@aten("div.Tensor", "div.Scalar", "div_.Tensor", "div_.Scalar")
+def _div(call: AtenCall) -> Tensor:
+    lhs, rhs = (cast_to(a, call.dtype) for a in call.args[:2])
+    if not isinstance(lhs, Tensor):
+        return ops.div(lhs, rhs)
+    return _by_scalar(ops.div, call.dtype, lhs, rhs)
+
+
+@aten("div.Tensor_mode", "div.Scalar_mode", "floor_divide.default")
+def _div_mode(call: AtenCall) -> Tensor:
+    mode = call.kwargs.get("rounding_mode", "floor")
+    if call.target.startswith("aten.floor_divide"):
+        mode = "floor"
+    lhs, rhs = (cast_to(a, call.dtype) for a in call.args[:2])
+    if mode is None:
+        return ops.div(lhs, rhs)
+    if mode == "floor" and call.dtype in ("i64", "i32"):
+        return ops.div(lhs, rhs)
+    if call.dtype not in ("f32", "f16", "bf16"):
+        raise UnsupportedNode(f"rounding_mode={mode!r} on {call.dtype}")
+    if mode == "trunc":
+        return trunc(ops.div(lhs, rhs))
+    lhs, rhs = (
+        v if isinstance(v, Tensor) else ops.full([], float(v), call.dtype)
+        for v in (lhs, rhs)
+    )
+    return _floor_divide(lhs, rhs)
+
+
+@aten("remainder.Tensor", "remainder.Scalar", "remainder.Scalar_Tensor")
+def _remainder(call: AtenCall) -> Tensor:
+    # integers: a - (a // b) * b (graph.div floors them); floats: the op
+    lhs, rhs = (cast_to(a, call.dtype) for a in call.args[:2])
+    if call.dtype in ("i64", "i32"):
+        quotient = ops.div(lhs, rhs)
+        return ops.sub(lhs, ops.mul(quotient, rhs))
+    return _float_elementwise(graph.RemainderOp)(call)
+
+
+ATEN["prims.remainder.default"] = _remainder
+
+
+def _floor_divide(a: Tensor, b: Tensor) -> Tensor:
+    """torch's float floor division: (a - fmod(a, b)) / b, one less where
+    the remainder's sign is not b's, then floored to the nearest integer (a
+    zero keeps the quotient's sign; b = 0 gives a / b)."""
+    mod = ops.elementwise(graph.FmodOp, a, b)
+    quotient = ops.div(ops.sub(a, mod), b)
+    differs = ops.ne(ops.lt(b, 0.0), ops.lt(mod, 0.0))
+    quotient = ops.sub(
+        quotient, ops.cast(ops.logical_and(ops.ne(mod, 0.0), differs), a.dtype)
+    )
+    low = floor(quotient)
+    rounded = ops.add(low, ops.cast(ops.gt(ops.sub(quotient, low), 0.5), a.dtype))
+    plain = ops.div(a, b)
+    signed_zero = ops.elementwise(graph.CopysignOp, ops.full([], 0.0, a.dtype), plain)
+    result = ops.where(ops.eq(quotient, 0.0), signed_zero, rounded)
+    return ops.where(ops.eq(b, 0.0), plain, result)
+
+
+@aten("pow.Tensor_Scalar", "pow.Tensor_Tensor", "pow.Scalar")
+def _pow(call: AtenCall) -> Tensor:
+    base, exponent = (cast_to(a, call.dtype) for a in call.args[:2])
+    return ops.pow(base, exponent)
+
+
+def _compare(fn: Callable[[Any, Any], Tensor]) -> Handler:
+    def handler(call: AtenCall) -> Tensor:
+        lhs, rhs = call.args[:2]
+        common = _common_dtype(call)
+        return fn(cast_to(lhs, common), cast_to(rhs, common))
+
+    return handler
+
+
+def _common_dtype(call: AtenCall) -> str:
+    """The dtype torch compares two operands in (its type promotion)."""
+    import torch
+
+    values = [
+        v if v is not None else a
+        for a, v in zip(call.args[:2], call.arg_results[:2], strict=True)
+    ]
+    return graph_dtype(torch.result_type(*values))
+
+
+for _name, _fn in {
+    "eq": ops.eq,
+    "ne": ops.ne,
+    "lt": ops.lt,
+    "le": ops.le,
+    "gt": ops.gt,
+    "ge": ops.ge,
+}.items():
+    aten(f"{_name}.Tensor", f"{_name}.Scalar")(_compare(_fn))
+
+
+@aten("where.self", "where.ScalarOther", "where.ScalarSelf", "where.Scalar")
+def _where(call: AtenCall) -> Tensor:
+    cond, lhs, rhs = call.args[:3]
+    return ops.where(cond, cast_to(lhs, call.dtype), cast_to(rhs, call.dtype))
+
+
+def _logical(fn: Callable[[Tensor, Tensor], Tensor]) -> Handler:
+    def handler(call: AtenCall) -> Tensor:
+        lhs, rhs = call.args[:2]
+        if call.dtype != "i1":
+            raise UnsupportedNode(f"bitwise ops on {call.dtype} (only on bool)")
+        return fn(cast_to(lhs, "i1"), cast_to(rhs, "i1"))
+
+    return handler
+
+
+aten("logical_and.default", "bitwise_and.Tensor", "__and__.Tensor")(
+    _logical(ops.logical_and)
+)
+aten("logical_or.default", "bitwise_or.Tensor", "__or__.Tensor")(
+    _logical(ops.logical_or)
+)
+aten("logical_xor.default", "bitwise_xor.Tensor", "__xor__.Tensor")(_logical(ops.ne))
+# torch's decompositions of logical ops reach the bitwise prims on bools
+for _prim, _fn in (("and", ops.logical_and), ("or", ops.logical_or), ("xor", ops.ne)):
+    ATEN[f"prims.bitwise_{_prim}.default"] = _logical(_fn)
+
+
+@aten("logical_not.default", "bitwise_not.default")
+def _logical_not(call: AtenCall) -> Tensor:
+    if call.target.startswith("aten.bitwise_not") and call.dtype != "i1":
+        raise UnsupportedNode(f"bitwise_not on {call.dtype} (only on bool)")
+    return ops.logical_not(cast_to(call.args[0], "i1"))
+
+
+# --------------------------------------------------------------------------- #
+# Casts and inference no-ops
+# --------------------------------------------------------------------------- #
+
+
+@aten("to.dtype", "to.dtype_layout", "to.device", "to.other")
+@aten("_to_copy.default", "type_as.default")
+def _to(call: AtenCall) -> Tensor:
+    return cast_to(call.args[0], call.dtype)
+
+
+DROPOUTS = frozenset(
+    f"aten.{name}"
+    for name in (
+        "dropout.default",
+        "dropout_.default",
+        "feature_dropout.default",
+        "feature_dropout_.default",
+        "alpha_dropout.default",
+        "alpha_dropout_.default",
+        "feature_alpha_dropout.default",
+        "feature_alpha_dropout_.default",
+        "native_dropout.default",
+    )
+)
+"""Dropouts: `(input, p, train)`, the identity unless they draw."""
+
+
+def draws_random(target: str, args: Sequence[Any], kwargs: dict[str, Any]) -> bool:
+    """Whether a call of an op that torch tags `nondeterministic_seeded`
+    draws random numbers with these (fx) arguments: a dropout only in
+    training with p > 0 (`native_dropout`'s `train=None` means training),
+    attention only with `dropout_p > 0`; every other such op always does."""
+
+    def arg(index: int, name: str, default: Any) -> Any:
+        return args[index] if index < len(args) else kwargs.get(name, default)
+
+    if target in DROPOUTS:
+        return arg(2, "train", None) is not False and float(arg(1, "p", 0.0)) > 0
+    if target == "aten.scaled_dot_product_attention.default":
+        return float(arg(4, "dropout_p", 0.0)) > 0
+    return True
+
+
+@aten("copy.default")
+def _copy(call: AtenCall) -> Tensor:
+    # functional copy(self, src): src in self's shape and dtype
+    src = cast_to(call.args[1], call.dtype)
+    return src if list(src.shape) == call.shape else ops.broadcast_to(src, call.shape)
+
+
+@aten("clone.default", "alias.default", "contiguous.default", "lift_fresh_copy.default")
+@aten("detach.default", "detach_.default")
+@aten("dropout.default", "dropout_.default", "feature_dropout.default")
+@aten("native_dropout.default")
+def _identity(call: AtenCall) -> Any:
+    # The importer leaves a dropout that draws (`draws_random`) to torch;
+    # the one that reaches here is the identity.
+    if call.target == "aten.native_dropout.default":
+        return (call.args[0], None)
+    return call.args[0]
+
+
+# --------------------------------------------------------------------------- #

@@ -1,0 +1,131 @@
+"""The ATen handler table and what every handler uses: `AtenCall` (an fx
+node's arguments as traced `Tensor`s and torch's inferred result), the
+`@aten` decorator that registers a handler under its overloads' names,
+UnsupportedNode, dtype names and small argument helpers. The handlers live
+in the `aten_*` family modules; `fxdsl.frontends.aten_ops` imports them all,
+so the table is complete wherever it is read through that module.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from fxdsl.tracing import ops
+from fxdsl.tracing.tracer import Tensor
+
+TORCH_DTYPES = {
+    "torch.float32": "f32",
+    "torch.float16": "f16",
+    "torch.bfloat16": "bf16",
+    "torch.int64": "i64",
+    "torch.int32": "i32",
+    "torch.bool": "i1",
+}
+"""torch dtype (as `str(dtype)`) → graph element type name."""
+
+
+class UnsupportedNode(Exception):
+    """A node the table cannot express (a missing mapping, an argument
+    combination without a graph form); the importer adds the node and its
+    source line."""
+
+
+@functools.cache
+def target_name(target: Any) -> str:
+    """`"aten.add.Tensor"` for an fx node's target (an OpOverload, or a
+    Python function such as `operator.getitem`). Cached: torch builds the
+    name on every `str()`, and importers ask for it per node."""
+    return str(target)
+
+
+def graph_dtype(torch_dtype: object) -> str:
+    """The graph dtype name of a torch dtype, or UnsupportedNode."""
+    name = str(torch_dtype)
+    if name not in TORCH_DTYPES:
+        supported = ", ".join(TORCH_DTYPES)
+        raise UnsupportedNode(f"dtype {name} is not supported (only {supported})")
+    return TORCH_DTYPES[name]
+
+
+@dataclass
+class AtenCall:
+    """One call_function node, ready for its handler."""
+
+    target: str
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+    result: Any
+    """torch's inferred result (a FakeTensor, or a tuple of them)."""
+    arg_results: tuple[Any, ...]
+    """torch's inferred value of each positional argument (None for
+    non-node arguments)."""
+    used: frozenset[int] | None = None
+    """For a node with several results: the indices that are read."""
+
+    def arg(self, index: int, name: str, default: Any = None) -> Any:
+        """Positional argument `index`, else keyword `name`, else default."""
+        if index < len(self.args):
+            return self.args[index]
+        return self.kwargs.get(name, default)
+
+    @property
+    def shape(self) -> list[int]:
+        return [int(d) for d in self.result.shape]
+
+    @property
+    def dtype(self) -> str:
+        return graph_dtype(self.result.dtype)
+
+
+Handler = Callable[[AtenCall], Any]
+ATEN: dict[str, Handler] = {}
+"""`"aten.add.Tensor"` → handler."""
+
+
+def aten(*names: str) -> Callable[[Handler], Handler]:
+    """A decorator registering its handler for `aten.<name>` for each name;
+    stacked, one line per op, where a handler serves several ops."""
+
+    def register(handler: Handler) -> Handler:
+        for name in names:
+            ATEN[f"aten.{name}"] = handler
+        return handler
+
+    return register
+
+
+def cast_to(x: Any, dtype: str) -> Any:
+    """A tensor cast to `dtype` (scalars pass through unchanged)."""
+    if isinstance(x, Tensor) and x.dtype != dtype:
+        return ops.cast(x, dtype)
+    return x
+
+
+def dim_of(x: Tensor, dim: int) -> int:
+    return ops.normalize_dim("import", int(dim), x.ndim)
+
+
+def along(x: Tensor, dim: int, fn: Callable[[Tensor, int], Tensor]) -> Tensor:
+    """`fn(x, dim)` for a scan or softmax along `dim`; torch takes dim 0 or
+    -1 of a 0-d tensor as a dim of size one."""
+    if x.ndim:
+        return fn(x, dim_of(x, dim))
+    ops.normalize_dim("import", int(dim), 1)
+    return ops.reshape(fn(ops.reshape(x, [1]), 0), [])
+
+
+def dims_of(x: Tensor, dims: Any) -> list[int] | None:
+    """Reduction dims; None or [] means all dims (torch's convention), as
+    does dim 0 or -1 of a 0-d tensor (torch's too)."""
+    if dims is None:
+        return None
+    listed = [dims] if isinstance(dims, int) else list(dims)
+    if x.ndim == 0:
+        for d in listed:
+            ops.normalize_dim("import", int(d), 1)
+        return None
+    # sorted: one IR for `mean(x, [-1, -2])` and `mean(x, [2, 3])`
+    return sorted(dim_of(x, d) for d in listed) or None
