@@ -26,7 +26,6 @@ import sys
 import time
 
 import numpy as np
-from fxdsl.ir.graph import FusionGroupOp
 from xdsl.dialects import func
 
 import fxdsl

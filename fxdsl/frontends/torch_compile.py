@@ -49,7 +49,7 @@ import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 
-from fxdsl.frontends.torch_export import TorchImportError, _source_line, to_numpy
+from fxdsl.frontends.torch_export import TorchImportError, to_numpy
 from fxdsl.frontends.torch_islands import (
     Plan,
     chosen_by_option,
@@ -57,6 +57,7 @@ from fxdsl.frontends.torch_islands import (
     plan,
     torch_only_report,
 )
+from fxdsl.frontends.torch_nodes import _source_line
 
 LOG = logging.getLogger("fxdsl.torch_compile")
 _LOGGED_KINDS: set[str] = set()

@@ -35,9 +35,9 @@ from xdsl.traits import ConstantLike
 from fxdsl.frontends.torch_export import (
     ImportedProgram,
     TorchImportError,
-    _source_line,
     from_graph_module,
 )
+from fxdsl.frontends.torch_nodes import _source_line
 from fxdsl.ir import graph
 from fxdsl.transforms.partitioner import CapabilityBasedPartitioner, Partition
 

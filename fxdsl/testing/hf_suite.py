@@ -435,7 +435,7 @@ class Outcome:
 def counting_plans(outcome: Outcome) -> Iterator[None]:
     """Count into `outcome` the backend's plan of each graph it compiles."""
     from fxdsl.frontends import torch_compile
-    from fxdsl.frontends.torch_export import draws_random
+    from fxdsl.frontends.torch_nodes import draws_random
 
     real_plan = torch_compile.plan
 

@@ -19,9 +19,9 @@ torch = need("torch")
 
 from fxdsl.frontends.torch_export import (  # noqa: E402
     TorchImportError,
-    _mutates_a_shared_value,
     from_torch,
 )
+from fxdsl.frontends.torch_nodes import _mutates_a_shared_value  # noqa: E402
 
 
 class _Fn(torch.nn.Module):

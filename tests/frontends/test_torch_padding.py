@@ -104,7 +104,7 @@ def test_padded_hf_attention_reaches_the_fused_attention_kernel() -> None:
 
 def test_mask_patterns() -> None:
     """What a folded mask is read as: the cheapest form that equals it."""
-    from fxdsl.frontends.torch_export import _mask_pattern
+    from fxdsl.frontends.torch_nodes import _mask_pattern
 
     causal = torch.ones(4, 4, dtype=torch.bool).tril()
     keys = torch.tensor([[True, True, True, False], [False, True, True, True]])

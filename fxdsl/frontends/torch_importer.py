@@ -1,0 +1,662 @@
+"""The node-by-node importer behind `fxdsl.frontends.torch_export`: an fx
+graph of ATen calls (from `torch.export`, or an island of the `torch.compile`
+backend) into graph-dialect ops, with mask folding, decompositions and
+provenance; and `ImportedProgram`, what an import returns. `from_torch` and
+friends (`torch_export`) are the way in; this module is their engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import (
+    ModuleOp,
+    StringAttr,
+)
+from xdsl.ir import Block, Operation
+
+from fxdsl.frontends.aten_ops import (
+    AtenCall,
+    FoldedMask,
+    UnsupportedNode,
+    graph_dtype,
+    handler_for,
+    target_name,
+)
+from fxdsl.frontends.torch_nodes import (
+    MASK_ARGUMENTS,
+    MAX_DECOMPOSITION_DEPTH,
+    NO_OPS,
+    SHAPE_ONLY,
+    TorchImportError,
+    _as_torch_says,
+    _check_graph_dtypes,
+    _check_static,
+    _describe,
+    _erase_unused,
+    _frames,
+    _is_tensor,
+    _keep,
+    _mask_pattern,
+    _mutates_a_shared_value,
+    _NotDecomposed,
+    _torch_type,
+    draws_random,
+)
+from fxdsl.ir.graph import SCOPE, ScopeAttr, ScopeFrame
+from fxdsl.tracing import ops
+from fxdsl.tracing.trace_state import active_state
+from fxdsl.tracing.tracer import Tensor, TensorSpec, at_frames, trace, wrap
+
+
+@dataclass
+class ImportedProgram:
+    """An imported program: the module and the arrays of its weights.
+
+    `weights` holds the arrays of the leading `graph.param` arguments, in
+    argument order; call the function with `*weights, *user_inputs`.
+    Unpacks as `module, weights = fxdsl.from_exported_program(ep)`.
+    """
+
+    module: ModuleOp
+    weights: list[np.ndarray[Any, Any]]
+    input_names: list[str]
+    output_names: list[str]
+    origins: dict[Operation, str] = field(default_factory=dict)
+    """The fx node name each op of the function came from."""
+    folded: dict[str, Any] = field(default_factory=dict)
+    """The torch value of each node evaluated at import, by node name."""
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter((self.module, self.weights))
+
+    def run(self, *inputs: Any) -> tuple[np.ndarray[Any, Any], ...]:
+        """The reference interpreter on user inputs (numpy or torch). A
+        wrong count, shape or dtype is a ValueError that counts and names
+        the user's inputs (the weights come first in the function, but the
+        caller did not pass them)."""
+        from fxdsl.api import run
+        from fxdsl.interpreters.run import coerce_input, entry_function
+
+        function = entry_function(self.module)
+        arguments = function.args[len(self.weights) :]
+        if len(inputs) != len(arguments):
+            names = ", ".join(f"%{a.name_hint or '?'}" for a in arguments) or "none"
+            raise ValueError(
+                f"the program takes {len(arguments)} input(s) ({names}), "
+                f"got {len(inputs)}"
+            )
+        arrays = [to_numpy(x) for x in inputs]
+        for i, (array, argument) in enumerate(zip(arrays, arguments)):
+            what = f"input {i} (%{argument.name_hint or '?'})"
+            coerce_input(array, argument.type, what)
+        return run(self.module, *self.weights, *arrays)
+
+
+def to_numpy(value: Any) -> np.ndarray[Any, Any]:
+    """A torch tensor (or array-like) as the numpy array fxdsl runs on; bf16
+    becomes float32 holding the same values, as the reference keeps bf16."""
+    if hasattr(value, "detach"):
+        import torch
+
+        tensor = value.detach().cpu()
+        if tensor.dtype == torch.bfloat16:
+            tensor = tensor.float()
+        return tensor.numpy()
+    return np.asarray(value)
+
+
+def _attribute(module: Any, path: str) -> Any:
+    for part in path.split("."):
+        module = getattr(module, part)
+    return module
+
+
+@dataclass
+class Source:
+    """What the importer reads: an fx graph, which placeholders are weights
+    (name → (fqn, tensor)), and the values of nodes known before import."""
+
+    graph: Any
+    weights: dict[str, tuple[str, Any]]
+    known: dict[Any, Any]
+
+
+def _exported_source(program: Any) -> Source:
+    """Parameters (and buffers, constants) as weights, buffers, constants
+    and non-tensor user inputs as known values."""
+    import torch
+
+    for spec in program.graph_signature.output_specs:
+        if spec.kind.name != "USER_OUTPUT":
+            raise TorchImportError(
+                f"the program has a {spec.kind.name} output ({spec.arg.name}); "
+                "only inference programs without buffer mutations import"
+            )
+    kinds = {spec.arg.name: spec for spec in program.graph_signature.input_specs}
+    source = Source(program.graph, {}, {})
+    for node in program.graph.nodes:
+        if node.op != "placeholder":
+            continue
+        spec = kinds[node.name]
+        kind, target = spec.kind.name, spec.target
+        if kind in ("BUFFER", "CONSTANT_TENSOR"):
+            source.known[node] = _state(program, target)
+        elif kind == "PARAMETER":
+            source.weights[node.name] = (target, _state(program, target))
+        elif not isinstance(node.meta.get("val"), torch.Tensor):
+            source.known[node] = node.meta.get("val")
+    return source
+
+
+def _state(program: Any, target: str) -> Any:
+    if target in program.state_dict:
+        return program.state_dict[target]
+    return program.constants[target]
+
+
+@dataclass
+class _Importer:
+    source: Source
+    fallback: frozenset[str] | None = None
+    """None: an unmapped node is an error; else the overloads left to torch
+    and every unmapped node become external calls."""
+    forced: dict[str, str] = field(default_factory=dict)
+    """Nodes left to torch (fallback mode), by name, with the reason."""
+    folded: dict[Any, Any] = field(default_factory=dict)
+    """fx node → its torch value, for nodes evaluated at import."""
+    values: dict[Any, Any] = field(default_factory=dict)
+    """fx node → its traced Tensor (or tuple of them)."""
+    constants: dict[tuple[Any, ...], Tensor] = field(default_factory=dict)
+    """Folded values made graph constants (`_constant`), by node and scope."""
+    mask_kinds: dict[Any, str] = field(default_factory=dict)
+    mask_values: dict[tuple[Any, ...], str] = field(default_factory=dict)
+    verify_each: bool = False
+    """Verify each op as it is built; off for speed (types are inferred as
+    ops are built, and the module is verified at the end), on in the retry
+    that finds the node at fault when the module does not verify."""
+    externals: dict[str, Any] = field(default_factory=dict)
+    """External function declarations of fallback calls, by symbol."""
+    origins: dict[Operation, str] = field(default_factory=dict)
+    """Each imported op's fx node name."""
+    block: Any = None
+    depth: int = 0
+    """How many torch decompositions the node being imported is inside."""
+
+    def run(self, name: str) -> ImportedProgram:
+        from fxdsl.frontends.aten_patterns import recognise
+
+        graph = self.source.graph
+        self.folded.update(self.source.known)
+        self.foldable = self._foldable(graph)
+        self.patterns = {
+            node: pattern
+            for node, pattern in recognise(graph, self._is_folded_node).items()
+            if self._left_to_torch(node, target_name(node.target)) is None
+        }
+        self.needed = self._needed(graph)
+        tensor_inputs = [
+            p
+            for p in graph.nodes
+            if p.op == "placeholder" and p not in self.folded and _is_tensor(p)
+        ]
+        specs = [self._spec(p) for p in tensor_inputs]
+        output = graph.find_nodes(op="output")[0]
+        returned: list[Any] = []
+
+        def body(*args: Tensor) -> list[Tensor]:
+            self.values.update(zip(tensor_inputs, args))
+            # the traced function's block (a graph of random draws alone,
+            # `randn`, has no tensor argument to find it from)
+            self.block = cast(Block, active_state("import").block)
+            for node in graph.nodes:
+                if node.op == "call_function" and node in self.needed:
+                    self._import_node(node)
+            outputs = self._flat_outputs(output)
+            returned.extend(self._tensor_of(o, ()) for o in outputs)
+            declarations.extend(self.externals.values())
+            return returned
+
+        declarations: list[Operation] = []
+        module = trace(
+            body,
+            *specs,
+            name=name,
+            declarations=declarations,
+            verify_each=self.verify_each,
+        )
+        _erase_unused(module)
+        weights = self.source.weights
+        return ImportedProgram(
+            module,
+            [to_numpy(weights[p.name][1]) for p in tensor_inputs if p.name in weights],
+            [p.name for p in tensor_inputs if p.name not in weights],
+            [str(o) for o in self._flat_outputs(output)],
+            {op: name for op, name in self.origins.items() if op.parent is not None},
+            {
+                node.name: value
+                for node, value in self.folded.items()
+                if node.graph is graph  # not a decomposition's node
+            },
+        )
+
+    # -- what to import ------------------------------------------------------ #
+
+    def _foldable(self, graph: Any) -> set[Any]:
+        """Nodes whose value is known at import: they depend on no user
+        input and no parameter (one pass in graph order)."""
+        known = set(self.folded)
+        for node in graph.nodes:
+            target = target_name(node.target)
+            if node.op != "call_function" or target in NO_OPS or draws_random(node):
+                continue
+            if target in SHAPE_ONLY or all(n in known for n in node.all_input_nodes):
+                known.add(node)
+        return known
+
+    def _is_folded_node(self, node: Any) -> bool:
+        """Whether `node`'s value is known at import (and so folds)."""
+        return node in self.foldable
+
+    def _needed(self, graph: Any) -> set[Any]:
+        """Nodes an output needs, through recognised patterns' inputs."""
+        output = graph.find_nodes(op="output")[0]
+        needed: set[Any] = set()
+        pending = list(output.all_input_nodes)
+        while pending:
+            node = pending.pop()
+            if node in needed:
+                continue
+            needed.add(node)
+            if node in self.patterns:
+                pending.extend(self.patterns[node].inputs)
+            elif not self._is_folded_node(node):
+                pending.extend(node.all_input_nodes)
+        return needed
+
+    # -- one node ------------------------------------------------------------ #
+
+    def _import_node(self, node: Any) -> None:
+        target = target_name(node.target)
+        if target in NO_OPS:
+            return
+        _check_static(node)
+        frames = _frames(node)
+        last = self.block.last_op if self.block is not None else None
+        try:
+            if self._is_folded_node(node):
+                self.folded[node] = self._evaluate(node)
+                return
+            with at_frames(frames):
+                reason = self._left_to_torch(node, target)
+                if reason is not None:
+                    self.values[node] = self._call_torch(node, target, frames, reason)
+                else:
+                    self.values[node] = self._emit(node, target, frames)
+        except TorchImportError:
+            raise
+        except Exception as error:
+            reason = self._failure(error)
+            if reason is None:
+                raise
+            if self.fallback is None or node in self.patterns:
+                # A pattern's inner nodes were not imported: the backend
+                # imports again with this node left to torch (`plan`).
+                raise TorchImportError(_describe(node, reason), node.name) from None
+            with at_frames(frames):
+                self.values[node] = self._call_torch(node, target, frames, reason)
+        self._record_origin(node, last)
+
+    def _failure(self, error: Exception) -> str | None:
+        """Why a node did not import, as a reason: the message of an error
+        that says what the importer cannot express; in fallback mode any
+        other error too (an importer bug: that node runs in torch, the
+        rest still compiles). None: let the error through."""
+        if isinstance(error, UnsupportedNode | ValueError | TypeError):
+            return str(error)
+        if self.fallback is None:
+            return None
+        return (
+            f"the importer failed ({type(error).__name__}: {error}); please report it"
+        )
+
+    def _left_to_torch(self, node: Any, target: str) -> str | None:
+        if self.fallback is None:
+            return None
+        if target in self.fallback:
+            return "listed in torch_executed_ops"  # torch_islands.EXECUTED_OPS_REASON
+        return self.forced.get(node.name)
+
+    def _record_origin(self, node: Any, last: Operation | None) -> None:
+        """Remember which fx node each new op came from."""
+        if self.block is None:
+            return
+        op = self.block.first_op if last is None else last.next_op
+        while op is not None:
+            self.origins[op] = node.name
+            op = op.next_op
+
+    def _call_torch(
+        self, node: Any, target: str, frames: tuple[ScopeFrame, ...], reason: str
+    ) -> Any:
+        """A node left to torch: a call of the external function
+        `@"<overload>"`, with the node's tensor arguments as operands (in
+        argument order; folded ones are not operands, their value is in
+        `ImportedProgram.folded`)."""
+        import torch
+        import torch.utils._pytree as pytree
+        from torch.fx.node import map_arg
+
+        operands: list[Tensor] = []
+
+        def collect(n: Any) -> Any:
+            # torch reads a folded argument's value itself: no operand.
+            if self._is_folded_node(n):
+                if n not in self.folded:
+                    self.folded[n] = self._evaluate(n)
+            else:
+                value = self._operand(n, frames)
+                if isinstance(value, Tensor):
+                    operands.append(value)
+            return n
+
+        map_arg((node.args, node.kwargs), collect)
+        result = node.meta.get("val")
+        leaves = pytree.tree_leaves(result)
+        if not leaves or not all(isinstance(r, torch.Tensor) for r in leaves):
+            raise TorchImportError(
+                _describe(node, f"a node left to torch must return tensors ({reason})")
+            )
+        types = [_torch_type(r, node) for r in leaves]
+        symbol = self._external(target, [t.type for t in operands], types)
+        # Not through `emit`: a call verifies only inside a module, which the
+        # function joins after the trace.
+        op = func.CallOp(symbol, [t.value for t in operands], types)
+        if frames:
+            op.attributes[SCOPE] = ScopeAttr(frames)
+        self.block.add_op(op)
+        op.attributes["torch.node"] = StringAttr(node.name)
+        op.attributes["torch.reason"] = StringAttr(reason.splitlines()[0])
+        values = tuple(wrap(r) for r in op.results)
+        return values[0] if isinstance(result, torch.Tensor) else values
+
+    def _external(self, target: str, inputs: list[Any], outputs: list[Any]) -> str:
+        """The symbol of an external declaration of `target` with this
+        signature (one per distinct signature: `aten.topk.default_1`...)."""
+        signature = func.FunctionType.from_lists(inputs, outputs)
+        name, n = target, 0
+        while name in self.externals:
+            if self.externals[name].function_type == signature:
+                return name
+            n += 1
+            name = f"{target}_{n}"
+        self.externals[name] = func.FuncOp.external(name, inputs, outputs)
+        return name
+
+    def _emit(self, node: Any, target: str, frames: tuple[ScopeFrame, ...]) -> Any:
+        if node in self.patterns:
+            pattern = self.patterns[node]
+            inputs = [
+                self.fold_mask(n, frames)
+                if i in pattern.masks and self._is_folded_node(n)
+                else self._operand(n, frames)
+                for i, n in enumerate(pattern.inputs)
+            ]
+            _check_graph_dtypes(inputs)
+            return pattern.build(*inputs)
+        if target == "<built-in function getitem>":
+            source, index = node.args
+            return self.values[source][index]
+        if draws_random(node):
+            raise UnsupportedNode(
+                f"{target} draws random numbers, which fxdsl does not generate "
+                "(the torch.compile backend leaves such nodes to torch)"
+            )
+        handler = handler_for(target)
+        if handler is None:
+            return _as_torch_says(self._decomposed(node, target, frames), node)
+        args, kwargs = self._arguments(node, target, frames)
+        _check_graph_dtypes([*args, *kwargs.values()])
+        call = AtenCall(
+            target,
+            args,
+            kwargs,
+            node.meta.get("val"),
+            tuple(a.meta.get("val") if hasattr(a, "meta") else None for a in node.args),
+            self._used_results(node),
+        )
+        return _as_torch_says(handler(call), node)
+
+    def _decomposed(
+        self, node: Any, target: str, frames: tuple[ScopeFrame, ...]
+    ) -> Any:
+        """A node without a mapping as torch's decomposition of it
+        (`aten_decompositions`): the decomposition's nodes imported one by
+        one in `frames` (folding what they can), its result the node's."""
+        import torch
+        from torch.fx.node import map_arg
+
+        from fxdsl.frontends.aten_decompositions import decompose
+
+        found = decompose(node, lambda n: self._operand(n, frames))
+        if found is None:
+            raise UnsupportedNode(f"{target} has no graph-dialect mapping")
+        graph = found.graph
+        placeholders = graph.find_nodes(op="placeholder")
+        for placeholder, source in zip(placeholders, found.inputs, strict=True):
+            self.values[placeholder] = self._operand(source, frames)
+        for inner in graph.find_nodes(op="get_attr"):
+            self.folded[inner] = _attribute(found.module, str(inner.target))
+        for inner in graph.nodes:
+            # every node, needed or not: a dropped copy_ into a slice of an
+            # `empty` (circular padding) would leave the `empty` unwritten
+            if inner.op == "call_function" and _mutates_a_shared_value(inner):
+                raise UnsupportedNode(
+                    f"torch's decomposition of {target} writes a value in place "
+                    f"that it reads again ({target_name(inner.target)})"
+                )
+        self.foldable |= self._foldable(graph)
+        self.needed |= self._needed(graph)
+        for inner in graph.nodes:
+            inner_target = target_name(inner.target)
+            if (
+                inner.op != "call_function"
+                or inner not in self.needed
+                or inner_target in NO_OPS
+                or self._is_folded_node(inner)
+            ):
+                continue
+            if isinstance(inner.target, type) and issubclass(inner.target, tuple):
+                # a named tuple of results (torch's `return_types`)
+                self.values[inner] = tuple(
+                    map_arg(inner.args, lambda n: self._operand(n, frames))
+                )
+                continue
+            if self.depth >= MAX_DECOMPOSITION_DEPTH:
+                # roll decomposes one dim at a time into roll: fine; a
+                # decomposition that calls itself as it is never ends
+                raise UnsupportedNode(
+                    f"torch's decompositions of {target} nest more than "
+                    f"{MAX_DECOMPOSITION_DEPTH} deep"
+                )
+            self.depth += 1
+            try:
+                self.values[inner] = self._emit(inner, inner_target, frames)
+            except _NotDecomposed:
+                raise
+            except (UnsupportedNode, ValueError, TypeError) as error:
+                raise _NotDecomposed(
+                    f"{target} has no graph-dialect mapping, and in torch's "
+                    f"decomposition of it {inner_target} does not import: {error}"
+                ) from None
+            finally:
+                self.depth -= 1
+        output = graph.find_nodes(op="output")[0]
+        result = map_arg(output.args[0], lambda n: self._operand(n, frames))
+        if isinstance(node.meta.get("val"), torch.Tensor) and isinstance(
+            result, list | tuple
+        ):
+            (result,) = result  # a CompositeImplicit op's decomposition: [out]
+        return tuple(result) if isinstance(result, list) else result
+
+    def _used_results(self, node: Any) -> frozenset[int] | None:
+        """Which results of a multi-result node the import needs."""
+        if not isinstance(node.meta.get("val"), list | tuple):
+            return None
+        getitem = "<built-in function getitem>"
+        return frozenset(
+            int(user.args[1])
+            for user in node.users
+            if target_name(user.target) == getitem and user in self.needed
+        )
+
+    def _arguments(
+        self, node: Any, target: str, frames: tuple[ScopeFrame, ...]
+    ) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        from torch.fx.node import map_arg
+
+        mask_index, mask_name = MASK_ARGUMENTS.get(target, (-1, ""))
+        mask = node.args[mask_index] if 0 <= mask_index < len(node.args) else None
+        mask = node.kwargs.get(mask_name, mask)
+        folded_mask = mask is not None and self._is_folded_node(mask)
+
+        def operand(n: Any) -> Any:
+            # A folded mask is read as a pattern, never materialised.
+            if folded_mask and n is mask:
+                return self.fold_mask(n, frames)
+            return self._operand(n, frames)
+
+        args = tuple(map_arg(tuple(node.args), operand))
+        return args, dict(map_arg(dict(node.kwargs), operand))
+
+    def _operand(self, node: Any, frames: tuple[ScopeFrame, ...]) -> Any:
+        """`node`'s traced value; a folded node's as a constant of `frames`."""
+        if not self._is_folded_node(node):
+            return self.values[node]
+        if node not in self.folded:
+            self.folded[node] = self._evaluate(node)
+        return self._materialise(node, frames)
+
+    def _tensor_of(self, node: Any, frames: tuple[ScopeFrame, ...]) -> Tensor:
+        if not hasattr(node, "op"):  # a constant the program returns
+            raise TorchImportError(
+                f"an output is {node!r}, not a tensor: only programs that return "
+                "tensors import"
+            )
+        value = self._operand(node, frames)
+        if not isinstance(value, Tensor):
+            raise TorchImportError(f"output {node} is not a tensor ({value!r})")
+        return value
+
+    def fold_mask(self, node: Any, frames: tuple[ScopeFrame, ...]) -> FoldedMask:
+        """Read a folded attention mask (`_mask_pattern`): causal, all-true,
+        per key (with or without causal: then only one row of it becomes a
+        constant, the padding of a batch), or an operand as it is."""
+        kind = self._mask_kind(node)
+        if kind in ("none", "causal"):
+            return FoldedMask(kind == "causal", None)
+        if kind == "operand":
+            return FoldedMask(False, self._materialise(node, frames))
+        keep = _keep(self.folded[node])
+        row = keep[..., -1:, :] if kind == "causal keys" else keep[..., :1, :]
+        keys = self._constant((node, "keys", frames), row, frames)
+        return FoldedMask(kind == "causal keys", keys)
+
+    def _mask_kind(self, node: Any) -> str:
+        """ "causal", "none" (all kept) or "operand"; once per mask node."""
+        if node not in self.mask_kinds:
+            self.mask_kinds[node] = self._classify_mask(node)
+        return self.mask_kinds[node]
+
+    def _classify_mask(self, node: Any) -> str:
+        import torch
+
+        if node not in self.folded:
+            self.folded[node] = self._evaluate(node)
+        mask = self.folded[node]
+        if not isinstance(mask, torch.Tensor):
+            raise UnsupportedNode(f"attention mask {node} is not a tensor")
+        # Every layer of a core-ATen graph folds its own copy of one mask:
+        # classify each distinct value once.
+        key = (tuple(mask.shape), str(mask.dtype), to_numpy(mask).tobytes())
+        if key not in self.mask_values:
+            self.mask_values[key] = _mask_pattern(mask)
+        return self.mask_values[key]
+
+    # -- folding ------------------------------------------------------------- #
+
+    def _evaluate(self, node: Any) -> Any:
+        """Run one foldable node with torch on the known values."""
+        import torch
+        from torch._subclasses.fake_tensor import unset_fake_temporarily
+        from torch.fx.node import map_arg
+
+        known: dict[Any, Any] = {}
+        for source in node.all_input_nodes:
+            if source in self.folded or self._is_folded_node(source):
+                if source not in self.folded:
+                    self.folded[source] = self._evaluate(source)
+                known[source] = self.folded[source]
+            else:  # a shape-only op's input: only its shape and dtype count
+                val = source.meta["val"]
+                known[source] = torch.zeros(val.shape, dtype=val.dtype)
+        args = map_arg(tuple(node.args), lambda n: known[n])
+        kwargs = dict(map_arg(dict(node.kwargs), lambda n: known[n]))
+        if "device" in kwargs:
+            kwargs["device"] = "cpu"
+        # Real values even where a compiler runs under a FakeTensorMode
+        # (AOTAutograd calls the torch.compile backend inside one).
+        with unset_fake_temporarily():
+            return node.target(*args, **kwargs)
+
+    def _materialise(self, node: Any, frames: tuple[ScopeFrame, ...]) -> Any:
+        """A folded value as a graph constant, once per module call that
+        uses it (so identical layers stay identical for graph-dedup)."""
+        import torch
+
+        value = self.folded[node]
+        if not isinstance(value, torch.Tensor):
+            return value
+        return self._constant((node, frames), value, frames)
+
+    def _constant(
+        self, key: tuple[Any, ...], value: Any, frames: tuple[ScopeFrame, ...]
+    ) -> Tensor:
+        """The torch tensor `value` as a `graph.full` (one value) or a
+        `graph.constant` in scope `frames`, made once per `key`."""
+        if key not in self.constants:
+            dtype = graph_dtype(value.dtype)
+            array = to_numpy(value)
+            with at_frames(frames):
+                flat = array.reshape(-1)
+                if flat.size and bool((flat == flat[0]).all()):
+                    made = ops.full(array.shape, float(flat[0]), dtype)
+                else:
+                    made = ops.constant(array, dtype)
+            self.constants[key] = made
+        return self.constants[key]
+
+    def _flat_outputs(self, output: Any) -> list[Any]:
+        import torch.utils._pytree as pytree
+
+        return [o for o in pytree.tree_leaves(output.args[0]) if o is not None]
+
+    def _spec(self, placeholder: Any) -> TensorSpec:
+        value = placeholder.meta["val"]
+        _check_static(placeholder)
+        weight = self.source.weights.get(placeholder.name)
+        param = weight[0] if weight is not None else None
+        try:
+            dtype = graph_dtype(value.dtype)
+        except UnsupportedNode as error:
+            raise TorchImportError(_describe(placeholder, str(error))) from None
+        return TensorSpec(
+            tuple(int(d) for d in value.shape),
+            dtype,
+            name=placeholder.name,
+            param=param,
+        )

@@ -1,0 +1,284 @@
+"""What the torch importer asks of single fx nodes, and its error: whether
+a node draws random numbers, mutates a shared value or is a view, its dtypes
+and static shapes, its module-stack frames, the kind of an attention mask,
+and its source line for messages (`TorchImportError` names it)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from xdsl.dialects.builtin import (
+    ComplexType,
+    Float32Type,
+    Float64Type,
+    IntegerType,
+    ModuleOp,
+    Signedness,
+    TensorType,
+)
+from xdsl.ir import Attribute
+
+from fxdsl.frontends import aten_ops
+from fxdsl.frontends.aten_ops import (
+    UnsupportedNode,
+    cast_to,
+    graph_dtype,
+    target_name,
+)
+from fxdsl.ir.graph import ELEMENT_TYPES, ScopeFrame
+from fxdsl.ir.utils import erase_unused
+from fxdsl.tracing.tracer import Tensor, TensorSpec
+
+MAX_DECOMPOSITION_DEPTH = 16
+"""Torch decompositions inside decompositions, at most (`_decomposed`)."""
+
+NO_OPS = frozenset({"aten._assert_tensor_metadata.default", "aten._assert_async.msg"})
+"""Nodes with no result that inference drops."""
+
+SHAPE_ONLY = frozenset(
+    f"aten.{name}"
+    for name in (
+        "zeros_like.default",
+        "ones_like.default",
+        "empty_like.default",
+        "full_like.default",
+        "new_zeros.default",
+        "new_ones.default",
+        "new_empty.default",
+        "new_full.default",
+    )
+)
+"""Ops whose value depends only on their input's shape and dtype: they fold
+even when that input does not."""
+
+MASK_ARGUMENTS = {"aten.scaled_dot_product_attention.default": (3, "attn_mask")}
+"""Arguments that are attention masks: folded, they are read as a pattern."""
+
+_CALL_INDEX = re.compile(r"@(\d+)$")
+
+
+class TorchImportError(Exception):
+    """A program the importer cannot take; the message names the ATen op,
+    the node and its source line. `node` is the fx node's name where one
+    node is at fault (the torch.compile backend then leaves that node to
+    torch and imports the rest)."""
+
+    def __init__(self, message: str, node: str | None = None) -> None:
+        super().__init__(message)
+        self.node = node
+
+
+def _mutates_a_shared_value(node: Any) -> bool:
+    """Whether `node` (an in-place op of a decomposition, which the importer
+    reads as an op with a result) writes a value that another node reads
+    too. make_fx already routes later reads of the written tensor itself
+    through `node`; what is left is a view's base (or another view of it),
+    which would see the old value."""
+    schema = getattr(node.target, "_schema", None)
+    if schema is None or not schema.is_mutable:
+        return False
+    for argument, value in zip(schema.arguments, node.args):
+        if argument.alias_info is None or not argument.alias_info.is_write:
+            continue
+        reader = node
+        while hasattr(value, "users"):
+            if any(user is not reader for user in value.users):
+                return True
+            if not _is_view(value):
+                break
+            reader, value = value, value.args[0]
+    return False
+
+
+def _is_view(node: Any) -> bool:
+    """Whether `node`'s op returns a view of its first argument."""
+    schema = getattr(node.target, "_schema", None)
+    return bool(schema is not None and schema.returns and schema.returns[0].alias_info)
+
+
+class _NotDecomposed(UnsupportedNode):
+    """A node of a decomposition did not import (the innermost one's
+    message reaches the user, not one per level of decomposition)."""
+
+
+def _as_torch_says(result: Any, node: Any) -> Any:
+    """A node's imported result in torch's dtype; UnsupportedNode when its
+    shape is not torch's."""
+    if not isinstance(result, Tensor):
+        return result
+    value = node.meta.get("val")
+    result = cast_to(result, graph_dtype(value.dtype))
+    shape = tuple(int(d) for d in value.shape)
+    if tuple(result.shape) != shape:
+        raise UnsupportedNode(f"imported as shape {result.shape}, torch says {shape}")
+    return result
+
+
+def _keep(mask: Any) -> Any:
+    """Which scores a mask keeps: an i1 mask itself, an additive one's 0s."""
+    import torch
+
+    return mask if mask.dtype == torch.bool else mask == 0
+
+
+def _mask_pattern(mask: Any) -> str:
+    """What a folded attention mask (..., T, S) is, from the cheapest form:
+    "none" when every key is kept; "causal" for the causal pattern (key s
+    kept for query t iff s <= t, in every batch); "keys" when every query
+    row keeps the same keys (BERT's padding: a (..., 1, S) mask), "causal
+    keys" when it is the causal pattern and such a per-key mask (a padded
+    decoder batch); else "operand". An additive mask counts when it holds
+    only 0 and -inf (anything else shifts scores: "operand")."""
+    import torch
+
+    keep = _keep(mask)
+    if mask.dtype != torch.bool and not bool((keep | torch.isneginf(mask)).all()):
+        return "operand"
+    if bool(keep.all()):
+        return "none"
+    t, s = keep.shape[-2:]
+    causal = torch.ones(t, s, dtype=torch.bool).tril()
+    if bool((keep == causal).all()):
+        return "causal"
+    if bool((keep == keep[..., :1, :]).all()):
+        return "keys"
+    # causal: the last row sees every key the causal pattern allows at all
+    if t <= s and bool((keep == (causal & keep[..., -1:, :])).all()):
+        return "causal keys"
+    return "operand"
+
+
+def draws_random(node: Any) -> bool:
+    """Whether `node` draws random numbers: its op carries torch's
+    `nondeterministic_seeded` tag (rand, randint, normal, bernoulli,
+    dropout, attention, ...) and its arguments make it draw
+    (`aten_ops.draws_random`). Such a node never folds, and never imports:
+    a graph op of it would be the same numbers on every call."""
+    import torch
+
+    if torch.Tag.nondeterministic_seeded not in getattr(node.target, "tags", ()):
+        return False
+    return aten_ops.draws_random(target_name(node.target), node.args, node.kwargs)
+
+
+TORCH_ONLY_TYPES: dict[str, Attribute] = {
+    "torch.float64": Float64Type(),
+    "torch.int8": IntegerType(8),
+    "torch.uint8": IntegerType(8, Signedness.UNSIGNED),
+    "torch.int16": IntegerType(16),
+    "torch.complex64": ComplexType(Float32Type()),
+    "torch.complex128": ComplexType(Float64Type()),
+}
+"""Element types, beyond the graph dialect's, of values that pass only
+between nodes left to torch (`linalg.matrix_rank` computes in float64): the
+IR names their type, no graph op reads them."""
+
+
+def _torch_type(value: Any, node: Any) -> TensorType[Attribute]:
+    """The IR type of a result of a node left to torch."""
+    shape = tuple(int(d) for d in value.shape)
+    name = str(value.dtype)
+    if name in TORCH_ONLY_TYPES:
+        return TensorType(TORCH_ONLY_TYPES[name], shape)
+    try:
+        return TensorSpec(shape, graph_dtype(value.dtype)).type
+    except UnsupportedNode as error:
+        raise TorchImportError(_describe(node, str(error)), node.name) from None
+
+
+def _check_graph_dtypes(values: Sequence[Any]) -> None:
+    """UnsupportedNode unless every tensor among `values` has a graph
+    dialect dtype (a float64 result of a node left to torch has not)."""
+    for value in values:
+        if isinstance(value, Tensor):
+            element_type = value.value.type.element_type  # type: ignore[attr-defined]
+            if element_type not in ELEMENT_TYPES:
+                raise UnsupportedNode(
+                    f"an operand of element type {element_type}, which only torch "
+                    "computes with"
+                )
+
+
+def _is_tensor(node: Any) -> bool:
+    value = node.meta.get("val")
+    return value is not None and hasattr(value, "shape")
+
+
+def _frames(node: Any) -> tuple[ScopeFrame, ...]:
+    """`nn_module_stack` as scope frames, without the root (the function).
+
+    torch.export writes `(fqn, "qualified.Class")`; Dynamo (what the
+    torch.compile backend sees) writes `("L['self'].h[0].attn", <class>)`:
+    both become `("h.0.attn", call index, "qualified.Class")`."""
+    stack = node.meta.get("nn_module_stack") or {}
+    frames: list[ScopeFrame] = []
+    for key, (fqn, module_type) in stack.items():
+        name = _plain_fqn(str(fqn))
+        if not name:
+            continue
+        match = _CALL_INDEX.search(str(key))
+        index = int(match.group(1)) if match else 0
+        frames.append((name, index, _type_name(module_type)))
+    return tuple(frames)
+
+
+_DYNAMO_ROOT = re.compile(r"^L\['self'\]\.?")
+_DYNAMO_ITEM = re.compile(r"\.?_modules\['([^']*)'\]|\['([^']*)'\]|\[(\d+)\]")
+
+
+def _plain_fqn(fqn: str) -> str:
+    """`L['self'].h[0]._modules['attn']` → `h.0.attn` (export's fqns pass)."""
+    fqn = _DYNAMO_ROOT.sub("", fqn)
+    fqn = _DYNAMO_ITEM.sub(lambda m: "." + next(g for g in m.groups() if g), fqn)
+    return fqn.lstrip(".")
+
+
+def _type_name(module_type: Any) -> str:
+    if isinstance(module_type, type):
+        return f"{module_type.__module__}.{module_type.__qualname__}"
+    return str(module_type)
+
+
+def _check_static(node: Any) -> None:
+    import torch
+
+    value = node.meta.get("val")
+    values = value if isinstance(value, list | tuple) else [value]
+    for item in values:
+        shape = getattr(item, "shape", ())
+        if any(isinstance(d, torch.SymInt) for d in shape):
+            raise TorchImportError(
+                _describe(
+                    node,
+                    f"dynamic shape {tuple(shape)}: fxdsl imports static shapes "
+                    "only; export without dynamic_shapes (or with static ones)",
+                )
+            )
+
+
+def _describe(node: Any, message: str) -> str:
+    """`message` about `node`, with its op and source line."""
+    target = str(node.target) if node.op == "call_function" else node.op
+    return f"{target} (node %{node.name}): {message}{_source_line(node)}"
+
+
+def _source_line(node: Any) -> str:
+    trace_text = node.meta.get("stack_trace") or ""
+    lines = [line.strip() for line in trace_text.strip().splitlines()]
+    for i in range(len(lines) - 1, -1, -1):
+        match = re.match(r'File "(.+)", line (\d+)', lines[i])
+        if match:
+            code = lines[i + 1] if i + 1 < len(lines) else ""
+            return f"\n  at {match.group(1)}:{match.group(2)}: {code}"
+    return ""
+
+
+def _erase_unused(module: ModuleOp) -> None:
+    """Drop side-effect-free ops whose results nothing uses (what recognised
+    patterns and folding left behind)."""
+    for function in module.ops:
+        for region in function.regions:
+            for block in region.blocks:
+                erase_unused(block)
