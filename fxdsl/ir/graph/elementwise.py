@@ -363,6 +363,11 @@ class BinaryOp(GraphOp):
     def result_dtype(self) -> Attribute:
         return dtype_of(self.lhs)
 
+    def verify_operands(self) -> None:
+        super().verify_operands()
+        if self.FLOAT_ONLY and dtype_of(self.lhs) not in FLOAT_TYPES:
+            raise ShapeError(f"expects float tensors, got {self.lhs.type}")
+
     def infer_result_types(self) -> list[Attribute]:
         if dtype_of(self.lhs) != dtype_of(self.rhs):
             raise ShapeError(
