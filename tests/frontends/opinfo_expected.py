@@ -218,7 +218,6 @@ EXPECTED: dict[str, dict[str, str]] = {
     },
     "index_copy": {
         "default": "aten.index_copy.default has no graph-dialect mapping, and in torch's decomposition of it aten.index_put.default does not import: aten.index_put.default has ",
-        "core": "aten.index_put.default has no graph-dialect mapping",
     },
     "linalg.cholesky": {
         "default": "aten.linalg_cholesky.default has no graph-dialect mapping, and in torch's decomposition of it aten.linalg_cholesky_ex.default does not import: ate",
