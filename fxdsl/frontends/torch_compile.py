@@ -344,6 +344,9 @@ class _Specialising:
         self.settings = settings
         self.label = label
         self.compiled: dict[tuple[Any, ...], Callable[..., Any]] = {}
+        self.passed = _pass_through_ints(gm)
+        output = next(n for n in gm.graph.nodes if n.op == "output")
+        self.outputs = _leaves(output.args[0])
 
     def __call__(self, *args: Any) -> Any:
         import torch
@@ -351,12 +354,32 @@ class _Specialising:
         key = tuple(
             (tuple(a.shape), a.dtype, a.device.type)
             if isinstance(a, torch.Tensor)
+            else None
+            if i in self.passed
             else a
-            for a in args
+            for i, a in enumerate(args)
         )
         if key not in self.compiled:
             self.compiled[key] = self._specialise(args)
-        return self.compiled[key](*[a for a in args if isinstance(a, torch.Tensor)])
+        result = self.compiled[key](*[a for a in args if isinstance(a, torch.Tensor)])
+        if not self.passed:
+            return result
+        return self._with_ints(result, args)
+
+    def _with_ints(self, result: Any, args: Sequence[Any]) -> Any:
+        """`result` with the ints the graph computes from pass-through ints
+        evaluated for this call (the compiled graph holds the first call's)."""
+        import torch.utils._pytree as pytree
+
+        flat, spec = pytree.tree_flatten(result)
+        if len(flat) != len(self.outputs):
+            return result
+        placeholders = [n for n in self.gm.graph.nodes if n.op == "placeholder"]
+        env = dict(zip(placeholders, args))
+        for i, leaf in enumerate(self.outputs):
+            if _is_int_node(leaf):
+                flat[i] = _evaluate_ints(leaf, env)
+        return pytree.tree_unflatten(flat, spec)
 
     def _specialise(self, args: Sequence[Any]) -> Callable[..., Any]:
         import torch
@@ -382,6 +405,57 @@ class _Specialising:
             static, tensors, self.settings, self.label, True, with_sizes
         )
         return lambda *tensors: compiled(list(tensors))
+
+
+def _leaves(value: Any) -> list[Any]:
+    import torch.utils._pytree as pytree
+
+    return pytree.tree_leaves(value)
+
+
+def _is_int_node(node: Any) -> bool:
+    import torch
+
+    value = getattr(node, "meta", {}).get("val")
+    return isinstance(value, torch.SymInt | int) and not isinstance(value, bool)
+
+
+def _pass_through_ints(gm: Any) -> set[int]:
+    """Positions of the int inputs that decide no tensor: every use is int
+    arithmetic that ends in the graph's outputs (HF's sliding-window cache
+    counts its length in a Python int, which the decode step returns plus
+    one). One compiled graph serves every value of them; the ints the graph
+    returns are computed per call (`_evaluate_ints`)."""
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    passed = set()
+    for i, placeholder in enumerate(placeholders):
+        if not _is_int_node(placeholder):
+            continue
+        seen, stack, ok = set(), [placeholder], True
+        while stack and ok:
+            node = stack.pop()
+            for user in node.users:
+                if user.op == "output" or user in seen:
+                    continue
+                if not (user.op == "call_function" and _is_int_node(user)):
+                    ok = False
+                    break
+                seen.add(user)
+                stack.append(user)
+        if ok:
+            passed.add(i)
+    return passed
+
+
+def _evaluate_ints(node: Any, env: dict[Any, Any]) -> Any:
+    """The value of an int node of the graph, from the call's inputs."""
+    from torch.fx.node import map_arg
+
+    if node not in env:
+        args = map_arg(node.args, lambda n: _evaluate_ints(n, env))
+        kwargs = map_arg(node.kwargs, lambda n: _evaluate_ints(n, env))
+        env[node] = node.target(*args, **kwargs)
+    return env[node]
 
 
 def _log_fallbacks(partitioned: Plan) -> None:

@@ -643,7 +643,12 @@ class _Importer:
     def _flat_outputs(self, output: Any) -> list[Any]:
         import torch.utils._pytree as pytree
 
-        return [o for o in pytree.tree_leaves(output.args[0]) if o is not None]
+        leaves = [o for o in pytree.tree_leaves(output.args[0]) if o is not None]
+        if self.fallback is None:
+            return leaves
+        # The backend returns a graph's constant outputs itself (the int a
+        # shape-specialised graph returns: HF's sliding-window cache length)
+        return [o for o in leaves if hasattr(o, "op")]
 
     def _spec(self, placeholder: Any) -> TensorSpec:
         value = placeholder.meta["val"]

@@ -364,6 +364,37 @@ def test_dynamic_true_specialises_per_shape(
     assert len(runs) == 4
 
 
+def test_an_int_that_decides_no_tensor_compiles_once(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """An int input only counted on and returned (HF's sliding-window cache
+    length) does not specialise the graph: one compile serves every value,
+    and the int returned is this call's; an int that scales a tensor does."""
+
+    def step(x: Any, n: int) -> Any:
+        return x * 2 + 1, n + 1
+
+    def scaled(x: Any, n: int) -> Any:
+        return x * n, n * 2
+
+    x = torch.randn(4, 8)
+    for function, specialisations in ((step, 1), (scaled, 3)):
+        torch._dynamo.reset()
+        compiled = torch.compile(function, backend="fxdsl", dynamic=True)
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="fxdsl.torch_compile"):
+            for n in (3, 4, 5):
+                got, count = compiled(x, n)
+                want, want_count = function(x, n)
+                np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
+                assert count == want_count
+        messages = [r.getMessage() for r in caplog.records]
+        assert sum("specialised a dynamic graph" in m for m in messages) == (
+            specialisations
+        ), function.__name__
+        assert not [m for m in messages if "runs in torch" in m]
+
+
 @pytest.mark.gpu
 def test_cuda_islands_follow_torchs_current_stream() -> None:
     """On a side stream, with work queued before and after: the result is
