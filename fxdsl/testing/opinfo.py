@@ -519,14 +519,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--table-samples", type=int, default=1, help="samples the table is for"
     )
+    parser.add_argument(
+        "--shard",
+        default="0/1",
+        help="K/N: only every N-th op, from the K-th (run N processes, then "
+        "join their --json files with --resume)",
+    )
     args = parser.parse_args(argv)
+    shard, shards = _shard(parser, args.shard)
     chosen = set(args.ops.split(",")) if args.ops else None
     results: dict[str, dict[str, Any]] = {}
     if args.resume and args.json and Path(args.json).exists():
         results = json.loads(Path(args.json).read_text())
-    for op in op_db():
+    for index, op in enumerate(op_db()):
         name = op_name(op)
         if (chosen is not None and name not in chosen) or name in results:
+            continue
+        if index % shards != shard:
             continue
         samples = check_samples(op, args.samples, args.levels.split(","))
         results[name] = {**worst(samples), "samples": samples}
@@ -543,6 +552,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.table:
         write_atomic(args.table, expected_table(results, args.table_samples))
     return 0
+
+
+def _shard(parser: argparse.ArgumentParser, given: str) -> tuple[int, int]:
+    match = re.fullmatch(r"(\d+)/(\d+)", given)
+    if not match or not int(match[1]) < int(match[2]):
+        parser.error(f"--shard wants K/N with 0 <= K < N, got {given!r}")
+    return int(match[1]), int(match[2])
 
 
 if __name__ == "__main__":

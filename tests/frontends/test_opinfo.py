@@ -22,6 +22,7 @@ timed on a quiet one).
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -141,3 +142,20 @@ def test_the_backend_level_tells_islands_from_torch_and_randomness() -> None:
     outcome, detail = opinfo.check_backend(dropout)
     assert outcome == "fallback"
     assert "draws random numbers" in detail
+
+
+def test_shards_split_the_ops_and_a_bad_shard_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ops = "abs,neg,sin,cos"
+    found = []
+    for shard in ("0/2", "1/2"):
+        out = tmp_path / f"{shard[0]}.json"
+        argv = ["--ops", ops, "--levels", "default", "--shard", shard]
+        assert opinfo.main([*argv, "--json", str(out)]) == 0
+        found.append(set(json.loads(out.read_text())))
+    assert found[0] | found[1] == set(ops.split(","))
+    assert not found[0] & found[1]
+    with pytest.raises(SystemExit):
+        opinfo.main(["--shard", "2/2"])
+    assert "--shard wants K/N" in capsys.readouterr().err
