@@ -82,23 +82,12 @@ def test_greedy_generation_equals_eager(
         assert gap <= MAX_TIE_ULPS, f"tokens part at {first}: not a tie ({gap} ulps)"
 
 
-@pytest.mark.slow
-@pytest.mark.usefixtures("fresh_dynamo")
-def test_the_lowered_decode_step_updates_the_callers_cache_in_place() -> None:
-    """The decode step's island, lowered for the GPU (default pipeline, so
-    layers outlined by graph-dedup too) and run on the IR emulator with the
-    operands the backend gave it: the cache arguments (marked writable from
-    AOTAutograd's mutated inputs) hold the new cache afterwards, equal to
-    the reference's result, and no cache-sized buffer is allocated."""
-    import numpy as np
+def _decode_island(name: str, dtype: Any) -> tuple[str, Any, list[Any]]:
+    """The decode step's island of `name` generating two tokens through the
+    backend (CPU), with the operands the backend gave it (cloned)."""
     from xdsl.dialects import func
 
-    from fxdsl.api import apply
     from fxdsl.frontends import torch_compile
-    from fxdsl.interpreters.run import run_reference
-    from fxdsl.lowering.graph_bufferize import writable_arguments
-    from fxdsl.lowering.pipeline import GPU_PIPELINE
-    from fxdsl.runtime.ir_emulator import Emulator
 
     calls: list[tuple[Any, list[Any]]] = []
     real = torch_compile.call_island
@@ -109,7 +98,7 @@ def test_the_lowered_decode_step_updates_the_callers_cache_in_place() -> None:
 
     torch_compile.call_island = recording
     try:
-        model = build_decoder("llama")
+        model = build_decoder(name, dtype)
         got = generate_both(model, prompts(1, PROMPT, padded=False), new_tokens=2)
     finally:
         torch_compile.call_island = real
@@ -121,18 +110,39 @@ def test_the_lowered_decode_step_updates_the_callers_cache_in_place() -> None:
         for f in module.body.block.ops
         if isinstance(f, func.FuncOp) and f.sym_name.data == island_name
     )
-    caches = [
-        p
-        for p in writable_arguments(island)
-        if len(island.args[p].type.get_shape()) == 4
-    ]
-    assert len(caches) == 4, island  # keys and values of 2 layers
     _, operands = next(
         c
         for c in calls
         if c[0].callee.string_value() == island_name
         and c[1][0].shape[1] == 1  # the decode step takes one token per row
     )
+    return island_name, island, operands
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("fresh_dynamo")
+def test_the_lowered_decode_step_updates_the_callers_cache_in_place() -> None:
+    """The decode step's island, lowered for the GPU (default pipeline, so
+    layers outlined by graph-dedup too) and run on the IR emulator with the
+    operands the backend gave it: the cache arguments (marked writable from
+    AOTAutograd's mutated inputs) hold the new cache afterwards, equal to
+    the reference's result, and no cache-sized buffer is allocated."""
+    import numpy as np
+
+    from fxdsl.api import apply
+    from fxdsl.frontends import torch_compile
+    from fxdsl.interpreters.run import run_reference
+    from fxdsl.lowering.graph_bufferize import writable_arguments
+    from fxdsl.lowering.pipeline import GPU_PIPELINE
+    from fxdsl.runtime.ir_emulator import Emulator
+
+    island_name, island, operands = _decode_island("llama", torch.float32)
+    caches = [
+        p
+        for p in writable_arguments(island)
+        if len(island.args[p].type.get_shape()) == 4
+    ]
+    assert len(caches) == 4, island  # keys and values of 2 layers
     arrays = [t.numpy().copy() for t in operands]
     want = run_reference(torch_compile._island_module(island), *arrays)
     lowered = apply(torch_compile._island_module(island), GPU_PIPELINE)
@@ -159,3 +169,52 @@ def test_a_sliding_window_cache_decodes_in_fxdsl() -> None:
     got = generate_both(model, prompts(1, PROMPT, padded=False), new_tokens=5)
     assert got.equal, (got.eager.sequences, got.compiled.sequences)
     _check_plans(got.plans)  # once each, not once per step
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("fresh_dynamo")
+def test_the_bf16_decode_step_is_one_cuda_graph(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 35's one-graph decode, checked on the host: the bf16 GPT-2
+    decode step's island lowers to a launch plan whose every step a CUDA
+    graph can record (kernels, the cache scatter, GEMMs on the direct cuBLAS
+    binding: no cupy.matmul, no host step), `cuda_graph` records it as one
+    piece, and the replay computes the reference's logits."""
+    import sys
+
+    import numpy as np
+
+    from fxdsl.frontends import torch_compile
+    from fxdsl.interpreters.run import run_reference
+    from fxdsl.ir.dtypes import from_bf16_bits
+    from fxdsl.runtime.cuda_graph import GraphedExecutor
+    from fxdsl.testing.fake_cublas import MemoryCublas, executor_on_host
+
+    _, island, operands = _decode_island("gpt2", torch.bfloat16)
+    module = torch_compile._island_module(island)
+    library = MemoryCublas()
+    executor, streams = executor_on_host(monkeypatch, module, library)
+    assert executor.matmul_fallback is None
+    assert all(executor.capturable(step) for step in executor.plan.steps)
+
+    def device(t: Any) -> Any:  # bf16 as the device holds it: its bits
+        if t.dtype == torch.bfloat16:
+            return t.view(torch.int16).numpy().view(np.uint16).copy()
+        return t.numpy().copy()
+
+    monkeypatch.delattr(sys.modules["cupy"], "matmul")  # no cupy.matmul step
+    graphed = GraphedExecutor(executor)
+    got = graphed(*[device(t) for t in operands])
+    (entry,) = graphed.entries.values()
+    assert len(entry.pieces) == 1
+    assert streams.captures == 1
+    want = run_reference(
+        module,
+        *[t.float().numpy() if t.is_floating_point() else t.numpy() for t in operands],
+    )
+    logits = max(range(len(want)), key=lambda i: want[i].size)
+    value = np.asarray(got[logits])
+    if value.dtype == np.uint16:
+        value = from_bf16_bits(value)
+    np.testing.assert_allclose(value, want[logits], rtol=0.05, atol=0.05)
