@@ -36,8 +36,7 @@ SIZES: dict[str, dict[str, Any]] = {"mistral": {"sliding_window": None}}
 """Config overrides per decoder. Mistral's default window (4096 tokens)
 exceeds every sequence here, so without it attention is the same; with
 it, HF's cache is a `StaticSlidingWindowLayer`, whose Python-int length
-counter makes each decode step a new shape-generic graph returning that
-int, which the backend runs in torch whole (see the generation tests)."""
+counter makes the decode step shape-generic (one test runs that case)."""
 
 PAD = SPECIAL_TOKENS["pad_token_id"]
 
