@@ -218,3 +218,31 @@ def test_the_bf16_decode_step_is_one_cuda_graph(
     if value.dtype == np.uint16:
         value = from_bf16_bits(value)
     np.testing.assert_allclose(value, want[logits], rtol=0.05, atol=0.05)
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("fresh_dynamo")
+def test_prompts_padded_to_one_length_share_the_compiled_graphs() -> None:
+    """Prompts left-padded to one length (the tokenizer's
+    `pad_to_multiple_of`) reuse the compiled prefill and decode step: a
+    second `generate` compiles nothing, and its tokens are eager's."""
+    from fxdsl.testing.generation import greedy, recording_plans
+
+    model = build_decoder("gpt2")
+    first = prompts(2, PROMPT, padded=True, seed=1)
+    second = prompts(2, PROMPT, padded=True, seed=2)
+    want = greedy(model, second, 4).sequences
+    original = model.forward
+    torch._dynamo.reset()
+    model.forward = torch.compile(original, backend="fxdsl")
+    plans: list[Any] = []
+    try:
+        with recording_plans(plans):
+            greedy(model, first, 4)
+            compiled_first = len(plans)
+            got = greedy(model, second, 4).sequences
+    finally:
+        model.forward = original
+    assert compiled_first == 2
+    assert len(plans) == 2, "the second prompt compiled again"
+    assert torch.equal(got, want)
