@@ -372,8 +372,11 @@ class _Specialising:
         import torch.utils._pytree as pytree
 
         flat, spec = pytree.tree_flatten(result)
-        if len(flat) != len(self.outputs):
-            return result
+        if len(flat) != len(self.outputs):  # never a stale int: say so
+            raise RuntimeError(
+                f"fxdsl: a specialised graph returned {len(flat)} values for "
+                f"{len(self.outputs)} outputs; please report it"
+            )
         placeholders = [n for n in self.gm.graph.nodes if n.op == "placeholder"]
         env = dict(zip(placeholders, args))
         for i, leaf in enumerate(self.outputs):
