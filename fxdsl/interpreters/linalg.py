@@ -65,29 +65,30 @@ def triangular_solve(
     return (np.swapaxes(x, -1, -2) if right else x,)
 
 
-def lu(a: Array) -> tuple[Array, ...]:
+def lu(a: Array, xp: Any = np) -> tuple[Array, ...]:
     """Right-looking LU with partial pivoting (LAPACK's `getrf` choice: the
     first row of largest magnitude); a zero pivot leaves its column unscaled,
-    as `getrf` does (the matrix is singular, U has a zero on its diagonal)."""
+    as `getrf` does (the matrix is singular, U has a zero on its diagonal).
+    `xp` is the array module (numpy; CuPy runs the same steps on a GPU)."""
     *batch, m, n = a.shape
     count, k = int(np.prod(batch, dtype=np.int64)), min(m, n)
-    factors = _wide(a).reshape(count, m, n).copy()
-    pivots = np.zeros((count, k), dtype=np.int32)
-    order = np.tile(np.arange(m), (count, 1))
-    rows = np.arange(count)
+    factors = xp.asarray(a, dtype=xp.float64).reshape(count, m, n).copy()
+    pivots = xp.zeros((count, k), dtype=xp.int32)
+    order = xp.tile(xp.arange(m), (count, 1))
+    rows = xp.arange(count)
     for j in range(k):
-        p = j + np.argmax(np.abs(factors[:, j:, j]), axis=1)
+        p = j + xp.argmax(xp.abs(factors[:, j:, j]), axis=1)
         pivots[:, j] = p + 1
         factors[rows, j], factors[rows, p] = factors[rows, p], factors[rows, j].copy()
         order[rows, j], order[rows, p] = order[rows, p], order[rows, j].copy()
         pivot = factors[:, j, j]
-        scale = np.where(pivot != 0, pivot, 1.0)[:, None]
+        scale = xp.where(pivot != 0, pivot, 1.0)[:, None]
         factors[:, j + 1 :, j] /= scale
         factors[:, j + 1 :, j + 1 :] -= (
             factors[:, j + 1 :, j, None] * factors[:, None, j, j + 1 :]
         )
     # a = P L U with column i of P the unit vector of the row that ended at i
-    permutation = np.swapaxes(np.eye(m)[order], -1, -2)
+    permutation = xp.swapaxes(xp.eye(m)[order], -1, -2)
     return (
         factors.reshape(a.shape),
         pivots.reshape((*batch, k)),
