@@ -14,6 +14,8 @@ What each composition rests on:
 - `lu_unpack` and `lu_solve` with pivots given as an input: the pivots'
   row swaps become a product of transposition matrices, one per pivot
   (unrolled; refused past `MAX_PIVOT_SWAPS`).
+- `householder_product` and `ormqr`: Q as the product of `geqrf`'s
+  reflections, unrolled (refused past `MAX_PIVOT_SWAPS` of them).
 - the `info` outputs of the `_ex` variants: `lu`'s is computed (the first
   zero on U's diagonal); `cholesky_ex`'s is zero, since every fxdsl backend
   fails on a matrix that is not positive definite rather than return one.
@@ -361,6 +363,62 @@ def _linalg_qr(call: AtenCall) -> Any:
         raise UnsupportedNode(f"qr mode {mode!r}")
     q, r = linalg.qr(_f32(call.args[0]), complete=mode == "complete")
     return (_empty_like_result(call, 0) if mode == "r" else q, r)
+
+
+@aten("geqrf.default")
+def _geqrf(call: AtenCall) -> Any:
+    return linalg.geqrf(_f32(call.args[0]))
+
+
+def _householder(packed: Tensor, tau: Tensor) -> Tensor:
+    """Q = H_0 ... H_{k-1} (m x m) of Householder vectors stored below the
+    diagonal of `packed` (m x n) with scales `tau` (k <= n), as `orgqr`
+    reads them: H_i = I - tau_i v_i v_i^T, v_i = (0, .., 1, packed[i+1:, i])."""
+    m, n = packed.shape[-2:]
+    k = tau.shape[-1]
+    if k > MAX_PIVOT_SWAPS:
+        raise UnsupportedNode(
+            f"{k} Householder reflections (fxdsl unrolls at most {MAX_PIVOT_SWAPS})"
+        )
+    if k > min(m, n):
+        raise UnsupportedNode(f"{k} reflections of {m}x{n} vectors")
+    vectors = ops.add(_tril(packed, -1), _eye(m, n))
+    batch = list(packed.shape[:-2])
+    q: Tensor | None = None
+    for i in range(k):
+        start = [0] * packed.ndim
+        start[-1] = i
+        v = ops.slice(vectors, start, [*batch, m, i + 1])  # (..., m, 1)
+        t_start = [0] * tau.ndim
+        t_start[-1] = i
+        scale = ops.reshape(
+            ops.slice(tau, t_start, [*tau.shape[:-1], i + 1]), [*tau.shape[:-1], 1, 1]
+        )
+        reflection = ops.sub(_eye(m), ops.mul(scale, ops.matmul(v, _t(v))))
+        q = reflection if q is None else ops.matmul(q, reflection)
+    if q is None:
+        return ops.broadcast_to(_eye(m), [*batch, m, m])
+    return q
+
+
+@aten("linalg_householder_product.default")
+def _householder_product(call: AtenCall) -> Any:
+    packed, tau = _f32(call.args[0]), _f32(call.args[1])
+    q = _householder(packed, tau)
+    m, n = packed.shape[-2:]
+    shape = [int(d) for d in call.result.shape]
+    columns = ops.slice(q, [0] * q.ndim, [*q.shape[:-1], n]) if n != m else q
+    return columns if columns.shape == shape else ops.broadcast_to(columns, shape)
+
+
+@aten("ormqr.default")
+def _ormqr(call: AtenCall) -> Any:
+    packed, tau, c = _f32(call.args[0]), _f32(call.args[1]), _f32(call.args[2])
+    left = bool(call.arg(3, "left", True))
+    transpose = bool(call.arg(4, "transpose", False))
+    q = _householder(packed, tau)
+    q = _t(q) if transpose else q
+    return ops.matmul(q, c) if left else ops.matmul(c, q)
 
 
 @aten("_linalg_svd.default")

@@ -102,6 +102,35 @@ def qr(a: Array, complete: bool = False) -> tuple[Array, ...]:
     return (q, r)
 
 
+def geqrf(a: Array, xp: Any = np) -> tuple[Array, ...]:
+    """Householder QR in LAPACK's storage (`geqrf`, with `larfg`'s choice
+    `beta = -sign(alpha) * norm`, so R's signs are LAPACK's and torch's).
+    `xp` is the array module, as for `lu`."""
+    *batch, m, n = a.shape
+    count, k = int(np.prod(batch, dtype=np.int64)), min(m, n)
+    packed = xp.asarray(a, dtype=xp.float64).reshape(count, m, n).copy()
+    tau = xp.zeros((count, k), dtype=xp.float64)
+    for j in range(k):
+        alpha = packed[:, j, j].copy()
+        below = packed[:, j + 1 :, j]
+        norm = xp.sqrt(xp.sum(below * below, axis=1))
+        reflect = norm != 0  # else H_j = I: tau 0, the column unchanged
+        beta = -xp.where(alpha >= 0, 1.0, -1.0) * xp.sqrt(alpha * alpha + norm * norm)
+        safe_beta = xp.where(reflect, beta, 1.0)
+        tau[:, j] = xp.where(reflect, (beta - alpha) / safe_beta, 0.0)
+        scale = xp.where(reflect, 1.0 / xp.where(reflect, alpha - beta, 1.0), 1.0)
+        packed[:, j + 1 :, j] = below * scale[:, None]
+        packed[:, j, j] = xp.where(reflect, beta, alpha)
+        # the trailing columns: a -= tau v (v^T a), v = (1, packed[j+1:, j])
+        v = xp.concatenate([xp.ones((count, 1)), packed[:, j + 1 :, j]], axis=1)
+        trailing = packed[:, j:, j + 1 :]
+        projection = xp.sum(v[:, :, None] * trailing, axis=1)
+        packed[:, j:, j + 1 :] = trailing - (
+            tau[:, j, None, None] * v[:, :, None] * projection[:, None, :]
+        )
+    return (packed.reshape(a.shape), tau.reshape((*batch, k)))
+
+
 def svd(a: Array, full_matrices: bool = False) -> tuple[Array, ...]:
     *batch, m, n = a.shape
     if a.size == 0:  # LAPACK is not called on empty matrices (torch neither)
@@ -124,6 +153,7 @@ NUMPY_LINALG: dict[str, Callable[..., tuple[Array, ...]]] = {
     graph.TriangularSolveOp.name: triangular_solve,
     graph.LuOp.name: lu,
     graph.QrOp.name: qr,
+    graph.GeqrfOp.name: geqrf,
     graph.SvdOp.name: svd,
     graph.EighOp.name: eigh,
 }

@@ -19,6 +19,9 @@ one library call where CuPy has the routine:
   LAPACK's `getrf`, hence torch's.
 - `qr`: `cupy.linalg.qr` (geqrf + orgqr: LAPACK's Householder signs, as
   torch's), one matrix at a time.
+- `geqrf`: CuPy's `qr(mode="raw")` works one matrix at a time and its
+  layout is not documented, so the reference's Householder steps run on the
+  device (`fxdsl.interpreters.linalg.geqrf` with `xp=cupy`), as for `lu`.
 - `svd`, `eigh`: `cupy.linalg.svd` / `cupy.linalg.eigh` (batched). The sign
   of each singular vector and eigenvector is cuSOLVER's, which may differ
   from torch's CPU result (the ops' documentation says they are unique only
@@ -41,7 +44,7 @@ from typing import Any
 
 import numpy as np
 
-from fxdsl.interpreters.linalg import NUMPY_LINALG, lu
+from fxdsl.interpreters.linalg import NUMPY_LINALG, geqrf, lu
 from fxdsl.ir import graph
 from fxdsl.lowering.launch_plan import Solve
 
@@ -102,6 +105,10 @@ def _qr(cp: Any, a: Any, complete: bool = False) -> tuple[Any, ...]:
     return (q, r)
 
 
+def _geqrf(cp: Any, a: Any) -> tuple[Any, ...]:
+    return geqrf(a, xp=cp)
+
+
 def _svd(cp: Any, a: Any, full_matrices: bool = False) -> tuple[Any, ...]:
     u, s, vh = cp.linalg.svd(a, full_matrices=full_matrices)
     return (u, s, vh)
@@ -117,6 +124,7 @@ SOLVERS: dict[str, Callable[..., tuple[Any, ...]]] = {
     graph.TriangularSolveOp.name: _triangular_solve,
     graph.LuOp.name: _lu,
     graph.QrOp.name: _qr,
+    graph.GeqrfOp.name: _geqrf,
     graph.SvdOp.name: _svd,
     graph.EighOp.name: _eigh,
 }

@@ -51,6 +51,12 @@ def qr(a: Tensor, complete: bool = False) -> tuple[Tensor, Tensor]:
     return wrap(op.q), wrap(op.r)
 
 
+def geqrf(a: Tensor) -> tuple[Tensor, Tensor]:
+    """(packed Householder QR, tau) as LAPACK's `geqrf` stores them."""
+    op = emit(lambda: graph.GeqrfOp(a.value), graph.GeqrfOp.name, a)
+    return wrap(op.packed), wrap(op.tau)
+
+
 def svd(a: Tensor, full_matrices: bool = False) -> tuple[Tensor, Tensor, Tensor]:
     """(U, S, Vh) with `a = U diag(S) Vh`, S descending."""
     op = emit(lambda: graph.SvdOp(a.value, full_matrices), graph.SvdOp.name, a)

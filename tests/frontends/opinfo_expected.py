@@ -164,10 +164,6 @@ EXPECTED: dict[str, dict[str, str]] = {
         "default": "aten.geometric_.default draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
         "core": "the program has a USER_INPUT_MUTATION output (geometric); only inference programs without buffer mutations import",
     },
-    "geqrf": {
-        "default": "aten.geqrf.default has no graph-dialect mapping",
-        "core": "aten.geqrf.default has no graph-dialect mapping",
-    },
     "grid_sampler_3d": {
         "default": "aten.grid_sampler_3d.default has no graph-dialect mapping",
         "core": "aten.grid_sampler_3d.default has no graph-dialect mapping",
@@ -217,10 +213,6 @@ EXPECTED: dict[str, dict[str, str]] = {
     "linalg.eigvals": {
         "default": "aten.linalg_eigvals.default has no graph-dialect mapping, and in torch's decomposition of it aten.linalg_eig.default does not import: aten.linalg_ei",
         "core": "aten.linalg_eig.default has no graph-dialect mapping",
-    },
-    "linalg.householder_product": {
-        "default": "aten.linalg_householder_product.default has no graph-dialect mapping",
-        "core": "aten.linalg_householder_product.default has no graph-dialect mapping",
     },
     "linalg.inv": {
         "core": "the program has a TOKEN output (getitem_2); only inference programs without buffer mutations import",
@@ -403,10 +395,6 @@ EXPECTED: dict[str, dict[str, str]] = {
     "normal.number_mean": {
         "default": "aten.normal.float_float draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
         "core": "aten.normal.float_float draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
-    },
-    "ormqr": {
-        "default": "aten.ormqr.default has no graph-dialect mapping",
-        "core": "aten.ormqr.default has no graph-dialect mapping",
     },
     "pca_lowrank": {
         "default": "aten.randn.default draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",

@@ -148,3 +148,14 @@ def test_refusals_name_the_reason() -> None:
     lu, pivots = torch.linalg.lu_factor(big)
     with pytest.raises(TorchImportError, match="unrolls at most 64"):
         from_torch(Fn(torch.lu_unpack), (lu, pivots))
+
+
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("transpose", [False, True])
+def test_ormqr_and_householder_product(left: bool, transpose: bool) -> None:
+    packed, tau = torch.geqrf(tensor(2, 5, 3))
+    c = tensor(2, 5, 4) if left else tensor(2, 4, 5)
+    check(lambda a, t, c: torch.ormqr(a, t, c, left=left, transpose=transpose),
+          packed, tau, c)  # fmt: skip
+    check(torch.linalg.householder_product, packed, tau)
+    check(torch.geqrf, tensor(3, 4, 6))

@@ -55,6 +55,7 @@ LINALG_CASES = {
     "graph.triangular_solve": "test_triangular_solve_matches_torch",
     "graph.lu": "test_lu_matches_torch",
     "graph.qr": "test_qr_matches_torch",
+    "graph.geqrf": "test_geqrf_matches_torch",
     "graph.svd": "test_svd_values_and_reconstruction",
     "graph.eigh": "test_eigh_values_and_reconstruction",
 }
@@ -171,6 +172,22 @@ def test_qr_matches_torch(complete: bool, shape: tuple[int, ...]) -> None:
     )
     close(q, want_q)  # the same signs: LAPACK's Householder reflections
     close(r, want_r)
+
+
+@pytest.mark.parametrize("shape", [(2, 6, 4), (4, 6), (5, 5)])
+def test_geqrf_matches_torch(shape: tuple[int, ...]) -> None:
+    a = f32(*shape)
+    k = min(shape[-2:])
+    typ = f"tensor<{'x'.join(map(str, shape))}xf32>"
+    tau_type = f"tensor<{'x'.join(map(str, (*shape[:-2], k)))}xf32>"
+    packed, tau = run(f"graph.geqrf %a0 : ({typ}) -> ({typ}, {tau_type})",
+                      [typ], [typ, tau_type], a)  # fmt: skip
+    want_packed, want_tau = torch.geqrf(torch.tensor(a))
+    close(packed, want_packed)
+    close(tau, want_tau)
+    if shape[-2] >= shape[-1]:  # and the reflections rebuild torch's Q
+        q = torch.linalg.householder_product(torch.tensor(packed), torch.tensor(tau))
+        close(q.numpy(), torch.linalg.qr(torch.tensor(a))[0])
 
 
 @pytest.mark.parametrize("full", [False, True])

@@ -206,6 +206,7 @@ BUILDERS: list[tuple[str, Callable[[], Operation], list[str]]] = [
     ("graph.lu", lambda: g.LuOp(value([2, 3, 5])), ["tensor<2x3x5xf32>", "tensor<2x3xi32>", "tensor<2x3x3xf32>"]),
     ("graph.qr", lambda: g.QrOp(value([5, 3])), ["tensor<5x3xf32>", "tensor<3x3xf32>"]),
     ("graph.qr", lambda: g.QrOp(value([5, 3]), complete=True), ["tensor<5x5xf32>", "tensor<5x3xf32>"]),
+    ("graph.geqrf", lambda: g.GeqrfOp(value([2, 5, 3])), ["tensor<2x5x3xf32>", "tensor<2x3xf32>"]),
     ("graph.svd", lambda: g.SvdOp(value([5, 3])), ["tensor<5x3xf32>", "tensor<3xf32>", "tensor<3x3xf32>"]),
     (
         "graph.svd",

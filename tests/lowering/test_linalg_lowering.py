@@ -29,7 +29,7 @@ PROGRAM = f"""
 func.func @f(%a: tensor<2x4x4xf32>, %b: tensor<4x3xf32>, %c: tensor<5x3xf32>)
     -> (tensor<2x4x4xf32>, tensor<2x4xi32>, tensor<2x4x3xf32>, tensor<2x4x4xf32>,
         tensor<5x3xf32>, tensor<3x3xf32>, tensor<3xf32>, tensor<2x4xf32>,
-        tensor<2x3x4xf32>) {{
+        tensor<2x3x4xf32>, tensor<5x3xf32>, tensor<3xf32>) {{
   %at = graph.transpose %a perm [0, 2, 1] : (tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
   %aat = graph.matmul %a, %at : (tensor<2x4x4xf32>, tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
   %eye = graph.constant {EYE4} : tensor<4x4xf32>
@@ -42,10 +42,11 @@ func.func @f(%a: tensor<2x4x4xf32>, %b: tensor<4x3xf32>, %c: tensor<5x3xf32>)
   %w, %v = graph.eigh %spd : (tensor<2x4x4xf32>) -> (tensor<2x4xf32>, tensor<2x4x4xf32>)
   %bt = graph.transpose %b perm [1, 0] : (tensor<4x3xf32>) -> tensor<3x4xf32>
   %y = graph.triangular_solve %l, %bt right : (tensor<2x4x4xf32>, tensor<3x4xf32>) -> tensor<2x3x4xf32>
-  func.return %lu, %p, %x, %l, %q, %r, %s, %w, %y
+  %g, %tau = graph.geqrf %c : (tensor<5x3xf32>) -> (tensor<5x3xf32>, tensor<3xf32>)
+  func.return %lu, %p, %x, %l, %q, %r, %s, %w, %y, %g, %tau
       : tensor<2x4x4xf32>, tensor<2x4xi32>, tensor<2x4x3xf32>, tensor<2x4x4xf32>,
         tensor<5x3xf32>, tensor<3x3xf32>, tensor<3xf32>, tensor<2x4xf32>,
-        tensor<2x3x4xf32>
+        tensor<2x3x4xf32>, tensor<5x3xf32>, tensor<3xf32>
 }}
 """
 
@@ -70,10 +71,10 @@ def test_each_linalg_op_is_one_solver_step() -> None:
     solves = [s for s in plan.steps if isinstance(s, Solve)]
     assert [s.op for s in solves] == [
         "graph.lu", "graph.triangular_solve", "graph.cholesky", "graph.qr",
-        "graph.svd", "graph.eigh", "graph.triangular_solve",
+        "graph.svd", "graph.eigh", "graph.triangular_solve", "graph.geqrf",
     ]  # fmt: skip
     assert solves[1].flags == ("upper",)
-    assert solves[-1].flags == ("right",)
+    assert solves[-2].flags == ("right",)
     # every operand and result is a dense buffer: the transposes were copied
     for step in solves:
         assert all(v.layout.is_identity for v in (*step.inputs, *step.outputs))

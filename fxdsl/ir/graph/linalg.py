@@ -1,5 +1,5 @@
-"""Dense linear algebra: the factorisations (`cholesky`, `lu`, `qr`, `svd`,
-`eigh`) and `triangular_solve`.
+"""Dense linear algebra: the factorisations (`cholesky`, `lu`, `qr`,
+`geqrf`, `svd`, `eigh`) and `triangular_solve`.
 
 The family is kept small on purpose: each op is one LAPACK/cuSOLVER routine,
 and the importer composes the rest of torch's linear algebra from them and
@@ -201,6 +201,30 @@ class QrOp(LinalgOp):
 
 
 @irdl_op_definition
+class GeqrfOp(LinalgOp):
+    """QR as LAPACK's `geqrf` stores it, as torch.geqrf: R on and above the
+    diagonal, the Householder vectors below it (each with an implied 1 on
+    the diagonal) and their scales `tau` (k = min(m, n)), so that
+    `Q = H_0 ... H_{k-1}`, `H_i = I - tau_i v_i v_i^T`.
+
+    %a, %tau = graph.geqrf %x : (tensor<5x3xf32>) -> (tensor<5x3xf32>, tensor<3xf32>)
+    """
+
+    name = "graph.geqrf"
+    SQUARE: ClassVar[bool] = False
+    input = operand_def(TensorType)
+    packed = result_def(TensorType)
+    tau = result_def(TensorType)
+
+    def __init__(self, input: SSAValue):
+        self._build(operands=[input], result_types=[input.type] * 2)
+
+    def infer_result_types(self) -> list[Attribute]:
+        *batch, m, n = self.matrix()
+        return [self.input.type, tensor((*batch, min(m, n)), f32)]
+
+
+@irdl_op_definition
 class SvdOp(LinalgOp):
     """Singular value decomposition of (m, n) matrices, `a = U diag(S) Vh`, as
     torch.linalg.svd: S descending, U (m, k) and Vh (k, n) with k = min(m, n),
@@ -265,6 +289,7 @@ LINALG_OPS: tuple[type[LinalgOp], ...] = (
     TriangularSolveOp,
     LuOp,
     QrOp,
+    GeqrfOp,
     SvdOp,
     EighOp,
 )
