@@ -5,10 +5,11 @@ device, through CuPy's `cupy.linalg` (cuSOLVER).
 arrays; the executor writes them into the step's output buffers. Each op is
 one library call where CuPy has the routine:
 
-- `cholesky`: `cupy.linalg.cholesky` (potrf, batched). CuPy returns NaNs
-  for a matrix that is not positive definite; that is raised as
-  `LinAlgError`, as the reference interpreter and torch's `linalg.cholesky`
-  fail, never returned.
+- `cholesky`: `cupy.linalg.cholesky` (potrf, batched). For a matrix that
+  is not positive definite cuSOLVER reports a status CuPy ignores by
+  default; every step runs under `cupyx.errstate(linalg="raise")`, so it is
+  a `LinAlgError`, as the reference interpreter and torch's
+  `linalg.cholesky` fail, never a result (and NaNs in L are one too).
 - `triangular_solve`: `cupy.linalg.solve` (getrf + getrs, batched) on the
   matrix with its other triangle zeroed (and its diagonal set to ones for
   `unitriangular`): the same solution as a triangular solve.
@@ -39,6 +40,7 @@ tests run them on numpy (`fxdsl.testing.fake_cupy`).
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from math import prod
 from typing import Any
 
@@ -132,11 +134,23 @@ SOLVERS: dict[str, Callable[..., tuple[Any, ...]]] = {
 
 
 def run_solve(cp: Any, step: Solve, inputs: list[Any]) -> tuple[Any, ...]:
-    """The results of `step` on its input arrays (device arrays of `cp`)."""
+    """The results of `step` on its input arrays (device arrays of `cp`); a
+    failure cuSOLVER reports (a matrix it cannot factor) is a `LinAlgError`."""
     flags = dict.fromkeys(step.flags, True)
     if any(a.size == 0 for a in inputs) or any(
         prod(o.layout.shape) == 0 for o in step.outputs
     ):
         host = [np.asarray(cp.asnumpy(a)) for a in inputs]
         return tuple(cp.asarray(r) for r in NUMPY_LINALG[step.op](*host, **flags))
-    return SOLVERS[step.op](cp, *inputs, **flags)
+    with _raising_errors():
+        return SOLVERS[step.op](cp, *inputs, **flags)
+
+
+def _raising_errors() -> AbstractContextManager[Any]:
+    """CuPy's `errstate(linalg="raise")`: cuSOLVER's status checked after
+    each call. Without CuPy (numpy's stand-in) numpy raises by itself."""
+    try:
+        import cupyx  # type: ignore[import-not-found]
+    except ImportError:
+        return nullcontext()
+    return cupyx.errstate(linalg="raise")
