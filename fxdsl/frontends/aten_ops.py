@@ -21,6 +21,7 @@ from __future__ import annotations
 from fxdsl.frontends import (  # noqa: F401
     aten_compute,
     aten_elementwise,
+    aten_linalg,
     aten_math,
     aten_movement,
     aten_select,

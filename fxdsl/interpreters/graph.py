@@ -365,7 +365,8 @@ def _table_impls(cls: type[InterpreterFunctions]) -> type[InterpreterFunctions]:
 @register_impls
 @_table_impls
 class GraphFunctions(InterpreterFunctions):
-    """numpy implementations of every op in `graph.GRAPH_OPS`.
+    """numpy implementations of every op in `graph.GRAPH_OPS` but the linear
+    algebra's (`fxdsl.interpreters.linalg.LinalgFunctions`).
 
     Unary, binary/compare ops and the plain reductions come from the
     `UNARY`, `BINARY` and `REDUCTIONS` tables, and the convolutions share

@@ -20,6 +20,7 @@ from xdsl.ir import Attribute, SSAValue
 from xdsl.traits import SymbolTable
 
 from fxdsl.interpreters.graph import GraphFunctions, TypeChecker
+from fxdsl.interpreters.linalg import LinalgFunctions
 from fxdsl.ir import graph
 from fxdsl.ir.dtypes import numpy_dtype, to_element_type
 from fxdsl.ir.utils import entry_function
@@ -32,6 +33,7 @@ def make_interpreter(module: ModuleOp, check_types: bool = False) -> Interpreter
     listeners = (TypeChecker(),) if check_types else ()
     interpreter = Interpreter(module, listeners=listeners)
     interpreter.register_implementations(GraphFunctions())
+    interpreter.register_implementations(LinalgFunctions())
     interpreter.register_implementations(FuncFunctions())
     interpreter.register_implementations(CfFunctions())  # branches between blocks
     return interpreter

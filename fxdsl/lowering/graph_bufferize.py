@@ -22,6 +22,11 @@ Conventions (what the runtime's launch plan relies on):
   form of upstream `linalg.batch_matmul`, which xDSL 0.74 lacks). Transposed
   operands are strided views that cuBLAS reads with a transpose flag; batch
   broadcasting is a zero batch stride.
+* A linear-algebra op (`graph.LinalgOp`, a host library step: cuSOLVER
+  through CuPy) stays a graph op on tensors, bridged as a group is: each
+  operand is `bufferization.to_tensor` of its (dense) buffer, each result
+  is materialized into a fresh `memref.alloc`. The launch plan reads the
+  bridged op as one solver step.
 * A matmul whose only use is a chain of transposes and reshapes ending in a
   copy kernel (a group of views only, e.g. attention heads merged back into
   `(T, D)`) writes its product straight into the copy's buffer through the
@@ -429,6 +434,19 @@ class _Bufferizer:
             self.insert([_materialize(result, dest)], after)
             self.buffers[result] = dest
 
+    def library(self, op: graph.LinalgOp) -> None:
+        """Bridge a host library op to buffers (see the module docstring)."""
+        for index, operand in enumerate(op.operands):
+            bridge = _to_tensor(self.buffer(operand), operand.type)
+            self.insert([bridge], op)
+            op.operands[index] = bridge.results[0]
+        after = op.next_op
+        assert after is not None
+        for result in op.results:
+            dest = self.alloc(result.type, op)
+            self.insert([_materialize(result, dest)], after)
+            self.buffers[result] = dest
+
     def view(self, op: Operation) -> None:
         source = self.buffer(op.operands[0])
         assert isinstance(source.type, MemRefType)
@@ -510,6 +528,8 @@ class _Bufferizer:
             elif isinstance(op, graph.MatmulOp):
                 self.matmul(op)
                 erased.append(op)
+            elif isinstance(op, graph.LinalgOp):
+                self.library(op)
             elif isinstance(op, func.CallOp):
                 self.call(op)
                 erased.append(op)

@@ -4,6 +4,8 @@ After this pass the top level of each function holds only
 
 * `graph.fusion_group`s (each becomes one GPU kernel),
 * `graph.matmul`s (library calls: cuBLAS),
+* the linear-algebra ops (`graph.LinalgOp`: host library steps, cuSOLVER
+  through CuPy), which read dense buffers,
 * views that a strided buffer can express and that every consumer can read
   (`reshape`/`transpose`/`slice`/`broadcast_to`/`split`, see `layout.py`),
 * calls, returns and ops of other dialects.
@@ -73,6 +75,8 @@ def _accepts(user: Operation, index: int, layout: Layout) -> bool:
     if isinstance(user, graph.MatmulOp):
         batch, _, _ = matmul_dims(shape_of(user.lhs), shape_of(user.rhs))
         return matmul_operand(layout, batch, lhs=index == 0) is not None
+    if isinstance(user, graph.LinalgOp):
+        return layout.is_identity  # the solver library reads dense matrices
     if isinstance(user, graph.FusionGroupOp | graph.GraphOp):
         return True
     return layout.is_identity
@@ -127,6 +131,20 @@ def _place_view(op: Operation, layouts: dict[SSAValue, Layout]) -> None:
     layouts.update(zip(op.results, results))
 
 
+def _dense_operands(op: graph.LinalgOp, layouts: dict[SSAValue, Layout]) -> None:
+    """A copy kernel for each operand of `op` that is not a dense buffer (a
+    constant, or a view kept strided for another reader)."""
+    for index, operand in enumerate(op.operands):
+        layout = layouts.get(operand)
+        if layout is not None and layout.is_identity:
+            continue
+        copy = graph.ReshapeOp(operand, shape_of(operand))
+        Rewriter.insert_op(copy, InsertPoint.before(op))
+        op.operands[index] = copy.result
+        group = wrap_in_group(copy)
+        layouts[group.results[0]] = Layout.dense(shape_of(group.results[0]))
+
+
 def wrap_block(block: Block) -> None:
     """Wrap the ops of one function body (see the module docstring)."""
     # Host buffers: arguments and kernel/library results are dense.
@@ -139,11 +157,14 @@ def wrap_block(block: Block) -> None:
         if isinstance(op, HOST_VIEW_OPS):
             _place_view(op, layouts)
             continue
+        library = graph.MatmulOp | graph.LinalgOp
         if isinstance(op, graph.GraphOp) and not (
-            graph.is_graph_constant(op) or isinstance(op, graph.MatmulOp)
+            graph.is_graph_constant(op) or isinstance(op, library)
         ):
             op = wrap_in_group(op)
-        if isinstance(op, graph.FusionGroupOp | graph.MatmulOp):
+        if isinstance(op, graph.LinalgOp):
+            _dense_operands(op, layouts)
+        if isinstance(op, graph.FusionGroupOp | library):
             layouts.update((r, Layout.dense(shape_of(r))) for r in op.results)
     # Constants the host still reads (matmul operands, returns) get a kernel.
     for op in list(block.ops):

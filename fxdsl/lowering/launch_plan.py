@@ -10,6 +10,9 @@ produced and records what a call must do, in order, without any IR left:
   index their buffers through the layout compiled into them, so they get the
   base pointer of each slot) and `Gemm` (one strided-batched GEMM with the
   cuBLAS parameters already derived, see `Gemm.cublas`).
+  A linear-algebra op bridged to buffers (`graph-bufferize`) is a `Solve`
+  (the op's name and flags, its operand and result buffers): a host
+  library step, cuSOLVER through CuPy.
 * `outputs`: the views the function returns.
 
 Nothing here needs CuPy: the executor binds the plan to device memory and
@@ -25,11 +28,12 @@ from math import prod
 from typing import Any
 
 import numpy as np
-from xdsl.dialects import arith, func, gpu, memref
-from xdsl.dialects.builtin import MemRefType, ModuleOp
+from xdsl.dialects import arith, bufferization, func, gpu, memref
+from xdsl.dialects.builtin import MemRefType, ModuleOp, UnrealizedConversionCastOp
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Attribute, Operation, SSAValue
 
+from fxdsl.ir import graph
 from fxdsl.ir.dtypes import numpy_dtype
 from fxdsl.ir.layout import Layout, layout_of_type
 from fxdsl.ir.utils import entry_function
@@ -124,6 +128,18 @@ class Gemm:
         )  # fmt: skip
 
 
+@dataclass(frozen=True)
+class Solve:
+    """A linear-algebra op (`graph.LinalgOp`) as a host library step: `op`
+    (its name) with its unit `flags` on dense `inputs`, writing its results
+    into dense `outputs` (see `fxdsl.runtime.solvers`)."""
+
+    op: str
+    flags: tuple[str, ...]
+    inputs: tuple[BufferView, ...]
+    outputs: tuple[BufferView, ...]
+
+
 def device_address(array: Any) -> int:
     """The address of a CuPy array's first element (numpy's, for the CPU
     stand-in of CuPy in the tests): where a step's buffer starts."""
@@ -143,7 +159,7 @@ def _column_major(layout: Layout) -> tuple[bool, int]:
     raise LaunchPlanError(f"gemm operand {layout} is neither row- nor column-major")
 
 
-Step = Launch | Gemm
+Step = Launch | Gemm | Solve
 
 
 @dataclass(frozen=True)
@@ -239,6 +255,12 @@ def _inline(
             steps.append(_launch(op, views))
         elif isinstance(op, linalg.GenericOp):
             steps.append(_gemm(op, views))
+        elif isinstance(op, bufferization.ToTensorOp):
+            views[op.tensor] = views[op.memref]
+        elif isinstance(op, graph.LinalgOp):
+            steps.append(_solve(op, views))
+        elif _is_bridge(op):
+            pass  # a library step's input or output bridge, read by `_solve`
         elif isinstance(op, func.CallOp):
             callee = functions[op.callee.root_reference.data]
             operands = [views[v] for v in op.arguments]
@@ -265,6 +287,39 @@ def _gemm(op: Operation, views: dict[SSAValue, BufferView]) -> Gemm:
         raise LaunchPlanError("launch plan: linalg.generic that is not a library GEMM")
     lhs, rhs = (views[v] for v in op.inputs)
     return Gemm(lhs, rhs, views[op.outputs[0]])
+
+
+def _is_bridge(op: Operation) -> bool:
+    """A result materialized into its buffer (either form graph-bufferize
+    writes), or a strided buffer bridged to a tensor."""
+    return isinstance(
+        op, bufferization.MaterializeInDestinationOp | UnrealizedConversionCastOp
+    )
+
+
+def _solve(op: graph.LinalgOp, views: dict[SSAValue, BufferView]) -> Solve:
+    inputs: list[BufferView] = []
+    for operand in op.operands:
+        owner = operand.owner
+        if isinstance(owner, UnrealizedConversionCastOp):
+            operand = owner.inputs[0]
+        if operand not in views or not views[operand].layout.is_identity:
+            raise LaunchPlanError(
+                f"launch plan: {op.name} needs dense buffers (run graph-wrap-kernels)"
+            )
+        inputs.append(views[operand])
+    outputs: list[BufferView] = []
+    for result in op.results:
+        users = [u.operation for u in result.uses]
+        if len(users) != 1 or not isinstance(
+            users[0], bufferization.MaterializeInDestinationOp
+        ):
+            raise LaunchPlanError(
+                f"launch plan: {op.name} result not materialized in a dense buffer"
+            )
+        outputs.append(views[users[0].dest])
+    flags = tuple(sorted(op.properties))
+    return Solve(op.name, flags, tuple(inputs), tuple(outputs))
 
 
 def run_gemm_reference(

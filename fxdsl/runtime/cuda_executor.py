@@ -55,6 +55,7 @@ from fxdsl.lowering.launch_plan import (
     Gemm,
     Launch,
     LaunchPlan,
+    Solve,
     device_address,
 )
 from fxdsl.lowering.tensor_core_gemm import GEMM_ROUTES, GemmShape
@@ -67,6 +68,7 @@ from fxdsl.runtime.ir_emulator import Emulator
 from fxdsl.runtime.kernel_build import build_kernels
 from fxdsl.runtime.kernel_cache import KernelCache
 from fxdsl.runtime.nvrtc import Compiler, device_arch
+from fxdsl.runtime.solvers import run_solve
 from fxdsl.runtime.tensor_core_gemm import build_gemms, plan_gemms
 
 __all__ = [
@@ -211,9 +213,11 @@ class CudaExecutor:
         (bf16: its uint16 bits)"""
         self._program = [self.runner(step) for step in plan.steps]
 
-    def runner(self, step: Launch | Gemm) -> Callable[[list[Any]], None]:
+    def runner(self, step: Launch | Gemm | Solve) -> Callable[[list[Any]], None]:
         """`step` as a function of the buffer list of one call (`bind`):
-        the launch with its argument picker, or the GEMM."""
+        the launch with its argument picker, the GEMM, or the solver call."""
+        if isinstance(step, Solve):
+            return lambda buffers: self._solve(step, buffers)
         if isinstance(step, Gemm) and step in self.gemm_kernels:
             tc_kernel, shape = self.gemm_kernels[step]
             operands = itemgetter(step.lhs.slot, step.rhs.slot, step.out.slot)
@@ -348,13 +352,24 @@ class CudaExecutor:
             return False
         return self.plan.gemm_element(step) in cublas.DATA_TYPES
 
-    def capturable(self, step: Launch | Gemm) -> bool:
-        """Can `step` be recorded in a CUDA graph (see `cuda_graph`)?"""
+    def capturable(self, step: Launch | Gemm | Solve) -> bool:
+        """Can `step` be recorded in a CUDA graph (see `cuda_graph`)? Not a
+        solver call: CuPy's cuSOLVER routines read their status on the host."""
+        if isinstance(step, Solve):
+            return False
         if isinstance(step, Launch):
             return not isinstance(self.kernels[step.kernel], HostKernel)
         if step in self.gemm_kernels:  # a kernel launch like any other
             return True
         return self.blas is not None and self.direct_gemm(step)
+
+    def _solve(self, step: Solve, buffers: list[Any]) -> None:
+        """A linear-algebra step (`fxdsl.runtime.solvers`) into its buffers."""
+        inputs = [self._view(buffers, view) for view in step.inputs]
+        results = run_solve(self.cp, step, inputs)
+        for view, result in zip(step.outputs, results, strict=True):
+            out = self._view(buffers, view)
+            out[...] = result.astype(out.dtype)
 
     def _gemm(self, step: Gemm, buffers: list[Any]) -> None:
         """A GEMM through `cupy.matmul` (integers, or no direct cuBLAS)."""

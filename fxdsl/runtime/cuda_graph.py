@@ -37,7 +37,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from fxdsl.lowering.launch_plan import Gemm, Launch, device_address
+from fxdsl.lowering.launch_plan import Step, device_address
 
 MAX_GRAPHS = 4
 """Distinct input address sets with a captured graph per executor."""
@@ -94,7 +94,7 @@ class GraphedExecutor:
         current stream); steps the executor cannot capture (`capturable`:
         GEMMs through cupy.matmul, host kernels) stay eager pieces."""
         entry = _Entry(buffers)
-        run: list[Launch | Gemm] = []
+        run: list[Step] = []
         for step in self.plan.steps:
             if self.executor.capturable(step):
                 run.append(step)
@@ -107,9 +107,7 @@ class GraphedExecutor:
             entry.pieces.append(self._graph(run, buffers))
         return entry
 
-    def _graph(
-        self, run: list[Launch | Gemm], buffers: list[Any]
-    ) -> Callable[[], None]:
+    def _graph(self, run: list[Step], buffers: list[Any]) -> Callable[[], None]:
         stream = self.stream
         stream.begin_capture()
         try:
@@ -119,6 +117,6 @@ class GraphedExecutor:
             graph = stream.end_capture()
         return lambda: graph.launch(stream)
 
-    def _eager(self, step: Launch | Gemm, buffers: list[Any]) -> Callable[[], None]:
+    def _eager(self, step: Step, buffers: list[Any]) -> Callable[[], None]:
         run = self.executor.runner(step)
         return lambda: run(buffers)

@@ -36,7 +36,7 @@ from collections.abc import Callable, Generator
 from typing import Any
 
 import numpy as np
-from xdsl.dialects import arith, func, gpu, math, memref, scf, vector
+from xdsl.dialects import arith, bufferization, func, gpu, math, memref, scf, vector
 from xdsl.dialects.builtin import (
     BFloat16Type,
     DenseIntOrFPElementsAttr,
@@ -48,6 +48,8 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
+from fxdsl.interpreters.linalg import NUMPY_LINALG, flags_of
+from fxdsl.ir import graph
 from fxdsl.ir.dtypes import numpy_dtype, round_to_bf16
 from fxdsl.ir.layout import layout_of_type
 from fxdsl.ir.utils import functions
@@ -387,6 +389,29 @@ def _gemm(emulator: Emulator, op: linalg.GenericOp, env: Env) -> None:
     element = op.outputs[0].type.element_type  # type: ignore[union-attr]
     result = product.astype(np.float32)
     c[...] = round_to_bf16(result) if isinstance(element, BFloat16Type) else result
+
+
+@host_op(bufferization.ToTensorOp)
+def _to_tensor(emulator: Emulator, op: bufferization.ToTensorOp, env: Env) -> None:
+    env[op.tensor] = strided_view(env[op.memref], op.memref.type)  # type: ignore[arg-type]
+
+
+@host_op(*graph.LINALG_OPS)
+def _library(emulator: Emulator, op: Operation, env: Env) -> None:
+    # a solver step (graph-bufferize bridges its tensors): the reference's
+    assert isinstance(op, graph.LinalgOp)
+    arrays = [env[v] for v in op.operands]
+    results = NUMPY_LINALG[op.name](*arrays, **flags_of(op))
+    for value, array in zip(op.results, results, strict=True):
+        env[value] = np.asarray(array).astype(numpy_dtype(graph.dtype_of(value)))
+
+
+@host_op(bufferization.MaterializeInDestinationOp)
+def _materialize(
+    emulator: Emulator, op: bufferization.MaterializeInDestinationOp, env: Env
+) -> None:
+    dest = op.dest
+    strided_view(env[dest], dest.type)[...] = env[op.source]  # type: ignore[arg-type]
 
 
 @host_op(gpu.LaunchFuncOp)

@@ -20,6 +20,9 @@ import numpy as np
 NUMPY_NAMES = (
     "zeros", "empty", "asarray", "ascontiguousarray", "matmul", "ndarray",
     "uint16", "uint32", "float32", "where", "isnan", "lib",
+    "linalg", "tri", "eye", "swapaxes", "broadcast_to", "isfinite", "stack",
+    "float64", "int32", "tile", "arange", "argmax", "abs", "sqrt", "sum",
+    "ones", "concatenate",
 )  # fmt: skip
 """What the executor and the cuBLAS binding use of CuPy's numpy-like API."""
 

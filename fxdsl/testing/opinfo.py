@@ -71,6 +71,12 @@ FAMILIES = ("linalg.", "fft.", "special.")
 
 RTOL, ATOL = 1e-4, 1e-5
 
+SIGN_FREE = ("svd", "linalg.svd", "linalg.eigh")
+"""Ops whose singular or eigen vectors are unique only up to a sign each
+(torch's CPU and CUDA results differ in it): torch's OpInfo compares them
+through each sample's `output_process_fn_grad` (their absolute values, or
+`U @ Vh`), and so does this harness, on both sides."""
+
 
 @dataclass(frozen=True)
 class Case:
@@ -80,6 +86,9 @@ class Case:
     index: int
     call: Callable[..., Any]
     tensors: tuple[Any, ...]
+    process: Callable[[Any], Any] | None = None
+    """What of the output is compared (`SIGN_FREE` ops): torch's own
+    `output_process_fn_grad`; None: all of it."""
 
 
 class _OpModule:
@@ -136,7 +145,9 @@ def cases(op: Any, limit: int = SAMPLES) -> Iterator[Case]:
             return op.op(first, *args, **kwargs)
 
         tensors = tuple(leaves[i].clone() for i in positions)
-        yield Case(op_name(op), index, call, tensors)
+        name = op_name(op)
+        process = sample.output_process_fn_grad if name in SIGN_FREE else None
+        yield Case(name, index, call, tensors, process)
 
 
 def _flat(value: Any) -> list[Any]:
@@ -145,12 +156,22 @@ def _flat(value: Any) -> list[Any]:
     return pytree.tree_leaves(value)
 
 
-def _compare(expected: Any, actual: Sequence[Any], values: bool = True) -> str | None:
+def _compare(
+    expected: Any,
+    actual: Sequence[Any],
+    values: bool = True,
+    process: Callable[[Any], Any] | None = None,
+) -> str | None:
     """Why `actual` (numpy arrays) differs from torch's `expected`, or None;
-    `values=False`: shapes and dtypes only."""
+    `values=False`: shapes and dtypes only; `process` (`Case.process`): the
+    part of both outputs that is compared."""
     import numpy as np
     import torch
 
+    if process is not None and (why := _compare(expected, actual, values=False)):
+        return why
+    if process is not None:
+        expected, actual = _processed(process, expected, actual)
     wanted = [v for v in _flat(expected) if isinstance(v, torch.Tensor)]
     if len(wanted) != len(actual):
         return f"{len(actual)} outputs, torch gives {len(wanted)}"
@@ -169,6 +190,25 @@ def _compare(expected: Any, actual: Sequence[Any], values: bool = True) -> str |
             worst = np.nanmax(np.abs(got.astype(np.float64) - want_np))
             return f"output {i}: values differ (max abs {worst:.3g})"
     return None
+
+
+def _processed(
+    process: Callable[[Any], Any], expected: Any, actual: Sequence[Any]
+) -> tuple[Any, list[Any]]:
+    """`process` applied to torch's output and to fxdsl's (put in the same
+    structure), the latter back as numpy arrays."""
+    import torch
+    from torch.utils import _pytree as pytree
+
+    leaves, spec = pytree.tree_flatten(expected)
+    got = iter(actual)
+    filled = [
+        torch.from_numpy(next(got).copy()) if isinstance(leaf, torch.Tensor) else leaf
+        for leaf in leaves
+    ]
+    mine = process(pytree.tree_unflatten(filled, spec))
+    theirs = process(expected)
+    return theirs, [t.numpy() for t in _flat(mine) if isinstance(t, torch.Tensor)]
 
 
 UNDEFINED = (
@@ -246,7 +286,10 @@ def check_import(case: Case) -> dict[str, tuple[str, str]]:
                 why = _differs(imported.run(*case.tensors), imported.run(*case.tensors))
             else:
                 why = _compare(
-                    expected, imported.run(*case.tensors), values=not undefined
+                    expected,
+                    imported.run(*case.tensors),
+                    values=not undefined,
+                    process=case.process,
                 )
         except TorchImportError as error:
             outcomes[level] = ("unsupported", _first_line(error))
@@ -331,7 +374,9 @@ def _through_backend(case: Case) -> tuple[str, str]:
     finally:
         torch._dynamo.reset()
     # a random op's values are compared only in that they vary as eager's
-    why = _compare(expected, runs[0], values=not (random or undefined))
+    why = _compare(
+        expected, runs[0], values=not (random or undefined), process=case.process
+    )
     if why is None and random and varies:
         why = _differs(runs[0], runs[1])
     if why:

@@ -60,18 +60,6 @@ EXPECTED: dict[str, dict[str, str]] = {
         "default": "aten.to.dtype: dtype torch.int8 is not supported (only torch.float32, torch.float16, torch.bfloat16, torch.int64, torch.int32, torch.bool)",
         "core": "aten._to_copy.default: dtype torch.int8 is not supported (only torch.float32, torch.float16, torch.bfloat16, torch.int64, torch.int32, torch.bool)",
     },
-    "cholesky": {
-        "default": "aten.cholesky.default has no graph-dialect mapping",
-        "core": "aten.cholesky.default has no graph-dialect mapping",
-    },
-    "cholesky_inverse": {
-        "default": "aten.cholesky_inverse.default has no graph-dialect mapping",
-        "core": "aten.cholesky_inverse.default has no graph-dialect mapping",
-    },
-    "cholesky_solve": {
-        "default": "aten.cholesky_solve.default has no graph-dialect mapping",
-        "core": "aten.cholesky_solve.default has no graph-dialect mapping",
-    },
     "combinations": {
         "default": "aten.combinations.default: dynamic shape (u0, 1): fxdsl imports static shapes only; export without dynamic_shapes (or with static ones)",
         "core": "aten.masked_select.default: dynamic shape (u0,): fxdsl imports static shapes only; export without dynamic_shapes (or with static ones)",
@@ -176,10 +164,6 @@ EXPECTED: dict[str, dict[str, str]] = {
         "default": "aten.geometric_.default draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
         "core": "the program has a USER_INPUT_MUTATION output (geometric); only inference programs without buffer mutations import",
     },
-    "geqrf": {
-        "default": "aten.geqrf.default has no graph-dialect mapping",
-        "core": "aten.geqrf.default has no graph-dialect mapping",
-    },
     "grid_sampler_3d": {
         "default": "aten.grid_sampler_3d.default has no graph-dialect mapping",
         "core": "aten.grid_sampler_3d.default has no graph-dialect mapping",
@@ -220,48 +204,18 @@ EXPECTED: dict[str, dict[str, str]] = {
         "default": "aten.index_copy.default has no graph-dialect mapping, and in torch's decomposition of it aten.index_put.default does not import: aten.index_put.default has ",
     },
     "linalg.cholesky": {
-        "default": "aten.linalg_cholesky.default has no graph-dialect mapping, and in torch's decomposition of it aten.linalg_cholesky_ex.default does not import: ate",
         "core": "the program has a TOKEN output (getitem_2); only inference programs without buffer mutations import",
-    },
-    "linalg.cholesky_ex": {
-        "default": "aten.linalg_cholesky_ex.default has no graph-dialect mapping",
-        "core": "aten.linalg_cholesky_ex.default has no graph-dialect mapping",
-    },
-    "linalg.cond": {
-        "default": "aten.linalg_cond.default has no graph-dialect mapping, and in torch's decomposition of it aten._linalg_svd.default does not import: aten._linalg_svd.defau",
-        "core": "aten._linalg_svd.default has no graph-dialect mapping",
-    },
-    "linalg.det": {
-        "default": "aten.linalg_det.default has no graph-dialect mapping, and in torch's decomposition of it aten._linalg_det.default does not import: aten._linalg_det.default ",
-        "core": "aten._linalg_det.default has no graph-dialect mapping",
     },
     "linalg.eig": {
         "default": "aten.linalg_eig.default has no graph-dialect mapping",
         "core": "aten.linalg_eig.default has no graph-dialect mapping",
     },
-    "linalg.eigh": {
-        "default": "aten.linalg_eigh.default has no graph-dialect mapping, and in torch's decomposition of it aten._linalg_eigh.default does not import: aten._linalg_eigh.def",
-        "core": "aten._linalg_eigh.default has no graph-dialect mapping",
-    },
     "linalg.eigvals": {
         "default": "aten.linalg_eigvals.default has no graph-dialect mapping, and in torch's decomposition of it aten.linalg_eig.default does not import: aten.linalg_ei",
         "core": "aten.linalg_eig.default has no graph-dialect mapping",
     },
-    "linalg.eigvalsh": {
-        "default": "aten.linalg_eigvalsh.default has no graph-dialect mapping, and in torch's decomposition of it aten._linalg_eigh.default does not import: aten._lin",
-        "core": "aten._linalg_eigh.default has no graph-dialect mapping",
-    },
-    "linalg.householder_product": {
-        "default": "aten.linalg_householder_product.default has no graph-dialect mapping",
-        "core": "aten.linalg_householder_product.default has no graph-dialect mapping",
-    },
     "linalg.inv": {
-        "default": "aten.linalg_inv.default has no graph-dialect mapping, and in torch's decomposition of it aten.linalg_inv_ex.default does not import: aten.linalg_inv_ex.defa",
         "core": "the program has a TOKEN output (getitem_2); only inference programs without buffer mutations import",
-    },
-    "linalg.inv_ex": {
-        "default": "aten.linalg_inv_ex.default has no graph-dialect mapping",
-        "core": "aten.linalg_inv_ex.default has no graph-dialect mapping",
     },
     "linalg.ldl_factor": {
         "default": "aten.linalg_ldl_factor.default has no graph-dialect mapping, and in torch's decomposition of it aten.linalg_ldl_factor_ex.default does not imp",
@@ -275,76 +229,22 @@ EXPECTED: dict[str, dict[str, str]] = {
         "default": "aten.linalg_ldl_solve.default has no graph-dialect mapping",
         "core": "aten.linalg_ldl_solve.default has no graph-dialect mapping",
     },
-    "linalg.lu": {
-        "default": "aten.linalg_lu.default has no graph-dialect mapping",
-        "core": "aten.linalg_lu.default has no graph-dialect mapping",
-    },
     "linalg.lu_factor": {
-        "default": "aten.linalg_lu_factor.default has no graph-dialect mapping, and in torch's decomposition of it aten.linalg_lu_factor_ex.default does not import:",
         "core": "the program has a TOKEN output (getitem_3); only inference programs without buffer mutations import",
     },
-    "linalg.lu_factor_ex": {
-        "default": "aten.linalg_lu_factor_ex.default has no graph-dialect mapping",
-        "core": "aten.linalg_lu_factor_ex.default has no graph-dialect mapping",
-    },
-    "linalg.lu_solve": {
-        "default": "aten.linalg_lu_solve.default has no graph-dialect mapping",
-        "core": "aten.linalg_lu_solve.default has no graph-dialect mapping",
-    },
     "linalg.matrix_rank": {
-        "default": "aten.linalg_matrix_rank.atol_rtol_tensor has no graph-dialect mapping, and in torch's decomposition of it aten._linalg_svd.default ",
-        "core": "aten._linalg_svd.default has no graph-dialect mapping",
+        "core": "aten.mul.Tensor: dtype torch.float64 is not supported (only torch.float32, torch.float16, torch.bfloat16, torch.int64, torch.int32, torch.bool)",
     },
     "linalg.matrix_rank.hermitian": {
-        "default": "aten.linalg_matrix_rank.atol_rtol_tensor has no graph-dialect mapping, and in torch's decomposition of it aten._linalg_eigh.default",
-        "core": "aten._linalg_eigh.default has no graph-dialect mapping",
-    },
-    "linalg.pinv": {
-        "default": "aten.linalg_pinv.atol_rtol_tensor has no graph-dialect mapping",
-        "core": "aten.linalg_pinv.atol_rtol_tensor has no graph-dialect mapping",
-    },
-    "linalg.pinv.hermitian": {
-        "default": "aten.linalg_pinv.atol_rtol_tensor has no graph-dialect mapping",
-        "core": "aten.linalg_pinv.atol_rtol_tensor has no graph-dialect mapping",
-    },
-    "linalg.pinv.singular": {
-        "default": "aten.linalg_pinv.atol_rtol_tensor has no graph-dialect mapping",
-        "core": "aten.linalg_pinv.atol_rtol_tensor has no graph-dialect mapping",
-    },
-    "linalg.qr": {
-        "default": "aten.linalg_qr.default has no graph-dialect mapping",
-        "core": "aten.linalg_qr.default has no graph-dialect mapping",
-    },
-    "linalg.slogdet": {
-        "default": "aten.linalg_slogdet.default has no graph-dialect mapping, and in torch's decomposition of it aten._linalg_slogdet.default does not import: aten._lin",
-        "core": "aten._linalg_slogdet.default has no graph-dialect mapping",
+        "core": "aten.mul.Tensor: dtype torch.float64 is not supported (only torch.float32, torch.float16, torch.bfloat16, torch.int64, torch.int32, torch.bool)",
     },
     "linalg.solve": {
-        "default": "aten.linalg_solve.default has no graph-dialect mapping, and in torch's decomposition of it aten._linalg_solve_ex.default does not import: aten._linalg_s",
         "core": "the program has a TOKEN output (getitem_4); only inference programs without buffer mutations import",
     },
-    "linalg.solve_ex": {
-        "default": "aten.linalg_solve_ex.default has no graph-dialect mapping, and in torch's decomposition of it aten._linalg_solve_ex.default does not import: aten.",
-        "core": "aten._linalg_solve_ex.default has no graph-dialect mapping",
-    },
-    "linalg.solve_triangular": {
-        "default": "aten.linalg_solve_triangular.default has no graph-dialect mapping",
-        "core": "aten.linalg_solve_triangular.default has no graph-dialect mapping",
-    },
-    "linalg.svd": {
-        "default": "aten.linalg_svd.default has no graph-dialect mapping, and in torch's decomposition of it aten._linalg_svd.default does not import: aten._linalg_svd.default ",
-        "core": "aten._linalg_svd.default has no graph-dialect mapping",
-    },
-    "linalg.svdvals": {
-        "default": "aten.linalg_svdvals.default has no graph-dialect mapping, and in torch's decomposition of it aten._linalg_svd.default does not import: aten._linalg_",
-        "core": "aten._linalg_svd.default has no graph-dialect mapping",
-    },
     "linalg.tensorinv": {
-        "default": "aten.linalg_tensorinv.default has no graph-dialect mapping, and in torch's decomposition of it aten.linalg_inv_ex.default does not import: aten.",
         "core": "the program has a TOKEN output (getitem_2); only inference programs without buffer mutations import",
     },
     "linalg.tensorsolve": {
-        "default": "aten.linalg_tensorsolve.default has no graph-dialect mapping, and in torch's decomposition of it aten._linalg_solve_ex.default does not impo",
         "core": "the program has a TOKEN output (getitem_4); only inference programs without buffer mutations import",
     },
     "log_normal": {
@@ -355,24 +255,8 @@ EXPECTED: dict[str, dict[str, str]] = {
         "default": "aten.log_softmax.int: dtype torch.float64 is not supported (only torch.float32, torch.float16, torch.bfloat16, torch.int64, torch.int32, torch.bool)",
         "core": "aten._to_copy.default: dtype torch.float64 is not supported (only torch.float32, torch.float16, torch.bfloat16, torch.int64, torch.int32, torch.bool)",
     },
-    "logdet": {
-        "default": "aten.logdet.default has no graph-dialect mapping, and in torch's decomposition of it aten._linalg_slogdet.default does not import: aten._linalg_slogdet.default has ",
-        "core": "aten._linalg_slogdet.default has no graph-dialect mapping",
-    },
     "logspace.tensor_overload": {
         "default": "aten.logspace.Tensor_Tensor has no graph-dialect mapping, and in torch's decomposition of it aten.linspace.Tensor_Tensor does not import: dtype torch.floa",
-    },
-    "lu": {
-        "default": "aten._lu_with_info.default has no graph-dialect mapping, and in torch's decomposition of it aten.linalg_lu_factor_ex.default does not import: aten.lin",
-        "core": "aten.linalg_lu_factor_ex.default has no graph-dialect mapping",
-    },
-    "lu_solve": {
-        "default": "aten.lu_solve.default has no graph-dialect mapping, and in torch's decomposition of it aten.linalg_lu_solve.default does not import: aten.linalg_lu_solve.defaul",
-        "core": "aten.linalg_lu_solve.default has no graph-dialect mapping",
-    },
-    "lu_unpack": {
-        "default": "aten.lu_unpack.default has no graph-dialect mapping",
-        "core": "aten.lu_unpack.default has no graph-dialect mapping",
     },
     "masked_select": {
         "default": "aten.masked_select.default: dynamic shape (u0,): fxdsl imports static shapes only; export without dynamic_shapes (or with static ones)",
@@ -500,10 +384,6 @@ EXPECTED: dict[str, dict[str, str]] = {
         "default": "aten.nonzero_static.default has no graph-dialect mapping",
         "core": "aten.nonzero_static.default has no graph-dialect mapping",
     },
-    "norm.nuc": {
-        "default": "aten.linalg_matrix_norm.str_ord has no graph-dialect mapping, and in torch's decomposition of it aten._linalg_svd.default does not import: a",
-        "core": "aten._linalg_svd.default has no graph-dialect mapping",
-    },
     "normal": {
         "default": "aten.normal.Tensor_Tensor draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
         "core": "aten.normal.Tensor_Tensor draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
@@ -515,10 +395,6 @@ EXPECTED: dict[str, dict[str, str]] = {
     "normal.number_mean": {
         "default": "aten.normal.float_float draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
         "core": "aten.normal.float_float draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
-    },
-    "ormqr": {
-        "default": "aten.ormqr.default has no graph-dialect mapping",
-        "core": "aten.ormqr.default has no graph-dialect mapping",
     },
     "pca_lowrank": {
         "default": "aten.randn.default draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
@@ -551,10 +427,6 @@ EXPECTED: dict[str, dict[str, str]] = {
     "polygamma.polygamma_n_4": {
         "default": "aten.polygamma.default: polygamma of order 1 (only 0, digamma)",
         "core": "aten.polygamma.default: polygamma of order 1 (only 0, digamma)",
-    },
-    "qr": {
-        "default": "aten.qr.default has no graph-dialect mapping, and in torch's decomposition of it aten.linalg_qr.default does not import: aten.linalg_qr.default has no graph-dialect mapping",
-        "core": "aten.linalg_qr.default has no graph-dialect mapping",
     },
     "quantile": {
         "default": "aten.quantile.scalar: torch's decomposition of aten.quantile.scalar writes a value in place that it reads again (aten.ceil_.default)",
@@ -726,10 +598,6 @@ EXPECTED: dict[str, dict[str, str]] = {
         "default": "aten.stft.default has no graph-dialect mapping, and in torch's decomposition of it aten._fft_r2c.default does not import: aten._fft_r2c.default has no graph-dialect map",
         "core": "aten._fft_r2c.default has no graph-dialect mapping",
     },
-    "svd": {
-        "default": "aten.svd.default has no graph-dialect mapping, and in torch's decomposition of it aten._linalg_svd.default does not import: aten._linalg_svd.default has no graph-dialect ",
-        "core": "aten._linalg_svd.default has no graph-dialect mapping",
-    },
     "svd_lowrank": {
         "default": "aten.randn.default draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
         "core": "aten.randn.default draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
@@ -741,10 +609,6 @@ EXPECTED: dict[str, dict[str, str]] = {
     "to": {
         "default": "aten.to.device: dtype torch.float64 is not supported (only torch.float32, torch.float16, torch.bfloat16, torch.int64, torch.int32, torch.bool)",
         "core": "aten._to_copy.default: dtype torch.float64 is not supported (only torch.float32, torch.float16, torch.bfloat16, torch.int64, torch.int32, torch.bool)",
-    },
-    "triangular_solve": {
-        "default": "aten.triangular_solve.default has no graph-dialect mapping",
-        "core": "aten.triangular_solve.default has no graph-dialect mapping",
     },
     "uniform": {
         "default": "aten.uniform_.default draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",

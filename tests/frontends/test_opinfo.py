@@ -135,9 +135,9 @@ def test_the_backend_level_tells_islands_from_torch_and_randomness() -> None:
 
     x = torch.randn(4, 4)
     assert opinfo.check_backend(_case(lambda t: t.sin() + 1, x)) == ("pass", "")
-    outcome, detail = opinfo.check_backend(_case(lambda t: torch.linalg.qr(t)[0], x))
+    outcome, detail = opinfo.check_backend(_case(torch.linalg.matrix_exp, x))
     assert outcome == "fallback"
-    assert "aten.linalg_qr.default" in detail
+    assert "aten.linalg_matrix_exp.default" in detail
     dropout = _case(lambda t: torch.nn.functional.dropout(t, 0.5, True), x)
     outcome, detail = opinfo.check_backend(dropout)
     assert outcome == "fallback"
@@ -159,3 +159,22 @@ def test_shards_split_the_ops_and_a_bad_shard_is_an_error(
     with pytest.raises(SystemExit):
         opinfo.main(["--shard", "2/2"])
     assert "--shard wants K/N" in capsys.readouterr().err
+
+
+def test_sign_free_ops_compare_what_torchs_opinfo_compares() -> None:
+    """An eigenvector of the other sign is no wrong result where torch's
+    OpInfo compares absolute values (its `output_process_fn_grad`), and is
+    one everywhere else; a wrong eigenvalue is caught either way."""
+    import numpy as np
+    import torch
+
+    a = torch.tensor([[2.0, 1.0], [1.0, 2.0]])
+    expected = torch.linalg.eigh(a)
+    w, v = (t.numpy() for t in expected)
+    flipped = [w, v * np.array([-1.0, 1.0], np.float32)]
+    process = lambda out: (out[0], abs(out[1]))
+    assert opinfo._compare(expected, flipped, process=process) is None
+    assert "values differ" in (opinfo._compare(expected, flipped) or "")
+    shifted = [w + 1, v]
+    assert "output 0" in (opinfo._compare(expected, shifted, process=process) or "")
+    assert "linalg.eigh" in opinfo.SIGN_FREE

@@ -192,6 +192,28 @@ BUILDERS: list[tuple[str, Callable[[], Operation], list[str]]] = [
         lambda: g.BatchNormOp(value([2, 8, 4, 4]), x8(), x8(), x8(), x8(), 1e-3),
         ["tensor<2x8x4x4xf32>"],
     ),
+    ("graph.cholesky", lambda: g.CholeskyOp(value([2, 4, 4])), ["tensor<2x4x4xf32>"]),
+    (
+        "graph.triangular_solve",
+        lambda: g.TriangularSolveOp(value([4, 4]), value([2, 4, 3]), upper=True),
+        ["tensor<2x4x3xf32>"],
+    ),
+    (
+        "graph.triangular_solve",
+        lambda: g.TriangularSolveOp(value([3, 1, 4, 4]), value([2, 3, 4]), right=True),
+        ["tensor<3x2x3x4xf32>"],
+    ),
+    ("graph.lu", lambda: g.LuOp(value([2, 3, 5])), ["tensor<2x3x5xf32>", "tensor<2x3xi32>", "tensor<2x3x3xf32>"]),
+    ("graph.qr", lambda: g.QrOp(value([5, 3])), ["tensor<5x3xf32>", "tensor<3x3xf32>"]),
+    ("graph.qr", lambda: g.QrOp(value([5, 3]), complete=True), ["tensor<5x5xf32>", "tensor<5x3xf32>"]),
+    ("graph.geqrf", lambda: g.GeqrfOp(value([2, 5, 3])), ["tensor<2x5x3xf32>", "tensor<2x3xf32>"]),
+    ("graph.svd", lambda: g.SvdOp(value([5, 3])), ["tensor<5x3xf32>", "tensor<3xf32>", "tensor<3x3xf32>"]),
+    (
+        "graph.svd",
+        lambda: g.SvdOp(value([2, 3, 5]), full_matrices=True),
+        ["tensor<2x3x3xf32>", "tensor<2x3xf32>", "tensor<2x5x5xf32>"],
+    ),
+    ("graph.eigh", lambda: g.EighOp(value([4, 4])), ["tensor<4xf32>", "tensor<4x4xf32>"]),
 ]  # fmt: skip
 
 

@@ -1108,3 +1108,37 @@ func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
 %x = "test.op"() : () -> (tensor<4x8xf32>)
 // CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.reshape: dynamic dimension in tensor<?xf32>: graph ops take static shapes only (operands: tensor<4x8xf32>)
 %y = graph.reshape %x : (tensor<4x8xf32>) -> tensor<?xf32>
+
+// -----
+
+// The linear-algebra ops take f32 matrices only.
+%x = "test.op"() : () -> (tensor<4x4xf16>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.cholesky: expects f32 matrices, got tensor<4x4xf16>
+%y = graph.cholesky %x : tensor<4x4xf16>
+
+// -----
+
+%x = "test.op"() : () -> (tensor<4xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.qr: expects rank >= 2 (matrices), got tensor<4xf32>
+%q, %r = graph.qr %x : (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+
+// -----
+
+// cholesky, triangular_solve and eigh need square matrices.
+%x = "test.op"() : () -> (tensor<4x3xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.eigh: expects square matrices, got tensor<4x3xf32>
+%w, %v = graph.eigh %x : (tensor<4x3xf32>) -> (tensor<4xf32>, tensor<4x3xf32>)
+
+// -----
+
+%a = "test.op"() : () -> (tensor<4x4xf32>)
+%b = "test.op"() : () -> (tensor<3x2xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.triangular_solve: b tensor<3x2xf32> has 3 rows, a tensor<4x4xf32> is 4x4
+%x = graph.triangular_solve %a, %b : (tensor<4x4xf32>, tensor<3x2xf32>) -> tensor<3x2xf32>
+
+// -----
+
+// A declared result type must be the inferred one (lu's pivots are i32).
+%a = "test.op"() : () -> (tensor<3x3xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.lu: result type tensor<3x3xf32>, tensor<3xi64>, tensor<3x3xf32> does not match inferred type tensor<3x3xf32>, tensor<3xi32>, tensor<3x3xf32> (operands: tensor<3x3xf32>)
+%lu, %p, %m = graph.lu %a : (tensor<3x3xf32>) -> (tensor<3x3xf32>, tensor<3xi64>, tensor<3x3xf32>)

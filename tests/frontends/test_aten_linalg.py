@@ -1,0 +1,161 @@
+"""torch's linear algebra through `from_torch` (both import levels), on the
+reference interpreter, against torch eager: the compositions of
+`fxdsl/frontends/aten_linalg.py` over the graph dialect's factorisations,
+on the flags and shapes OpInfo's first samples do not reach (upper factors,
+right and adjoint solves, batches of vectors, singular matrices, tolerance
+tensors), and the clean refusals."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from fxdsl.frontends.torch_export import TorchImportError, from_torch  # noqa: E402
+
+rng = np.random.default_rng(11)
+
+
+class Fn(torch.nn.Module):
+    def __init__(self, fn: Callable[..., Any]):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *xs: Any) -> Any:
+        return self.fn(*xs)
+
+
+def tensor(*shape: int) -> Any:
+    return torch.from_numpy(rng.standard_normal(shape).astype(np.float32))
+
+
+def spd(*shape: int) -> Any:
+    a = tensor(*shape)
+    return a @ a.mT + shape[-1] * torch.eye(shape[-1])
+
+
+BOTH = (False, True)
+DEFAULT = (False,)
+"""Import levels (`decompose`); torch's core decompositions of the ops that
+check for errors (`linalg.cholesky`, `inv`, `solve`) hold an effect token,
+and those of `matrix_rank` compute in float64: neither imports, at the core
+level only."""
+
+
+def check(
+    fn: Callable[..., Any], *inputs: Any, tol: float = 1e-4, levels: Any = BOTH
+) -> None:
+    """fn imported at `levels` equals torch's fn on `inputs`."""
+    want = fn(*inputs)
+    wants = [w for w in (want if isinstance(want, tuple) else (want,))]
+    for decompose in levels:
+        program = from_torch(Fn(fn), inputs, decompose=decompose)
+        got = program.run(*inputs)
+        assert len(got) == len(wants)
+        for g, w in zip(got, wants):
+            assert g.shape == tuple(w.shape)
+            np.testing.assert_allclose(g, w.numpy(), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_solve_and_inverse(upper: bool) -> None:
+    a = spd(2, 4, 4)
+    factor = torch.linalg.cholesky(a, upper=upper)
+    b = tensor(2, 4, 3)
+    check(lambda f, b: torch.cholesky_solve(b, f, upper=upper), factor, b)
+    check(lambda f: torch.cholesky_inverse(f, upper=upper), factor[0])
+    check(lambda a: torch.linalg.cholesky(a, upper=upper), a, levels=DEFAULT)
+
+
+@pytest.mark.parametrize("transpose", [False, True])
+def test_triangular_solve_with_transpose(transpose: bool) -> None:
+    a, b = spd(1, 4, 4), tensor(3, 4, 2)
+    check(lambda b, a: torch.triangular_solve(b, a, upper=False, transpose=transpose),
+          b, a)  # fmt: skip
+
+
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("adjoint", [False, True])
+def test_lu_solve_every_side(left: bool, adjoint: bool) -> None:
+    a = tensor(2, 4, 4) + 4 * torch.eye(4)
+    lu, pivots = torch.linalg.lu_factor(a)
+    b = tensor(2, 4, 3) if left else tensor(2, 3, 4)
+    check(lambda lu, p, b: torch.linalg.lu_solve(lu, p, b, left=left, adjoint=adjoint),
+          lu, pivots, b)  # fmt: skip
+
+
+def test_lu_unpack_and_the_permutation_of_given_pivots() -> None:
+    a = tensor(3, 5, 4)
+    lu, pivots = torch.linalg.lu_factor(a)
+    check(torch.lu_unpack, lu, pivots)
+    check(torch.linalg.lu, a)
+
+
+def test_solve_a_batch_of_vectors_and_from_the_right() -> None:
+    a = tensor(3, 4, 4) + 4 * torch.eye(4)
+    check(torch.linalg.solve, a, tensor(3, 4), levels=DEFAULT)
+    right = lambda a, b: torch.linalg.solve(a, b, left=False)
+    check(right, a, tensor(3, 2, 4), levels=DEFAULT)
+    check(torch.linalg.inv, a, levels=DEFAULT)
+    check(torch.linalg.inv_ex, a)
+
+
+def test_determinants_of_singular_and_signed_matrices() -> None:
+    a = tensor(4, 3, 3)
+    a[0, 2] = a[0, 1]  # singular: det 0, sign 0, log|det| -inf
+    a[1] = torch.diag(torch.tensor([-1.0, 2.0, 3.0]))  # a negative pivot
+    check(torch.linalg.det, a)
+    check(torch.linalg.slogdet, a)
+    check(torch.logdet, a[1:])
+
+
+def test_lu_factor_ex_reports_the_first_zero_pivot() -> None:
+    a = tensor(2, 3, 3)
+    a[1, :, 0] = 0.0
+    check(torch.linalg.lu_factor_ex, a)
+
+
+def test_qr_modes_and_svd_values() -> None:
+    a = tensor(2, 5, 3)
+    for mode in ("reduced", "complete", "r"):
+        check(lambda a, mode=mode: torch.linalg.qr(a, mode=mode), a)
+    check(torch.linalg.svdvals, a)
+    check(lambda a: torch.linalg.matrix_norm(a, "nuc"), a)
+    check(lambda a: torch.linalg.matrix_norm(a, 2), a)
+
+
+def test_pinv_and_rank_with_tolerances() -> None:
+    a = tensor(2, 4, 3) @ tensor(2, 3, 5)  # rank 3 of 4 x 5
+    check(torch.linalg.pinv, a)
+    check(torch.linalg.matrix_rank, a, levels=DEFAULT)
+    atol = torch.tensor([0.5, 100.0])
+    rank = lambda a, atol: torch.linalg.matrix_rank(a, atol=atol)
+    check(rank, a, atol, levels=DEFAULT)
+    symmetric = a @ a.mT
+    check(lambda s: torch.linalg.pinv(s, hermitian=True), symmetric, tol=1e-3)
+    check(lambda s: torch.linalg.eigvalsh(s, UPLO="U"), symmetric, tol=1e-3)
+
+
+def test_refusals_name_the_reason() -> None:
+    a = tensor(3, 3)
+    with pytest.raises(TorchImportError, match="pivot=False"):
+        from_torch(Fn(lambda a: torch.linalg.lu(a, pivot=False)), (a,))
+    big = tensor(70, 70)
+    lu, pivots = torch.linalg.lu_factor(big)
+    with pytest.raises(TorchImportError, match="unrolls at most 64"):
+        from_torch(Fn(torch.lu_unpack), (lu, pivots))
+
+
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("transpose", [False, True])
+def test_ormqr_and_householder_product(left: bool, transpose: bool) -> None:
+    packed, tau = torch.geqrf(tensor(2, 5, 3))
+    c = tensor(2, 5, 4) if left else tensor(2, 4, 5)
+    check(lambda a, t, c: torch.ormqr(a, t, c, left=left, transpose=transpose),
+          packed, tau, c)  # fmt: skip
+    check(torch.linalg.householder_product, packed, tau)
+    check(torch.geqrf, tensor(3, 4, 6))
