@@ -1,5 +1,5 @@
-"""ATen handlers: reductions and normalisations, convolution and pooling,
-contractions and attention."""
+"""ATen handlers: reductions and normalisations, contractions and attention
+(convolution: `aten_conv`, pooling: `aten_pooling`)."""
 
 from __future__ import annotations
 
@@ -146,121 +146,6 @@ def _batch_norm(call: AtenCall) -> Any:
         for r in call.result[1:]
     )
     return (y, *saved)
-
-
-# --------------------------------------------------------------------------- #
-# Convolution and pooling
-# --------------------------------------------------------------------------- #
-
-
-def _per_dim(values: Any, rank: int) -> list[int]:
-    """torch's int-or-list window argument as one entry per spatial dim."""
-    listed = [int(values)] if isinstance(values, int) else [int(v) for v in values]
-    return listed * rank if len(listed) == 1 else listed
-
-
-def _batched(x: Tensor, rank: int, build: Callable[[Tensor], Tensor]) -> Tensor:
-    """`build` on an input with a batch dim: torch takes unbatched (C, ...)
-    inputs too, which get a batch of one and lose it again."""
-    if x.ndim != rank + 1:
-        return build(x)
-    y = build(ops.reshape(x, [1, *x.shape]))
-    return ops.reshape(y, list(y.shape[1:]))
-
-
-def _same_padding(weight: Tensor, dilation: list[int]) -> list[int]:
-    totals = [d * (k - 1) for k, d in zip(weight.shape[2:], dilation)]
-    if any(t % 2 for t in totals):
-        raise UnsupportedNode(
-            f'padding="same" needs uneven padding for kernel {weight.shape[2:]} '
-            "(graph convolutions pad symmetrically)"
-        )
-    return [t // 2 for t in totals]
-
-
-@aten(
-    "convolution.default",
-    "conv2d.default",
-    "conv2d.padding",
-    "conv1d.default",
-    "conv1d.padding",
-)
-def _convolution(call: AtenCall) -> Tensor:
-    x, weight, bias = (
-        cast_to(t, call.dtype) for t in (*call.args[:2], call.arg(2, "bias"))
-    )
-    rank = weight.ndim - 2
-    if call.target == "aten.convolution.default":
-        stride, padding, dilation, transposed, _, groups = call.args[3:9]
-        if transposed:
-            raise UnsupportedNode("transposed convolution has no graph form")
-    else:
-        stride, padding = call.arg(3, "stride", 1), call.arg(4, "padding", 0)
-        dilation, groups = call.arg(5, "dilation", 1), call.arg(6, "groups", 1)
-    dilation = _per_dim(dilation, rank)
-    if padding == "same":
-        padding = _same_padding(weight, dilation)
-    elif padding == "valid":
-        padding = 0
-    conv = {1: ops.conv1d, 2: ops.conv2d}.get(rank)
-    if conv is None:
-        raise UnsupportedNode(f"{rank}-D convolution (only 1-D and 2-D)")
-    return _batched(
-        x,
-        rank,
-        lambda t: conv(
-            t,
-            weight,
-            bias,
-            _per_dim(stride, rank),
-            _per_dim(padding, rank),
-            dilation,
-            int(groups),
-        ),
-    )
-
-
-@aten("max_pool2d.default", "max_pool2d_with_indices.default")
-def _max_pool2d(call: AtenCall) -> Any:
-    if call.used is not None and 1 in call.used:
-        raise UnsupportedNode("max_pool2d's indices have no graph form")
-    kernel = _per_dim(call.args[1], 2)
-    stride = _per_dim(call.arg(2, "stride", []) or kernel, 2)
-    padding = _per_dim(call.arg(3, "padding", 0), 2)
-    dilation = _per_dim(call.arg(4, "dilation", 1), 2)
-    ceil_mode = bool(call.arg(5, "ceil_mode", False))
-    y = _batched(
-        call.args[0],
-        2,
-        lambda t: ops.max_pool2d(t, kernel, stride, padding, dilation, ceil_mode),
-    )
-    return y if call.target == "aten.max_pool2d.default" else (y, None)
-
-
-@aten("avg_pool2d.default")
-def _avg_pool2d(call: AtenCall) -> Tensor:
-    if call.arg(6, "divisor_override") is not None:
-        raise UnsupportedNode("avg_pool2d with divisor_override")
-    kernel = _per_dim(call.args[1], 2)
-    stride = _per_dim(call.arg(2, "stride", []) or kernel, 2)
-    padding = _per_dim(call.arg(3, "padding", 0), 2)
-    ceil_mode = bool(call.arg(4, "ceil_mode", False))
-    include_pad = bool(call.arg(5, "count_include_pad", True))
-    return _batched(
-        call.args[0],
-        2,
-        lambda t: ops.avg_pool2d(t, kernel, stride, padding, ceil_mode, include_pad),
-    )
-
-
-@aten("adaptive_avg_pool2d.default", "_adaptive_avg_pool2d.default")
-def _adaptive_avg_pool2d(call: AtenCall) -> Tensor:
-    x: Tensor = cast_to(call.args[0], call.dtype)
-    size = call.shape[-2:]
-    if size == [1, 1]:
-        # global pooling, as the core-ATen graph writes it: a mean over H, W
-        return ops.mean(x, [x.ndim - 2, x.ndim - 1], keepdim=True)
-    return _batched(x, 2, lambda t: ops.adaptive_avg_pool2d(t, size))
 
 
 # --------------------------------------------------------------------------- #

@@ -20,9 +20,11 @@ from __future__ import annotations
 # all here, so the table is complete wherever it is read through this module.
 from fxdsl.frontends import (  # noqa: F401
     aten_compute,
+    aten_conv,
     aten_elementwise,
     aten_math,
     aten_movement,
+    aten_pooling,
     aten_select,
 )
 from fxdsl.frontends.aten_compute import FoldedMask, attention

@@ -1,0 +1,205 @@
+"""The importer's N-D and transposed convolutions (`fxdsl.frontends.aten_conv`)
+and its pooling beyond the dialect's 2-D ops (`fxdsl.frontends.aten_pooling`):
+3-D and adaptive pooling, max pooling's indices, divisor_override. Each case
+imports at both IR levels and matches torch eager on the reference
+interpreter (values and indices, dtypes included); a few also go through the
+GPU pipeline on the IR emulator, which runs what the decomposition and the
+kernels make of them.
+
+torch is the `fxdsl[torch]` extra: skipped where missing."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+from fxdsl.testing.optional import need
+
+torch = need("torch")
+
+import fxdsl  # noqa: E402
+from fxdsl.frontends.torch_export import from_torch, to_numpy  # noqa: E402
+from fxdsl.ir import graph  # noqa: E402
+from fxdsl.lowering.pipeline import GPU_PIPELINE  # noqa: E402
+from fxdsl.runtime.ir_emulator import Emulator  # noqa: E402
+
+F = torch.nn.functional
+LEVELS = ("default", "core")
+
+
+def _inputs(*shapes: tuple[int, ...]) -> tuple[Any, ...]:
+    generator = torch.Generator().manual_seed(0)
+    return tuple(torch.randn(*s, generator=generator) for s in shapes)
+
+
+class _Call(torch.nn.Module):
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *args: Any) -> Any:
+        return self.fn(*args)
+
+
+CASES: dict[str, tuple[Callable[..., Any], tuple[tuple[int, ...], ...]]] = {
+    # convolutions: N-D folds depth taps into channels, transposed ones
+    # spread and pad the input
+    "conv3d-grouped-strided-dilated": (
+        lambda x, w, b: F.conv3d(x, w, b, (2, 1, 1), (1, 0, 2), (1, 2, 1), 2),
+        ((2, 4, 7, 8, 9), (6, 2, 3, 2, 3), (6,)),
+    ),
+    "conv3d-unbatched": (
+        lambda x, w: F.conv3d(x, w, None, 1, 1), ((4, 5, 6, 7), (3, 4, 2, 3, 3))
+    ),
+    "conv3d-same": (
+        lambda x, w: F.conv3d(x, w, padding="same"), ((1, 2, 5, 6, 7), (3, 2, 3, 3, 1))
+    ),
+    "conv_transpose1d": (
+        lambda x, w, b: F.conv_transpose1d(x, w, b, 2, 1, 1),
+        ((2, 4, 7), (4, 3, 3), (3,)),
+    ),
+    "conv_transpose2d-grouped-dilated": (
+        lambda x, w, b: F.conv_transpose2d(x, w, b, (2, 3), (1, 0), (1, 2), 2, (1, 2)),
+        ((2, 4, 5, 6), (4, 3, 3, 2), (6,)),
+    ),
+    "conv_transpose2d-unbatched": (
+        lambda x, w: F.conv_transpose2d(x, w, None, 1, 2), ((4, 5, 6), (4, 3, 3, 3))
+    ),
+    "conv_transpose2d-padding-past-kernel": (
+        lambda x, w: F.conv_transpose2d(x, w, None, 3, 3), ((1, 2, 3, 4), (2, 2, 2, 2))
+    ),
+    "conv_transpose3d": (
+        lambda x, w: F.conv_transpose3d(x, w, None, 2, 1, 1, 1, (1, 1, 2)),
+        ((1, 2, 3, 4, 5), (2, 2, 3, 2, 3)),
+    ),
+    # max pooling's indices: flat positions in H x W
+    "max_pool2d-indices": (
+        lambda x: F.max_pool2d(x, 3, 2, 1, return_indices=True), ((2, 3, 9, 8),)
+    ),
+    "max_pool2d-indices-dilated-ceil": (
+        lambda x: F.max_pool2d(
+            x, (2, 3), (2, 1), (1, 1), (2, 1), ceil_mode=True, return_indices=True
+        ),
+        ((2, 3, 9, 8),),
+    ),
+    "max_pool2d-indices-unbatched": (
+        lambda x: F.max_pool2d(x, 3, 2, 1, return_indices=True), ((3, 9, 8),)
+    ),
+    "max_pool1d-indices": (
+        lambda x: F.max_pool1d(x, 3, 2, 1, return_indices=True), ((2, 3, 9),)
+    ),
+    "adaptive_max_pool2d": (
+        lambda x: F.adaptive_max_pool2d(x, (3, 5), return_indices=True),
+        ((2, 3, 7, 8),),
+    ),
+    "adaptive_max_pool1d": (
+        lambda x: F.adaptive_max_pool1d(x, 4, return_indices=True), ((2, 3, 7),)
+    ),
+    # average pooling: divisor_override, 3-D as two 2-D pools
+    "avg_pool2d-divisor_override": (
+        lambda x: F.avg_pool2d(x, 3, 2, 1, ceil_mode=True, divisor_override=2),
+        ((2, 3, 9, 8),),
+    ),
+    "avg_pool3d-ceil-exclude-pad": (
+        lambda x: F.avg_pool3d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False),
+        ((2, 3, 7, 9, 8),),
+    ),
+    "avg_pool3d-divisor_override-unbatched": (
+        lambda x: F.avg_pool3d(x, (2, 3, 2), (1, 2, 2), (1, 1, 0), divisor_override=3),
+        ((3, 7, 9, 8),),
+    ),
+    "adaptive_avg_pool3d": (
+        lambda x: F.adaptive_avg_pool3d(x, (3, 2, 5)), ((2, 3, 7, 9, 8),)
+    ),
+}  # fmt: skip
+
+
+def _assert_matches(got: Any, want: Any) -> None:
+    want = want if isinstance(want, tuple) else (want,)
+    assert len(got) == len(want)
+    for g, w in zip(got, want, strict=True):
+        expected = w.numpy()
+        assert np.asarray(g).dtype == expected.dtype
+        np.testing.assert_allclose(g, expected, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("name", list(CASES))
+def test_reference_matches_eager(name: str, level: str) -> None:
+    fn, shapes = CASES[name]
+    args = _inputs(*shapes)
+    program = from_torch(_Call(fn).eval(), args, decompose=level == "core")
+    _assert_matches(program.run(*args), fn(*args))
+
+
+def test_ties_and_minus_infinity_pick_torch_s_index() -> None:
+    """A later equal element never wins (torch compares strictly); a window
+    of -inf names its first element inside the input, not the padding."""
+    x = torch.zeros(1, 1, 4, 5)
+    x[0, 0, :2] = -torch.inf
+    fn = CASES["max_pool2d-indices"][0]
+    program = from_torch(_Call(fn).eval(), (x,))
+    _assert_matches(program.run(x), fn(x))
+
+
+def test_transposed_convolution_is_a_convolution() -> None:
+    """The imported graph holds a plain conv2d (stride 1, no padding) of the
+    spread input, and no op of a graph form the dialect lacks."""
+    fn, shapes = CASES["conv_transpose2d-grouped-dilated"]
+    program = from_torch(_Call(fn).eval(), _inputs(*shapes))
+    (conv,) = [op for op in program.module.walk() if isinstance(op, graph.Conv2dOp)]
+    assert conv.stride_list == (1, 1)
+    assert conv.padding_list == (0, 0)
+    assert conv.dilation_list == (1, 2)
+    assert conv.group_count == 2
+
+
+def test_conv3d_is_one_conv2d() -> None:
+    fn, shapes = CASES["conv3d-grouped-strided-dilated"]
+    program = from_torch(_Call(fn).eval(), _inputs(*shapes))
+    convs = [op for op in program.module.walk() if isinstance(op, graph.ConvOp)]
+    assert [type(op) for op in convs] == [graph.Conv2dOp]
+    # (N OD, C KD, H, W) by (O, C/G KD, KH, KW)
+    assert graph.shape_of(convs[0].input) == (2 * 4, 4 * 3, 8, 9)
+    assert graph.shape_of(convs[0].weight) == (6, 2 * 3, 2, 3)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "conv3d-grouped-strided-dilated",
+        "conv_transpose2d-grouped-dilated",
+        "max_pool2d-indices",
+        "adaptive_max_pool2d",
+        "avg_pool2d-divisor_override",
+        "avg_pool3d-ceil-exclude-pad",
+    ],
+)
+def test_gpu_pipeline_on_the_emulator_matches_eager(name: str) -> None:
+    """Through GPU_PIPELINE (graph-decompose: GEMMs, window kernels) on the
+    IR emulator."""
+    fn, shapes = CASES[name]
+    args = _inputs(*shapes)
+    program = from_torch(_Call(fn).eval(), args)
+    lowered = fxdsl.apply(program.module.clone(), GPU_PIPELINE)
+    got = Emulator(lowered).run("forward", *program.weights, *map(to_numpy, args))
+    _assert_matches(got, fn(*args))
+
+
+def test_max_pool2d_backward_adds_gradients_at_the_indices() -> None:
+    """Overlapping windows (stride < kernel) can pick one input element
+    twice: its gradient is the sum."""
+
+    def fn(x: Any, grad: Any) -> Any:
+        _, index = F.max_pool2d(x, 3, 1, 1, return_indices=True)
+        return torch.ops.aten.max_pool2d_with_indices_backward(
+            grad, x, [3, 3], [1, 1], [1, 1], [1, 1], False, index
+        )
+
+    args = _inputs((2, 3, 5, 4), (2, 3, 5, 4))
+    for level in LEVELS:
+        program = from_torch(_Call(fn).eval(), args, decompose=level == "core")
+        _assert_matches(program.run(*args), fn(*args))
