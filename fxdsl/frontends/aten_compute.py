@@ -176,6 +176,28 @@ def _addmm(call: AtenCall) -> Tensor:
     return ops.add(product, bias if beta == 1 else ops.mul(bias, beta))
 
 
+@aten("_trilinear.default")
+def _trilinear(call: AtenCall) -> Tensor:
+    """torch's `_trilinear(i1, i2, i3, expand1, expand2, expand3, sumdim)`
+    (what `bilinear` becomes): each operand gets size-1 dims at its expand
+    positions, the three are multiplied (broadcasting) and summed over
+    `sumdim`, those dims dropped."""
+    operands = [cast_to(t, call.dtype) for t in call.args[:3]]
+    expands = [{int(d) for d in dims} for dims in call.args[3:6]]
+    summed = sorted(int(d) for d in call.args[6])
+    product = None
+    for x, expand in zip(operands, expands, strict=True):
+        rank = x.ndim + len(expand)
+        sizes = iter(x.shape)
+        shape = [1 if d in expand else next(sizes) for d in range(rank)]
+        x = ops.reshape(x, shape)
+        product = x if product is None else ops.mul(product, x)
+    assert product is not None
+    if not summed:
+        return ops.reshape(product, call.shape)
+    return ops.reshape(ops.sum(product, summed), call.shape)
+
+
 @aten("scaled_dot_product_attention.default")
 def _sdpa(call: AtenCall) -> Tensor:
     q, k, v = call.args[:3]

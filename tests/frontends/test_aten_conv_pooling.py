@@ -1,6 +1,7 @@
 """The importer's N-D and transposed convolutions (`fxdsl.frontends.aten_conv`)
 and its pooling beyond the dialect's 2-D ops (`fxdsl.frontends.aten_pooling`):
-3-D and adaptive pooling, max pooling's indices, divisor_override. Each case
+3-D and adaptive pooling, max pooling's indices, divisor_override; and
+`bilinear` (`aten._trilinear`, `fxdsl.frontends.aten_compute`). Each case
 imports at both IR levels and matches torch eager on the reference
 interpreter (values and indices, dtypes included); a few also go through the
 GPU pipeline on the IR emulator, which runs what the decomposition and the
@@ -113,6 +114,13 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[tuple[int, ...], ...]]] = {
     ),
     "adaptive_avg_pool3d": (
         lambda x: F.adaptive_avg_pool3d(x, (3, 2, 5)), ((2, 3, 7, 9, 8),)
+    ),
+    # bilinear: aten._trilinear, a broadcast product summed
+    "bilinear": (
+        lambda a, b, w, bias: F.bilinear(a, b, w, bias), ((4, 3), (4, 5), (2, 3, 5), (2,))
+    ),
+    "bilinear-batched": (
+        lambda a, b, w: F.bilinear(a, b, w), ((2, 4, 3), (2, 4, 5), (6, 3, 5))
     ),
 }  # fmt: skip
 
