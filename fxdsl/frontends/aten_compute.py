@@ -8,6 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from fxdsl.frontends.aten_registry import (
     AtenCall,
     Handler,
@@ -174,6 +176,69 @@ def _addmm(call: AtenCall) -> Tensor:
     if alpha != 1:
         product = ops.mul(product, alpha)
     return ops.add(product, bias if beta == 1 else ops.mul(bias, beta))
+
+
+_BAG_MODES = {0: "sum", 1: "mean", 2: "max"}
+
+
+@aten(
+    "embedding_bag.default",
+    "embedding_bag.padding_idx",
+    "_embedding_bag_forward_only.default",
+    "_embedding_bag.default",
+)
+def _embedding_bag(call: AtenCall) -> tuple[Any, ...]:
+    """torch's embedding_bag on 1-D indices with offsets: bag b combines the
+    rows of indices[offsets[b]:offsets[b + 1]] (the last bag runs to the
+    end, or to the last offset with include_last_offset) by sum (weighted
+    by per_sample_weights), mean or max; rows at padding_idx count for
+    nothing, an empty bag is zeros. Bag membership is a (bags, L) mask read
+    from the offsets, so they may be runtime values: a sum is a matmul of
+    the mask with the rows. Only the bags themselves (the other three
+    results are what the backward reads)."""
+    if call.used is not None and call.used - {0}:
+        raise UnsupportedNode("embedding_bag's offset2bag, bag_size and max_indices")
+    weight, indices, offsets = call.args[:3]
+    mode = _BAG_MODES.get(int(call.arg(4, "mode", 0)))
+    samples = call.arg(6, "per_sample_weights")
+    last_offset = bool(call.arg(7, "include_last_offset", False))
+    padding = call.arg(8, "padding_idx", -1)
+    if mode is None or indices.ndim != 1:
+        raise UnsupportedNode("embedding_bag needs 1-D indices and mode 0, 1 or 2")
+    dtype, length = graph_dtype(call.result[0].dtype), indices.shape[0]
+    bags = offsets.shape[0] - 1 if last_offset else offsets.shape[0]
+    starts = ops.reshape(ops.slice(offsets, [0], [bags]), [bags, 1])
+    if last_offset:
+        ends = ops.slice(offsets, [1], [bags + 1])
+    else:
+        tail = ops.full([1], length, offsets.dtype)
+        ends = ops.concat([ops.slice(offsets, [1], [bags]), tail], 0)
+    position = ops.constant(np.arange(length, dtype=np.int64).reshape(1, length))
+    position = cast_to(position, offsets.dtype)
+    member = ops.logical_and(
+        ops.ge(position, starts), ops.lt(position, ops.reshape(ends, [bags, 1]))
+    )
+    if padding is not None and int(padding) >= 0:
+        kept = ops.ne(indices, int(padding))
+        member = ops.logical_and(member, ops.reshape(kept, [1, length]))
+    rows = cast_to(ops.embedding(indices, weight), dtype)  # (L, D)
+    if mode == "max":
+        picked = ops.where(
+            ops.reshape(member, [bags, length, 1]),
+            ops.reshape(rows, [1, *rows.shape]),
+            -math.inf,
+        )
+        largest = ops.max(picked, [1])
+        empty = ops.logical_not(ops.any(member, [1], keepdim=True))
+        return (ops.where(empty, 0.0, largest), None, None, None)
+    share = ops.cast(member, dtype)
+    if samples is not None:
+        share = ops.mul(share, ops.reshape(cast_to(samples, dtype), [1, length]))
+    total = ops.matmul(share, rows)
+    if mode == "mean":
+        count = ops.sum(ops.cast(member, dtype), [1], keepdim=True)
+        total = ops.div(total, ops.maximum(count, 1.0))
+    return (total, None, None, None)
 
 
 @aten("_trilinear.default")

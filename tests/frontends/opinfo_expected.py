@@ -405,14 +405,6 @@ EXPECTED: dict[str, dict[str, str]] = {
         "default": "aten.batch_norm.default: batch_norm in training mode (export in eval)",
         "core": "the program has a USER_INPUT_MUTATION output (getitem_3); only inference programs without buffer mutations import",
     },
-    "nn.functional.bilinear": {
-        "default": "aten.bilinear.default has no graph-dialect mapping, and in torch's decomposition of it aten._trilinear.default does not import: aten._trilinear.default has no g",
-        "core": "aten._trilinear.default has no graph-dialect mapping",
-    },
-    "nn.functional.embedding_bag": {
-        "default": "aten.embedding_bag.padding_idx has no graph-dialect mapping, and in torch's decomposition of it aten._embedding_bag_forward_only.default does not ",
-        "core": "aten._embedding_bag_forward_only.default has no graph-dialect mapping",
-    },
     "nn.functional.fractional_max_pool2d": {
         "default": "aten.rand.default draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
         "core": "aten.rand.default draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",

@@ -1,7 +1,7 @@
 """The importer's N-D and transposed convolutions (`fxdsl.frontends.aten_conv`)
 and its pooling beyond the dialect's 2-D ops (`fxdsl.frontends.aten_pooling`):
 3-D and adaptive pooling, max pooling's indices, divisor_override; and
-`bilinear` (`aten._trilinear`, `fxdsl.frontends.aten_compute`). Each case
+`bilinear` (`aten._trilinear`) and `embedding_bag` (`fxdsl.frontends.aten_compute`). Each case
 imports at both IR levels and matches torch eager on the reference
 interpreter (values and indices, dtypes included); a few also go through the
 GPU pipeline on the IR emulator, which runs what the decomposition and the
@@ -124,6 +124,30 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[tuple[int, ...], ...]]] = {
     ),
 }  # fmt: skip
 
+BAG_INDICES = torch.tensor([1, 2, 4, 5, 4, 3, 2, 9, 0, 0])
+BAG_OFFSETS = torch.tensor([0, 4, 4, 7])  # bag 1 is empty
+BAGS: dict[str, tuple[Callable[..., Any], tuple[Any, ...]]] = {
+    "sum": (lambda w, i, o: F.embedding_bag(i, w, o, mode="sum"), ()),
+    "mean-padding_idx": (
+        lambda w, i, o: F.embedding_bag(i, w, o, mode="mean", padding_idx=2), ()
+    ),
+    "max": (lambda w, i, o: F.embedding_bag(i, w, o, mode="max"), ()),
+    "max-include_last_offset": (
+        lambda w, i, o: F.embedding_bag(
+            i, w, torch.cat([o, o.new_tensor([9])]), mode="max",
+            include_last_offset=True,
+        ),
+        (),
+    ),
+    "sum-per_sample_weights": (
+        lambda w, i, o, p: F.embedding_bag(i, w, o, mode="sum", per_sample_weights=p),
+        _inputs((10,)),
+    ),
+    "2-d-indices": (
+        lambda w, i, o: F.embedding_bag(i.reshape(2, 5), w, mode="mean"), ()
+    ),
+}  # fmt: skip
+
 
 def _assert_matches(got: Any, want: Any) -> None:
     want = want if isinstance(want, tuple) else (want,)
@@ -211,3 +235,13 @@ def test_max_pool2d_backward_adds_gradients_at_the_indices() -> None:
     for level in LEVELS:
         program = from_torch(_Call(fn).eval(), args, decompose=level == "core")
         _assert_matches(program.run(*args), fn(*args))
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("name", list(BAGS))
+def test_embedding_bag_matches_eager(name: str, level: str) -> None:
+    """Offsets are program inputs: the bags are masks read from them."""
+    fn, extra = BAGS[name]
+    args = (*_inputs((10, 3)), BAG_INDICES, BAG_OFFSETS, *extra)
+    program = from_torch(_Call(fn).eval(), args, decompose=level == "core")
+    _assert_matches(program.run(*args), fn(*args))
