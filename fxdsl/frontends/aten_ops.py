@@ -25,6 +25,7 @@ from fxdsl.frontends import (  # noqa: F401
     aten_math,
     aten_movement,
     aten_pooling,
+    aten_resample,
     aten_select,
 )
 from fxdsl.frontends.aten_compute import FoldedMask, attention

@@ -28,10 +28,6 @@ EXPECTED: dict[str, dict[str, str]] = {
         "default": "aten._unsafe_masked_index_put_accumulate.default has no graph-dialect mapping, and torch's decomposition o",
         "core": "aten.index_put.default has no graph-dialect mapping",
     },
-    "_upsample_bilinear2d_aa": {
-        "default": "aten._upsample_bilinear2d_aa.vec has no graph-dialect mapping, and in torch's decomposition of it aten._upsample_bilinear2d_aa.default",
-        "core": "aten._upsample_bilinear2d_aa.default has no graph-dialect mapping",
-    },
     "argwhere": {
         "default": "aten.argwhere.default: dynamic shape (u0, 1): fxdsl imports static shapes only; export without dynamic_shapes (or with static ones)",
         "core": "aten.nonzero.default: dynamic shape (u0, 1): fxdsl imports static shapes only; export without dynamic_shapes (or with static ones)",
@@ -179,10 +175,6 @@ EXPECTED: dict[str, dict[str, str]] = {
     "geqrf": {
         "default": "aten.geqrf.default has no graph-dialect mapping",
         "core": "aten.geqrf.default has no graph-dialect mapping",
-    },
-    "grid_sampler_3d": {
-        "default": "aten.grid_sampler_3d.default has no graph-dialect mapping",
-        "core": "aten.grid_sampler_3d.default has no graph-dialect mapping",
     },
     "hash_tensor": {
         "default": "aten.hash_tensor.default has no graph-dialect mapping",
