@@ -1,21 +1,24 @@
 """The importer's N-D and transposed convolutions (`fxdsl.frontends.aten_conv`)
 and its pooling beyond the dialect's 2-D ops (`fxdsl.frontends.aten_pooling`):
 3-D and adaptive pooling, max pooling's indices, divisor_override; and
-`bilinear` (`aten._trilinear`) and `embedding_bag` (`fxdsl.frontends.aten_compute`). Each case
-imports at both IR levels and matches torch eager on the reference
-interpreter (values and indices, dtypes included); a few also go through the
-GPU pipeline on the IR emulator, which runs what the decomposition and the
-kernels make of them.
+`bilinear` (`aten._trilinear`) and `embedding_bag`
+(`fxdsl.frontends.aten_compute`). Each case imports at both IR levels and
+matches torch eager on the reference interpreter (values and indices, dtypes
+included); a few also go through the GPU pipeline on the IR emulator, which
+runs what the decomposition and the kernels make of them, and their CUDA C
+through `nvcc -ptx -arch=sm_90` and cuda-sim.
 
 torch is the `fxdsl[torch]` extra: skipped where missing."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from xdsl.dialects import gpu
 
 from fxdsl.testing.optional import need
 
@@ -24,6 +27,7 @@ torch = need("torch")
 import fxdsl  # noqa: E402
 from fxdsl.frontends.torch_export import from_torch, to_numpy  # noqa: E402
 from fxdsl.ir import graph  # noqa: E402
+from fxdsl.lowering.cuda_printer import kernel_source  # noqa: E402
 from fxdsl.lowering.pipeline import GPU_PIPELINE  # noqa: E402
 from fxdsl.runtime.ir_emulator import Emulator  # noqa: E402
 
@@ -199,26 +203,63 @@ def test_conv3d_is_one_conv2d() -> None:
     assert graph.shape_of(convs[0].weight) == (6, 2 * 3, 2, 3)
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        "conv3d-grouped-strided-dilated",
-        "conv_transpose2d-grouped-dilated",
-        "max_pool2d-indices",
-        "adaptive_max_pool2d",
-        "avg_pool2d-divisor_override",
-        "avg_pool3d-ceil-exclude-pad",
-    ],
-)
-def test_gpu_pipeline_on_the_emulator_matches_eager(name: str) -> None:
-    """Through GPU_PIPELINE (graph-decompose: GEMMs, window kernels) on the
-    IR emulator."""
+LOWERED = [
+    "conv3d-grouped-strided-dilated",
+    "conv_transpose2d-grouped-dilated",
+    "max_pool2d-indices",
+    "adaptive_max_pool2d",
+    "avg_pool2d-divisor_override",
+    "avg_pool3d-ceil-exclude-pad",
+]
+"""Cases through the GPU pipeline: one per new construction."""
+
+
+def _lowered(name: str) -> tuple[Any, Any, tuple[Any, ...]]:
+    """(the program, its GPU-pipeline module, the inputs) of case `name`."""
     fn, shapes = CASES[name]
     args = _inputs(*shapes)
     program = from_torch(_Call(fn).eval(), args)
-    lowered = fxdsl.apply(program.module.clone(), GPU_PIPELINE)
+    return program, fxdsl.apply(program.module.clone(), GPU_PIPELINE), args
+
+
+@pytest.mark.parametrize("name", LOWERED)
+def test_gpu_pipeline_on_the_emulator_matches_eager(name: str) -> None:
+    """Through GPU_PIPELINE (graph-decompose: GEMMs, window kernels) on the
+    IR emulator."""
+    program, lowered, args = _lowered(name)
     got = Emulator(lowered).run("forward", *program.weights, *map(to_numpy, args))
-    _assert_matches(got, fn(*args))
+    _assert_matches(got, CASES[name][0](*args))
+
+
+@pytest.mark.nvcc
+def test_kernels_compile_with_nvcc(tmp_path: Path) -> None:
+    """One .entry per gpu.func of each lowered case."""
+    from fxdsl.testing.nvcc import compile_ptx
+
+    for name in LOWERED:
+        lowered = _lowered(name)[1]
+        kernels = [op for op in lowered.walk() if isinstance(op, gpu.FuncOp)]
+        ptx = compile_ptx(kernel_source(lowered), tmp_path, name)
+        assert ptx.count(".entry") == len(kernels), name
+
+
+@pytest.mark.cxx
+@pytest.mark.parametrize(
+    "name", ["conv_transpose2d-grouped-dilated", "max_pool2d-indices"]
+)
+def test_kernels_run_on_cuda_sim(name: str) -> None:
+    """The CUDA C, compiled for the host and run on cuda-sim (sanitizers
+    on), matches eager: the spread input's and the argmax chain's kernels."""
+    from fxdsl.runtime.cuda_sim import CudaSimEmulator
+
+    program, lowered, args = _lowered(name)
+    sim = CudaSimEmulator(lowered, "address,undefined")
+    try:
+        got = sim.run("forward", *program.weights, *map(to_numpy, args))
+    finally:
+        sim.close()
+    _assert_matches(got, CASES[name][0](*args))
+    assert len(sim.worker.launched) >= 1
 
 
 def test_max_pool2d_backward_adds_gradients_at_the_indices() -> None:
