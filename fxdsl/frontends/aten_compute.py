@@ -197,7 +197,10 @@ def _embedding_bag(call: AtenCall) -> tuple[Any, ...]:
     the mask with the rows. Only the bags themselves (the other three
     results are what the backward reads)."""
     if call.used is not None and call.used - {0}:
-        raise UnsupportedNode("embedding_bag's offset2bag, bag_size and max_indices")
+        raise UnsupportedNode(
+            "embedding_bag's offset2bag, bag_size and max_indices (what its "
+            "backward reads) have no graph form"
+        )
     weight, indices, offsets = call.args[:3]
     mode = _BAG_MODES.get(int(call.arg(4, "mode", 0)))
     samples = call.arg(6, "per_sample_weights")

@@ -25,7 +25,11 @@ from fxdsl.testing.optional import need
 torch = need("torch")
 
 import fxdsl  # noqa: E402
-from fxdsl.frontends.torch_export import from_torch, to_numpy  # noqa: E402
+from fxdsl.frontends.torch_export import (  # noqa: E402
+    TorchImportError,
+    from_torch,
+    to_numpy,
+)
 from fxdsl.ir import graph  # noqa: E402
 from fxdsl.lowering.cuda_printer import kernel_source  # noqa: E402
 from fxdsl.lowering.pipeline import GPU_PIPELINE  # noqa: E402
@@ -286,3 +290,11 @@ def test_embedding_bag_matches_eager(name: str, level: str) -> None:
     args = (*_inputs((10, 3)), BAG_INDICES, BAG_OFFSETS, *extra)
     program = from_torch(_Call(fn).eval(), args, decompose=level == "core")
     _assert_matches(program.run(*args), fn(*args))
+
+
+def test_embedding_bag_s_other_results_are_refused() -> None:
+    def fn(w: Any, i: Any, o: Any) -> Any:
+        return torch.ops.aten._embedding_bag_forward_only(w, i, o)[1]
+
+    with pytest.raises(TorchImportError, match="offset2bag, bag_size and max_ind"):
+        from_torch(_Call(fn).eval(), (*_inputs((10, 3)), BAG_INDICES, BAG_OFFSETS))
