@@ -54,8 +54,8 @@ def _same_padding(weight: Tensor, dilation: list[int]) -> list[int]:
     return [t // 2 for t in totals]
 
 
-def _pad(x: Tensor, dim: int, before: int, after: int) -> Tensor:
-    """x with zeros added around `dim` (a negative count crops)."""
+def pad(x: Tensor, dim: int, before: int, after: int, value: float = 0.0) -> Tensor:
+    """x with `value`s added around `dim` (a negative count crops)."""
     if before < 0 or after < 0:
         starts, limits = [0] * x.ndim, list(x.shape)
         starts[dim], limits[dim] = max(-before, 0), x.shape[dim] - max(-after, 0)
@@ -65,7 +65,7 @@ def _pad(x: Tensor, dim: int, before: int, after: int) -> Tensor:
         if size > 0:
             shape = list(x.shape)
             shape[dim] = size
-            parts.insert(at * len(parts), ops.full(shape, 0.0, x.dtype))
+            parts.insert(at * len(parts), ops.full(shape, value, x.dtype))
     return x if len(parts) == 1 else ops.concat(parts, dim)
 
 
@@ -102,7 +102,7 @@ def conv(
         return ops.conv2d(x, weight, bias, stride, padding, dilation, groups)
     n, channels, depth, *rest = x.shape
     o, per_group, taps, *kernel = weight.shape
-    x = _pad(x, 2, padding[0], padding[0])
+    x = pad(x, 2, padding[0], padding[0])
     reach = dilation[0] * (taps - 1) + 1
     out = (depth + 2 * padding[0] - reach) // stride[0] + 1
     if out < 1:
@@ -156,7 +156,7 @@ def conv_transpose(
         dim = 2 + axis
         x = _spread(x, dim, stride[axis])
         border = dilation[axis] * (kernel[axis] - 1) - padding[axis]
-        x = _pad(x, dim, border, border + output_padding[axis])
+        x = pad(x, dim, border, border + output_padding[axis])
     ones = [1] * rank
     return conv(x, filters, bias, ones, [0] * rank, dilation, groups)
 

@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from fxdsl.frontends.aten_conv import batched, per_dim
-from fxdsl.frontends.aten_registry import AtenCall, UnsupportedNode, aten, cast_to
+from fxdsl.frontends.aten_conv import batched, pad, per_dim
+from fxdsl.frontends.aten_registry import AtenCall, aten, cast_to
 from fxdsl.tracing import ops
 from fxdsl.tracing.tracer import Tensor
 
@@ -57,49 +57,121 @@ def _adaptive_axis(size: int, out: int) -> Axis:
     return positions, positions < ends[:, None]
 
 
-def window_argmax(x: Tensor, axes: Sequence[Axis]) -> tuple[Tensor, Tensor]:
-    """(values, indices) of the max over each window of x (N, C, *spatial),
-    the windows given per spatial dim by `axes`; indices are flat positions
-    in the spatial dims (i64), as torch's max pooling returns."""
-    spatial = x.shape[2:]
-    out = [positions.shape[0] for positions, _ in axes]
-    strides = [math.prod(spatial[a + 1 :]) for a in range(len(spatial))]
-    rank = len(axes)
+Tap = tuple[Tensor, Tensor, Array | None]
+"""One window position's (values (N, C, *out), their flat input positions,
+where they lie inside the input: None for everywhere that can win)."""
 
-    def spread(values: Array, axis: int) -> Array:
-        """A per-dim (out,) vector shaped to broadcast over the output."""
-        return values.reshape([-1 if a == axis else 1 for a in range(rank)])
 
-    taps: list[tuple[list[Array], Array, Array]] = []
-    for tap in np.ndindex(*[positions.shape[1] for positions, _ in axes]):
-        reads = [spread(axes[a][0][:, t], a) for a, t in enumerate(tap)]
-        valid = np.ones(out, bool)
-        for a, t in enumerate(tap):
-            valid = valid & spread(axes[a][1][:, t], a)
-        if not valid.any():
-            continue
-        flat = sum(r * s for r, s in zip(reads, strides))
-        clamped = [np.clip(r, 0, n - 1) for r, n in zip(reads, spatial)]
-        taps.append((clamped, np.broadcast_to(flat, out), valid))
-    if not taps:
-        raise UnsupportedNode(f"a window reads no input element (input {x.shape})")
-    # where no tap wins (a window of -inf), torch keeps the window's first
-    # element inside the input
-    first = np.zeros(out, np.int64)
-    for _, flat, valid in reversed(taps):
-        first = np.where(valid, flat, first)
+def _argmax_chain(
+    x: Tensor, out: Sequence[int], first: Array, taps: Sequence[Tap]
+) -> tuple[Tensor, Tensor]:
+    """(values, indices) of the max over the taps, in their order: a tap
+    wins where it is strictly greater than the best so far or NaN (torch's
+    CPU rule); where none wins (a window of -inf) the index is `first`."""
     lead = list(x.shape[:2])
     best = ops.full([*lead, *out], -math.inf, x.dtype)
     index = ops.broadcast_to(ops.constant(first, "i64"), [*lead, *out])
-    for clamped, flat, valid in taps:
-        gathers = [ops.constant(c.astype(np.int64), "i64") for c in clamped]
-        value = ops.index(x, [None, None, *gathers])
+    for value, position, valid in taps:
         wins = ops.logical_or(ops.gt(value, best), ops.ne(value, value))
-        if not valid.all():
+        if valid is not None:
             wins = ops.logical_and(wins, ops.constant(valid, "i1"))
         best = ops.where(wins, value, best)
-        index = ops.where(wins, ops.constant(np.array(flat, np.int64), "i64"), index)
+        index = ops.where(wins, position, index)
     return best, index
+
+
+def _window_mask(axes: Sequence[Axis], tap: Sequence[int]) -> Array:
+    """Where tap `tap` of each output window lies inside the input."""
+    rank = len(axes)
+    valid = np.ones([positions.shape[0] for positions, _ in axes], bool)
+    for a, t in enumerate(tap):
+        valid = valid & _spread(axes[a][1][:, t], a, rank)
+    return valid
+
+
+def _spread(values: Array, axis: int, rank: int) -> Array:
+    """A per-dim (out,) vector shaped to broadcast over the output."""
+    return values.reshape([-1 if a == axis else 1 for a in range(rank)])
+
+
+def _flat(axes: Sequence[Axis], tap: Sequence[int], spatial: Sequence[int]) -> Array:
+    """The flat input position each output window's tap `tap` reads."""
+    rank = len(axes)
+    flat = np.zeros([positions.shape[0] for positions, _ in axes], np.int64)
+    for a, t in enumerate(tap):
+        flat = flat + _spread(axes[a][0][:, t], a, rank) * math.prod(spatial[a + 1 :])
+    return flat
+
+
+def _first_inside(axes: Sequence[Axis], spatial: Sequence[int]) -> Array:
+    """Per output window, the flat position of its first element inside the
+    input (what torch names for a window of -inf)."""
+    first = None
+    for tap in reversed(list(np.ndindex(*[p.shape[1] for p, _ in axes]))):
+        valid = _window_mask(axes, tap)
+        flat = _flat(axes, tap, spatial)
+        first = np.where(valid, flat, 0 if first is None else first)
+    assert first is not None
+    return first
+
+
+def strided_argmax(
+    x: Tensor, kernel: Sequence[int], window: Sequence[Sequence[int]]
+) -> tuple[Tensor, Tensor]:
+    """(values, indices) of max pooling x (N, C, *spatial) with `window` =
+    (stride, padding, dilation) and `out` per spatial dim: each tap a
+    strided slice of x padded with -inf (which never wins), its flat
+    positions the first tap's plus a constant."""
+    stride, padding, dilation, out = window
+    spatial = x.shape[2:]
+    axes = [
+        _strided_axis(n, *w)
+        for n, *w in zip(spatial, out, kernel, stride, padding, dilation)
+    ]
+    padded = x
+    for a, (n, o, k, s, p, d) in enumerate(
+        zip(spatial, out, kernel, stride, padding, dilation)
+    ):
+        reach = (o - 1) * s + d * (k - 1) + 1
+        padded = pad(padded, 2 + a, p, max(reach - n - p, 0), -math.inf)
+    corner = ops.constant(_flat(axes, [0] * len(axes), spatial), "i64")
+    taps: list[Tap] = []
+    for tap in np.ndindex(*kernel):
+        if not _window_mask(axes, tap).any():
+            continue
+        start = [t * d for t, d in zip(tap, dilation)]
+        limit = [b + (o - 1) * s + 1 for b, o, s in zip(start, out, stride)]
+        value = ops.slice(
+            padded, [0, 0, *start], [*x.shape[:2], *limit], [1, 1, *stride]
+        )
+        offset = sum(
+            t * d * math.prod(spatial[a + 1 :])
+            for a, (t, d) in enumerate(zip(tap, dilation))
+        )
+        taps.append((value, ops.add(corner, offset) if offset else corner, None))
+    return _argmax_chain(x, out, _first_inside(axes, spatial), taps)
+
+
+def adaptive_argmax(x: Tensor, out: Sequence[int]) -> tuple[Tensor, Tensor]:
+    """(values, indices) of adaptive max pooling x (N, C, *spatial) to
+    `out`: the windows vary in size, so each tap is a gather at constant
+    positions (clamped into the input, masked where outside its window)."""
+    spatial = x.shape[2:]
+    axes = [_adaptive_axis(n, o) for n, o in zip(spatial, out)]
+    rank = len(axes)
+    taps: list[Tap] = []
+    for tap in np.ndindex(*[positions.shape[1] for positions, _ in axes]):
+        valid = _window_mask(axes, tap)
+        if not valid.any():
+            continue
+        reads = [
+            np.clip(_spread(axes[a][0][:, t], a, rank), 0, n - 1)
+            for a, (t, n) in enumerate(zip(tap, spatial))
+        ]
+        value = ops.index(x, [None, None, *(ops.constant(r, "i64") for r in reads)])
+        position = ops.constant(_flat(axes, tap, spatial), "i64")
+        taps.append((value, position, None if valid.all() else valid))
+    return _argmax_chain(x, out, _first_inside(axes, spatial), taps)
 
 
 def _pool_window(call: AtenCall, rank: int) -> tuple[list[int], ...]:
@@ -124,16 +196,13 @@ def _max_pool2d(call: AtenCall) -> Any:
         return y
     if call.used is not None and 1 not in call.used:
         return (y, None)
-    out = y.shape[-2:]
-
-    def indices(t: Tensor) -> Tensor:
-        axes = [
-            _strided_axis(t.shape[2 + a], out[a], *window)
-            for a, window in enumerate(zip(kernel, stride, padding, dilation))
-        ]
-        return window_argmax(t, axes)[1]
-
-    return (y, batched(call.args[0], 2, indices))
+    # the argmax chain computes the values too
+    window = (stride, padding, dilation, list(y.shape[-2:]))
+    x: Tensor = call.args[0]
+    if x.ndim == 4:
+        return strided_argmax(x, kernel, window)
+    values, indices = strided_argmax(ops.reshape(x, [1, *x.shape]), kernel, window)
+    return tuple(ops.reshape(t, list(t.shape[1:])) for t in (values, indices))
 
 
 @aten("adaptive_max_pool2d.default")
@@ -141,8 +210,7 @@ def _adaptive_max_pool2d(call: AtenCall) -> tuple[Tensor, ...]:
     x: Tensor = call.args[0]
     out = [int(d) for d in call.result[0].shape[-2:]]
     batched = x if x.ndim == 4 else ops.reshape(x, [1, *x.shape])
-    axes = [_adaptive_axis(batched.shape[2 + a], out[a]) for a in range(2)]
-    values, indices = window_argmax(batched, axes)
+    values, indices = adaptive_argmax(batched, out)
     if x.ndim == 4:
         return values, indices
     return tuple(ops.reshape(t, list(t.shape[1:])) for t in (values, indices))

@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, reject, settings
+from hypothesis import strategies as st
 from xdsl.dialects import gpu
 
 from fxdsl.testing.optional import need
@@ -34,6 +36,7 @@ from fxdsl.ir import graph  # noqa: E402
 from fxdsl.lowering.cuda_printer import kernel_source  # noqa: E402
 from fxdsl.lowering.pipeline import GPU_PIPELINE  # noqa: E402
 from fxdsl.runtime.ir_emulator import Emulator  # noqa: E402
+from fxdsl.testing.strategies import pool_windows  # noqa: E402
 
 F = torch.nn.functional
 LEVELS = ("default", "core")
@@ -183,6 +186,38 @@ def test_ties_and_minus_infinity_pick_torch_s_index() -> None:
     fn = CASES["max_pool2d-indices"][0]
     program = from_torch(_Call(fn).eval(), (x,))
     _assert_matches(program.run(x), fn(x))
+
+
+@settings(max_examples=15, deadline=None)
+@given(case=pool_windows(), nans=st.booleans())
+def test_max_pool_indices_on_random_windows(case: dict[str, Any], nans: bool) -> None:
+    """Any window torch takes (kernel, stride, padding, dilation,
+    ceil_mode), some inputs with NaNs (torch's index is the last NaN's) and
+    ties (rounded values: the first of equal maxima)."""
+    x = torch.randn(*case["shape"], generator=torch.Generator().manual_seed(0))
+    x = torch.round(x * 2)
+    if nans:
+        x[x > 1.5] = torch.nan
+
+    def fn(t: Any) -> Any:
+        return F.max_pool2d(
+            t,
+            case["kernel"],
+            case["stride"],
+            case["padding"],
+            case["dilation"],
+            case["ceil_mode"],
+            return_indices=True,
+        )
+
+    try:
+        want = fn(x)
+    except RuntimeError:
+        reject()  # a window torch rejects
+    program = from_torch(_Call(fn).eval(), (x,))
+    got = program.run(x)
+    np.testing.assert_array_equal(got[1], want[1].numpy())
+    np.testing.assert_array_equal(got[0], want[0].numpy())
 
 
 def test_transposed_convolution_is_a_convolution() -> None:
