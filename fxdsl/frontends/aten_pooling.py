@@ -6,11 +6,13 @@ The graph dialect has 2-D pooling ops (`graph.max_pool2d`, `avg_pool2d`,
 
 * Indices of a max pool (`max_pool2d_with_indices`, `adaptive_max_pool2d`)
   are the running argmax over the window's taps, in torch's order (row-major
-  over the window, a later element wins only when strictly greater or NaN),
-  each tap a gather of the input at constant positions; the index is the
-  flat position in the input's spatial dims (`h * W + w`), what torch
-  returns. A tap outside the input never wins; a window of -inf gives its
-  first element inside the input, as torch's CPU kernel.
+  over the window, a later element wins only when strictly greater or NaN);
+  the index is the flat position in the input's spatial dims (`h * W + w`),
+  what torch returns. A strided window's tap is a strided slice of the input
+  padded with -inf (a view, as `graph-decompose` reads a `max_pool2d`'s),
+  which never wins; an adaptive window's is a gather at constant positions,
+  masked outside the window. A window of -inf names its first element inside
+  the input, as torch's CPU kernel.
 * 3-D average pooling is separable: a box sum is a sum of sums, and torch's
   divisor (the box clipped to the input or its padding) is the product of
   the clipped lengths per dim. So `avg_pool3d` is an `avg_pool2d` over
