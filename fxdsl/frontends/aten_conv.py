@@ -14,7 +14,10 @@ from them:
   around it (`+ output_padding` on the right; negative: cropped), by the
   weight with its in/out channels swapped per group and its taps reversed,
   at stride 1. Every output element is then one window's dot product, as
-  the transposed conv's scatter-add of the input's products.
+  the transposed conv's scatter-add of the input's products. Undilated and
+  strided (an upsampling layer's), most of those products are of inserted
+  zeros: there it is split by output phase instead, `stride^N` stride-1
+  convolutions of the input itself, interleaved (`_conv_transpose_phases`).
 """
 
 from __future__ import annotations
@@ -130,6 +133,15 @@ def conv(
     return ops.transpose(y, [0, 2, 1, *range(3, y.ndim)])
 
 
+def _taps(filters: Tensor, axis: int, picked: list[int]) -> Tensor:
+    """`filters` (O, C/G, *kernel) with only the `picked` taps, in that
+    order, along spatial dim `axis`."""
+    if picked == list(range(filters.shape[2 + axis])):
+        return filters
+    index = ops.constant(np.array(picked, dtype=np.int64), "i64")
+    return ops.index(filters, [None] * (2 + axis) + [index])
+
+
 def conv_transpose(
     x: Tensor,
     weight: Tensor,
@@ -148,10 +160,12 @@ def conv_transpose(
     grouped = ops.reshape(weight, [groups, channels // groups, per_group, *kernel])
     swapped = ops.transpose(grouped, [0, 2, 1, *range(3, 3 + rank)])
     filters = ops.reshape(swapped, [groups * per_group, channels // groups, *kernel])
+    if any(s > 1 for s in stride) and all(d == 1 for d in dilation):
+        return _conv_transpose_phases(
+            x, filters, bias, stride, padding, output_padding, groups
+        )
     for axis, size in enumerate(kernel):
-        if size > 1:
-            backwards = ops.constant(np.arange(size - 1, -1, -1, dtype=np.int64), "i64")
-            filters = ops.index(filters, [None] * (2 + axis) + [backwards])
+        filters = _taps(filters, axis, list(range(size - 1, -1, -1)))
     for axis in range(rank):
         dim = 2 + axis
         x = _spread(x, dim, stride[axis])
@@ -159,6 +173,63 @@ def conv_transpose(
         x = pad(x, dim, border, border + output_padding[axis])
     ones = [1] * rank
     return conv(x, filters, bias, ones, [0] * rank, dilation, groups)
+
+
+def _conv_transpose_phases(
+    x: Tensor,
+    filters: Tensor,
+    bias: Tensor | None,
+    stride: list[int],
+    padding: list[int],
+    output_padding: list[int],
+    groups: int,
+) -> Tensor:
+    """An undilated transposed convolution with stride s as s^N stride-1
+    convolutions, one per output phase: the outputs at `q s + r` (before
+    the padding is cropped) take the taps `r, r + s, ...` only, each a full
+    convolution (padded by its taps - 1) of x by those taps reversed. The
+    phases interleave by a stack and a reshape; no product of a spread
+    input's zeros is computed."""
+    n, _, *size = x.shape
+    o, _, *kernel = filters.shape
+    rank = len(kernel)
+    # every phase's output padded to the longest, `size + ceil(k / s) - 1`
+    longest = [m + -(-k // s) - 1 for m, k, s in zip(size, kernel, stride)]
+    phases: dict[tuple[int, ...], Tensor] = {}
+    for phase in np.ndindex(*stride):
+        picked = [list(range(r, k, s))[::-1] for r, k, s in zip(phase, kernel, stride)]
+        if not all(picked):  # a phase no tap reaches (kernel < stride)
+            phases[phase] = ops.full([n, o, *longest], 0.0, x.dtype)
+            continue
+        taps = filters
+        for axis, chosen in enumerate(picked):
+            taps = _taps(taps, axis, chosen)
+        full = [len(chosen) - 1 for chosen in picked]
+        y = conv(x, taps, None, [1] * rank, full, [1] * rank, groups)
+        for axis in range(rank):
+            y = pad(y, 2 + axis, 0, longest[axis] - y.shape[2 + axis])
+        phases[phase] = y
+
+    # (N, O, *longest) per phase -> (N, O, M0, s0, M1, s1, ...), innermost
+    # dims first: the phases along the last dim stack, then the next
+    def interleave(prefix: tuple[int, ...]) -> Tensor:
+        axis = len(prefix)
+        if axis == rank:
+            y = phases[prefix]
+            return ops.reshape(y, [n, o, *[d for m in longest for d in (m, 1)]])
+        parts = [interleave((*prefix, r)) for r in range(stride[axis])]
+        return parts[0] if len(parts) == 1 else ops.concat(parts, 3 + 2 * axis)
+
+    spread = [m * s for m, s in zip(longest, stride)]
+    y = ops.reshape(interleave(()), [n, o, *spread])
+    for axis in range(rank):
+        out = (size[axis] - 1) * stride[axis] - 2 * padding[axis] + kernel[axis]
+        out += output_padding[axis]
+        after = out + padding[axis] - spread[axis]
+        y = pad(y, 2 + axis, -padding[axis], after)
+    if bias is None:
+        return y
+    return ops.add(y, ops.reshape(bias, [o, *[1] * rank]))
 
 
 @aten(

@@ -87,6 +87,18 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[tuple[int, ...], ...]]] = {
         lambda x, w: F.conv_transpose3d(x, w, None, 2, 1, 1, 1, (1, 1, 2)),
         ((1, 2, 3, 4, 5), (2, 2, 3, 2, 3)),
     ),
+    # undilated and strided: one stride-1 conv per output phase
+    "conv_transpose2d-upsample": (
+        lambda x, w, b: F.conv_transpose2d(x, w, b, 2, 1, groups=2),
+        ((2, 4, 5, 6), (4, 3, 4, 4), (6,)),
+    ),
+    "conv_transpose3d-phases": (
+        lambda x, w: F.conv_transpose3d(x, w, None, (2, 1, 3), (1, 0, 2), (1, 0, 1)),
+        ((1, 2, 3, 4, 5), (2, 3, 3, 2, 2)),
+    ),
+    "conv_transpose1d-kernel-below-stride": (
+        lambda x, w, b: F.conv_transpose1d(x, w, b, 3, 0, 2), ((2, 3, 4), (3, 2, 2), (2,))
+    ),
     # max pooling's indices: flat positions in H x W
     "max_pool2d-indices": (
         lambda x: F.max_pool2d(x, 3, 2, 1, return_indices=True), ((2, 3, 9, 8),)
@@ -232,6 +244,61 @@ def test_transposed_convolution_is_a_convolution() -> None:
     assert conv.group_count == 2
 
 
+@settings(max_examples=12, deadline=None)
+@given(
+    rank=st.sampled_from([1, 2, 3]),
+    groups=st.sampled_from([1, 2]),
+    window=st.lists(
+        st.tuples(st.integers(1, 5), st.integers(1, 4), st.integers(1, 3)),
+        min_size=3,
+        max_size=3,
+    ),
+    padding=st.integers(0, 3),
+    dilation=st.sampled_from([1, 2]),
+    extra=st.integers(0, 2),
+)
+def test_transposed_convolution_on_random_windows(
+    rank: int,
+    groups: int,
+    window: list[tuple[int, int, int]],
+    padding: int,
+    dilation: int,
+    extra: int,
+) -> None:
+    """Sizes, kernels, strides per dim, padding past the kernel, dilation,
+    output_padding below the stride, groups: the phase and the spread forms
+    against torch."""
+    size, kernel, stride = (list(v)[:rank] for v in zip(*window))
+    output_padding = [min(extra, max(s, dilation) - 1) for s in stride]
+    conv = [F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d][rank - 1]
+
+    def fn(x: Any, w: Any) -> Any:
+        return conv(x, w, None, stride, padding, output_padding, groups, dilation)
+
+    x, w = _inputs((1, 2 * groups, *size), (2 * groups, 2, *kernel))
+    try:
+        want = fn(x, w)
+    except RuntimeError:
+        reject()  # an output size below one, which torch rejects
+    if 0 in want.shape:
+        reject()
+    program = from_torch(_Call(fn).eval(), (x, w))
+    _assert_matches(program.run(x, w), want)
+
+
+def test_strided_transposed_convolution_convolves_each_phase() -> None:
+    """A 4x4, stride-2 transposed conv (an upsampling layer): four stride-1
+    convs of the input itself by 2x2 taps each, no spread input."""
+    fn, shapes = CASES["conv_transpose2d-upsample"]
+    program = from_torch(_Call(fn).eval(), _inputs(*shapes))
+    convs = [op for op in program.module.walk() if isinstance(op, graph.Conv2dOp)]
+    assert len(convs) == 4
+    for conv in convs:
+        assert graph.shape_of(conv.input) == shapes[0]
+        assert graph.shape_of(conv.weight) == (6, 2, 2, 2)
+        assert conv.stride_list == (1, 1)
+
+
 def test_conv3d_is_one_conv2d() -> None:
     fn, shapes = CASES["conv3d-grouped-strided-dilated"]
     program = from_torch(_Call(fn).eval(), _inputs(*shapes))
@@ -245,6 +312,7 @@ def test_conv3d_is_one_conv2d() -> None:
 LOWERED = [
     "conv3d-grouped-strided-dilated",
     "conv_transpose2d-grouped-dilated",
+    "conv_transpose2d-upsample",
     "max_pool2d-indices",
     "adaptive_max_pool2d",
     "avg_pool2d-divisor_override",
@@ -284,7 +352,12 @@ def test_kernels_compile_with_nvcc(tmp_path: Path) -> None:
 
 @pytest.mark.cxx
 @pytest.mark.parametrize(
-    "name", ["conv_transpose2d-grouped-dilated", "max_pool2d-indices"]
+    "name",
+    [
+        "conv_transpose2d-grouped-dilated",
+        "conv_transpose2d-upsample",
+        "max_pool2d-indices",
+    ],
 )
 def test_kernels_run_on_cuda_sim(name: str) -> None:
     """The CUDA C, compiled for the host and run on cuda-sim (sanitizers
