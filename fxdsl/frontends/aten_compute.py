@@ -1,5 +1,5 @@
-"""ATen handlers: reductions and normalisations, convolution and pooling,
-contractions and attention."""
+"""ATen handlers: reductions and normalisations, contractions and attention
+(convolution: `aten_conv`, pooling: `aten_pooling`)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from fxdsl.frontends.aten_registry import (
     AtenCall,
@@ -149,121 +151,6 @@ def _batch_norm(call: AtenCall) -> Any:
 
 
 # --------------------------------------------------------------------------- #
-# Convolution and pooling
-# --------------------------------------------------------------------------- #
-
-
-def _per_dim(values: Any, rank: int) -> list[int]:
-    """torch's int-or-list window argument as one entry per spatial dim."""
-    listed = [int(values)] if isinstance(values, int) else [int(v) for v in values]
-    return listed * rank if len(listed) == 1 else listed
-
-
-def _batched(x: Tensor, rank: int, build: Callable[[Tensor], Tensor]) -> Tensor:
-    """`build` on an input with a batch dim: torch takes unbatched (C, ...)
-    inputs too, which get a batch of one and lose it again."""
-    if x.ndim != rank + 1:
-        return build(x)
-    y = build(ops.reshape(x, [1, *x.shape]))
-    return ops.reshape(y, list(y.shape[1:]))
-
-
-def _same_padding(weight: Tensor, dilation: list[int]) -> list[int]:
-    totals = [d * (k - 1) for k, d in zip(weight.shape[2:], dilation)]
-    if any(t % 2 for t in totals):
-        raise UnsupportedNode(
-            f'padding="same" needs uneven padding for kernel {weight.shape[2:]} '
-            "(graph convolutions pad symmetrically)"
-        )
-    return [t // 2 for t in totals]
-
-
-@aten(
-    "convolution.default",
-    "conv2d.default",
-    "conv2d.padding",
-    "conv1d.default",
-    "conv1d.padding",
-)
-def _convolution(call: AtenCall) -> Tensor:
-    x, weight, bias = (
-        cast_to(t, call.dtype) for t in (*call.args[:2], call.arg(2, "bias"))
-    )
-    rank = weight.ndim - 2
-    if call.target == "aten.convolution.default":
-        stride, padding, dilation, transposed, _, groups = call.args[3:9]
-        if transposed:
-            raise UnsupportedNode("transposed convolution has no graph form")
-    else:
-        stride, padding = call.arg(3, "stride", 1), call.arg(4, "padding", 0)
-        dilation, groups = call.arg(5, "dilation", 1), call.arg(6, "groups", 1)
-    dilation = _per_dim(dilation, rank)
-    if padding == "same":
-        padding = _same_padding(weight, dilation)
-    elif padding == "valid":
-        padding = 0
-    conv = {1: ops.conv1d, 2: ops.conv2d}.get(rank)
-    if conv is None:
-        raise UnsupportedNode(f"{rank}-D convolution (only 1-D and 2-D)")
-    return _batched(
-        x,
-        rank,
-        lambda t: conv(
-            t,
-            weight,
-            bias,
-            _per_dim(stride, rank),
-            _per_dim(padding, rank),
-            dilation,
-            int(groups),
-        ),
-    )
-
-
-@aten("max_pool2d.default", "max_pool2d_with_indices.default")
-def _max_pool2d(call: AtenCall) -> Any:
-    if call.used is not None and 1 in call.used:
-        raise UnsupportedNode("max_pool2d's indices have no graph form")
-    kernel = _per_dim(call.args[1], 2)
-    stride = _per_dim(call.arg(2, "stride", []) or kernel, 2)
-    padding = _per_dim(call.arg(3, "padding", 0), 2)
-    dilation = _per_dim(call.arg(4, "dilation", 1), 2)
-    ceil_mode = bool(call.arg(5, "ceil_mode", False))
-    y = _batched(
-        call.args[0],
-        2,
-        lambda t: ops.max_pool2d(t, kernel, stride, padding, dilation, ceil_mode),
-    )
-    return y if call.target == "aten.max_pool2d.default" else (y, None)
-
-
-@aten("avg_pool2d.default")
-def _avg_pool2d(call: AtenCall) -> Tensor:
-    if call.arg(6, "divisor_override") is not None:
-        raise UnsupportedNode("avg_pool2d with divisor_override")
-    kernel = _per_dim(call.args[1], 2)
-    stride = _per_dim(call.arg(2, "stride", []) or kernel, 2)
-    padding = _per_dim(call.arg(3, "padding", 0), 2)
-    ceil_mode = bool(call.arg(4, "ceil_mode", False))
-    include_pad = bool(call.arg(5, "count_include_pad", True))
-    return _batched(
-        call.args[0],
-        2,
-        lambda t: ops.avg_pool2d(t, kernel, stride, padding, ceil_mode, include_pad),
-    )
-
-
-@aten("adaptive_avg_pool2d.default", "_adaptive_avg_pool2d.default")
-def _adaptive_avg_pool2d(call: AtenCall) -> Tensor:
-    x: Tensor = cast_to(call.args[0], call.dtype)
-    size = call.shape[-2:]
-    if size == [1, 1]:
-        # global pooling, as the core-ATen graph writes it: a mean over H, W
-        return ops.mean(x, [x.ndim - 2, x.ndim - 1], keepdim=True)
-    return _batched(x, 2, lambda t: ops.adaptive_avg_pool2d(t, size))
-
-
-# --------------------------------------------------------------------------- #
 # Contractions
 # --------------------------------------------------------------------------- #
 
@@ -289,6 +176,94 @@ def _addmm(call: AtenCall) -> Tensor:
     if alpha != 1:
         product = ops.mul(product, alpha)
     return ops.add(product, bias if beta == 1 else ops.mul(bias, beta))
+
+
+_BAG_MODES = {0: "sum", 1: "mean", 2: "max"}
+
+
+@aten(
+    "embedding_bag.default",
+    "embedding_bag.padding_idx",
+    "_embedding_bag_forward_only.default",
+    "_embedding_bag.default",
+)
+def _embedding_bag(call: AtenCall) -> tuple[Any, ...]:
+    """torch's embedding_bag on 1-D indices with offsets: bag b combines the
+    rows of indices[offsets[b]:offsets[b + 1]] (the last bag runs to the
+    end, or to the last offset with include_last_offset) by sum (weighted
+    by per_sample_weights), mean or max; rows at padding_idx count for
+    nothing, an empty bag is zeros. Bag membership is a (bags, L) mask read
+    from the offsets, so they may be runtime values: a sum is a matmul of
+    the mask with the rows. Only the bags themselves (the other three
+    results are what the backward reads)."""
+    if call.used is not None and call.used - {0}:
+        raise UnsupportedNode(
+            "embedding_bag's offset2bag, bag_size and max_indices (what its "
+            "backward reads) have no graph form"
+        )
+    weight, indices, offsets = call.args[:3]
+    mode = _BAG_MODES.get(int(call.arg(4, "mode", 0)))
+    samples = call.arg(6, "per_sample_weights")
+    last_offset = bool(call.arg(7, "include_last_offset", False))
+    padding = call.arg(8, "padding_idx", -1)
+    if mode is None or indices.ndim != 1:
+        raise UnsupportedNode("embedding_bag needs 1-D indices and mode 0, 1 or 2")
+    dtype, length = graph_dtype(call.result[0].dtype), indices.shape[0]
+    bags = offsets.shape[0] - 1 if last_offset else offsets.shape[0]
+    starts = ops.reshape(ops.slice(offsets, [0], [bags]), [bags, 1])
+    if last_offset:
+        ends = ops.slice(offsets, [1], [bags + 1])
+    else:
+        tail = ops.full([1], length, offsets.dtype)
+        ends = ops.concat([ops.slice(offsets, [1], [bags]), tail], 0)
+    position = ops.constant(np.arange(length, dtype=np.int64).reshape(1, length))
+    position = cast_to(position, offsets.dtype)
+    member = ops.logical_and(
+        ops.ge(position, starts), ops.lt(position, ops.reshape(ends, [bags, 1]))
+    )
+    if padding is not None and int(padding) >= 0:
+        kept = ops.ne(indices, int(padding))
+        member = ops.logical_and(member, ops.reshape(kept, [1, length]))
+    rows = cast_to(ops.embedding(indices, weight), dtype)  # (L, D)
+    if mode == "max":
+        picked = ops.where(
+            ops.reshape(member, [bags, length, 1]),
+            ops.reshape(rows, [1, *rows.shape]),
+            -math.inf,
+        )
+        largest = ops.max(picked, [1])
+        empty = ops.logical_not(ops.any(member, [1], keepdim=True))
+        return (ops.where(empty, 0.0, largest), None, None, None)
+    share = ops.cast(member, dtype)
+    if samples is not None:
+        share = ops.mul(share, ops.reshape(cast_to(samples, dtype), [1, length]))
+    total = ops.matmul(share, rows)
+    if mode == "mean":
+        count = ops.sum(ops.cast(member, dtype), [1], keepdim=True)
+        total = ops.div(total, ops.maximum(count, 1.0))
+    return (total, None, None, None)
+
+
+@aten("_trilinear.default")
+def _trilinear(call: AtenCall) -> Tensor:
+    """torch's `_trilinear(i1, i2, i3, expand1, expand2, expand3, sumdim)`
+    (what `bilinear` becomes): each operand gets size-1 dims at its expand
+    positions, the three are multiplied (broadcasting) and summed over
+    `sumdim`, those dims dropped."""
+    operands = [cast_to(t, call.dtype) for t in call.args[:3]]
+    expands = [{int(d) for d in dims} for dims in call.args[3:6]]
+    summed = sorted(int(d) for d in call.args[6])
+    product = None
+    for x, expand in zip(operands, expands, strict=True):
+        rank = x.ndim + len(expand)
+        sizes = iter(x.shape)
+        shape = [1 if d in expand else next(sizes) for d in range(rank)]
+        x = ops.reshape(x, shape)
+        product = x if product is None else ops.mul(product, x)
+    assert product is not None
+    if not summed:
+        return ops.reshape(product, call.shape)
+    return ops.reshape(ops.sum(product, summed), call.shape)
 
 
 @aten("scaled_dot_product_attention.default")

@@ -20,10 +20,13 @@ from __future__ import annotations
 # all here, so the table is complete wherever it is read through this module.
 from fxdsl.frontends import (  # noqa: F401
     aten_compute,
+    aten_conv,
     aten_elementwise,
     aten_linalg,
     aten_math,
     aten_movement,
+    aten_pooling,
+    aten_resample,
     aten_select,
 )
 from fxdsl.frontends.aten_compute import FoldedMask, attention

@@ -33,8 +33,9 @@ Values are numpy arrays of exactly the dtype and shape of their IR type
 - cast: numpy `astype` (float -> int truncates toward zero, x -> i1 is x != 0).
 - conv1d/conv2d: torch's cross-correlation with zero padding, per group,
   as one matmul per group over the windows (im2col); max_pool2d pads with
-  -inf; avg_pool2d's divisor and adaptive_avg_pool2d's windows follow
-  torch's CPU kernels; batch_norm computes `x * alpha + beta` with
+  -inf; avg_pool2d's divisor (unless `divisor_override`) and
+  adaptive_avg_pool2d's windows follow torch's CPU kernels; batch_norm
+  computes `x * alpha + beta` with
   `alpha = weight * (1 / sqrt(var + eps))`, `beta = bias - mean * alpha`, torch's
   CPU order of operations.
 
@@ -206,7 +207,7 @@ def _conv(op: graph.ConvOp, x: Array, weight: Array, *bias: Array) -> Array:
     return y + bias[0].reshape(-1, *[1] * len(out)) if bias else y
 
 
-def avg_pool_divisors(op: graph.AvgPool2dOp, size: int, axis: int, out: int) -> Array:
+def _axis_divisors(op: graph.AvgPool2dOp, size: int, axis: int, out: int) -> Array:
     """torch's divisor along one axis for each output position: the window
     clipped to the padded input, or to the input alone."""
     k, s, p = op.kernel_list[axis], op.stride_list[axis], op.padding_list[axis]
@@ -215,6 +216,17 @@ def avg_pool_divisors(op: graph.AvgPool2dOp, size: int, axis: int, out: int) -> 
     if op.includes_padding:
         return (end - start).astype(np.float64)
     return (np.minimum(end, size) - np.maximum(start, 0)).astype(np.float64)
+
+
+def avg_pool_divisors(op: graph.AvgPool2dOp) -> Array:
+    """The divisor of each output position of an avg_pool2d, (OH, OW):
+    `divisor_override` where set, else torch's (the clipped window's area,
+    the product of its clipped lengths per axis)."""
+    spatial, out = graph.shape_of(op.input)[2:], graph.shape_of(op.result)[2:]
+    if op.divisor is not None:
+        return np.full(out, float(op.divisor))
+    rows, cols = (_axis_divisors(op, spatial[axis], axis, out[axis]) for axis in (0, 1))
+    return np.outer(rows, cols)
 
 
 def _adaptive_bounds(size: int, out: int) -> list[tuple[int, int]]:
@@ -500,10 +512,7 @@ class GraphFunctions(InterpreterFunctions):
         out = graph.shape_of(op.result)[2:]
         padded = _pad_spatial(x, out, 0.0, op)
         windows = _windows(padded, op.kernel_list, op.stride_list, (1, 1), out)
-        rows, cols = (
-            avg_pool_divisors(op, x.shape[2 + axis], axis, out[axis]) for axis in (0, 1)
-        )
-        divisor = np.outer(rows, cols).astype(x.dtype)
+        divisor = avg_pool_divisors(op).astype(x.dtype)
         return _finish(op, np.sum(windows, axis=(-2, -1)) / divisor)
 
     @impl(graph.AdaptiveAvgPool2dOp)

@@ -865,13 +865,21 @@ def avg_pool2d(
     padding: Window = 0,
     ceil_mode: bool = False,
     count_include_pad: bool = True,
+    divisor_override: int | None = None,
 ) -> Tensor:
     """Average pooling over H and W of an NCHW tensor; stride defaults to
-    the kernel size."""
+    the kernel size; `divisor_override` divides every window instead of
+    its size."""
     name = graph.AvgPool2dOp.name
     x = _tensor(name, x)
     make = lambda: graph.AvgPool2dOp(
-        x.value, kernel_size, stride, padding, ceil_mode, count_include_pad
+        x.value,
+        kernel_size,
+        stride,
+        padding,
+        ceil_mode,
+        count_include_pad,
+        divisor_override,
     )
     return wrap(emit(make, name, x).result)
 

@@ -38,7 +38,8 @@ but must first beat cuBLAS on a GPU; that measurement is still to be made.
 * `max_pool2d` -> `maximum` over the taps of the input padded with -inf
   (and on the right as far as a ceil_mode window reaches); `avg_pool2d` ->
   the sum of the taps of the zero-padded input divided by torch's divisor
-  (a constant: count_include_pad and ceil_mode decide it per position).
+  (a constant: count_include_pad and ceil_mode decide it per position) or
+  by `divisor_override` (none at all for 1, a sum).
   Elementwise over views: one windowed kernel with its epilogue (an
   elementwise *prologue* stays a kernel of its own: fused, it would be
   recomputed per tap, and `graph-fuse` keeps views at a group's inputs).
@@ -339,20 +340,17 @@ class DecomposeAvgPool(RewritePattern):
         self, op: graph.AvgPool2dOp, rewriter: PatternRewriter
     ) -> None:
         b = _Builder()
-        out = shape_of(op.result)[2:]
         dtype = dtype_of(op.input)
         taps = _pool_taps(b, op, 0.0)
         total = b.fold(graph.AddOp, taps)
-        rows, cols = (
-            avg_pool_divisors(op, shape_of(op.input)[2 + axis], axis, out[axis])
-            for axis in (0, 1)
-        )
-        divisors = np.outer(rows, cols)
-        if len(np.unique(divisors)) == 1:
+        divisors = avg_pool_divisors(op)
+        if np.all(divisors == 1):
+            y = total
+        elif len(np.unique(divisors)) == 1:
             divisor = b.full((), float(divisors.flat[0]), dtype)
+            y = b.add(graph.DivOp(total, divisor))
         else:
-            divisor = b.constant(divisors, dtype)
-        y = b.add(graph.DivOp(total, divisor))
+            y = b.add(graph.DivOp(total, b.constant(divisors, dtype)))
         rewriter.replace(op, with_provenance(b.ops, op), [y])
 
 

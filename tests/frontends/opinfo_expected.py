@@ -28,10 +28,6 @@ EXPECTED: dict[str, dict[str, str]] = {
         "default": "aten._unsafe_masked_index_put_accumulate.default has no graph-dialect mapping, and torch's decomposition o",
         "core": "aten.index_put.default has no graph-dialect mapping",
     },
-    "_upsample_bilinear2d_aa": {
-        "default": "aten._upsample_bilinear2d_aa.vec has no graph-dialect mapping, and in torch's decomposition of it aten._upsample_bilinear2d_aa.default",
-        "core": "aten._upsample_bilinear2d_aa.default has no graph-dialect mapping",
-    },
     "argwhere": {
         "default": "aten.argwhere.default: dynamic shape (u0, 1): fxdsl imports static shapes only; export without dynamic_shapes (or with static ones)",
         "core": "aten.nonzero.default: dynamic shape (u0, 1): fxdsl imports static shapes only; export without dynamic_shapes (or with static ones)",
@@ -164,10 +160,6 @@ EXPECTED: dict[str, dict[str, str]] = {
         "default": "aten.geometric_.default draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
         "core": "the program has a USER_INPUT_MUTATION output (geometric); only inference programs without buffer mutations import",
     },
-    "grid_sampler_3d": {
-        "default": "aten.grid_sampler_3d.default has no graph-dialect mapping",
-        "core": "aten.grid_sampler_3d.default has no graph-dialect mapping",
-    },
     "hash_tensor": {
         "default": "aten.hash_tensor.default has no graph-dialect mapping",
         "core": "aten.hash_tensor.default has no graph-dialect mapping",
@@ -266,10 +258,6 @@ EXPECTED: dict[str, dict[str, str]] = {
         "default": "aten.matrix_exp.default has no graph-dialect mapping, and in torch's decomposition of it aten.linalg_matrix_exp.default does not import: aten.linalg_matrix_",
         "core": "aten.linalg_matrix_exp.default has no graph-dialect mapping",
     },
-    "max_pool2d_with_indices_backward": {
-        "default": "aten.max_pool2d_with_indices.default: max_pool2d's indices have no graph form",
-        "core": "aten.max_pool2d_with_indices.default: max_pool2d's indices have no graph form",
-    },
     "mode": {
         "default": "aten.mode.default has no graph-dialect mapping",
         "core": "aten.mode.default has no graph-dialect mapping",
@@ -289,53 +277,9 @@ EXPECTED: dict[str, dict[str, str]] = {
         "default": "aten.nextafter.default has no graph-dialect mapping, and in torch's decomposition of it prims.nextafter.default does not import: prims.nextafter.default has n",
         "core": "aten.nextafter.default has no graph-dialect mapping, and in torch's decomposition of it prims.nextafter.default does not import: prims.nextafter.default has n",
     },
-    "nn.functional.adaptive_avg_pool3d": {
-        "default": "aten.adaptive_avg_pool3d.default has no graph-dialect mapping, and in torch's decomposition of it aten._adaptive_avg_pool3d.default does n",
-        "core": "aten._adaptive_avg_pool3d.default has no graph-dialect mapping",
-    },
-    "nn.functional.adaptive_max_pool1d": {
-        "default": "aten.adaptive_max_pool1d.default has no graph-dialect mapping, and in torch's decomposition of it aten.adaptive_max_pool2d.default does no",
-        "core": "aten.adaptive_max_pool2d.default has no graph-dialect mapping, and torch's decomposition of it does not trace here (NotImplementedError: a",
-    },
-    "nn.functional.adaptive_max_pool2d": {
-        "default": "aten.adaptive_max_pool2d.default has no graph-dialect mapping, and torch's decomposition of it does not trace here (NotImplementedError: a",
-        "core": "aten.adaptive_max_pool2d.default has no graph-dialect mapping, and torch's decomposition of it does not trace here (NotImplementedError: a",
-    },
-    "nn.functional.avg_pool2d": {
-        "default": "aten.avg_pool2d.default: avg_pool2d with divisor_override",
-        "core": "aten.avg_pool2d.default: avg_pool2d with divisor_override",
-    },
-    "nn.functional.avg_pool3d": {
-        "default": "aten.avg_pool3d.default has no graph-dialect mapping",
-        "core": "aten.avg_pool3d.default has no graph-dialect mapping",
-    },
     "nn.functional.batch_norm": {
         "default": "aten.batch_norm.default: batch_norm in training mode (export in eval)",
         "core": "the program has a USER_INPUT_MUTATION output (getitem_3); only inference programs without buffer mutations import",
-    },
-    "nn.functional.bilinear": {
-        "default": "aten.bilinear.default has no graph-dialect mapping, and in torch's decomposition of it aten._trilinear.default does not import: aten._trilinear.default has no g",
-        "core": "aten._trilinear.default has no graph-dialect mapping",
-    },
-    "nn.functional.conv3d": {
-        "default": "aten.conv3d.padding has no graph-dialect mapping, and in torch's decomposition of it aten.convolution.default does not import: 3-D convolution (only 1-D and 2-D)",
-        "core": "aten.convolution.default: 3-D convolution (only 1-D and 2-D)",
-    },
-    "nn.functional.conv_transpose1d": {
-        "default": "aten.conv_transpose1d.default has no graph-dialect mapping, and in torch's decomposition of it aten.convolution.default does not import: transpo",
-        "core": "aten.convolution.default: transposed convolution has no graph form",
-    },
-    "nn.functional.conv_transpose2d": {
-        "default": "aten.conv_transpose2d.input has no graph-dialect mapping, and in torch's decomposition of it aten.convolution.default does not import: transposed ",
-        "core": "aten.convolution.default: transposed convolution has no graph form",
-    },
-    "nn.functional.conv_transpose3d": {
-        "default": "aten.conv_transpose3d.input has no graph-dialect mapping, and in torch's decomposition of it aten.convolution.default does not import: transposed ",
-        "core": "aten.convolution.default: transposed convolution has no graph form",
-    },
-    "nn.functional.embedding_bag": {
-        "default": "aten.embedding_bag.padding_idx has no graph-dialect mapping, and in torch's decomposition of it aten._embedding_bag_forward_only.default does not ",
-        "core": "aten._embedding_bag_forward_only.default has no graph-dialect mapping",
     },
     "nn.functional.fractional_max_pool2d": {
         "default": "aten.rand.default draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
@@ -356,14 +300,6 @@ EXPECTED: dict[str, dict[str, str]] = {
     "nn.functional.linear_cross_entropy.chunked_none": {
         "default": "torch_nn._linear_cross_entropy_batch_chunked_no_reduction.default has no gra",
         "core": "torch_nn._linear_cross_entropy_batch_chunked_no_reduction.default has no gra",
-    },
-    "nn.functional.max_pool1d": {
-        "default": "aten.max_pool1d_with_indices.default has no graph-dialect mapping, and in torch's decomposition of it aten.max_pool2d_with_indices",
-        "core": "aten.max_pool2d_with_indices.default: max_pool2d's indices have no graph form",
-    },
-    "nn.functional.max_pool2d": {
-        "default": "aten.max_pool2d_with_indices.default: max_pool2d's indices have no graph form",
-        "core": "aten.max_pool2d_with_indices.default: max_pool2d's indices have no graph form",
     },
     "nn.functional.pad.circular": {
         "default": "aten.pad.default: torch's decomposition of aten.pad.default writes a value in place that it reads again (aten.copy_.default)",

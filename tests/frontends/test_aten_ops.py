@@ -17,6 +17,7 @@ from fxdsl.testing.optional import need
 
 torch = need("torch")
 
+from fxdsl.frontends.aten_ops import ATEN  # noqa: E402
 from fxdsl.frontends.torch_export import (  # noqa: E402
     TorchImportError,
     from_torch,
@@ -298,9 +299,13 @@ def test_a_decomposition_writing_into_a_view_is_refused_not_wrong() -> None:
         )
 
 
-def test_a_decomposition_that_does_not_trace_is_unsupported_not_a_crash() -> None:
-    # adaptive_max_pool2d's decomposition raises NotImplementedError for
-    # windows of uneven size
+def test_a_decomposition_that_does_not_trace_is_unsupported_not_a_crash(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # torch's decomposition of adaptive_max_pool2d raises NotImplementedError
+    # for windows of uneven size: without fxdsl's own mapping, the importer
+    # falls back to it
+    monkeypatch.delitem(ATEN, "aten.adaptive_max_pool2d.default")
     with pytest.raises(TorchImportError, match="decomposition of it does not trace"):
         from_torch(
             _Fn(lambda x: torch.nn.functional.adaptive_max_pool2d(x, (2, 3))),

@@ -3,7 +3,8 @@ ResNet-18 and MobileNetV3-Small (defined in `fxdsl.testing.conv_models`,
 torchvision itself does not install here), HF's ViT and the Whisper encoder.
 Each imports at both IR levels to the same IR and matches torch eager on the
 reference interpreter; small modules pin the importer's conv and pooling
-arguments and its errors.
+arguments (the N-D, transposed and index-returning forms:
+tests/frontends/test_aten_conv_pooling.py).
 
 torch and transformers are the `fxdsl[torch]` extra: skipped where missing,
 a failure under CI."""
@@ -24,7 +25,6 @@ need("transformers")
 import fxdsl  # noqa: E402
 from fxdsl.frontends.torch_export import (  # noqa: E402
     ImportedProgram,
-    TorchImportError,
     from_torch,
     to_numpy,
 )
@@ -255,33 +255,6 @@ def test_conv_arguments_import(module: type[Any], shape: Any, level: str) -> Non
     example = (model, (torch.randn(*shape),), {})
     program = from_torch(model, example[1], decompose=level == "core")
     _assert_matches_eager(program.run(*example[1]), example, 1e-5)
-
-
-class _Transposed(nn.Module):
-    def __init__(self) -> None:
-        super().__init__()
-        self.up = nn.ConvTranspose2d(4, 2, 2, stride=2)
-
-    def forward(self, x: Any) -> Any:
-        return self.up(x)
-
-
-class _Indices(nn.Module):
-    def forward(self, x: Any) -> Any:
-        values, indices = nn.functional.max_pool2d(x, 2, return_indices=True)
-        return values, indices
-
-
-@pytest.mark.parametrize(
-    ("module", "message"),
-    [
-        (_Transposed, "transposed convolution has no graph form"),
-        (_Indices, "max_pool2d's indices have no graph form"),
-    ],
-)
-def test_unsupported_conv_arguments_are_named(module: type[Any], message: str) -> None:
-    with pytest.raises(TorchImportError, match=message):
-        from_torch(module().eval(), (torch.randn(1, 4, 4, 4),), decompose=True)
 
 
 @pytest.mark.parametrize(

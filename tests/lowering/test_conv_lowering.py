@@ -188,6 +188,13 @@ CASES: dict[str, Callable[[], ModuleOp]] = {
         lambda x: ops.avg_pool2d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False),
         (1, 2, 8, 7),
     ),
+    "avg_pool_divisor_override": lambda: traced(
+        lambda x: ops.avg_pool2d(x, 3, 2, 1, True, False, divisor_override=4),
+        (1, 2, 8, 7),
+    ),
+    "avg_pool_sum": lambda: traced(
+        lambda x: ops.avg_pool2d(x, 2, 1, divisor_override=1), (1, 2, 5, 4)
+    ),
     "adaptive_pool": lambda: traced(
         lambda x: ops.adaptive_avg_pool2d(x, (2, 3)), (1, 3, 6, 6)
     ),

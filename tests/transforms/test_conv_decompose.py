@@ -193,6 +193,15 @@ def test_pool_edge_cases(
     )
 
 
+@pytest.mark.parametrize(("divisor", "divides"), [(1, False), (3, True)])
+def test_avg_pool2d_divisor_override(divisor: int, divides: bool) -> None:
+    """divisor_override divides every window (1: none, a sum of taps)."""
+    after = decomposed(
+        lambda x: ops.avg_pool2d(x, 3, 2, 1, True, False, divisor), (1, 2, 7, 6)
+    )
+    assert count(after, graph.DivOp) == divides
+
+
 @pytest.mark.parametrize(
     ("shape", "size", "matmuls"),
     [

@@ -44,6 +44,7 @@ _WINDOW_KINDS: dict[str, str] = {
     "groups": INT,
     "ceil_mode": UNIT,
     "count_include_pad": UNIT,
+    "divisor_override": INT,
 }
 """Custom syntax of the window properties shared by convolution and pooling."""
 
@@ -264,14 +265,18 @@ class MaxPool2dOp(Pool2dOp):
 class AvgPool2dOp(Pool2dOp):
     """Mean over each window. The divisor counts the zero padding with
     `count_include_pad` (but not the part of a ceil_mode window past it),
-    else only the input elements, as torch's avg_pool2d.
+    else only the input elements, as torch's avg_pool2d; `divisor_override`
+    (>= 1) replaces it for every window (1: the window's sum).
 
     %y = graph.avg_pool2d %x count_include_pad kernel [2, 2] padding [0, 0]
+           stride [2, 2] : (tensor<1x8x16x16xf32>) -> tensor<1x8x8x8xf32>
+    %s = graph.avg_pool2d %x divisor_override 1 kernel [2, 2] padding [0, 0]
            stride [2, 2] : (tensor<1x8x16x16xf32>) -> tensor<1x8x8x8xf32>
     """
 
     name = "graph.avg_pool2d"
     count_include_pad = opt_prop_def(UnitAttr)
+    divisor_override = opt_prop_def(IntegerAttr)
 
     def __init__(
         self,
@@ -281,15 +286,30 @@ class AvgPool2dOp(Pool2dOp):
         padding: int | Sequence[int] = 0,
         ceil_mode: bool = False,
         count_include_pad: bool = True,
+        divisor_override: int | None = None,
     ):
         properties = self._window(kernel, stride, padding, ceil_mode)
         if count_include_pad:
             properties["count_include_pad"] = UnitAttr()
+        if divisor_override is not None:
+            properties["divisor_override"] = IntegerAttr(divisor_override, i64)
         self._build(operands=[input], result_types=[input.type], properties=properties)
 
     @property
     def includes_padding(self) -> bool:
         return self.count_include_pad is not None
+
+    @property
+    def divisor(self) -> int | None:
+        """The divisor of every window, or None: torch's (per window)."""
+        override = self.divisor_override
+        return None if override is None else override.value.data
+
+    def infer_result_types(self) -> list[Attribute]:
+        divisor = self.divisor
+        if divisor is not None and divisor < 1:
+            raise ShapeError(f"divisor_override must be >= 1, got {divisor}")
+        return super().infer_result_types()
 
 
 @irdl_op_definition

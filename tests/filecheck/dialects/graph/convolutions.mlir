@@ -42,6 +42,7 @@ func.func @pool() {
   // CHECK-NEXT: %{{.*}} = graph.avg_pool2d %[[X]] count_include_pad kernel [2, 2] padding [0, 0] stride [2, 2] : (tensor<1x8x15x15xf32>) -> tensor<1x8x7x7xf32>
   // CHECK-NEXT: %{{.*}} = graph.avg_pool2d %[[X]] ceil_mode kernel [3, 3] padding [1, 1] stride [2, 2] : (tensor<1x8x15x15xf32>) -> tensor<1x8x8x8xf32>
   // CHECK-NEXT: %{{.*}} = graph.adaptive_avg_pool2d %[[X]] : (tensor<1x8x15x15xf32>) -> tensor<1x8x4x2xf32>
+  // CHECK-NEXT: %{{.*}} = graph.avg_pool2d %[[X]] divisor_override 3 kernel [2, 2] padding [0, 0] stride [2, 2] : (tensor<1x8x15x15xf32>) -> tensor<1x8x7x7xf32>
   %0 = graph.max_pool2d %x dilation [1, 1] kernel [3, 3] padding [1, 1] stride [2, 2] : (tensor<1x8x15x15xf32>) -> tensor<1x8x8x8xf32>
   // ceil_mode keeps the last, partial window.
   %1 = graph.max_pool2d %x ceil_mode dilation [1, 1] kernel [2, 2] padding [0, 0] stride [2, 2] : (tensor<1x8x15x15xf32>) -> tensor<1x8x8x8xf32>
@@ -49,6 +50,8 @@ func.func @pool() {
   %3 = graph.avg_pool2d %x ceil_mode kernel [3, 3] padding [1, 1] stride [2, 2] : (tensor<1x8x15x15xf32>) -> tensor<1x8x8x8xf32>
   // The result type gives the output size.
   %4 = graph.adaptive_avg_pool2d %x : (tensor<1x8x15x15xf32>) -> tensor<1x8x4x2xf32>
+  // divisor_override divides every window (torch's avg_pool2d argument).
+  %5 = graph.avg_pool2d %x divisor_override 3 kernel [2, 2] padding [0, 0] stride [2, 2] : (tensor<1x8x15x15xf32>) -> tensor<1x8x7x7xf32>
   func.return
 }
 

@@ -1030,6 +1030,13 @@ func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
+// graph.avg_pool2d: divisor_override divides, so it is at least 1.
+%x = "test.op"() : () -> (tensor<1x1x4x4xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.avg_pool2d: divisor_override must be >= 1, got 0 (operands: tensor<1x1x4x4xf32>)
+%y = graph.avg_pool2d %x divisor_override 0 kernel [2, 2] padding [0, 0] stride [2, 2] : (tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32>
+
+// -----
+
 // graph.adaptive_avg_pool2d: the result keeps N and C.
 %x = "test.op"() : () -> (tensor<1x8x7x7xf32>)
 // CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.adaptive_avg_pool2d: result (1, 4, 2, 2) must keep N and C of (1, 8, 7, 7) and have an output size >= 1 (from a non-empty input) (operands: tensor<1x8x7x7xf32>)
