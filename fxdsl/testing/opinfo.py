@@ -16,7 +16,8 @@ islands ran the op, which is the `backend` level's outcome.
 Each (op, level) gets one outcome, the worst over its samples:
 
 * `pass`: every sample matched (a random op: its values differ between
-  calls, as torch's do; the values themselves are not compared; an op whose
+  calls, as torch's do: at the import levels, two runs with different
+  seeds; the values themselves are not compared; an op whose
   values are undefined, `empty`: shapes and dtypes only);
 * `n/a`: the op returns no tensor (`broadcast_shapes`): nothing to compare
   (not counted);
@@ -223,7 +224,8 @@ def check_import(case: Case) -> dict[str, tuple[str, str]]:
 
     module = _OpModule.wrap(case.call)
     try:
-        expected, varies = _eager(case)
+        with _unseeded():  # random as a user's calls are, as the backend's
+            expected, varies = _eager(case)
         if not _returns_tensor(expected):
             why = f"returns no tensor ({type(expected).__name__})"
             return dict.fromkeys(LEVELS, ("n/a", why))
@@ -232,7 +234,6 @@ def check_import(case: Case) -> dict[str, tuple[str, str]]:
     except Exception as error:  # noqa: BLE001 - torch's failure, not ours
         return dict.fromkeys(LEVELS, ("export", _first_line(error)))
     undefined = _undefined(exported)  # `empty`: only shapes and dtypes count
-    random = varies and not undefined
     outcomes: dict[str, tuple[str, str]] = {}
     for level in LEVELS:
         try:
@@ -242,8 +243,8 @@ def check_import(case: Case) -> dict[str, tuple[str, str]]:
             continue
         try:
             imported = from_exported_program(program)
-            if random:
-                why = _differs(imported.run(*case.tensors), imported.run(*case.tensors))
+            if (varies or imported.seeded) and not undefined:
+                why = _random_differs(imported, case, expected, varies)
             else:
                 why = _compare(
                     expected, imported.run(*case.tensors), values=not undefined
@@ -256,6 +257,20 @@ def check_import(case: Case) -> dict[str, tuple[str, str]]:
             continue
         outcomes[level] = ("wrong", why) if why else ("pass", "")
     return outcomes
+
+
+def _random_differs(
+    imported: Any, case: Case, expected: Any, varies: bool
+) -> str | None:
+    """A random op imported: shapes and dtypes as torch's, and (where
+    torch's own calls differ) other numbers for another seed."""
+    first = imported.run(*case.tensors, seed=1) if imported.seeded else None
+    if first is None:
+        return "a random op imported without a seed: the same values on every call"
+    why = _compare(expected, first, values=False)
+    if why is None and varies:
+        why = _differs(first, imported.run(*case.tensors, seed=2))
+    return why
 
 
 def _eager(case: Case) -> tuple[Any, bool]:
