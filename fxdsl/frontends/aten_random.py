@@ -24,6 +24,7 @@ from fxdsl.frontends.aten_registry import (
     aten,
     cast_to,
 )
+from fxdsl.frontends.aten_select import _sorted_along as sorted_along
 from fxdsl.ir import graph
 from fxdsl.tracing import ops
 from fxdsl.tracing.tracer import Tensor
@@ -160,9 +161,9 @@ def _normal(call: AtenCall) -> Tensor:
     return cast_to(ops.add(ops.mul(normal(call), std), mean), _float_dtype(call))
 
 
-def _one_minus_uniform(call: AtenCall) -> Tensor:
+def _one_minus_uniform(call: AtenCall, shape: Sequence[int] | None = None) -> Tensor:
     """Uniform (0, 1]: what a logarithm may take."""
-    return ops.sub(1.0, uniform(call))
+    return ops.sub(1.0, uniform(call, shape))
 
 
 @random_op("exponential.default", "exponential_.default")
@@ -262,3 +263,27 @@ def _dropout(call: AtenCall) -> Any:
     scale = 1.0 / (1.0 - p) if p < 1 else 0.0
     out = ops.mul(x, cast_to(ops.mul(ops.cast(keep, "f32"), scale), x.dtype))
     return (out, keep) if native else out
+
+
+@random_op("multinomial.default")
+def _multinomial(call: AtenCall) -> Tensor:
+    """`num_samples` category indices per row of (unnormalised) weights.
+    With replacement: inverse CDF, the count of cumulative weights at or
+    below `u * total`; without: the exponential race (the `k` largest
+    `log(u) / p`, a category of weight 0 last), as a sort."""
+    probs = ops.cast(call.args[0], "f32")
+    k, replacement = int(call.arg(1, "num_samples")), bool(call.arg(2, "replacement"))
+    last, n = probs.ndim - 1, probs.shape[-1]
+    rows = list(probs.shape[:-1])
+    if replacement:
+        target = ops.mul(uniform(call, [*rows, k]), ops.sum(probs, [last], True))
+        cdf = ops.reshape(ops.cumsum(probs, last), [*rows, 1, n])
+        below = ops.le(cdf, ops.reshape(target, [*rows, k, 1]))
+        counted = ops.sum(ops.cast(below, "i64"), [last + 1], False)
+        return ops.minimum(counted, n - 1)
+    if k > n:
+        raise UnsupportedNode(f"{call.target}: {k} samples of {n} without replacement")
+    race = ops.div(ops.log(_one_minus_uniform(call, probs.shape)), probs)
+    keys = ops.where(ops.gt(probs, 0.0), race, -math.inf)
+    _, order = sorted_along(keys, last, descending=True)
+    return ops.slice(order, [0] * probs.ndim, [*rows, k])

@@ -171,6 +171,30 @@ def test_rrelu_in_training_scales_negatives_by_a_slope_in_its_range() -> None:
     np.testing.assert_array_equal(y[N:], 3.0)
 
 
+@pytest.mark.parametrize("replacement", [True, False])
+def test_multinomial_draws_in_proportion_to_the_weights(replacement: bool) -> None:
+    """The first two draws' frequencies over 4000 calls against their exact
+    probabilities (without replacement the second excludes the first); a
+    weight of 0 is never drawn, and draws without replacement differ."""
+    weights = np.array([[0.1, 0.0, 0.6, 0.3], [1.0, 1.0, 0.0, 2.0]], np.float32)
+    p = weights / weights.sum(1, keepdims=True)
+    fn = lambda w: torch.multinomial(w, 2, replacement)
+    program = from_torch(_Call(fn), (torch.from_numpy(weights),))
+    draws = np.stack([program.run(weights)[0] for _ in range(4000)])
+    if replacement:
+        second = p
+    else:  # P(second = j) = sum_i p_i p_j / (1 - p_i), i != j
+        second = np.stack([
+            sum(p[r, i] * p[r] / (1 - p[r, i]) * (np.arange(4) != i) for i in range(4))
+            for r in range(2)
+        ])  # fmt: skip
+        assert (draws[:, :, 0] != draws[:, :, 1]).all()
+    for column, expected in ((0, p), (1, second)):
+        for row in range(2):
+            frequency = np.bincount(draws[:, row, column], minlength=4) / 4000
+            np.testing.assert_allclose(frequency, expected[row], atol=0.035)
+
+
 def test_torch_manual_seed_makes_runs_reproducible_and_seed_picks_numbers() -> None:
     program = from_torch(_Call(lambda x: x + torch.randn(64)), (torch.zeros(64),))
     x = torch.zeros(64)
