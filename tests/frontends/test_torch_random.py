@@ -321,3 +321,25 @@ def test_random_ops_run_in_islands_and_differ_between_calls(name: str) -> None:
     again = compiled(x)
     torch.manual_seed(5)
     assert torch.equal(again, compiled(x))
+
+
+def test_the_lowered_program_draws_the_references_numbers() -> None:
+    """The GPU pipeline's kernels (fused with the ops around the draws), on
+    the IR emulator, give the reference's numbers for the same seed."""
+    from fxdsl.api import parse
+    from fxdsl.interpreters.run import run_reference
+    from fxdsl.pipeline.lower import lower_for_cuda
+    from fxdsl.runtime.ir_emulator import Emulator
+
+    def model(x: Any) -> Any:
+        noisy = F.dropout(x * 2, 0.3, True) + torch.randn_like(x)
+        return noisy, torch.randint(3, 9, (4, 5)), torch.bernoulli(x.sigmoid())
+
+    x = torch.randn(4, 5)
+    text = str(from_torch(_Call(model), (x,)).module)
+    seed = np.array([123456789, 5], np.int64)
+    want = run_reference(parse(text), x.numpy(), seed)
+    lowered, _ = lower_for_cuda(parse(text))
+    got = Emulator(lowered).run("forward", x.numpy(), seed)
+    for expected, actual in zip(want, got, strict=True):
+        np.testing.assert_array_equal(actual, expected)
