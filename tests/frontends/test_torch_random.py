@@ -343,3 +343,20 @@ def test_the_lowered_program_draws_the_references_numbers() -> None:
     got = Emulator(lowered).run("forward", x.numpy(), seed)
     for expected, actual in zip(want, got, strict=True):
         np.testing.assert_array_equal(actual, expected)
+
+
+def test_draws_under_cuda_graph_capture_are_refused(monkeypatch: Any) -> None:
+    """Under torch's CUDA-graph capture the host would draw one seed, baked
+    into every replay: the backend's runner refuses rather than repeat it."""
+    from fxdsl.frontends.torch_compile import _Runner
+
+    runner = _Runner.__new__(_Runner)
+    runner.device, runner.seed_buffer = "cuda", None
+    monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", lambda: True)
+    with pytest.raises(RuntimeError, match="CUDA graph capture"):
+        runner._seed()
+    runner.device = "cpu"  # on the CPU each call's seed is a new tensor
+    first, second = runner._seed(), runner._seed()
+    assert first.dtype == torch.int64
+    assert first.shape == (2,)
+    assert not torch.equal(first, second)
