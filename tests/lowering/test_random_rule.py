@@ -74,3 +74,39 @@ def test_the_kernel_compiles_for_sm_90(tmp_path: Path) -> None:
     assert ">>" in source  # Philox's shifts and xors
     assert "^" in source
     compile_ptx(source, tmp_path, "random")
+
+
+DROPOUT = """func.func @f(%s: tensor<2xi64>, %x: tensor<8x8xf32>) -> ({results}) {{
+  %u = graph.random %s distribution "uniform" : (tensor<2xi64>) -> tensor<8x8xf32>
+  %k = graph.full value 0.5 : tensor<8x8xf32>
+  %m = graph.lt %u, %k : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xi1>
+  %z = graph.full value 0.0 : tensor<8x8xf32>
+  %d = graph.select %m, %x, %z : (tensor<8x8xi1>, tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  {more}func.return {returned}
+}}"""
+ALONE = DROPOUT.format(
+    results="tensor<8x8xf32>", more="", returned="%d : tensor<8x8xf32>"
+)
+SHARED = DROPOUT.format(
+    results="tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>",
+    more="%p = graph.matmul %u, %x : (tensor<8x8xf32>, tensor<8x8xf32>) "
+    "-> tensor<8x8xf32>\n  ",
+    returned="%d, %p, %u : tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>",
+)
+
+
+@pytest.mark.parametrize("text", [ALONE, SHARED], ids=["alone", "shared"])
+def test_a_draw_fuses_into_its_readers_as_a_view(text: str) -> None:
+    """A dropout's draw, compare and select are one kernel; a draw that is
+    also returned and read by an opaque op (a matmul) is computed where
+    each reader needs it, the same numbers in each."""
+    seed = np.array([42, 0], np.int64)
+    x = np.random.default_rng(0).standard_normal((8, 8)).astype(np.float32)
+    want = run_reference(parse(text), seed, x)
+    emulator = Emulator(apply(parse(text), "graph-fuse,convert-graph-to-gpu"))
+    got = emulator.run("f", seed, x)
+    np.testing.assert_allclose(got[0], want[0], rtol=0, atol=0)
+    for k in range(1, len(want)):
+        np.testing.assert_allclose(got[k], want[k], rtol=1e-5, atol=1e-5)
+    if text is ALONE:
+        assert emulator.launches == 1
