@@ -478,13 +478,11 @@ class _Importer:
         if target == "<built-in function getitem>":
             source, index = node.args
             return self.values[source][index]
-        if draws_random(node) and target not in RANDOM_OPS:
-            raise UnsupportedNode(
-                f"{target} draws random numbers, which fxdsl generates only for "
-                "the ops of aten_random (the torch.compile backend leaves such "
-                "nodes to torch)"
-            )
         handler = handler_for(target)
+        if draws_random(node) and target not in RANDOM_OPS:
+            # its handler (attention) would drop the randomness: torch's
+            # decomposition spells the draw out (a dropout), if it has one
+            handler = None
         if handler is None:
             return _as_torch_says(self._decomposed(node, target, frames), node)
         args, kwargs = self._arguments(node, target, frames)

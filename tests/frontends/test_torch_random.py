@@ -4,8 +4,9 @@ bernoulli, dropout in training, ...) imports as `graph.random` draws from a
 seed input the program owns. `from_torch`'s program draws a fresh seed per
 call (from torch's generator: `torch.manual_seed` makes runs reproducible),
 the `torch.compile` backend runs such nodes in its islands, and a node that
-draws without a mapping that draws (attention with dropout) is an error,
-never a constant or the identity. The statistics match the distributions
+draws without a handler that draws (attention with dropout) imports
+through torch's decomposition, where the draw is spelled out, or is an
+error, never a constant or the identity. The statistics match the distributions
 (mean, variance, dropout's kept share) within sampling error."""
 
 from __future__ import annotations
@@ -226,22 +227,25 @@ def _attention(q: Any, v: Any) -> Any:
     return F.scaled_dot_product_attention(q, q, v, dropout_p=0.25)
 
 
-def test_whole_attention_with_dropout_is_still_an_error() -> None:
-    """SDPA's handler has no dropout: importing it would drop nothing."""
-    x = torch.ones(2, 3, 4, 4)
-    with pytest.raises(TorchImportError, match="draws random numbers"):
-        from_torch(_Call(_attention), (x, x))
-
-
-def test_decomposed_attention_with_dropout_drops() -> None:
-    """The core-ATen graph spells the dropout out (`native_dropout`): with
-    q = k = 0 and v the identity, the output is the dropped-out
-    probabilities, 0 or 1/(S(1 - p))."""
+@pytest.mark.parametrize("decompose", [False, True], ids=["default", "core"])
+def test_attention_with_dropout_drops(decompose: bool) -> None:
+    """`graph.attention` has no dropout: an attention that draws imports
+    through torch's decomposition (the core-ATen graph has it already),
+    which spells the dropout out. With q = k = 0 and v the identity the
+    output is the dropped-out probabilities, 0 or 1/(S(1 - p))."""
     s = 64
     q, v = torch.zeros(2, 8, s, s), torch.eye(s).expand(2, 8, s, s).contiguous()
-    program = from_torch(_Call(_attention), (q, v), decompose=True)
+    program = from_torch(_Call(_attention), (q, v), decompose=decompose)
+    assert "graph.attention" not in str(program.module)
     (y,) = program.run(q, v)
     _assert_dropout_statistics(y, 1 / (s * 0.75), 0.25, y.size)
+
+
+def test_a_draw_without_a_mapping_is_an_error_not_a_constant() -> None:
+    """poisson draws, and neither a handler nor torch's decompositions
+    express it: an error naming it, not a constant of one draw."""
+    with pytest.raises(TorchImportError, match="poisson"):
+        from_torch(_Call(lambda x: torch.poisson(x * 2)), (torch.ones(8),))
 
 
 def test_dropout_in_eval_still_vanishes() -> None:
