@@ -110,6 +110,12 @@ class ImportedProgram:
         return run(self.module, *self.weights, *arrays)
 
 
+DECOMPOSED_DRAWS = frozenset({"aten.scaled_dot_product_attention.default"})
+"""Ops that draw (attention with `dropout_p > 0`) whose handler does not: they
+import through torch's decomposition, which has the dropout. Other such ops
+(the fused attention kernels of AOTAutograd's graphs, `poisson`) are
+refused: their decompositions are not checked against torch here."""
+
 SEED_NAME = "seed"
 """The seed argument's name (a program that draws takes it last)."""
 
@@ -480,8 +486,14 @@ class _Importer:
             return self.values[source][index]
         handler = handler_for(target)
         if draws_random(node) and target not in RANDOM_OPS:
-            # its handler (attention) would drop the randomness: torch's
-            # decomposition spells the draw out (a dropout), if it has one
+            if target not in DECOMPOSED_DRAWS:
+                raise UnsupportedNode(
+                    f"{target} draws random numbers, which fxdsl generates only "
+                    "for the ops of aten_random (the torch.compile backend "
+                    "leaves such nodes to torch)"
+                )
+            # its handler would drop the randomness: torch's decomposition
+            # spells the draw out (a dropout)
             handler = None
         if handler is None:
             return _as_torch_says(self._decomposed(node, target, frames), node)
