@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -335,39 +335,6 @@ def _to(call: AtenCall) -> Tensor:
     return cast_to(call.args[0], call.dtype)
 
 
-DROPOUTS = frozenset(
-    f"aten.{name}"
-    for name in (
-        "dropout.default",
-        "dropout_.default",
-        "feature_dropout.default",
-        "feature_dropout_.default",
-        "alpha_dropout.default",
-        "alpha_dropout_.default",
-        "feature_alpha_dropout.default",
-        "feature_alpha_dropout_.default",
-        "native_dropout.default",
-    )
-)
-"""Dropouts: `(input, p, train)`, the identity unless they draw."""
-
-
-def draws_random(target: str, args: Sequence[Any], kwargs: dict[str, Any]) -> bool:
-    """Whether a call of an op that torch tags `nondeterministic_seeded`
-    draws random numbers with these (fx) arguments: a dropout only in
-    training with p > 0 (`native_dropout`'s `train=None` means training),
-    attention only with `dropout_p > 0`; every other such op always does."""
-
-    def arg(index: int, name: str, default: Any) -> Any:
-        return args[index] if index < len(args) else kwargs.get(name, default)
-
-    if target in DROPOUTS:
-        return arg(2, "train", None) is not False and float(arg(1, "p", 0.0)) > 0
-    if target == "aten.scaled_dot_product_attention.default":
-        return float(arg(4, "dropout_p", 0.0)) > 0
-    return True
-
-
 @aten("copy.default")
 def _copy(call: AtenCall) -> Tensor:
     # functional copy(self, src): src in self's shape and dtype
@@ -377,13 +344,8 @@ def _copy(call: AtenCall) -> Tensor:
 
 @aten("clone.default", "alias.default", "contiguous.default", "lift_fresh_copy.default")
 @aten("detach.default", "detach_.default")
-@aten("dropout.default", "dropout_.default", "feature_dropout.default")
-@aten("native_dropout.default")
 def _identity(call: AtenCall) -> Any:
-    # The importer leaves a dropout that draws (`draws_random`) to torch;
-    # the one that reaches here is the identity.
-    if call.target == "aten.native_dropout.default":
-        return (call.args[0], None)
+    # (dropouts, the identity in eval mode, are `aten_random`'s)
     return call.args[0]
 
 

@@ -8,7 +8,8 @@ the dialect's own rules. Torch's type promotion and scalar arguments become
 explicit here: operands are cast to the dtype torch computed for the node,
 scalars take the tensor's element type, and the importer casts a result whose
 dtype still differs from torch's. Inference no-ops (dropout in eval, clone,
-alias, same-dtype casts, metadata asserts) return their input.
+alias, same-dtype casts, metadata asserts) return their input; ops that
+draw random numbers are `graph.random` draws (`aten_random`).
 
 Nothing here imports torch at module level: the table is plain data, and
 torch values are only inspected through duck typing (`.shape`, `.dtype`).
@@ -26,16 +27,13 @@ from fxdsl.frontends import (  # noqa: F401
     aten_math,
     aten_movement,
     aten_pooling,
+    aten_random,
     aten_resample,
     aten_select,
 )
 from fxdsl.frontends.aten_compute import FoldedMask, attention
-from fxdsl.frontends.aten_elementwise import (
-    DROPOUTS,
-    FLOAT_ELEMENTWISE,
-    draws_random,
-    handler_for,
-)
+from fxdsl.frontends.aten_elementwise import FLOAT_ELEMENTWISE, handler_for
+from fxdsl.frontends.aten_random import DROPOUTS, RANDOM_OPS, draws_random
 from fxdsl.frontends.aten_registry import (
     ATEN,
     TORCH_DTYPES,
@@ -52,6 +50,7 @@ __all__ = [
     "ATEN",
     "DROPOUTS",
     "FLOAT_ELEMENTWISE",
+    "RANDOM_OPS",
     "TORCH_DTYPES",
     "AtenCall",
     "FoldedMask",

@@ -64,6 +64,15 @@ class AtenCall:
     non-node arguments)."""
     used: frozenset[int] | None = None
     """For a node with several results: the indices that are read."""
+    draw: Callable[[], Tensor] | None = None
+    """The importer's source of seeds (see `seed`)."""
+
+    def seed(self) -> Tensor:
+        """The seed (`tensor<2xi64>`, `[key, offset]`) of a new random
+        stream of the program: each call gives another stream."""
+        if self.draw is None:
+            raise UnsupportedNode(f"{self.target} draws random numbers here")
+        return self.draw()
 
     def arg(self, index: int, name: str, default: Any = None) -> Any:
         """Positional argument `index`, else keyword `name`, else default."""

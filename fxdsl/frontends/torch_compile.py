@@ -50,6 +50,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 
 from fxdsl.frontends.torch_export import TorchImportError, to_numpy
+from fxdsl.frontends.torch_importer import draw_seed
 from fxdsl.frontends.torch_islands import (
     Plan,
     chosen_by_option,
@@ -532,6 +533,8 @@ class _Runner:
         placeholders = [n.name for n in gm.graph.nodes if n.op == "placeholder"]
         position = {name: i for i, name in enumerate(placeholders)}
         self.argument_index = [position[n] for n in partitioned.imported.input_names]
+        self.seeded, self.device = partitioned.imported.seeded, device
+        self.seed_buffer: Any = None
         # Each step maps the call's operand values to its result values.
         self.steps: list[tuple[func.CallOp, Callable[[list[Any]], list[Any]]]] = []
         self.constants = _constants(self.main, device)
@@ -577,12 +580,39 @@ class _Runner:
 
         return run
 
+    def _seed(self) -> Any:
+        """A fresh seed from torch's default generator (`torch.manual_seed`
+        makes a run reproducible). On a GPU it is copied into one buffer
+        that every call reuses: fxdsl's own CUDA graphs (`cuda_graph`)
+        replay with the new value at the same address. Under torch's CUDA
+        graph capture (`mode="reduce-overhead"`) no seed can be right: the
+        host draws it once, at capture, and every replay would repeat the
+        captured numbers, so that is refused, not run."""
+        import torch
+
+        seed = torch.from_numpy(draw_seed())
+        if self.device != "cuda":
+            return seed
+        if torch.cuda.is_current_stream_capturing():
+            raise RuntimeError(
+                "fxdsl: a graph that draws random numbers cannot run under CUDA "
+                "graph capture (its seed is drawn on the host per call: a replay "
+                "would repeat the captured numbers); compile without "
+                'mode="reduce-overhead"'
+            )
+        if self.seed_buffer is None:
+            self.seed_buffer = torch.empty(2, dtype=torch.int64, device="cuda")
+        self.seed_buffer.copy_(seed)
+        return self.seed_buffer
+
     def __call__(self, *args: Any) -> Any:
         import torch.utils._pytree as pytree
 
         env: dict[Any, Any] = dict(self.constants)
         for block_arg, index in zip(self.main.args, self.argument_index):
             env[block_arg] = args[index]
+        if self.seeded:  # the islands' random numbers: new ones per call
+            env[self.main.args[-1]] = self._seed()
         for op, step in self.steps:
             env.update(zip(op.results, step([env[v] for v in op.operands])))
         returned = iter(self.returned)

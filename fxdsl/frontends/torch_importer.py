@@ -20,6 +20,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Block, Operation
 
 from fxdsl.frontends.aten_ops import (
+    RANDOM_OPS,
     AtenCall,
     FoldedMask,
     UnsupportedNode,
@@ -70,20 +71,30 @@ class ImportedProgram:
     """The fx node name each op of the function came from."""
     folded: dict[str, Any] = field(default_factory=dict)
     """The torch value of each node evaluated at import, by node name."""
+    seeded: bool = False
+    """Whether the program draws random numbers: its function's last
+    argument is then the seed, `[key, offset]` (`tensor<2xi64>`), which
+    `run` draws anew for each call (`draw_seed`) unless given one."""
 
     def __iter__(self) -> Iterator[Any]:
         return iter((self.module, self.weights))
 
-    def run(self, *inputs: Any) -> tuple[np.ndarray[Any, Any], ...]:
+    def run(self, *inputs: Any, seed: Any = None) -> tuple[np.ndarray[Any, Any], ...]:
         """The reference interpreter on user inputs (numpy or torch). A
         wrong count, shape or dtype is a ValueError that counts and names
         the user's inputs (the weights come first in the function, but the
-        caller did not pass them)."""
+        caller did not pass them). A `seeded` program draws with `seed`
+        (an int key, or `[key, offset]`), else with a fresh `draw_seed()`:
+        new numbers on every call, reproducible under `torch.manual_seed`."""
         from fxdsl.api import run
         from fxdsl.interpreters.run import coerce_input, entry_function
 
         function = entry_function(self.module)
         arguments = function.args[len(self.weights) :]
+        if self.seeded:
+            arguments = arguments[:-1]
+        elif seed is not None:
+            raise ValueError("the program draws no random numbers: it takes no seed")
         if len(inputs) != len(arguments):
             names = ", ".join(f"%{a.name_hint or '?'}" for a in arguments) or "none"
             raise ValueError(
@@ -94,7 +105,44 @@ class ImportedProgram:
         for i, (array, argument) in enumerate(zip(arrays, arguments)):
             what = f"input {i} (%{argument.name_hint or '?'})"
             coerce_input(array, argument.type, what)
+        if self.seeded:
+            arrays.append(draw_seed() if seed is None else seed_array(seed))
         return run(self.module, *self.weights, *arrays)
+
+
+DECOMPOSED_DRAWS = frozenset({"aten.scaled_dot_product_attention.default"})
+"""Ops that draw (attention with `dropout_p > 0`) whose handler does not: they
+import through torch's decomposition, which has the dropout. Other such ops
+(the fused attention kernels of AOTAutograd's graphs, `poisson`) are
+refused: their decompositions are not checked against torch here."""
+
+SEED_NAME = "seed"
+"""The seed argument's name (a program that draws takes it last)."""
+
+
+def draw_seed() -> np.ndarray[Any, Any]:
+    """A fresh seed `[key, 0]` for one call of a program that draws: the key
+    from torch's default generator where torch is installed (so
+    `torch.manual_seed` makes runs reproducible), else from numpy's
+    entropy."""
+    try:
+        import torch
+    except ImportError:
+        key = int(np.random.default_rng().integers(-(2**63), 2**63 - 1))
+    else:
+        key = int(torch.empty((), dtype=torch.int64).random_())
+    return np.array([key, 0], np.int64)
+
+
+def seed_array(seed: Any) -> np.ndarray[Any, Any]:
+    """A user's seed as the `[key, offset]` input: an int key (offset 0) or
+    a pair."""
+    array = np.asarray(seed, dtype=np.int64).reshape(-1)
+    if array.size == 1:
+        array = np.array([array[0], 0], np.int64)
+    if array.size != 2:
+        raise ValueError(f"a seed is an int or [key, offset], got {seed!r}")
+    return array
 
 
 def to_numpy(value: Any) -> np.ndarray[Any, Any]:
@@ -184,6 +232,10 @@ class _Importer:
     origins: dict[Operation, str] = field(default_factory=dict)
     """Each imported op's fx node name."""
     block: Any = None
+    seed: Tensor | None = None
+    """The program's seed argument, where it draws random numbers."""
+    streams: int = 0
+    """Random streams drawn so far (`_draw`)."""
     depth: int = 0
     """How many torch decompositions the node being imported is inside."""
 
@@ -205,11 +257,18 @@ class _Importer:
             if p.op == "placeholder" and p not in self.folded and _is_tensor(p)
         ]
         specs = [self._spec(p) for p in tensor_inputs]
+        seeded = any(
+            n.op == "call_function" and n in self.needed and draws_random(n)
+            for n in graph.nodes
+        )
+        if seeded:  # the last argument: see `ImportedProgram.seeded`
+            specs.append(TensorSpec((2,), "i64", name=SEED_NAME))
         output = graph.find_nodes(op="output")[0]
         returned: list[Any] = []
 
         def body(*args: Tensor) -> list[Tensor]:
             self.values.update(zip(tensor_inputs, args))
+            self.seed = args[-1] if seeded else None
             # the traced function's block (a graph of random draws alone,
             # `randn`, has no tensor argument to find it from)
             self.block = cast(Block, active_state("import").block)
@@ -242,7 +301,21 @@ class _Importer:
                 for node, value in self.folded.items()
                 if node.graph is graph  # not a decomposition's node
             },
+            seeded,
         )
+
+    def _draw(self) -> Tensor:
+        """The seed of the program's next random stream: its seed input
+        `[key, offset]` with `offset + k` for the k-th draw."""
+        if self.seed is None:
+            raise UnsupportedNode(
+                "draws random numbers inside torch's decomposition of a node "
+                "that is not known to draw"
+            )
+        k, self.streams = self.streams, self.streams + 1
+        if k == 0:
+            return self.seed
+        return ops.add(self.seed, ops.constant(np.array([0, k], np.int64), "i64"))
 
     # -- what to import ------------------------------------------------------ #
 
@@ -411,12 +484,17 @@ class _Importer:
         if target == "<built-in function getitem>":
             source, index = node.args
             return self.values[source][index]
-        if draws_random(node):
-            raise UnsupportedNode(
-                f"{target} draws random numbers, which fxdsl does not generate "
-                "(the torch.compile backend leaves such nodes to torch)"
-            )
         handler = handler_for(target)
+        if draws_random(node) and target not in RANDOM_OPS:
+            if target not in DECOMPOSED_DRAWS:
+                raise UnsupportedNode(
+                    f"{target} draws random numbers, which fxdsl generates only "
+                    "for the ops of aten_random (the torch.compile backend "
+                    "leaves such nodes to torch)"
+                )
+            # its handler would drop the randomness: torch's decomposition
+            # spells the draw out (a dropout)
+            handler = None
         if handler is None:
             return _as_torch_says(self._decomposed(node, target, frames), node)
         args, kwargs = self._arguments(node, target, frames)
@@ -428,6 +506,7 @@ class _Importer:
             node.meta.get("val"),
             tuple(a.meta.get("val") if hasattr(a, "meta") else None for a in node.args),
             self._used_results(node),
+            self._draw,
         )
         return _as_torch_says(handler(call), node)
 

@@ -1,8 +1,8 @@
 """Which parts of an ATen graph fxdsl compiles, and which stay in torch.
 
 The whole graph is imported into the graph dialect (`from_graph_module` in
-fallback mode): a node the importer cannot take (no mapping, a random op, a
-float64 value, an importer error; a node that ends a recognised pattern is
+fallback mode): a node the importer cannot take (no mapping, a float64
+value, an importer error; a node that ends a recognised pattern is
 imported again outside it), or one whose ATen overload the user listed in
 `torch_executed_ops`, becomes a call of an external function
 `@"aten.<op>.<overload>"` carrying `torch.node`. Our own
@@ -19,6 +19,10 @@ Why the partition is made on the graph dialect and not on the fx graph:
 whether a node imports depends on its arguments (dtypes, masks, shapes), which
 only the import knows, and the partitioner that fxdsl users already have is
 the one that should decide.
+
+Random draws are graph ops like any other (`graph.random`, reading the
+function's seed argument, which the runner fills per call), so they join
+islands; they never fold.
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ Values are numpy arrays of exactly the dtype and shape of their IR type
   `min(max(x + 3, 0), 6) / 6` and hardswish `x * min(max(x + 3, 0), 6) / 6`
   in torch's order of operations.
 - cumsum: running sum in the input's dtype (f16 in float32, rounded once).
+- random: Philox4x32-10 (`graph.RandomOp`; `interpreters/random.py`).
 - arange: `start + i * step` in int64 (integer results) or float64, then
   converted (torch's CPU accumulation types).
 - index_copy: torch's `index_copy` on a copy of the input (the input is
@@ -66,6 +67,7 @@ from xdsl.interpreter import (
 )
 from xdsl.ir import Attribute, Operation
 
+from fxdsl.interpreters.random import random_values
 from fxdsl.ir import graph
 from fxdsl.ir.dtypes import (
     from_bytes,
@@ -656,6 +658,13 @@ class GraphFunctions(InterpreterFunctions):
         self, interpreter: Interpreter, op: graph.ArangeOp, args: PythonValues
     ) -> PythonValues:
         return _finish(op, arange_values(op))
+
+    @impl(graph.RandomOp)
+    def run_random(
+        self, interpreter: Interpreter, op: graph.RandomOp, args: PythonValues
+    ) -> PythonValues:
+        shape, dtype = graph.shape_of(op.result), graph.dtype_of(op.result)
+        return _finish(op, random_values(op.kind, args[0], shape, dtype))
 
     @impl(graph.FusionGroupOp)
     def run_fusion_group(

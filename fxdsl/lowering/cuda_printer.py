@@ -71,6 +71,7 @@ BINARY: dict[type[Operation], str] = {
     arith.AddiOp: "+", arith.SubiOp: "-", arith.MuliOp: "*", arith.DivUIOp: "/",
     arith.RemUIOp: "%", arith.DivSIOp: "/", arith.RemSIOp: "%",
     arith.AndIOp: "&", arith.OrIOp: "|", arith.XOrIOp: "^",
+    arith.ShRSIOp: ">>",
 }  # fmt: skip
 """arith op -> C infix operator (operands of one type)."""
 

@@ -2,7 +2,8 @@
 views are index remappings (reshape, transpose, slice, broadcast_to, split),
 concat selects a piece, gather/embedding/index load their index first, constants
 are literals (splats) or `__device__` arrays (`memref.global` in the
-`gpu.module`). One rule per op in `VALUE_RULES`.
+`gpu.module`), random numbers are Philox of the linear index
+(`random_rule.py`). One rule per op in `VALUE_RULES`.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from xdsl.ir import Operation, SSAValue
 from fxdsl.ir import graph
 from fxdsl.ir.graph import dtype_of, shape_of
 from fxdsl.lowering.kernel_emitter import Index, KernelEmitter
+from fxdsl.lowering.random_rule import random_element
 from fxdsl.lowering.scalar_ops import compute_type
 
 ValueRule = Callable[[KernelEmitter, Operation, SSAValue, Index], SSAValue]
@@ -200,5 +202,6 @@ VALUE_RULES: dict[type[Operation], ValueRule] = {
     graph.IndexCopyOp: _index_copy,
     graph.FullOp: _full,
     graph.ConstantOp: _constant,
+    graph.RandomOp: random_element,
 }
 """Non-elementwise op -> how an element of its result is read."""

@@ -98,7 +98,7 @@ SCALAR: dict[type[Operation], Callable[..., Any]] = {
     arith.MaximumfOp: _maximum, arith.MinimumfOp: _minimum,
     arith.MaxSIOp: max, arith.MinSIOp: min,
     arith.AndIOp: lambda a, b: a & b, arith.OrIOp: lambda a, b: a | b,
-    arith.XOrIOp: lambda a, b: a ^ b,
+    arith.XOrIOp: lambda a, b: a ^ b, arith.ShRSIOp: lambda a, b: a >> b,
     arith.NegfOp: lambda a: -a,
     arith.SelectOp: lambda c, a, b: a if c else b,
     math.ExpOp: np.exp, math.Exp2Op: np.exp2, math.LogOp: np.log,

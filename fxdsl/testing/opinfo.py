@@ -16,7 +16,8 @@ islands ran the op, which is the `backend` level's outcome.
 Each (op, level) gets one outcome, the worst over its samples:
 
 * `pass`: every sample matched (a random op: its values differ between
-  calls, as torch's do; the values themselves are not compared; an op whose
+  calls, as torch's do: at the import levels, two runs with different
+  seeds; the values themselves are not compared; an op whose
   values are undefined, `empty`: shapes and dtypes only);
 * `n/a`: the op returns no tensor (`broadcast_shapes`): nothing to compare
   (not counted);
@@ -235,23 +236,35 @@ def _undefined(program: Any) -> bool:
     )
 
 
+DRAWS = 8
+"""Calls that must show a random op's values varying: a draw of few values
+(`randint(10, ())`, one of ten) repeats between two calls by chance."""
+
+
 def _random(case: Case) -> bool:
-    """Whether the op draws random numbers (two eager calls differ)."""
+    """Whether the op draws random numbers (some of `DRAWS` eager calls
+    differ from the first)."""
     import torch
 
-    first, second = (_flat(case.call(*case.tensors)) for _ in range(2))
-    return any(
-        isinstance(a, torch.Tensor) and not torch.equal(a, b)
-        for a, b in zip(first, second)
-    )
+    first = _flat(case.call(*case.tensors))
+    for _ in range(DRAWS - 1):
+        again = _flat(case.call(*case.tensors))
+        if any(
+            isinstance(a, torch.Tensor) and not torch.equal(a, b)
+            for a, b in zip(first, again)
+        ):
+            return True
+    return False
 
 
-def _differs(first: Sequence[Any], second: Sequence[Any]) -> str | None:
-    """None when two runs' results differ (as a random op's must)."""
+def _differs(first: Sequence[Any], draw: Callable[[int], Sequence[Any]]) -> str | None:
+    """None when one of `DRAWS - 1` more runs (`draw(k)`, k = 1, 2, ...)
+    differs from the first (as a random op's must)."""
     import numpy as np
 
-    if any(not np.array_equal(a, b) for a, b in zip(first, second)):
-        return None
+    for k in range(1, DRAWS):
+        if any(not np.array_equal(a, b) for a, b in zip(first, draw(k))):
+            return None
     return "a random op gives the same values on every call"
 
 
@@ -263,7 +276,8 @@ def check_import(case: Case) -> dict[str, tuple[str, str]]:
 
     module = _OpModule.wrap(case.call)
     try:
-        expected, varies = _eager(case)
+        with _unseeded():  # random as a user's calls are, as the backend's
+            expected, varies = _eager(case)
         if not _returns_tensor(expected):
             why = f"returns no tensor ({type(expected).__name__})"
             return dict.fromkeys(LEVELS, ("n/a", why))
@@ -272,7 +286,6 @@ def check_import(case: Case) -> dict[str, tuple[str, str]]:
     except Exception as error:  # noqa: BLE001 - torch's failure, not ours
         return dict.fromkeys(LEVELS, ("export", _first_line(error)))
     undefined = _undefined(exported)  # `empty`: only shapes and dtypes count
-    random = varies and not undefined
     outcomes: dict[str, tuple[str, str]] = {}
     for level in LEVELS:
         try:
@@ -282,8 +295,8 @@ def check_import(case: Case) -> dict[str, tuple[str, str]]:
             continue
         try:
             imported = from_exported_program(program)
-            if random:
-                why = _differs(imported.run(*case.tensors), imported.run(*case.tensors))
+            if (varies or imported.seeded) and not undefined:
+                why = _random_differs(imported, case, expected, varies)
             else:
                 why = _compare(
                     expected,
@@ -299,6 +312,20 @@ def check_import(case: Case) -> dict[str, tuple[str, str]]:
             continue
         outcomes[level] = ("wrong", why) if why else ("pass", "")
     return outcomes
+
+
+def _random_differs(
+    imported: Any, case: Case, expected: Any, varies: bool
+) -> str | None:
+    """A random op imported: shapes and dtypes as torch's, and (where
+    torch's own calls differ) other numbers for another seed."""
+    first = imported.run(*case.tensors, seed=0) if imported.seeded else None
+    if first is None:
+        return "a random op imported without a seed: the same values on every call"
+    why = _compare(expected, first, values=False)
+    if why is None and varies:
+        why = _differs(first, lambda k: imported.run(*case.tensors, seed=k))
+    return why
 
 
 def _eager(case: Case) -> tuple[Any, bool]:
@@ -362,10 +389,14 @@ def _through_backend(case: Case) -> tuple[str, str]:
             _OpModule.wrap(case.call), backend="fxdsl", fullgraph=True
         )
         with counting_plans(counted), torch.no_grad():
-            runs = [_arrays(compiled(*case.tensors))]
+            first = _arrays(compiled(*case.tensors))
             random = (varies or counted.draws) and not undefined
-            if random:
-                runs.append(_arrays(compiled(*case.tensors)))
+            # a random op's values are compared only in that they vary as eager's
+            differs = (
+                _differs(first, lambda _: _arrays(compiled(*case.tensors)))
+                if random and varies
+                else None
+            )
     except Exception as error:  # noqa: BLE001 - sorted by where it was raised
         torch_fails = _fails_in_torch(case)
         if _raised_by_fxdsl(error) and torch_fails is None:
@@ -373,12 +404,12 @@ def _through_backend(case: Case) -> tuple[str, str]:
         return ("export", torch_fails or _first_line(error))
     finally:
         torch._dynamo.reset()
-    # a random op's values are compared only in that they vary as eager's
-    why = _compare(
-        expected, runs[0], values=not (random or undefined), process=case.process
+    why = (
+        _compare(
+            expected, first, values=not (random or undefined), process=case.process
+        )
+        or differs
     )
-    if why is None and random and varies:
-        why = _differs(runs[0], runs[1])
     if why:
         return ("wrong", why)
     if counted.in_torch:

@@ -1128,6 +1128,19 @@ def arange(start: float, end: float, step: float = 1, dtype: str = "i64") -> Ten
     return wrap(emit(make, name).result)
 
 
+def random(
+    seed: Tensor, distribution: str, shape: Sequence[int], dtype: str = "f32"
+) -> Tensor:
+    """Random numbers of `shape` (`graph.random`): `distribution` "uniform"
+    ([0, 1)) or "normal" (standard) of a float `dtype`, or "bits" (i64, 32
+    random bits); `seed` is `[key, offset]` (`tensor<2xi64>`): the same seed
+    gives the same numbers."""
+    name = graph.RandomOp.name
+    element, dims = dtype_attr(dtype), [int(d) for d in shape]
+    make = lambda: graph.RandomOp.of(seed.value, distribution, dims, element)
+    return wrap(emit(make, name, seed).result)
+
+
 __all__ = [
     "Tensor",
     "abs",
@@ -1183,6 +1196,7 @@ __all__ = [
     "normalize_dim",
     "permute",
     "pow",
+    "random",
     "reciprocal",
     "relu",
     "reshape",

@@ -13,7 +13,9 @@ Every op falls in one fusibility class (the table `FUSIBILITY`):
   for a concat a copy kernel). A view's result shape does not constrain
   the group's domain (its kernel reads it at whatever index its reader
   asks for), so a chain such as pad (concat) -> strided slices -> maximum,
-  a pooling window, is one kernel.
+  a pooling window, is one kernel. `graph.random` fuses as a view too: its
+  element at an index is Philox of that index, computed where it is read
+  (two groups reading one draw compute the same numbers).
 * `REDUCTION`: sum, mean, max, min, var, softmax, log_softmax, layer_norm whose
   reduced dims are the *trailing* dims of the input. Its iteration space is
   `(outer, inner)`, the input shape split before the reduced dims.
@@ -112,6 +114,9 @@ FUSIBILITY: dict[type[Operation], Fusibility] = {
     **dict.fromkeys(_CONSTANT_OPS, Fusibility.CONSTANT),
     **dict.fromkeys(_OPAQUE_OPS, Fusibility.OPAQUE),
     graph.AttentionOp: Fusibility.ATTENTION,
+    # an element of a draw is a function of its index alone (Philox of the
+    # seed): read lazily as a view is, each reader computes the same numbers
+    graph.RandomOp: Fusibility.VIEW,
 }
 """Op class -> fusibility class; ops not listed (calls, other dialects) are opaque."""
 

@@ -32,16 +32,11 @@ EXPECTED: dict[str, dict[str, str]] = {
         "default": "aten.argwhere.default: dynamic shape (u0, 1): fxdsl imports static shapes only; export without dynamic_shapes (or with static ones)",
         "core": "aten.nonzero.default: dynamic shape (u0, 1): fxdsl imports static shapes only; export without dynamic_shapes (or with static ones)",
     },
-    "bernoulli": {
-        "default": "aten.bernoulli.default draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
-        "core": "aten.rand.default draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
-    },
     "byte": {
         "default": "aten.to.dtype: dtype torch.uint8 is not supported (only torch.float32, torch.float16, torch.bfloat16, torch.int64, torch.int32, torch.bool)",
         "core": "aten._to_copy.default: dtype torch.uint8 is not supported (only torch.float32, torch.float16, torch.bfloat16, torch.int64, torch.int32, torch.bool)",
     },
     "cauchy": {
-        "default": "aten.cauchy_.default draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
         "core": "the program has a USER_INPUT_MUTATION output (cauchy); only inference programs without buffer mutations import",
     },
     "cdouble": {
@@ -73,7 +68,6 @@ EXPECTED: dict[str, dict[str, str]] = {
         "core": "aten.erfinv.default has no graph-dialect mapping, and in torch's decomposition of it prims.erf_inv.default does not import: prims.erf_inv.default has no graph-diale",
     },
     "exponential": {
-        "default": "aten.exponential_.default draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
         "core": "the program has a USER_INPUT_MUTATION output (exponential); only inference programs without buffer mutations import",
     },
     "fft.fft": {
@@ -157,7 +151,6 @@ EXPECTED: dict[str, dict[str, str]] = {
         "core": "aten.frexp.Tensor has no graph-dialect mapping, and in torch's decomposition of it prims.frexp.default does not import: prims.frexp.default has no graph-dialect mappin",
     },
     "geometric": {
-        "default": "aten.geometric_.default draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
         "core": "the program has a USER_INPUT_MUTATION output (geometric); only inference programs without buffer mutations import",
     },
     "hash_tensor": {
@@ -240,7 +233,6 @@ EXPECTED: dict[str, dict[str, str]] = {
         "core": "the program has a TOKEN output (getitem_4); only inference programs without buffer mutations import",
     },
     "log_normal": {
-        "default": "aten.log_normal_.default draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
         "core": "the program has a USER_INPUT_MUTATION output (log_normal); only inference programs without buffer mutations import",
     },
     "log_softmax.with_dtype": {
@@ -261,10 +253,6 @@ EXPECTED: dict[str, dict[str, str]] = {
     "mode": {
         "default": "aten.mode.default has no graph-dialect mapping",
         "core": "aten.mode.default has no graph-dialect mapping",
-    },
-    "multinomial": {
-        "default": "aten.multinomial.default draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
-        "core": "aten.multinomial.default draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
     },
     "nanquantile": {
         "default": "aten.nanquantile.scalar: torch's decomposition of aten.nanquantile.scalar writes a value in place that it reads again (aten.masked_fill_.Scalar)",
@@ -304,10 +292,6 @@ EXPECTED: dict[str, dict[str, str]] = {
     "nn.functional.pad.circular": {
         "default": "aten.pad.default: torch's decomposition of aten.pad.default writes a value in place that it reads again (aten.copy_.default)",
     },
-    "nn.functional.rrelu": {
-        "default": "aten.rrelu.default draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
-        "core": "aten.rrelu_with_noise_functional.default draws random numbers, which fxdsl does not generate (the torch.compile backend le",
-    },
     "nn.functional.softmin.with_dtype": {
         "default": "aten.softmax.int: dtype torch.float64 is not supported (only torch.float32, torch.float16, torch.bfloat16, torch.int64, torch.int32, torch.bool)",
         "core": "aten._to_copy.default: dtype torch.float64 is not supported (only torch.float32, torch.float16, torch.bfloat16, torch.int64, torch.int32, torch.bool)",
@@ -320,17 +304,8 @@ EXPECTED: dict[str, dict[str, str]] = {
         "default": "aten.nonzero_static.default has no graph-dialect mapping",
         "core": "aten.nonzero_static.default has no graph-dialect mapping",
     },
-    "normal": {
-        "default": "aten.normal.Tensor_Tensor draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
-        "core": "aten.normal.Tensor_Tensor draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
-    },
     "normal.in_place": {
-        "default": "aten.normal_.default draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
         "core": "the program has a USER_INPUT_MUTATION output (normal_functional); only inference programs without buffer mutations import",
-    },
-    "normal.number_mean": {
-        "default": "aten.normal.float_float draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
-        "core": "aten.normal.float_float draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
     },
     "pca_lowrank": {
         "default": "aten.randn.default draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
@@ -366,26 +341,6 @@ EXPECTED: dict[str, dict[str, str]] = {
     },
     "quantile": {
         "default": "aten.quantile.scalar: torch's decomposition of aten.quantile.scalar writes a value in place that it reads again (aten.ceil_.default)",
-    },
-    "rand_like": {
-        "default": "aten.randn_like.default draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
-        "core": "aten.randn_like.default draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
-    },
-    "randint": {
-        "default": "aten.randint.default draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
-        "core": "aten.randint.default draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
-    },
-    "randint_like": {
-        "default": "aten.randint_like.default draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
-        "core": "aten.randint_like.default draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
-    },
-    "randn": {
-        "default": "aten.randn.default draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
-        "core": "aten.randn.default draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
-    },
-    "randn_like": {
-        "default": "aten.randn_like.default draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
-        "core": "aten.randn_like.default draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
     },
     "resize_": {
         "default": "aten.resize_.default has no graph-dialect mapping",
@@ -547,7 +502,6 @@ EXPECTED: dict[str, dict[str, str]] = {
         "core": "aten._to_copy.default: dtype torch.float64 is not supported (only torch.float32, torch.float16, torch.bfloat16, torch.int64, torch.int32, torch.bool)",
     },
     "uniform": {
-        "default": "aten.uniform_.default draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
         "core": "the program has a USER_INPUT_MUTATION output (uniform); only inference programs without buffer mutations import",
     },
     "unique": {

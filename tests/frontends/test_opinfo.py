@@ -129,8 +129,9 @@ def _case(call: Any, *tensors: Any) -> opinfo.Case:
 
 def test_the_backend_level_tells_islands_from_torch_and_randomness() -> None:
     """A sample fxdsl runs whole passes; one with an op left to torch is a
-    `fallback` naming it; a random op that varies as eager's is no wrong
-    result (its values are not compared)."""
+    `fallback` naming it; a random op (in an island, drawing its own
+    numbers) that varies as eager's is no wrong result (its values are not
+    compared)."""
     import torch
 
     x = torch.randn(4, 4)
@@ -139,9 +140,7 @@ def test_the_backend_level_tells_islands_from_torch_and_randomness() -> None:
     assert outcome == "fallback"
     assert "aten.linalg_matrix_exp.default" in detail
     dropout = _case(lambda t: torch.nn.functional.dropout(t, 0.5, True), x)
-    outcome, detail = opinfo.check_backend(dropout)
-    assert outcome == "fallback"
-    assert "draws random numbers" in detail
+    assert opinfo.check_backend(dropout) == ("pass", "")
 
 
 def test_shards_split_the_ops_and_a_bad_shard_is_an_error(
@@ -178,3 +177,36 @@ def test_sign_free_ops_compare_what_torchs_opinfo_compares() -> None:
     shifted = [w + 1, v]
     assert "output 0" in (opinfo._compare(expected, shifted, process=process) or "")
     assert "linalg.eigh" in opinfo.SIGN_FREE
+
+
+def test_the_import_levels_check_random_ops_by_their_seeds(monkeypatch: Any) -> None:
+    """A random op imported passes when two seeds give other numbers of
+    torch's shapes and dtypes; a program that ignored its seed would be a
+    wrong result, as would one of another shape."""
+    import numpy as np
+    import torch
+
+    from fxdsl.frontends.torch_importer import ImportedProgram
+
+    x = torch.randn(8, 8)
+    dropout = _case(lambda t: torch.nn.functional.dropout(t, 0.5, True), x)
+    assert opinfo.check_import(dropout) == dict.fromkeys(opinfo.LEVELS, ("pass", ""))
+    seeded_run = ImportedProgram.run
+
+    def same_numbers(self: Any, *inputs: Any, seed: Any = None) -> Any:
+        return seeded_run(self, *inputs, seed=None if seed is None else 1)
+
+    monkeypatch.setattr(ImportedProgram, "run", same_numbers)
+    outcome, detail = opinfo.check_import(dropout)["default"]
+    assert (outcome, detail) == (
+        "wrong",
+        "a random op gives the same values on every call",
+    )
+
+    def other_shape(self: Any, *inputs: Any, seed: Any = None) -> Any:
+        return [np.zeros(3, np.float32)]
+
+    monkeypatch.setattr(ImportedProgram, "run", other_shape)
+    outcome, detail = opinfo.check_import(dropout)["core"]
+    assert outcome == "wrong"
+    assert "shape" in detail

@@ -916,6 +916,25 @@ CASES: list[Case] = [
         exact=True,
     ),
     Case(
+        # Random123's Philox4x32-10 answer for counter 0, key 0: 0x6627e8d5
+        "random",
+        'graph.random %a0 distribution "bits" : (tensor<2xi64>) -> tensor<1xi64>',
+        ["tensor<2xi64>"],
+        ["tensor<1xi64>"],
+        [np.array([0, 0], np.int64)],
+        lambda seed: [0x6627E8D5],
+        exact=True,
+    ),
+    Case(
+        "random-uniform",
+        'graph.random %a0 distribution "uniform" : (tensor<2xi64>) -> tensor<1xf32>',
+        ["tensor<2xi64>"],
+        ["tensor<1xf32>"],
+        [np.array([0, 0], np.int64)],
+        lambda seed: np.array([(0x6627E8D5 >> 8) * 2.0**-24], np.float32),
+        exact=True,
+    ),
+    Case(
         "constant",
         "graph.constant dense<[[1.5, -2.0], [0.25, 3.0]]> : tensor<2x2xf32>",
         [],

@@ -162,6 +162,11 @@ BUILDERS: list[tuple[str, Callable[[], Operation], list[str]]] = [
     ("graph.full", lambda: g.FullOp([2, 2], float("-inf")), ["tensor<2x2xf32>"]),
     ("graph.arange", lambda: g.ArangeOp(2, 3, 5), ["tensor<5xi64>"]),
     ("graph.arange", lambda: g.ArangeOp(0.5, -0.25, 3, g.f16), ["tensor<3xf16>"]),
+    (
+        "graph.random",
+        lambda: g.RandomOp.of(value([2], g.i64), "normal", [3, 4], g.bf16),
+        ["tensor<3x4xbf16>"],
+    ),
     ("graph.fusion_group", _fusion_group, ["tensor<4xf32>"]),
     (
         "graph.conv2d",

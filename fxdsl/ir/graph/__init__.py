@@ -156,6 +156,7 @@ from fxdsl.ir.graph.movement import (
     TransposeOp,
     ViewLike,
 )
+from fxdsl.ir.graph.random import RandomOp
 from fxdsl.ir.graph.reductions import (
     AllOp,
     AnyOp,
@@ -324,6 +325,7 @@ __all__ = [  # noqa: RUF022 (grouped by module)
     "is_graph_constant",
     "FusionGroupOp",
     "YieldOp",
+    "RandomOp",
     "RESULT_LIST",
     "TYPE_TEXT",
     "PROPERTY_KINDS",
@@ -353,7 +355,7 @@ GRAPH_OPS: tuple[type[IRDLOperation], ...] = (
     ReshapeOp, TransposeOp, BroadcastToOp, SliceOp, ConcatOp, SplitOp, GatherOp,
     EmbeddingOp, IndexOp, IndexCopyOp,
     Conv2dOp, Conv1dOp, MaxPool2dOp, AvgPool2dOp, AdaptiveAvgPool2dOp, BatchNormOp,
-    ConstantOp, FullOp, ArangeOp,
+    ConstantOp, FullOp, ArangeOp, RandomOp,
     FusionGroupOp, YieldOp,
 )  # fmt: skip
 

@@ -1149,3 +1149,28 @@ func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
 %a = "test.op"() : () -> (tensor<3x3xf32>)
 // CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.lu: result type tensor<3x3xf32>, tensor<3xi64>, tensor<3x3xf32> does not match inferred type tensor<3x3xf32>, tensor<3xi32>, tensor<3x3xf32> (operands: tensor<3x3xf32>)
 %lu, %p, %m = graph.lu %a : (tensor<3x3xf32>) -> (tensor<3x3xf32>, tensor<3xi64>, tensor<3x3xf32>)
+
+// -----
+
+// graph.random: the seed is [key, offset], two i64.
+%s = "test.op"() : () -> (tensor<3xi64>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.random: seed must be tensor<2xi64> ([key, offset]), got tensor<3xi64>
+%r = graph.random %s distribution "uniform" : (tensor<3xi64>) -> tensor<4xf32>
+
+// -----
+
+%s = "test.op"() : () -> (tensor<2xi64>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.random: distribution must be one of uniform, normal, bits, got "gamma" (operands: tensor<2xi64>)
+%r = graph.random %s distribution "gamma" : (tensor<2xi64>) -> tensor<4xf32>
+
+// -----
+
+%s = "test.op"() : () -> (tensor<2xi64>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.random: "uniform" gives a float tensor, got tensor<4xi64> (operands: tensor<2xi64>)
+%r = graph.random %s distribution "uniform" : (tensor<2xi64>) -> tensor<4xi64>
+
+// -----
+
+%s = "test.op"() : () -> (tensor<2xi64>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.random: "bits" gives an i64 tensor, got tensor<4xf32> (operands: tensor<2xi64>)
+%r = graph.random %s distribution "bits" : (tensor<2xi64>) -> tensor<4xf32>
