@@ -20,8 +20,12 @@ TORCH_DTYPES = {
     "torch.float32": "f32",
     "torch.float16": "f16",
     "torch.bfloat16": "bf16",
+    "torch.float64": "f64",
     "torch.int64": "i64",
     "torch.int32": "i32",
+    "torch.int16": "i16",
+    "torch.int8": "i8",
+    "torch.uint8": "ui8",
     "torch.bool": "i1",
 }
 """torch dtype (as `str(dtype)`) → graph element type name."""
