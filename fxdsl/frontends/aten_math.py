@@ -18,6 +18,7 @@ from fxdsl.frontends.aten_registry import (
     aten,
     cast_to,
     dim_of,
+    is_integer,
 )
 from fxdsl.frontends.aten_select import product_of, strided_positions
 from fxdsl.ir import graph
@@ -34,7 +35,7 @@ _EXACT = 2.0**23
 
 def _floats_only(call: AtenCall) -> Tensor:
     x: Tensor = call.args[0]
-    if x.dtype in ("i64", "i32", "i1"):
+    if is_integer(x.dtype):
         return x
     return cast_to(x, call.dtype)
 
@@ -42,7 +43,7 @@ def _floats_only(call: AtenCall) -> Tensor:
 def trunc(x: Tensor) -> Tensor:
     """Round toward zero: through i64 where |x| < 2^23 (every f32 beyond is
     an integer already; inf and NaN stay as they are)."""
-    if x.dtype in ("i64", "i32", "i1"):
+    if is_integer(x.dtype):
         return x
     whole = ops.cast(ops.cast(x, "i64"), x.dtype)
     return ops.where(ops.lt(ops.abs(x), _EXACT), whole, x)
@@ -50,17 +51,17 @@ def trunc(x: Tensor) -> Tensor:
 
 def floor(x: Tensor) -> Tensor:
     t = trunc(x)
-    return ops.sub(t, ops.cast(ops.gt(t, x), x.dtype)) if x.dtype[0] != "i" else t
+    return ops.sub(t, ops.cast(ops.gt(t, x), x.dtype)) if not is_integer(x.dtype) else t
 
 
 def ceil(x: Tensor) -> Tensor:
     t = trunc(x)
-    return ops.add(t, ops.cast(ops.lt(t, x), x.dtype)) if x.dtype[0] != "i" else t
+    return ops.add(t, ops.cast(ops.lt(t, x), x.dtype)) if not is_integer(x.dtype) else t
 
 
 def round_half_even(x: Tensor) -> Tensor:
     """torch.round: to the nearest integer, ties to the even one."""
-    if x.dtype[0] == "i":
+    if is_integer(x.dtype):
         return x
     low = floor(x)
     frac = ops.sub(x, low)
@@ -111,7 +112,7 @@ def _sign(call: AtenCall) -> Tensor:
 @aten("signbit.default")
 def _signbit(call: AtenCall) -> Tensor:
     x: Tensor = call.args[0]
-    if x.dtype[0] == "i":
+    if is_integer(x.dtype):
         return ops.lt(x, 0)
     # -0.0 has its sign bit set: its reciprocal is -inf (a NaN's sign is lost)
     zero_below = ops.logical_and(ops.eq(x, 0.0), ops.lt(ops.reciprocal(x), 0.0))
@@ -143,7 +144,7 @@ def _nan_ignoring(fn: Callable[[Any, Any], Tensor]) -> Handler:
 
     def handler(call: AtenCall) -> Tensor:
         a, b = (cast_to(v, call.dtype) for v in call.args[:2])
-        if call.dtype[0] == "i":
+        if is_integer(call.dtype):
             return fn(a, b)
         both = fn(a, b)
         return ops.where(ops.ne(a, a), b, ops.where(ops.ne(b, b), a, both))
@@ -160,7 +161,7 @@ ATEN["prims.fmin.default"] = _nan_ignoring(ops.minimum)
 @aten("isnan.default")
 def _isnan(call: AtenCall) -> Tensor:
     x: Tensor = call.args[0]
-    if x.dtype[0] == "i":
+    if is_integer(x.dtype):
         return ops.full(call.shape, 0.0, "i1")
     return ops.ne(x, x)
 
@@ -317,7 +318,7 @@ def _scatter_region(
             combined = ops.mul(combined, target)
     elif reduce in ("amax", "amin"):
         fill = -math.inf if reduce == "amax" else math.inf
-        if x.dtype[0] == "i":
+        if is_integer(x.dtype):
             info = np.iinfo(np.int64 if x.dtype == "i64" else np.int32)
             fill = float(info.min if reduce == "amax" else info.max)
         extreme = ops.max if reduce == "amax" else ops.min
@@ -468,7 +469,7 @@ def _cummax(call: AtenCall) -> tuple[Tensor, Tensor]:
         list(x.shape),
     )
     pad = -math.inf if largest else math.inf
-    if x.dtype[0] == "i":
+    if is_integer(x.dtype):
         info = np.iinfo(np.int64 if x.dtype == "i64" else np.int32)
         pad = float(info.min if largest else info.max)
 
@@ -477,7 +478,7 @@ def _cummax(call: AtenCall) -> tuple[Tensor, Tensor]:
     ) -> tuple[Tensor, ...]:
         (lv, li), (rv, ri) = left, right
         later = ops.ge(rv, lv) if largest else ops.le(rv, lv)
-        if x.dtype[0] != "i":
+        if not is_integer(x.dtype):
             later = ops.logical_or(
                 ops.ne(rv, rv), ops.logical_and(ops.eq(lv, lv), later)
             )
@@ -700,7 +701,7 @@ def _bucketize(call: AtenCall) -> Tensor:
         raise UnsupportedNode("searchsorted: batch dims of boundaries and input differ")
     n = boundaries.shape[-1]
     # compared in a common dtype: the float one where only one is a float
-    floats = [t.dtype for t in (x, boundaries) if t.dtype[0] != "i"]
+    floats = [t.dtype for t in (x, boundaries) if not is_integer(t.dtype)]
     common = x.dtype if x.dtype == boundaries.dtype else (floats or ["i64"])[0]
     x, boundaries = cast_to(x, common), cast_to(boundaries, common)
     values = reshape(x, [*x.shape, 1])
@@ -710,7 +711,7 @@ def _bucketize(call: AtenCall) -> Tensor:
     axis = x.ndim
     below = ops.le(edges, values) if right else ops.lt(edges, values)
     count = ops.sum(ops.cast(below, "i64"), [axis])
-    if x.dtype[0] != "i":
+    if not is_integer(x.dtype):
         # NaN sorts after every boundary
         count = ops.where(ops.ne(x, x), ops.full([], float(n), "i64"), count)
     return cast_to(count, call.dtype)

@@ -30,6 +30,15 @@ TORCH_DTYPES = {
 }
 """torch dtype (as `str(dtype)`) → graph element type name."""
 
+FLOAT_DTYPES = ("f32", "f16", "bf16", "f64")
+"""Graph element type names of floats; every other one is an integer (i1:
+bool)."""
+
+
+def is_integer(dtype: str) -> bool:
+    """Whether a graph element type name is an integer one (bool included)."""
+    return dtype not in FLOAT_DTYPES
+
 
 class UnsupportedNode(Exception):
     """A node the table cannot express (a missing mapping, an argument
