@@ -632,16 +632,6 @@ def _digamma(call: AtenCall) -> Tensor:
 ATEN["prims.digamma.default"] = _digamma
 
 
-@aten("polygamma.default")
-def _polygamma(call: AtenCall) -> Tensor:
-    order = int(call.args[0])
-    if order != 0:
-        raise UnsupportedNode(f"polygamma of order {order} (only 0, digamma)")
-    return _digamma(
-        AtenCall(call.target, call.args[1:], {}, call.result, call.arg_results[1:])
-    )
-
-
 def _distances(a: Tensor, b: Tensor, p: float) -> Tensor:
     """The p-norm distance of every row of a ([..., P, M]) to every row of
     b ([..., R, M]): [..., P, R]."""

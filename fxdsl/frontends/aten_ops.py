@@ -24,6 +24,7 @@ from fxdsl.frontends import (  # noqa: F401
     aten_math,
     aten_movement,
     aten_select,
+    aten_special,
 )
 from fxdsl.frontends.aten_compute import FoldedMask, attention
 from fxdsl.frontends.aten_elementwise import (

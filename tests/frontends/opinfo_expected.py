@@ -72,10 +72,6 @@ EXPECTED: dict[str, dict[str, str]] = {
         "default": "aten.complex.default has no graph-dialect mapping, and in torch's decomposition of it aten.view_as_complex.default does not import: aten.view_as_complex.default",
         "core": "aten.complex.default has no graph-dialect mapping, and in torch's decomposition of it aten.view_as_complex.default does not import: aten.view_as_complex.default",
     },
-    "erfinv": {
-        "default": "aten.erfinv.default has no graph-dialect mapping, and in torch's decomposition of it prims.erf_inv.default does not import: prims.erf_inv.default has no graph-diale",
-        "core": "aten.erfinv.default has no graph-dialect mapping, and in torch's decomposition of it prims.erf_inv.default does not import: prims.erf_inv.default has no graph-diale",
-    },
     "exponential": {
         "default": "aten.exponential_.default draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
         "core": "the program has a USER_INPUT_MUTATION output (exponential); only inference programs without buffer mutations import",
@@ -152,10 +148,6 @@ EXPECTED: dict[str, dict[str, str]] = {
         "default": "aten.fft_rfftn.default has no graph-dialect mapping, and in torch's decomposition of it aten._fft_r2c.default does not import: aten._fft_r2c.default has no gr",
         "core": "aten._fft_r2c.default has no graph-dialect mapping",
     },
-    "frexp": {
-        "default": "aten.frexp.Tensor has no graph-dialect mapping, and in torch's decomposition of it prims.frexp.default does not import: prims.frexp.default has no graph-dialect mappin",
-        "core": "aten.frexp.Tensor has no graph-dialect mapping, and in torch's decomposition of it prims.frexp.default does not import: prims.frexp.default has no graph-dialect mappin",
-    },
     "geometric": {
         "default": "aten.geometric_.default draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
         "core": "the program has a USER_INPUT_MUTATION output (geometric); only inference programs without buffer mutations import",
@@ -183,10 +175,6 @@ EXPECTED: dict[str, dict[str, str]] = {
     "histogramdd": {
         "default": "aten.histogramdd.default has no graph-dialect mapping, and in torch's decomposition of it aten._histogramdd_bin_edges.default does not import: aten._histo",
         "core": "aten._histogramdd_bin_edges.default has no graph-dialect mapping",
-    },
-    "i0": {
-        "default": "aten.i0.default has no graph-dialect mapping, and in torch's decomposition of it prims.bessel_i0.default does not import: prims.bessel_i0.default has no graph-dialect mappi",
-        "core": "aten.i0.default has no graph-dialect mapping, and in torch's decomposition of it prims.bessel_i0.default does not import: prims.bessel_i0.default has no graph-dialect mappi",
     },
     "igamma": {
         "default": "aten.igamma.default has no graph-dialect mapping, and in torch's decomposition of it prims.igamma.default does not import: prims.igamma.default has no graph-dialect",
@@ -381,10 +369,6 @@ EXPECTED: dict[str, dict[str, str]] = {
         "default": "aten.native_batch_norm.default: batch_norm in training mode (export in eval)",
         "core": "the program has a USER_INPUT_MUTATION output (getitem_3); only inference programs without buffer mutations import",
     },
-    "nextafter": {
-        "default": "aten.nextafter.default has no graph-dialect mapping, and in torch's decomposition of it prims.nextafter.default does not import: prims.nextafter.default has n",
-        "core": "aten.nextafter.default has no graph-dialect mapping, and in torch's decomposition of it prims.nextafter.default does not import: prims.nextafter.default has n",
-    },
     "nn.functional.adaptive_avg_pool3d": {
         "default": "aten.adaptive_avg_pool3d.default has no graph-dialect mapping, and in torch's decomposition of it aten._adaptive_avg_pool3d.default does n",
         "core": "aten._adaptive_avg_pool3d.default has no graph-dialect mapping",
@@ -508,26 +492,6 @@ EXPECTED: dict[str, dict[str, str]] = {
         "default": "aten.polar.default: aten.complex.default has no graph-dialect mapping, and in torch's decomposition of it aten.view_as_complex.default does not import: aten.view_as_complex.default has n",
         "core": "aten.polar.default: aten.complex.default has no graph-dialect mapping, and in torch's decomposition of it aten.view_as_complex.default does not import: aten.view_as_complex.default has n",
     },
-    "polygamma.polygamma_n_0": {
-        "default": "aten.polygamma.default: polygamma of order 1 (only 0, digamma)",
-        "core": "aten.polygamma.default: polygamma of order 1 (only 0, digamma)",
-    },
-    "polygamma.polygamma_n_1": {
-        "default": "aten.polygamma.default: polygamma of order 1 (only 0, digamma)",
-        "core": "aten.polygamma.default: polygamma of order 1 (only 0, digamma)",
-    },
-    "polygamma.polygamma_n_2": {
-        "default": "aten.polygamma.default: polygamma of order 1 (only 0, digamma)",
-        "core": "aten.polygamma.default: polygamma of order 1 (only 0, digamma)",
-    },
-    "polygamma.polygamma_n_3": {
-        "default": "aten.polygamma.default: polygamma of order 1 (only 0, digamma)",
-        "core": "aten.polygamma.default: polygamma of order 1 (only 0, digamma)",
-    },
-    "polygamma.polygamma_n_4": {
-        "default": "aten.polygamma.default: polygamma of order 1 (only 0, digamma)",
-        "core": "aten.polygamma.default: polygamma of order 1 (only 0, digamma)",
-    },
     "qr": {
         "default": "aten.qr.default has no graph-dialect mapping, and in torch's decomposition of it aten.linalg_qr.default does not import: aten.linalg_qr.default has no graph-dialect mapping",
         "core": "aten.linalg_qr.default has no graph-dialect mapping",
@@ -610,18 +574,6 @@ EXPECTED: dict[str, dict[str, str]] = {
         "default": "aten.special_hermite_polynomial_he.default has no graph-dialect mapping",
         "core": "aten.special_hermite_polynomial_he.default has no graph-dialect mapping",
     },
-    "special.i0e": {
-        "default": "aten.special_i0e.default has no graph-dialect mapping, and in torch's decomposition of it prims.bessel_i0e.default does not import: prims.bessel_i0e.defau",
-        "core": "aten.special_i0e.default has no graph-dialect mapping, and in torch's decomposition of it prims.bessel_i0e.default does not import: prims.bessel_i0e.defau",
-    },
-    "special.i1": {
-        "default": "aten.special_i1.default has no graph-dialect mapping, and in torch's decomposition of it prims.bessel_i1.default does not import: prims.bessel_i1.default ha",
-        "core": "aten.special_i1.default has no graph-dialect mapping, and in torch's decomposition of it prims.bessel_i1.default does not import: prims.bessel_i1.default ha",
-    },
-    "special.i1e": {
-        "default": "aten.special_i1e.default has no graph-dialect mapping, and in torch's decomposition of it prims.bessel_i1e.default does not import: prims.bessel_i1e.defau",
-        "core": "aten.special_i1e.default has no graph-dialect mapping, and in torch's decomposition of it prims.bessel_i1e.default does not import: prims.bessel_i1e.defau",
-    },
     "special.laguerre_polynomial_l": {
         "default": "aten.special_laguerre_polynomial_l.default has no graph-dialect mapping",
         "core": "aten.special_laguerre_polynomial_l.default has no graph-dialect mapping",
@@ -634,14 +586,6 @@ EXPECTED: dict[str, dict[str, str]] = {
         "default": "aten.special_log_ndtr.default: aten.special_erfcx.default has no graph-dialect mapping, and in torch's decomposition of it prims.erfcx.default does not import: prims.erfcx.def",
         "core": "aten.special_erfcx.default has no graph-dialect mapping, and in torch's decomposition of it prims.erfcx.default does not import: prims.erfcx.default h",
     },
-    "special.modified_bessel_i0": {
-        "default": "aten.special_modified_bessel_i0.default has no graph-dialect mapping",
-        "core": "aten.special_modified_bessel_i0.default has no graph-dialect mapping",
-    },
-    "special.modified_bessel_i1": {
-        "default": "aten.special_modified_bessel_i1.default has no graph-dialect mapping",
-        "core": "aten.special_modified_bessel_i1.default has no graph-dialect mapping",
-    },
     "special.modified_bessel_k0": {
         "default": "aten.special_modified_bessel_k0.default has no graph-dialect mapping",
         "core": "aten.special_modified_bessel_k0.default has no graph-dialect mapping",
@@ -653,10 +597,6 @@ EXPECTED: dict[str, dict[str, str]] = {
     "special.ndtri": {
         "default": "aten.special_ndtri.default has no graph-dialect mapping, and in torch's decomposition of it prims.ndtri.default does not import: prims.ndtri.default h",
         "core": "aten.special_ndtri.default has no graph-dialect mapping, and in torch's decomposition of it prims.ndtri.default does not import: prims.ndtri.default h",
-    },
-    "special.polygamma.special_polygamma_n_0": {
-        "default": "aten.special_polygamma.default has no graph-dialect mapping, and in torch's decomposition of it aten.polygamma.default does not import: polyga",
-        "core": "aten.polygamma.default: polygamma of order 1 (only 0, digamma)",
     },
     "special.scaled_modified_bessel_k0": {
         "default": "aten.special_scaled_modified_bessel_k0.default has no graph-dialect mapping",
