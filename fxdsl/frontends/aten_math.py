@@ -180,9 +180,13 @@ def _log1p(call: AtenCall) -> Tensor:
 
 @aten("expm1.default")
 def _expm1(call: AtenCall) -> Tensor:
+    return expm1(cast_to(call.args[0], call.dtype))
+
+
+def expm1(x: Tensor) -> Tensor:
+    """exp(x) - 1, to its own precision near 0."""
     # exp(x) - 1 loses small x: near 0, (u - 1) * x / log(u) with u = exp(x)
     # (Kahan's form).
-    x = cast_to(call.args[0], call.dtype)
     u = ops.exp(x)
     small = ops.where(
         ops.eq(u, 1.0), x, ops.div(ops.mul(ops.sub(u, 1.0), x), ops.log(u))
@@ -522,8 +526,12 @@ _ERFC_SERIES = (
 
 @aten("erfc.default", "erfc_.default")
 def _erfc(call: AtenCall) -> Tensor:
-    # not 1 - erf(x): that loses every digit where erfc is small (x > 3)
-    x = cast_to(call.args[0], call.dtype)
+    return erfc(cast_to(call.args[0], call.dtype))
+
+
+def erfc(x: Tensor) -> Tensor:
+    """1 - erf(x), to its own relative precision (not 1 - erf(x): that
+    loses every digit where erfc is small, x > 3)."""
     t = ops.div(1.0, ops.add(ops.mul(ops.abs(x), 0.5), 1.0))
     series = ops.full([], _ERFC_SERIES[-1], x.dtype)
     for coefficient in reversed(_ERFC_SERIES[:-1]):
