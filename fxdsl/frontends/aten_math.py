@@ -33,6 +33,18 @@ _EXACT = 2.0**23
 """From here on every f32 is an integer (and f16/bf16 ones sooner)."""
 
 
+def single_precision(call: AtenCall, *values: Any) -> list[Tensor]:
+    """`values` cast to the node's dtype, for a composite whose series are
+    accurate to float32 (erfc, lgamma, digamma, the special functions): an
+    f64 node is refused, never computed to float32's precision."""
+    if call.dtype == "f64":
+        name = call.target.removeprefix("aten.").removeprefix("prims.")
+        raise UnsupportedNode(
+            f"{name} on f64: its composite is accurate to float32 only"
+        )
+    return [cast_to(v, call.dtype) for v in values]
+
+
 def _floats_only(call: AtenCall) -> Tensor:
     x: Tensor = call.args[0]
     if is_integer(x.dtype):
@@ -526,7 +538,7 @@ _ERFC_SERIES = (
 
 @aten("erfc.default", "erfc_.default")
 def _erfc(call: AtenCall) -> Tensor:
-    return erfc(cast_to(call.args[0], call.dtype))
+    return erfc(*single_precision(call, call.args[0]))
 
 
 def erfc(x: Tensor) -> Tensor:
@@ -587,7 +599,7 @@ def _lgamma_positive(x: Tensor) -> Tensor:
 @aten("lgamma.default", "lgamma_.default")
 def _lgamma(call: AtenCall) -> Tensor:
     # x < 0.5 by reflection: log(pi / |sin(pi x)|) - lgamma(1 - x)
-    x = cast_to(call.args[0], call.dtype)
+    (x,) = single_precision(call, call.args[0])
     low = ops.lt(x, 0.5)
     positive = _lgamma_positive(ops.where(low, ops.sub(1.0, x), x))
     reflected = ops.sub(ops.log(ops.div(math.pi, _sin_pi(x))), positive)
@@ -605,7 +617,7 @@ ATEN["prims.lgamma.default"] = _lgamma
 def _digamma(call: AtenCall) -> Tensor:
     # the asymptotic series at y >= 8 less 1/x + ... + 1/(x + 7) below;
     # x < 0.5 by reflection: digamma(1 - x) - pi / tan(pi x)
-    x = cast_to(call.args[0], call.dtype)
+    (x,) = single_precision(call, call.args[0])
     low = ops.lt(x, 0.5)
     z = ops.where(low, ops.sub(1.0, x), x)
     y, small = _shifted(z)

@@ -8,7 +8,9 @@ as many terms as its worst argument needs), so the reference interpreter,
 fusion and the GPU kernels take it as they take any other elementwise
 chain. Every one computes in the node's own float type (f32 for torch's
 float32), as torch does, and handles 0, the infinities, NaN and the poles as
-torch does.
+torch does. Their series are sized for float32 (and f16/bf16): an f64 node
+is refused (`single_precision`), except frexp and nextafter, which are exact
+in every float type.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from fxdsl.frontends.aten_math import (
     expm1,
     floor,
     round_half_even,
+    single_precision,
 )
 from fxdsl.frontends.aten_registry import (
     ATEN,
@@ -71,7 +74,7 @@ single-precision pair, relative error below 4e-7 on (-1, 1)."""
 
 @aten("erfinv.default", "erfinv_.default")
 def _erfinv(call: AtenCall) -> Tensor:
-    x = cast_to(call.args[0], call.dtype)
+    (x,) = single_precision(call, call.args[0])
     w = ops.neg(ops.log(ops.mul(ops.sub(1.0, x), ops.add(x, 1.0))))
     central = _horner(ops.sub(w, 2.5), list(_ERFINV_CENTRAL), x)
     # sqrt of the central range's w is finite: no inf - inf there
@@ -143,7 +146,7 @@ def _bessel_i(x: Tensor, order: int, scaled: bool) -> Tensor:
 
 def _bessel(order: int, scaled: bool) -> Handler:
     def handler(call: AtenCall) -> Tensor:
-        return _bessel_i(cast_to(call.args[0], call.dtype), order, scaled)
+        return _bessel_i(*single_precision(call, call.args[0]), order, scaled)
 
     return handler
 
@@ -268,12 +271,12 @@ def _polygamma(call: AtenCall) -> Tensor:
     rest = AtenCall(call.target, call.args[1:], {}, call.result, call.arg_results[1:])
     if order == 0:
         return _digamma(rest)
-    return _polygamma_of(order, cast_to(call.args[1], call.dtype))
+    return _polygamma_of(order, *single_precision(call, call.args[1]))
 
 
 @aten("special_trigamma.default")
 def _trigamma(call: AtenCall) -> Tensor:
-    return _polygamma_of(1, cast_to(call.args[0], call.dtype))
+    return _polygamma_of(1, *single_precision(call, call.args[0]))
 
 
 # --------------------------------------------------------------------------- #
@@ -541,13 +544,13 @@ def _incomplete_gamma(a: Tensor, x: Tensor, upper: bool) -> Tensor:
 
 @aten("igamma.default", "igamma_.default", "special_gammainc.default")
 def _igamma(call: AtenCall) -> Tensor:
-    a, x = (cast_to(t, call.dtype) for t in call.args[:2])
+    a, x = single_precision(call, *call.args[:2])
     return _incomplete_gamma(a, x, upper=False)
 
 
 @aten("igammac.default", "igammac_.default", "special_gammaincc.default")
 def _igammac(call: AtenCall) -> Tensor:
-    a, x = (cast_to(t, call.dtype) for t in call.args[:2])
+    a, x = single_precision(call, *call.args[:2])
     return _incomplete_gamma(a, x, upper=True)
 
 

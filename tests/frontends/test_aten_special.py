@@ -203,3 +203,24 @@ def test_kernels_match_the_reference_on_cuda_sim(name: str) -> None:
     wants = run_reference(module, x.numpy())
     for got, want in zip(gots, wants, strict=True):
         np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-30)
+
+
+@pytest.mark.parametrize(
+    "fn", [torch.erfinv, torch.i0, torch.lgamma, lambda x: torch.polygamma(2, x)]
+)
+def test_float64_is_refused_where_the_series_are_sized_for_float32(
+    fn: Callable[..., Any],
+) -> None:
+    from fxdsl.frontends.torch_export import TorchImportError
+
+    with pytest.raises(TorchImportError, match="on f64: its composite is accurate"):
+        _run(fn, (torch.rand(4, dtype=torch.float64),), decompose=False)
+
+
+def test_frexp_and_nextafter_are_exact_in_float64() -> None:
+    x = _grid(-9.0, 9.0).double() / 3
+    mantissa, exponent = _run(torch.frexp, (x,), decompose=False)
+    np.testing.assert_array_equal(mantissa, torch.frexp(x).mantissa.numpy())
+    np.testing.assert_array_equal(exponent, torch.frexp(x).exponent.numpy())
+    (got,) = _run(torch.nextafter, (x, -x), decompose=False)
+    np.testing.assert_array_equal(got, torch.nextafter(x, -x).numpy())
