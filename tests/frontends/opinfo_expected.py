@@ -176,14 +176,6 @@ EXPECTED: dict[str, dict[str, str]] = {
         "default": "aten.histogramdd.default has no graph-dialect mapping, and in torch's decomposition of it aten._histogramdd_bin_edges.default does not import: aten._histo",
         "core": "aten._histogramdd_bin_edges.default has no graph-dialect mapping",
     },
-    "igamma": {
-        "default": "aten.igamma.default has no graph-dialect mapping, and in torch's decomposition of it prims.igamma.default does not import: prims.igamma.default has no graph-dialect",
-        "core": "aten.igamma.default has no graph-dialect mapping, and in torch's decomposition of it prims.igamma.default does not import: prims.igamma.default has no graph-dialect",
-    },
-    "igammac": {
-        "default": "aten.igammac.default has no graph-dialect mapping, and in torch's decomposition of it prims.igammac.default does not import: prims.igammac.default has no graph-di",
-        "core": "aten.igammac.default has no graph-dialect mapping, and in torch's decomposition of it prims.igammac.default does not import: prims.igammac.default has no graph-di",
-    },
     "index_add": {
         "default": "aten.index_add.default has no graph-dialect mapping, and in torch's decomposition of it aten.index_put.default does not import: aten.index_put.default has no ",
         "core": "aten.index_put.default has no graph-dialect mapping",
