@@ -180,9 +180,13 @@ def _isnan(call: AtenCall) -> Tensor:
 
 @aten("log1p.default")
 def _log1p(call: AtenCall) -> Tensor:
+    return log1p(cast_to(call.args[0], call.dtype))
+
+
+def log1p(x: Tensor) -> Tensor:
+    """log(1 + x), to its own precision near 0."""
     # log(1 + x) loses small x to rounding: near 0, x * log(u) / (u - 1)
     # with u = 1 + x cancels the rounding of u (Goldberg's form).
-    x = cast_to(call.args[0], call.dtype)
     u = ops.add(x, 1.0)
     small = ops.where(
         ops.eq(u, 1.0), x, ops.div(ops.mul(ops.log(u), x), ops.sub(u, 1.0))
@@ -544,12 +548,25 @@ def _erfc(call: AtenCall) -> Tensor:
 def erfc(x: Tensor) -> Tensor:
     """1 - erf(x), to its own relative precision (not 1 - erf(x): that
     loses every digit where erfc is small, x > 3)."""
+    t, series = _erfc_fit(x)
+    tail = ops.mul(t, ops.exp(ops.sub(series, ops.mul(x, x))))
+    return ops.where(ops.lt(x, 0.0), ops.sub(2.0, tail), tail)
+
+
+def erfcx_of_size(x: Tensor) -> Tensor:
+    """exp(x^2) erfc(|x|), the scaled complementary error function at |x|:
+    the fit without its exp(-x^2), so it never underflows."""
+    t, series = _erfc_fit(x)
+    return ops.mul(t, ops.exp(series))
+
+
+def _erfc_fit(x: Tensor) -> tuple[Tensor, Tensor]:
+    """(t, series): erfc(|x|) = t exp(-x^2 + series), t = 1 / (1 + |x|/2)."""
     t = ops.div(1.0, ops.add(ops.mul(ops.abs(x), 0.5), 1.0))
     series = ops.full([], _ERFC_SERIES[-1], x.dtype)
     for coefficient in reversed(_ERFC_SERIES[:-1]):
         series = ops.add(ops.mul(series, t), coefficient)
-    tail = ops.mul(t, ops.exp(ops.sub(series, ops.mul(x, x))))
-    return ops.where(ops.lt(x, 0.0), ops.sub(2.0, tail), tail)
+    return t, series
 
 
 ATEN["prims.erfc.default"] = _erfc

@@ -1,7 +1,8 @@
 """ATen special functions written as composites of existing graph ops:
-erfinv, the modified Bessel functions I0 and I1 (and their exponentially
-scaled forms), polygamma of any order, nextafter, frexp and the regularized
-incomplete gamma functions (igamma, igammac).
+erfinv, erfcx, log_ndtr, spherical_bessel_j0, the modified Bessel functions
+I0 and I1 (and their exponentially scaled forms), polygamma of any order,
+nextafter, frexp and the regularized incomplete gamma functions (igamma,
+igammac).
 
 Each is a fixed expression of elementwise graph ops (no loops: a series has
 as many terms as its worst argument needs), so the reference interpreter,
@@ -22,8 +23,10 @@ from fxdsl.frontends.aten_math import (
     _digamma,
     _lgamma_positive,
     erfc,
+    erfcx_of_size,
     expm1,
     floor,
+    log1p,
     round_half_even,
     single_precision,
 )
@@ -86,6 +89,49 @@ def _erfinv(call: AtenCall) -> Tensor:
 
 
 ATEN["prims.erf_inv.default"] = _erfinv
+
+
+@aten("special_erfcx.default")
+def _erfcx(call: AtenCall) -> Tensor:
+    # exp(x^2) erfc(x): the erfc fit without its exp(-x^2) for x >= 0;
+    # below, 2 exp(x^2) - erfcx(-x) (inf from x = -9.4, as the value)
+    (x,) = single_precision(call, call.args[0])
+    positive = erfcx_of_size(x)
+    negative = ops.sub(ops.mul(ops.exp(ops.mul(x, x)), 2.0), positive)
+    result = ops.where(ops.lt(x, 0.0), negative, positive)
+    return ops.where(ops.eq(x, math.inf), 0.0, result)
+
+
+ATEN["prims.erfcx.default"] = _erfcx
+
+
+@aten("special_log_ndtr.default")
+def _log_ndtr(call: AtenCall) -> Tensor:
+    # log Phi(x), Phi(x) = erfc(-x / sqrt 2) / 2: log1p(-erfc(t) / 2) above
+    # 0 (Phi near 1), log(erfcx(-t) / 2) - t^2 below -1 (Phi underflows)
+    (x,) = single_precision(call, call.args[0])
+    t = ops.mul(x, 1 / math.sqrt(2.0))
+    upper = log1p(ops.mul(erfc(t), -0.5))
+    middle = ops.log(ops.mul(erfc(ops.neg(t)), 0.5))
+    lower = ops.sub(ops.log(ops.mul(erfcx_of_size(t), 0.5)), ops.mul(t, t))
+    result = ops.where(ops.gt(x, 0.0), upper, middle)
+    return ops.where(ops.lt(x, -1.0), lower, result)
+
+
+@aten("special_spherical_bessel_j0.default")
+def _spherical_bessel_j0(call: AtenCall) -> Tensor:
+    # sin(x) / x; below |x| = 1/2 its Taylor series (sin x / x would lose
+    # nothing, but 0 / 0 at 0); 0 at the infinities, as torch
+    (x,) = single_precision(call, call.args[0])
+    square = ops.mul(x, x)
+    terms = [(-1.0) ** k / math.factorial(2 * k + 1) for k in range(7)]
+    series = _horner(square, terms, x)
+    ratio = ops.div(ops.sin(x), ops.where(ops.eq(x, 0.0), 1.0, x))
+    result = ops.where(ops.lt(ops.abs(x), 0.5), series, ratio)
+    return ops.where(ops.eq(ops.abs(x), math.inf), 0.0, result)
+
+
+ATEN["prims.spherical_bessel_j0.default"] = _spherical_bessel_j0
 
 
 # --------------------------------------------------------------------------- #

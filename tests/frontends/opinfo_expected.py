@@ -554,10 +554,6 @@ EXPECTED: dict[str, dict[str, str]] = {
         "default": "aten.special_chebyshev_polynomial_w.default has no graph-dialect mapping",
         "core": "aten.special_chebyshev_polynomial_w.default has no graph-dialect mapping",
     },
-    "special.erfcx": {
-        "default": "aten.special_erfcx.default has no graph-dialect mapping, and in torch's decomposition of it prims.erfcx.default does not import: prims.erfcx.default h",
-        "core": "aten.special_erfcx.default has no graph-dialect mapping, and in torch's decomposition of it prims.erfcx.default does not import: prims.erfcx.default h",
-    },
     "special.hermite_polynomial_h": {
         "default": "aten.special_hermite_polynomial_h.default has no graph-dialect mapping",
         "core": "aten.special_hermite_polynomial_h.default has no graph-dialect mapping",
@@ -573,10 +569,6 @@ EXPECTED: dict[str, dict[str, str]] = {
     "special.legendre_polynomial_p": {
         "default": "aten.special_legendre_polynomial_p.default has no graph-dialect mapping",
         "core": "aten.special_legendre_polynomial_p.default has no graph-dialect mapping",
-    },
-    "special.log_ndtr": {
-        "default": "aten.special_log_ndtr.default: aten.special_erfcx.default has no graph-dialect mapping, and in torch's decomposition of it prims.erfcx.default does not import: prims.erfcx.def",
-        "core": "aten.special_erfcx.default has no graph-dialect mapping, and in torch's decomposition of it prims.erfcx.default does not import: prims.erfcx.default h",
     },
     "special.modified_bessel_k0": {
         "default": "aten.special_modified_bessel_k0.default has no graph-dialect mapping",
