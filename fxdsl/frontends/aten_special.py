@@ -320,11 +320,6 @@ def _polygamma(call: AtenCall) -> Tensor:
     return _polygamma_of(order, *single_precision(call, call.args[1]))
 
 
-@aten("special_trigamma.default")
-def _trigamma(call: AtenCall) -> Tensor:
-    return _polygamma_of(1, *single_precision(call, call.args[0]))
-
-
 # --------------------------------------------------------------------------- #
 # nextafter, frexp
 # --------------------------------------------------------------------------- #
