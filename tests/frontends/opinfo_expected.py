@@ -606,10 +606,6 @@ EXPECTED: dict[str, dict[str, str]] = {
         "default": "aten.special_shifted_chebyshev_polynomial_w.default has no graph-dialect mapping",
         "core": "aten.special_shifted_chebyshev_polynomial_w.default has no graph-dialect mapping",
     },
-    "special.spherical_bessel_j0": {
-        "default": "aten.special_spherical_bessel_j0.default has no graph-dialect mapping, and in torch's decomposition of it prims.spherical_",
-        "core": "aten.special_spherical_bessel_j0.default has no graph-dialect mapping, and in torch's decomposition of it prims.spherical_",
-    },
     "special.zeta": {
         "default": "aten.special_zeta.default has no graph-dialect mapping, and in torch's decomposition of it prims.zeta.default does not import: prims.zeta.default has no",
         "core": "aten.special_zeta.default has no graph-dialect mapping, and in torch's decomposition of it prims.zeta.default does not import: prims.zeta.default has no",
