@@ -12,6 +12,7 @@ import numpy as np
 from fxdsl.frontends.aten_math import floor, trunc
 from fxdsl.frontends.aten_registry import (
     ATEN,
+    FLOAT_DTYPES,
     AtenCall,
     Handler,
     UnsupportedNode,
@@ -63,7 +64,7 @@ ELEMENTWISE_OVERLOADS = ("default", "Tensor", "Scalar", "Scalar_Tensor")
 @functools.cache
 def _float_elementwise(op_cls: type[graph.UnaryOp | graph.BinaryOp]) -> Handler:
     def handler(call: AtenCall) -> Tensor:
-        if call.dtype not in ("f32", "f16", "bf16"):
+        if call.dtype not in FLOAT_DTYPES:
             raise UnsupportedNode(f"{op_cls.name} on {call.dtype} (only on floats)")
         operands = call.args[: 1 if issubclass(op_cls, graph.UnaryOp) else 2]
         return ops.elementwise(op_cls, *(cast_to(x, call.dtype) for x in operands))
@@ -133,7 +134,7 @@ def _clamp_tensor(call: AtenCall) -> Tensor:
 @aten("isinf.default")
 def _isinf(call: AtenCall) -> Tensor:
     x = call.args[0]
-    if x.dtype not in ("f32", "f16", "bf16"):
+    if x.dtype not in FLOAT_DTYPES:
         raise UnsupportedNode(f"isinf on {x.dtype} (only on floats)")
     return ops.eq(ops.abs(x), math.inf)
 
@@ -208,9 +209,9 @@ def _div_mode(call: AtenCall) -> Tensor:
     lhs, rhs = (cast_to(a, call.dtype) for a in call.args[:2])
     if mode is None:
         return ops.div(lhs, rhs)
-    if mode == "floor" and call.dtype in ("i64", "i32"):
+    if mode == "floor" and call.dtype in ("i64", "i32", "i16", "i8", "ui8"):
         return ops.div(lhs, rhs)
-    if call.dtype not in ("f32", "f16", "bf16"):
+    if call.dtype not in FLOAT_DTYPES:
         raise UnsupportedNode(f"rounding_mode={mode!r} on {call.dtype}")
     if mode == "trunc":
         return trunc(ops.div(lhs, rhs))
@@ -225,7 +226,7 @@ def _div_mode(call: AtenCall) -> Tensor:
 def _remainder(call: AtenCall) -> Tensor:
     # integers: a - (a // b) * b (graph.div floors them); floats: the op
     lhs, rhs = (cast_to(a, call.dtype) for a in call.args[:2])
-    if call.dtype in ("i64", "i32"):
+    if call.dtype in ("i64", "i32", "i16", "i8", "ui8"):
         quotient = ops.div(lhs, rhs)
         return ops.sub(lhs, ops.mul(quotient, rhs))
     return _float_elementwise(graph.RemainderOp)(call)

@@ -18,6 +18,7 @@ from fxdsl.frontends.aten_registry import (
     aten,
     cast_to,
     dim_of,
+    is_integer,
 )
 from fxdsl.frontends.aten_select import product_of, strided_positions
 from fxdsl.ir import graph
@@ -32,9 +33,21 @@ _EXACT = 2.0**23
 """From here on every f32 is an integer (and f16/bf16 ones sooner)."""
 
 
+def single_precision(call: AtenCall, *values: Any) -> list[Tensor]:
+    """`values` cast to the node's dtype, for a composite whose series are
+    accurate to float32 (erfc, lgamma, digamma, the special functions): an
+    f64 node is refused, never computed to float32's precision."""
+    if call.dtype == "f64":
+        name = call.target.removeprefix("aten.").removeprefix("prims.")
+        raise UnsupportedNode(
+            f"{name} on f64: its composite is accurate to float32 only"
+        )
+    return [cast_to(v, call.dtype) for v in values]
+
+
 def _floats_only(call: AtenCall) -> Tensor:
     x: Tensor = call.args[0]
-    if x.dtype in ("i64", "i32", "i1"):
+    if is_integer(x.dtype):
         return x
     return cast_to(x, call.dtype)
 
@@ -42,7 +55,7 @@ def _floats_only(call: AtenCall) -> Tensor:
 def trunc(x: Tensor) -> Tensor:
     """Round toward zero: through i64 where |x| < 2^23 (every f32 beyond is
     an integer already; inf and NaN stay as they are)."""
-    if x.dtype in ("i64", "i32", "i1"):
+    if is_integer(x.dtype):
         return x
     whole = ops.cast(ops.cast(x, "i64"), x.dtype)
     return ops.where(ops.lt(ops.abs(x), _EXACT), whole, x)
@@ -50,17 +63,17 @@ def trunc(x: Tensor) -> Tensor:
 
 def floor(x: Tensor) -> Tensor:
     t = trunc(x)
-    return ops.sub(t, ops.cast(ops.gt(t, x), x.dtype)) if x.dtype[0] != "i" else t
+    return ops.sub(t, ops.cast(ops.gt(t, x), x.dtype)) if not is_integer(x.dtype) else t
 
 
 def ceil(x: Tensor) -> Tensor:
     t = trunc(x)
-    return ops.add(t, ops.cast(ops.lt(t, x), x.dtype)) if x.dtype[0] != "i" else t
+    return ops.add(t, ops.cast(ops.lt(t, x), x.dtype)) if not is_integer(x.dtype) else t
 
 
 def round_half_even(x: Tensor) -> Tensor:
     """torch.round: to the nearest integer, ties to the even one."""
-    if x.dtype[0] == "i":
+    if is_integer(x.dtype):
         return x
     low = floor(x)
     frac = ops.sub(x, low)
@@ -111,7 +124,7 @@ def _sign(call: AtenCall) -> Tensor:
 @aten("signbit.default")
 def _signbit(call: AtenCall) -> Tensor:
     x: Tensor = call.args[0]
-    if x.dtype[0] == "i":
+    if is_integer(x.dtype):
         return ops.lt(x, 0)
     # -0.0 has its sign bit set: its reciprocal is -inf (a NaN's sign is lost)
     zero_below = ops.logical_and(ops.eq(x, 0.0), ops.lt(ops.reciprocal(x), 0.0))
@@ -143,7 +156,7 @@ def _nan_ignoring(fn: Callable[[Any, Any], Tensor]) -> Handler:
 
     def handler(call: AtenCall) -> Tensor:
         a, b = (cast_to(v, call.dtype) for v in call.args[:2])
-        if call.dtype[0] == "i":
+        if is_integer(call.dtype):
             return fn(a, b)
         both = fn(a, b)
         return ops.where(ops.ne(a, a), b, ops.where(ops.ne(b, b), a, both))
@@ -160,16 +173,20 @@ ATEN["prims.fmin.default"] = _nan_ignoring(ops.minimum)
 @aten("isnan.default")
 def _isnan(call: AtenCall) -> Tensor:
     x: Tensor = call.args[0]
-    if x.dtype[0] == "i":
+    if is_integer(x.dtype):
         return ops.full(call.shape, 0.0, "i1")
     return ops.ne(x, x)
 
 
 @aten("log1p.default")
 def _log1p(call: AtenCall) -> Tensor:
+    return log1p(cast_to(call.args[0], call.dtype))
+
+
+def log1p(x: Tensor) -> Tensor:
+    """log(1 + x), to its own precision near 0."""
     # log(1 + x) loses small x to rounding: near 0, x * log(u) / (u - 1)
     # with u = 1 + x cancels the rounding of u (Goldberg's form).
-    x = cast_to(call.args[0], call.dtype)
     u = ops.add(x, 1.0)
     small = ops.where(
         ops.eq(u, 1.0), x, ops.div(ops.mul(ops.log(u), x), ops.sub(u, 1.0))
@@ -179,9 +196,13 @@ def _log1p(call: AtenCall) -> Tensor:
 
 @aten("expm1.default")
 def _expm1(call: AtenCall) -> Tensor:
+    return expm1(cast_to(call.args[0], call.dtype))
+
+
+def expm1(x: Tensor) -> Tensor:
+    """exp(x) - 1, to its own precision near 0."""
     # exp(x) - 1 loses small x: near 0, (u - 1) * x / log(u) with u = exp(x)
     # (Kahan's form).
-    x = cast_to(call.args[0], call.dtype)
     u = ops.exp(x)
     small = ops.where(
         ops.eq(u, 1.0), x, ops.div(ops.mul(ops.sub(u, 1.0), x), ops.log(u))
@@ -317,7 +338,7 @@ def _scatter_region(
             combined = ops.mul(combined, target)
     elif reduce in ("amax", "amin"):
         fill = -math.inf if reduce == "amax" else math.inf
-        if x.dtype[0] == "i":
+        if is_integer(x.dtype):
             info = np.iinfo(np.int64 if x.dtype == "i64" else np.int32)
             fill = float(info.min if reduce == "amax" else info.max)
         extreme = ops.max if reduce == "amax" else ops.min
@@ -468,7 +489,7 @@ def _cummax(call: AtenCall) -> tuple[Tensor, Tensor]:
         list(x.shape),
     )
     pad = -math.inf if largest else math.inf
-    if x.dtype[0] == "i":
+    if is_integer(x.dtype):
         info = np.iinfo(np.int64 if x.dtype == "i64" else np.int32)
         pad = float(info.min if largest else info.max)
 
@@ -477,7 +498,7 @@ def _cummax(call: AtenCall) -> tuple[Tensor, Tensor]:
     ) -> tuple[Tensor, ...]:
         (lv, li), (rv, ri) = left, right
         later = ops.ge(rv, lv) if largest else ops.le(rv, lv)
-        if x.dtype[0] != "i":
+        if not is_integer(x.dtype):
             later = ops.logical_or(
                 ops.ne(rv, rv), ops.logical_and(ops.eq(lv, lv), later)
             )
@@ -521,14 +542,31 @@ _ERFC_SERIES = (
 
 @aten("erfc.default", "erfc_.default")
 def _erfc(call: AtenCall) -> Tensor:
-    # not 1 - erf(x): that loses every digit where erfc is small (x > 3)
-    x = cast_to(call.args[0], call.dtype)
+    return erfc(*single_precision(call, call.args[0]))
+
+
+def erfc(x: Tensor) -> Tensor:
+    """1 - erf(x), to its own relative precision (not 1 - erf(x): that
+    loses every digit where erfc is small, x > 3)."""
+    t, series = _erfc_fit(x)
+    tail = ops.mul(t, ops.exp(ops.sub(series, ops.mul(x, x))))
+    return ops.where(ops.lt(x, 0.0), ops.sub(2.0, tail), tail)
+
+
+def erfcx_of_size(x: Tensor) -> Tensor:
+    """exp(x^2) erfc(|x|), the scaled complementary error function at |x|:
+    the fit without its exp(-x^2), so it never underflows."""
+    t, series = _erfc_fit(x)
+    return ops.mul(t, ops.exp(series))
+
+
+def _erfc_fit(x: Tensor) -> tuple[Tensor, Tensor]:
+    """(t, series): erfc(|x|) = t exp(-x^2 + series), t = 1 / (1 + |x|/2)."""
     t = ops.div(1.0, ops.add(ops.mul(ops.abs(x), 0.5), 1.0))
     series = ops.full([], _ERFC_SERIES[-1], x.dtype)
     for coefficient in reversed(_ERFC_SERIES[:-1]):
         series = ops.add(ops.mul(series, t), coefficient)
-    tail = ops.mul(t, ops.exp(ops.sub(series, ops.mul(x, x))))
-    return ops.where(ops.lt(x, 0.0), ops.sub(2.0, tail), tail)
+    return t, series
 
 
 ATEN["prims.erfc.default"] = _erfc
@@ -578,7 +616,7 @@ def _lgamma_positive(x: Tensor) -> Tensor:
 @aten("lgamma.default", "lgamma_.default")
 def _lgamma(call: AtenCall) -> Tensor:
     # x < 0.5 by reflection: log(pi / |sin(pi x)|) - lgamma(1 - x)
-    x = cast_to(call.args[0], call.dtype)
+    (x,) = single_precision(call, call.args[0])
     low = ops.lt(x, 0.5)
     positive = _lgamma_positive(ops.where(low, ops.sub(1.0, x), x))
     reflected = ops.sub(ops.log(ops.div(math.pi, _sin_pi(x))), positive)
@@ -596,7 +634,7 @@ ATEN["prims.lgamma.default"] = _lgamma
 def _digamma(call: AtenCall) -> Tensor:
     # the asymptotic series at y >= 8 less 1/x + ... + 1/(x + 7) below;
     # x < 0.5 by reflection: digamma(1 - x) - pi / tan(pi x)
-    x = cast_to(call.args[0], call.dtype)
+    (x,) = single_precision(call, call.args[0])
     low = ops.lt(x, 0.5)
     z = ops.where(low, ops.sub(1.0, x), x)
     y, small = _shifted(z)
@@ -629,16 +667,6 @@ def _digamma(call: AtenCall) -> Tensor:
 
 
 ATEN["prims.digamma.default"] = _digamma
-
-
-@aten("polygamma.default")
-def _polygamma(call: AtenCall) -> Tensor:
-    order = int(call.args[0])
-    if order != 0:
-        raise UnsupportedNode(f"polygamma of order {order} (only 0, digamma)")
-    return _digamma(
-        AtenCall(call.target, call.args[1:], {}, call.result, call.arg_results[1:])
-    )
 
 
 def _distances(a: Tensor, b: Tensor, p: float) -> Tensor:
@@ -700,7 +728,7 @@ def _bucketize(call: AtenCall) -> Tensor:
         raise UnsupportedNode("searchsorted: batch dims of boundaries and input differ")
     n = boundaries.shape[-1]
     # compared in a common dtype: the float one where only one is a float
-    floats = [t.dtype for t in (x, boundaries) if t.dtype[0] != "i"]
+    floats = [t.dtype for t in (x, boundaries) if not is_integer(t.dtype)]
     common = x.dtype if x.dtype == boundaries.dtype else (floats or ["i64"])[0]
     x, boundaries = cast_to(x, common), cast_to(boundaries, common)
     values = reshape(x, [*x.shape, 1])
@@ -710,7 +738,7 @@ def _bucketize(call: AtenCall) -> Tensor:
     axis = x.ndim
     below = ops.le(edges, values) if right else ops.lt(edges, values)
     count = ops.sum(ops.cast(below, "i64"), [axis])
-    if x.dtype[0] != "i":
+    if not is_integer(x.dtype):
         # NaN sorts after every boundary
         count = ops.where(ops.ne(x, x), ops.full([], float(n), "i64"), count)
     return cast_to(count, call.dtype)

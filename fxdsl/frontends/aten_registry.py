@@ -20,11 +20,24 @@ TORCH_DTYPES = {
     "torch.float32": "f32",
     "torch.float16": "f16",
     "torch.bfloat16": "bf16",
+    "torch.float64": "f64",
     "torch.int64": "i64",
     "torch.int32": "i32",
+    "torch.int16": "i16",
+    "torch.int8": "i8",
+    "torch.uint8": "ui8",
     "torch.bool": "i1",
 }
 """torch dtype (as `str(dtype)`) → graph element type name."""
+
+FLOAT_DTYPES = ("f32", "f16", "bf16", "f64")
+"""Graph element type names of floats; every other one is an integer (i1:
+bool)."""
+
+
+def is_integer(dtype: str) -> bool:
+    """Whether a graph element type name is an integer one (bool included)."""
+    return dtype not in FLOAT_DTYPES
 
 
 class UnsupportedNode(Exception):

@@ -18,6 +18,7 @@ from fxdsl.frontends.aten_registry import (
     aten,
     cast_to,
     dim_of,
+    is_integer,
 )
 from fxdsl.tracing import ops
 from fxdsl.tracing.tracer import Tensor
@@ -175,7 +176,7 @@ def _extreme_index(call: AtenCall, largest: bool) -> tuple[Tensor, Tensor]:
         dim = dim_of(x, dim)
     extreme = (ops.max if largest else ops.min)(x, [dim], True)
     hit = ops.eq(x, extreme)
-    if x.dtype[0] != "i":
+    if not is_integer(x.dtype):
         nan = ops.ne(x, x)
         hit = ops.logical_or(hit, nan)
         any_nan = ops.any(nan, [dim], True)
@@ -220,7 +221,7 @@ def _before(
     first, second = (qv, pv) if descending else (pv, qv)
     less = ops.lt(first, second)
     same = ops.eq(pv, qv)
-    if pv.dtype[0] != "i":
+    if not is_integer(pv.dtype):
         nan_p, nan_q = ops.ne(pv, pv), ops.ne(qv, qv)
         nan_second = nan_p if descending else nan_q
         nan_first = nan_q if descending else nan_p
@@ -256,7 +257,7 @@ def _sorted_along(x: Tensor, dim: int, descending: bool) -> tuple[Tensor, Tensor
     )
     values = x
     if size > n:
-        if x.dtype[0] == "i":
+        if is_integer(x.dtype):
             info = np.iinfo(np.int64 if x.dtype == "i64" else np.int32)
             pad = float(info.min if descending else info.max)
         else:
@@ -324,7 +325,7 @@ def _order_statistic(
         return x, ops.full([], 0.0, "i64")
     values, indices = _sorted_along(x, dim, descending=False)
     nans = ops.full([*x.shape[:dim], 1, *x.shape[dim + 1 :]], 0.0, "i64")
-    if x.dtype[0] != "i":
+    if not is_integer(x.dtype):
         nans = ops.sum(ops.cast(ops.ne(x, x), "i64"), [dim], keepdim=True)
     where = position(nans)
     if not isinstance(where, Tensor):
@@ -399,6 +400,6 @@ def _max_all(call: AtenCall) -> Tensor:
     x: Tensor = call.args[0]
     fn = ops.max if call.target == "aten.max.default" else ops.min
     result = fn(x, None, False)
-    if x.dtype[0] == "i":
+    if is_integer(x.dtype):
         return result
     return ops.where(ops.any(ops.ne(x, x), None, False), math.nan, result)

@@ -256,8 +256,14 @@ def _compile(
     if _symbolic(gm) and not specialised:
         return _boxed(_Specialising(gm, settings, label))
     name = f"graph_{next(_GRAPH_IDS)}"
+    device = _device(settings, example_inputs)
     try:
-        partitioned = plan(gm, settings.min_block_size, settings.torch_executed_ops)
+        partitioned = plan(
+            gm,
+            settings.min_block_size,
+            settings.torch_executed_ops,
+            kernel_types_only=device == "cuda",
+        )
     except Exception as error:  # noqa: BLE001 - a model must never fail to run
         # Nodes the importer cannot take run in torch one by one (`plan`);
         # what is left is a graph it cannot take at all.
@@ -281,7 +287,7 @@ def _compile(
         _write_report(partitioned.report(), settings.dryrun, _title(name, label, gm))
         return _boxed(in_torch)
     _log_fallbacks(partitioned)
-    runner = _Runner(gm, partitioned, _device(settings, example_inputs), settings)
+    runner = _Runner(gm, partitioned, device, settings)
     return _boxed(runner)
 
 

@@ -1,8 +1,9 @@
 """Which parts of an ATen graph fxdsl compiles, and which stay in torch.
 
 The whole graph is imported into the graph dialect (`from_graph_module` in
-fallback mode): a node the importer cannot take (no mapping, a float64
-value, an importer error; a node that ends a recognised pattern is
+fallback mode): a node the importer cannot take (no mapping, a complex
+value, an importer error; on the GPU, a node on a type kernels do not
+compute in, `graph.KERNEL_TYPES`; a node that ends a recognised pattern is
 imported again outside it), or one whose ATen overload the user listed in
 `torch_executed_ops`, becomes a call of an external function
 `@"aten.<op>.<overload>"` carrying `torch.node`. Our own
@@ -119,9 +120,14 @@ def plan(
     module: Any,
     min_block_size: int = 5,
     torch_executed_ops: frozenset[str] = frozenset(),
+    kernel_types_only: bool = False,
 ) -> Plan:
     """Import, partition and outline the ATen GraphModule `module`; a
-    TorchImportError for a graph the importer cannot take at all."""
+    TorchImportError for a graph the importer cannot take at all.
+    `kernel_types_only` (islands that run as GPU kernels) leaves to torch
+    the nodes whose graph ops hold a type kernels do not compute in (f64,
+    i16, i8, ui8): the reference interpreter takes them, the GPU lowering
+    does not."""
     nodes = {n.name: n for n in module.graph.nodes}
     forced: dict[str, str] = {}
     while True:
@@ -135,6 +141,10 @@ def plan(
             if error.node is None or error.node in forced:
                 raise
             forced[error.node] = str(error).splitlines()[0]
+            continue
+        beyond = _beyond_kernel_types(imported) if kernel_types_only else {}
+        if beyond.keys() - forced.keys():
+            forced.update(beyond)
             continue
         partitions, groups = _groups(imported)
         small = [names for names in groups if len(names) < min_block_size]
@@ -151,6 +161,23 @@ def plan(
             )
             forced.update(dict.fromkeys(names, reason))
     return _outline(imported, partitions, groups, nodes)
+
+
+def _beyond_kernel_types(imported: ImportedProgram) -> dict[str, str]:
+    """fx node name -> why, for each node imported as a graph op with a
+    tensor of a type outside `graph.KERNEL_TYPES`."""
+    beyond: dict[str, str] = {}
+    for op, node in imported.origins.items():
+        if not isinstance(op, graph.GraphOp) or node in beyond:
+            continue
+        for value in (*op.operands, *op.results):
+            element = getattr(value.type, "element_type", None)
+            if element is not None and element not in graph.KERNEL_TYPES:
+                beyond[node] = (
+                    f"element type {element}: fxdsl's GPU kernels do not compute in it"
+                )
+                break
+    return beyond
 
 
 def _groups(imported: ImportedProgram) -> tuple[list[Partition], list[list[str]]]:

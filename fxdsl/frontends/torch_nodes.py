@@ -13,9 +13,7 @@ from xdsl.dialects.builtin import (
     ComplexType,
     Float32Type,
     Float64Type,
-    IntegerType,
     ModuleOp,
-    Signedness,
     TensorType,
 )
 from xdsl.ir import Attribute
@@ -164,15 +162,11 @@ def draws_random(node: Any) -> bool:
 
 
 TORCH_ONLY_TYPES: dict[str, Attribute] = {
-    "torch.float64": Float64Type(),
-    "torch.int8": IntegerType(8),
-    "torch.uint8": IntegerType(8, Signedness.UNSIGNED),
-    "torch.int16": IntegerType(16),
     "torch.complex64": ComplexType(Float32Type()),
     "torch.complex128": ComplexType(Float64Type()),
 }
 """Element types, beyond the graph dialect's, of values that pass only
-between nodes left to torch (`linalg.matrix_rank` computes in float64): the
+between nodes left to torch (complex results, as of `linalg.eigvals`): the
 IR names their type, no graph op reads them."""
 
 

@@ -18,6 +18,7 @@ from xdsl.dialects.builtin import (
     Float32Type,
     Float64Type,
     IntegerType,
+    Signedness,
 )
 from xdsl.ir import Attribute
 
@@ -40,6 +41,8 @@ def numpy_dtype(element_type: Attribute) -> np.dtype[Any]:
     """The numpy dtype that holds values of `element_type` (bf16: float32)."""
     if isinstance(element_type, IntegerType):
         width = element_type.width.data
+        if width == 8 and element_type.signedness.data == Signedness.UNSIGNED:
+            return np.dtype(np.uint8)
         if width in _INT_DTYPES:
             return _INT_DTYPES[width]
     elif type(element_type) in _FLOAT_DTYPES:
@@ -54,6 +57,8 @@ def element_type_of(dtype: np.dtype[Any] | type) -> Attribute:
         return IntegerType(1)
     if dtype.kind == "i":
         return IntegerType(dtype.itemsize * 8)
+    if dtype == np.uint8:
+        return IntegerType(8, Signedness.UNSIGNED)
     for typ, candidate in _FLOAT_DTYPES.items():
         if candidate == dtype and typ is not BFloat16Type:
             return typ()

@@ -37,8 +37,29 @@ from fxdsl.ir import graph
 from fxdsl.ir.graph import shape_of
 from fxdsl.ir.layout import HOST_VIEW_OPS, Layout, matmul_operand, view_layouts
 from fxdsl.ir.shape_rules import matmul_dims
-from fxdsl.ir.utils import single_block_bodies
+from fxdsl.ir.utils import OpFailure, single_block_bodies
 from fxdsl.transforms.graph_decompose import GraphDecomposePass
+
+
+def refuse_non_kernel_types(module: ModuleOp, pass_name: str) -> None:
+    """OpFailure at the first graph op with a tensor whose element type
+    kernels do not compute in (`graph.KERNEL_TYPES`: f64, i16, i8 and ui8
+    run on the reference interpreter only): a clean refusal, never a kernel
+    that computes an f64 in f32."""
+    for inner in module.walk():
+        if not isinstance(inner, graph.GraphOp | graph.FusionGroupOp):
+            continue
+        for value in (*inner.operands, *inner.results):
+            typ = value.type
+            if isinstance(typ, TensorType) and typ.element_type not in (
+                graph.KERNEL_TYPES
+            ):
+                raise OpFailure(
+                    f"{pass_name}: {inner.name} has a tensor of element type "
+                    f"{typ.element_type}, which GPU kernels do not compute in yet "
+                    "(only the reference interpreter runs it)",
+                    inner,
+                )
 
 
 def _is_constant(value: SSAValue) -> bool:
@@ -182,6 +203,7 @@ class GraphWrapKernelsPass(ModulePass):
     name = "graph-wrap-kernels"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        refuse_non_kernel_types(op, self.name)
         # ops without a kernel of their own (linear, cumsum, ...); a masked
         # attention has one, whatever the size graph-decompose chose for it
         GraphDecomposePass(attention_min_rows=1).apply(ctx, op)

@@ -49,7 +49,7 @@ from fxdsl.tracing.trace_state import (
 )
 
 Dims = int | Sequence[int] | None
-INTEGER_DTYPES = ("i64", "i32", "i1")
+INTEGER_DTYPES = ("i64", "i32", "i16", "i8", "ui8", "i1")
 Scalar = bool | int | float | np.generic
 OpT = TypeVar("OpT", bound=graph.GraphOp)
 

@@ -49,8 +49,9 @@ def dtype_name(dtype: Attribute) -> str:
 
 
 def numpy_dtype_name(dtype: np.dtype[Any]) -> str:
-    """The dtype string a numpy array of this dtype is traced as; float64
-    becomes f32 because the dialect has no f64."""
+    """The dtype string a numpy array of this dtype is traced as; float64,
+    numpy's default float, becomes f32, torch's (an f64 tensor is asked for
+    by its dtype)."""
     dtype = np.dtype(dtype)
     try:
         element_type = element_type_of(np.float32 if dtype == np.float64 else dtype)

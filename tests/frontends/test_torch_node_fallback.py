@@ -1,7 +1,7 @@
 """Node-level fallback in `torch.compile(backend="fxdsl")`: one node the
 importer cannot take runs in torch and the rest of the graph still compiles,
-whatever the reason (no mapping, a float64 value only torch computes with,
-an importer error, a failure inside a recognised pattern); a graph that does
+whatever the reason (no mapping, a complex value only torch computes with,
+on the GPU a float64 value kernels do not compute in, an importer error, a failure inside a recognised pattern); a graph that does
 go to torch whole says so, and why, in the dry-run report."""
 
 from __future__ import annotations
@@ -23,13 +23,18 @@ from fxdsl.tracing import ops  # noqa: E402
 pytestmark = pytest.mark.usefixtures("fresh_dynamo")
 
 
-def _plan_and_check(fn: Callable[..., Any], *args: Any) -> Plan:
+def _plan_and_check(
+    fn: Callable[..., Any], *args: Any, kernel_types_only: bool = False
+) -> Plan:
     """Compile `fn` (every island kept), check it against eager, and return
-    the backend's plan of its graph."""
+    the backend's plan of its graph; `kernel_types_only` plans it as for
+    the GPU (and runs it on the CPU)."""
     plans: list[Plan] = []
     real_plan = torch_compile.plan
 
     def spy(*a: Any, **k: Any) -> Plan:
+        if kernel_types_only:
+            k["kernel_types_only"] = True
         plans.append(real_plan(*a, **k))
         return plans[-1]
 
@@ -51,18 +56,31 @@ def _with_matrix_rank(x: Any) -> Any:
     return (y.sum(-1) * 4 + 1).tanh(), torch.linalg.matrix_rank(y)
 
 
-def test_float64_nodes_stay_in_torch_and_the_rest_compiles() -> None:
-    """matrix_rank's core form computes a tolerance in float64: those nodes
-    run in torch (float64 values pass between them), the rest compiles."""
+def test_float64_nodes_compile_on_the_cpu() -> None:
+    """matrix_rank's core form computes a tolerance in float64: on the
+    CPU (the reference interpreter) those nodes compile with the rest; only
+    the SVD, which has no mapping, runs in torch."""
     plan = _plan_and_check(_with_matrix_rank, torch.randn(3, 4, 4))
+    island_nodes = {n for names in plan.islands.values() for n in names}
+    assert {"mul", "add", "relu", "sub", "tanh"} <= island_nodes
+    assert list(plan.fallbacks) == ["_linalg_svd"]
+    assert "graph.cast" in str(plan.imported.module)
+    assert "xf64>" in str(plan.imported.module)
+
+
+def test_float64_nodes_stay_in_torch_for_gpu_kernels() -> None:
+    """Planned for the GPU, whose kernels do not compute in float64, the
+    float64 nodes run in torch (float64 values pass between them) and the
+    rest compiles."""
+    plan = _plan_and_check(
+        _with_matrix_rank, torch.randn(3, 4, 4), kernel_types_only=True
+    )
     island_nodes = {n for names in plan.islands.values() for n in names}
     assert {"mul", "add", "relu", "sub", "tanh"} <= island_nodes
     assert "_linalg_svd" in plan.fallbacks
     reasons = [reason for _, reason, _ in plan.fallbacks.values()]
-    assert sum("torch.float64 is not supported" in r for r in reasons) == 2
-    assert "an operand of element type f64, which only torch computes with" in reasons
-    assert "xf64>" in str(plan.imported.module)  # between torch's nodes only
-    assert len(plan.fallbacks) == 4
+    assert sum("element type f64: fxdsl's GPU kernels" in r for r in reasons) >= 2
+    assert len(plan.fallbacks) >= 3
 
 
 def _mlp(x: Any) -> Any:
@@ -116,12 +134,14 @@ def test_a_graph_that_goes_to_torch_whole_says_why_in_the_report(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     def fn(x: Any) -> Any:
-        return (x * 2).float() + 1
+        return (x * 2).abs() + 1
 
-    x = torch.randn(3, dtype=torch.float64)
+    x = torch.randn(3, dtype=torch.complex64)
     compiled = torch.compile(fn, backend="fxdsl", options={"dryrun": True})
     torch.testing.assert_close(compiled(x), fn(x))
     report = capsys.readouterr().out
     assert "fxdsl partition report\n  the whole graph runs in torch: " in report
-    assert "placeholder (node %arg0_1): dtype torch.float64 is not supported" in report
+    assert (
+        "placeholder (node %arg0_1): dtype torch.complex64 is not supported" in report
+    )
     assert "  3 operators, 0 compiled (0.00 %)\n" in report

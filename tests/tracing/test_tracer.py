@@ -564,7 +564,7 @@ ERRORS = [
     (lambda x: ops.concat([x, x.T]), ValueError, "graph.concat"),
     (lambda x: ops.split(x, [1, 1], dim=1), ValueError, "graph.split: sizes"),
     (lambda x: ops.gelu(x, "fast"), ValueError, "graph.gelu: approximate"),
-    (lambda x: ops.cast(x, "f64"), TypeError, "unknown dtype 'f64'"),
+    (lambda x: ops.cast(x, "ui16"), TypeError, "unknown dtype 'ui16'"),
     (lambda x: ops.relu([1.0]), TypeError, "graph.relu: expected a Tensor or a"),
     (lambda x: 3, TypeError, "must return tensors"),
 ]  # fmt: skip

@@ -13,7 +13,9 @@ from xdsl.dialects.builtin import (
     DenseArrayBase,
     Float16Type,
     Float32Type,
+    Float64Type,
     IntegerType,
+    Signedness,
     TensorType,
     i64,
 )
@@ -55,10 +57,17 @@ from fxdsl.ir.syntax import (
     type_text,
 )
 
-f32, f16, bf16 = Float32Type(), Float16Type(), BFloat16Type()
-i32, i1 = IntegerType(32), IntegerType(1)
-ELEMENT_TYPES: tuple[Attribute, ...] = (f32, f16, bf16, i64, i32, i1)
-FLOAT_TYPES: tuple[Attribute, ...] = (f32, f16, bf16)
+f32, f16, bf16, f64 = Float32Type(), Float16Type(), BFloat16Type(), Float64Type()
+i32, i16, i8, i1 = IntegerType(32), IntegerType(16), IntegerType(8), IntegerType(1)
+ui8 = IntegerType(8, Signedness.UNSIGNED)
+ELEMENT_TYPES: tuple[Attribute, ...] = (f32, f16, bf16, f64, i64, i32, i16, i8, ui8, i1)
+"""Element types of graph tensors: torch's float32, float16, bfloat16,
+float64, int64, int32, int16, int8, uint8 (`ui8`: the one unsigned type,
+as torch has no other in common use) and bool (`i1`)."""
+FLOAT_TYPES: tuple[Attribute, ...] = (f32, f16, bf16, f64)
+KERNEL_TYPES: tuple[Attribute, ...] = (f32, f16, bf16, i64, i32, i1)
+"""The element types the GPU lowering takes; a graph op on another
+(f64, i16, i8, ui8) runs on the reference only, and lowering it is an error."""
 INDEX_TYPES: tuple[Attribute, ...] = (i64, i32)
 
 # --------------------------------------------------------------------------- #

@@ -102,10 +102,10 @@
 
 // -----
 
-// graph.abs: f64 is not a graph element type.
-%x = "test.op"() : () -> (tensor<4xf64>)
-// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.abs: operand type tensor<4xf64> is not a supported tensor
-%y = graph.abs %x : tensor<4xf64>
+// graph.abs: complex<f32> is not a graph element type.
+%x = "test.op"() : () -> (tensor<4xcomplex<f32>>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.abs: operand type tensor<4xcomplex<f32>> is not a supported tensor
+%y = graph.abs %x : tensor<4xcomplex<f32>>
 
 // -----
 
@@ -132,8 +132,8 @@
 
 // graph.cast: the target element type must be a graph element type.
 %x = "test.op"() : () -> (tensor<4xf32>)
-// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.cast: unsupported target element type f64 (operands: tensor<4xf32>)
-%y = graph.cast %x : (tensor<4xf32>) -> tensor<4xf64>
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.cast: unsupported target element type ui16 (operands: tensor<4xf32>)
+%y = graph.cast %x : (tensor<4xf32>) -> tensor<4xui16>
 
 // -----
 
@@ -191,10 +191,10 @@
 
 // -----
 
-// graph.minimum: f64 is not a graph element type.
-%a = "test.op"() : () -> (tensor<4xf64>)
-// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.minimum: operand type tensor<4xf64> is not a supported tensor
-%c = graph.minimum %a, %a : tensor<4xf64>
+// graph.minimum: i128 is not a graph element type.
+%a = "test.op"() : () -> (tensor<4xi128>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.minimum: operand type tensor<4xi128> is not a supported tensor
+%c = graph.minimum %a, %a : tensor<4xi128>
 
 // -----
 
@@ -624,15 +624,15 @@
 
 // -----
 
-// graph.constant: f64 is not a graph element type.
-// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.constant: unsupported element type tensor<4xf64>
-%c = graph.constant dense<1.0> : tensor<4xf64>
+// graph.constant: ui16 is not a graph element type.
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.constant: unsupported element type tensor<4xui16>
+%c = graph.constant dense<1> : tensor<4xui16>
 
 // -----
 
-// graph.full: f64 is not a graph element type.
-// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.full: unsupported element type tensor<4xf64>
-%c = graph.full value 1.0 : tensor<4xf64>
+// graph.full: ui16 is not a graph element type.
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.full: unsupported element type tensor<4xui16>
+%c = graph.full value 1.0 : tensor<4xui16>
 
 // -----
 

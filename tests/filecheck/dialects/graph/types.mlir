@@ -1,7 +1,7 @@
 // RUN: fxdsl-opt %s | fxdsl-opt | filecheck %s
 // RUN: fxdsl-opt %s --print-op-generic | fxdsl-opt | filecheck %s
 
-// All six element types (f32, f16, bf16, i64, i32, i1) through ops that accept
+// The six kernel element types (f32, f16, bf16, i64, i32, i1) through ops that accept
 // them, and ranks 0 to 4.
 
 // CHECK-LABEL: func.func @element_types
@@ -45,5 +45,20 @@ func.func @ranks(%s: tensor<f32>, %v: tensor<3xf32>, %t: tensor<2x3x4x5xf32>) {
   %0 = graph.mul %s, %v : (tensor<f32>, tensor<3xf32>) -> tensor<3xf32>
   %1 = graph.mul %s, %t : (tensor<f32>, tensor<2x3x4x5xf32>) -> tensor<2x3x4x5xf32>
   %2 = graph.neg %s : tensor<f32>
+  func.return
+}
+
+// The types only the reference interpreter computes in (f64, i16, i8, ui8)
+// round-trip as the others do.
+// CHECK-LABEL: func.func @reference_only_types
+// CHECK-NEXT: graph.exp %{{.*}} : tensor<2xf64>
+// CHECK-NEXT: graph.add %{{.*}}, %{{.*}} : tensor<2xi16>
+// CHECK-NEXT: graph.cast %{{.*}} : (tensor<2xi8>) -> tensor<2xui8>
+// CHECK-NEXT: graph.cast %{{.*}} : (tensor<2xui8>) -> tensor<2xf64>
+func.func @reference_only_types(%a: tensor<2xf64>, %b: tensor<2xi16>, %c: tensor<2xi8>) {
+  %0 = graph.exp %a : tensor<2xf64>
+  %1 = graph.add %b, %b : tensor<2xi16>
+  %2 = graph.cast %c : (tensor<2xi8>) -> tensor<2xui8>
+  %3 = graph.cast %2 : (tensor<2xui8>) -> tensor<2xf64>
   func.return
 }
