@@ -287,15 +287,16 @@ def test_composites_match_torch_on_awkward_values(name: str, decompose: bool) ->
         np.testing.assert_allclose(got, w.numpy(), rtol=1e-6, atol=atol)
 
 
-def test_a_decomposition_writing_into_a_view_is_refused_not_wrong() -> None:
+@pytest.mark.parametrize("decompose", [False, True], ids=["default", "core"])
+def test_a_decomposition_writing_into_a_view_is_functionalized(decompose: bool) -> None:
     """Circular padding decomposes into an `empty` written through slices by
-    copy_ nodes nothing reads: imported, the `empty` was the result (an
-    OpInfo wrong result)."""
-    with pytest.raises(TorchImportError, match="writes a value in place"):
-        from_torch(
-            _Fn(lambda x: torch.nn.functional.pad(x, (1, 2), mode="circular")),
-            (torch.randn(2, 3, 4),),
-        )
+    copy_ nodes nothing reads: imported as they were, the `empty` was the
+    result (an OpInfo wrong result), then the importer refused them; traced
+    under torch's functionalization they are slice_scatters of values."""
+    x = torch.randn(2, 3, 4, generator=torch.Generator().manual_seed(3))
+    model = _Fn(lambda x: torch.nn.functional.pad(x, (1, 2), mode="circular"))
+    (got,) = from_torch(model, (x,), decompose=decompose).run(x)
+    np.testing.assert_array_equal(got, model(x).numpy())
 
 
 def test_a_decomposition_that_does_not_trace_is_unsupported_not_a_crash() -> None:
