@@ -20,6 +20,7 @@ from __future__ import annotations
 # all here, so the table is complete wherever it is read through this module.
 from fxdsl.frontends import (  # noqa: F401
     aten_compute,
+    aten_counting,
     aten_elementwise,
     aten_math,
     aten_movement,

@@ -261,6 +261,38 @@ COMPOSITES = {
     "bucketize": lambda x: torch.bucketize(
         x, torch.tensor([-1.0, 0.0, 0.5, 1e3]), right=True
     ),
+    "index_add alpha": lambda x: torch.index_add(
+        x, 0, torch.tensor([1, 3, 1]), torch.ones(3, 5), alpha=2.0
+    ),
+    "index_put accumulate two indices": lambda x: torch.index_put(
+        x,
+        (torch.tensor([0, 0, 3]), torch.tensor([1, 1, -1])),
+        torch.tensor([1.0, 2.0, 3.0]),
+        accumulate=True,
+    ),
+    "index_put mask and one value": lambda x: x.index_put((x > 1,), torch.tensor(-1.0)),
+    "histc": lambda x: torch.histc(torch.nan_to_num(x, 0.0, 8.0, -9.0), 7, -3, 8),
+    "histc of the data's range": lambda x: torch.histc(torch.nan_to_num(x), 5),
+    "histogram weighted density": lambda x: torch.histogram(
+        torch.nan_to_num(x),
+        4,
+        range=(-2.0, 4.0),
+        weight=torch.arange(20.0).reshape(4, 5),
+        density=True,
+    ),
+    "histogram at given edges": lambda x: torch.histogram(
+        x, torch.tensor([-3.0, -1.5, 0.0, 1.5, 7.0])
+    ),
+    "mode with ties": lambda x: torch.mode(torch.round(x.nan_to_num(0, 1, -1)), 1),
+    "mode dim 0": lambda x: torch.mode(torch.round(x.nan_to_num(0, 1, -1)), 0),
+    "nonzero_static padded": lambda x: torch.nonzero_static(torch.round(x), size=19),
+    "segment_reduce max initial": lambda x: torch.segment_reduce(
+        torch.nan_to_num(x)[0], "max", lengths=torch.tensor([2, 0, 3]), initial=1.0
+    ),
+    "segment_reduce mean offsets": lambda x: torch.segment_reduce(
+        torch.nan_to_num(x), "mean", offsets=torch.tensor([0, 1, 1, 4])
+    ),
+    "resize_ smaller": lambda x: x.clone().resize_(3, 4),
 }
 
 
