@@ -17,11 +17,14 @@ from fxdsl.testing.optional import need
 
 torch = need("torch")
 
+import fxdsl  # noqa: E402
 from fxdsl.frontends.torch_export import (  # noqa: E402
     from_exported_program,
     from_torch,
 )
 from fxdsl.frontends.torch_state import StateUpdate  # noqa: E402
+from fxdsl.lowering.pipeline import GPU_PIPELINE  # noqa: E402
+from fxdsl.runtime.ir_emulator import Emulator  # noqa: E402
 
 LEVELS = pytest.mark.parametrize("decompose", [False, True], ids=["default", "core"])
 
@@ -156,3 +159,21 @@ def test_an_in_place_op_on_a_user_input_writes_it_back(decompose: bool) -> None:
     want = accumulate(torchs, source)
     np.testing.assert_allclose(got, want.numpy(), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(mine.numpy(), torchs.numpy(), rtol=1e-6, atol=1e-6)
+
+
+@LEVELS
+def test_the_written_values_lower_to_kernels_too(decompose: bool) -> None:
+    """The function is value-semantic, so the GPU pipeline takes it as any
+    other: on the IR emulator it returns the output and the new running
+    statistics the reference returns."""
+    exported, _ = _trained(decompose)
+    program = from_exported_program(exported)
+    x = torch.randn(3, 2, 6, 6, generator=torch.Generator().manual_seed(9))
+    arrays = [*program.weights, x.numpy()]
+    want = fxdsl.run(program.module, *arrays)
+    assert len(want) == 1 + len(program.updates)
+    machine = Emulator(fxdsl.apply(program.module.clone(), GPU_PIPELINE))
+    got = machine.run("forward", *arrays)
+    assert machine.launches > 0
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5)
