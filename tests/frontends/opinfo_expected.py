@@ -12,22 +12,6 @@ EXPECTED: dict[str, dict[str, str]] = {
         "default": "aten._batch_norm_with_update.default: torch's decomposition of aten._batch_norm_with_update.default writes a value in place that it reads again (aten.copy_.default)",
         "core": "the program has a USER_INPUT_MUTATION output (getitem_4); only inference programs without buffer mutations import",
     },
-    "_native_batch_norm_legit": {
-        "default": "aten._native_batch_norm_legit.default: torch's decomposition of aten._native_batch_norm_legit.default writes a value in place that it reads again (aten.copy_.default)",
-        "core": "the program has a USER_INPUT_MUTATION output (getitem_3); only inference programs without buffer mutations import",
-    },
-    "_segment_reduce.lengths": {
-        "default": "aten.segment_reduce.default has no graph-dialect mapping",
-        "core": "aten.segment_reduce.default has no graph-dialect mapping",
-    },
-    "_segment_reduce.offsets": {
-        "default": "aten.segment_reduce.default has no graph-dialect mapping",
-        "core": "aten.segment_reduce.default has no graph-dialect mapping",
-    },
-    "_unsafe_masked_index_put_accumulate": {
-        "default": "aten._unsafe_masked_index_put_accumulate.default has no graph-dialect mapping, and torch's decomposition o",
-        "core": "aten.index_put.default has no graph-dialect mapping",
-    },
     "_upsample_bilinear2d_aa": {
         "default": "aten._upsample_bilinear2d_aa.vec has no graph-dialect mapping, and in torch's decomposition of it aten._upsample_bilinear2d_aa.default",
         "core": "aten._upsample_bilinear2d_aa.default has no graph-dialect mapping",
@@ -188,14 +172,6 @@ EXPECTED: dict[str, dict[str, str]] = {
         "default": "aten.hash_tensor.default has no graph-dialect mapping",
         "core": "aten.hash_tensor.default has no graph-dialect mapping",
     },
-    "histc": {
-        "default": "aten.histc.default has no graph-dialect mapping",
-        "core": "aten.histc.default has no graph-dialect mapping",
-    },
-    "histogram": {
-        "default": "aten.histogram.bin_ct has no graph-dialect mapping",
-        "core": "aten.histogram.bin_ct has no graph-dialect mapping",
-    },
     "histogramdd": {
         "default": "aten.histogramdd.default has no graph-dialect mapping, and in torch's decomposition of it aten._histogramdd_bin_edges.default does not import: aten._histo",
         "core": "aten._histogramdd_bin_edges.default has no graph-dialect mapping",
@@ -211,10 +187,6 @@ EXPECTED: dict[str, dict[str, str]] = {
     "igammac": {
         "default": "aten.igammac.default has no graph-dialect mapping, and in torch's decomposition of it prims.igammac.default does not import: prims.igammac.default has no graph-di",
         "core": "aten.igammac.default has no graph-dialect mapping, and in torch's decomposition of it prims.igammac.default does not import: prims.igammac.default has no graph-di",
-    },
-    "index_add": {
-        "default": "aten.index_add.default has no graph-dialect mapping, and in torch's decomposition of it aten.index_put.default does not import: aten.index_put.default has no ",
-        "core": "aten.index_put.default has no graph-dialect mapping",
     },
     "index_copy": {
         "default": "aten.index_copy.default has no graph-dialect mapping, and in torch's decomposition of it aten.index_put.default does not import: aten.index_put.default has ",
@@ -386,20 +358,9 @@ EXPECTED: dict[str, dict[str, str]] = {
         "default": "aten.max_pool2d_with_indices.default: max_pool2d's indices have no graph form",
         "core": "aten.max_pool2d_with_indices.default: max_pool2d's indices have no graph form",
     },
-    "mode": {
-        "default": "aten.mode.default has no graph-dialect mapping",
-        "core": "aten.mode.default has no graph-dialect mapping",
-    },
     "multinomial": {
         "default": "aten.multinomial.default draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
         "core": "aten.multinomial.default draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
-    },
-    "nanquantile": {
-        "default": "aten.nanquantile.scalar: torch's decomposition of aten.nanquantile.scalar writes a value in place that it reads again (aten.masked_fill_.Scalar)",
-    },
-    "native_batch_norm": {
-        "default": "aten.native_batch_norm.default: batch_norm in training mode (export in eval)",
-        "core": "the program has a USER_INPUT_MUTATION output (getitem_3); only inference programs without buffer mutations import",
     },
     "nextafter": {
         "default": "aten.nextafter.default has no graph-dialect mapping, and in torch's decomposition of it prims.nextafter.default does not import: prims.nextafter.default has n",
@@ -424,10 +385,6 @@ EXPECTED: dict[str, dict[str, str]] = {
     "nn.functional.avg_pool3d": {
         "default": "aten.avg_pool3d.default has no graph-dialect mapping",
         "core": "aten.avg_pool3d.default has no graph-dialect mapping",
-    },
-    "nn.functional.batch_norm": {
-        "default": "aten.batch_norm.default: batch_norm in training mode (export in eval)",
-        "core": "the program has a USER_INPUT_MUTATION output (getitem_3); only inference programs without buffer mutations import",
     },
     "nn.functional.bilinear": {
         "default": "aten.bilinear.default has no graph-dialect mapping, and in torch's decomposition of it aten._trilinear.default does not import: aten._trilinear.default has no g",
@@ -461,18 +418,6 @@ EXPECTED: dict[str, dict[str, str]] = {
         "default": "aten.rand.default draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
         "core": "aten.rand.default draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
     },
-    "nn.functional.instance_norm": {
-        "default": "aten.instance_norm.default: torch's decomposition of aten.instance_norm.default writes a value in place that it reads again (aten.copy_.default)",
-        "core": "the program has a USER_INPUT_MUTATION output (alias_1); only inference programs without buffer mutations import",
-    },
-    "nn.functional.linear_cross_entropy.chunked": {
-        "default": "torch_nn._linear_cross_entropy_batch_chunked.default has no graph-dialect mapping",
-        "core": "torch_nn._linear_cross_entropy_batch_chunked.default has no graph-dialect mapping",
-    },
-    "nn.functional.linear_cross_entropy.chunked_none": {
-        "default": "torch_nn._linear_cross_entropy_batch_chunked_no_reduction.default has no gra",
-        "core": "torch_nn._linear_cross_entropy_batch_chunked_no_reduction.default has no gra",
-    },
     "nn.functional.max_pool1d": {
         "default": "aten.max_pool1d_with_indices.default has no graph-dialect mapping, and in torch's decomposition of it aten.max_pool2d_with_indices",
         "core": "aten.max_pool2d_with_indices.default: max_pool2d's indices have no graph form",
@@ -480,9 +425,6 @@ EXPECTED: dict[str, dict[str, str]] = {
     "nn.functional.max_pool2d": {
         "default": "aten.max_pool2d_with_indices.default: max_pool2d's indices have no graph form",
         "core": "aten.max_pool2d_with_indices.default: max_pool2d's indices have no graph form",
-    },
-    "nn.functional.pad.circular": {
-        "default": "aten.pad.default: torch's decomposition of aten.pad.default writes a value in place that it reads again (aten.copy_.default)",
     },
     "nn.functional.rrelu": {
         "default": "aten.rrelu.default draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
@@ -495,10 +437,6 @@ EXPECTED: dict[str, dict[str, str]] = {
     "nonzero": {
         "default": "aten.nonzero.default: dynamic shape (u0, 0): fxdsl imports static shapes only; export without dynamic_shapes (or with static ones)",
         "core": "aten.nonzero.default: dynamic shape (u0, 0): fxdsl imports static shapes only; export without dynamic_shapes (or with static ones)",
-    },
-    "nonzero_static": {
-        "default": "aten.nonzero_static.default has no graph-dialect mapping",
-        "core": "aten.nonzero_static.default has no graph-dialect mapping",
     },
     "norm.nuc": {
         "default": "aten.linalg_matrix_norm.str_ord has no graph-dialect mapping, and in torch's decomposition of it aten._linalg_svd.default does not import: a",
@@ -556,9 +494,6 @@ EXPECTED: dict[str, dict[str, str]] = {
         "default": "aten.qr.default has no graph-dialect mapping, and in torch's decomposition of it aten.linalg_qr.default does not import: aten.linalg_qr.default has no graph-dialect mapping",
         "core": "aten.linalg_qr.default has no graph-dialect mapping",
     },
-    "quantile": {
-        "default": "aten.quantile.scalar: torch's decomposition of aten.quantile.scalar writes a value in place that it reads again (aten.ceil_.default)",
-    },
     "rand_like": {
         "default": "aten.randn_like.default draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
         "core": "aten.randn_like.default draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
@@ -578,13 +513,6 @@ EXPECTED: dict[str, dict[str, str]] = {
     "randn_like": {
         "default": "aten.randn_like.default draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
         "core": "aten.randn_like.default draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
-    },
-    "resize_": {
-        "default": "aten.resize_.default has no graph-dialect mapping",
-    },
-    "resize_as_": {
-        "default": "aten.resize_as_.default has no graph-dialect mapping, and in torch's decomposition of it aten.resize.default does not import: aten.resize.default has no gra",
-        "core": "aten.resize.default has no graph-dialect mapping",
     },
     "short": {
         "default": "aten.to.dtype: dtype torch.int16 is not supported (only torch.float32, torch.float16, torch.bfloat16, torch.int64, torch.int32, torch.bool)",
