@@ -139,12 +139,17 @@ def _attribute(module: Any, path: str) -> Any:
 
 
 def _writes_a_placeholder(node: Any) -> bool:
-    """Whether `node` writes into a placeholder (a program input) in place."""
-    return node.op == "call_function" and any(
-        getattr(node.args[i], "op", None) == "placeholder"
-        for i in written_arguments(node)
-        if i < len(node.args)
-    )
+    """Whether `node` writes in place into a placeholder (a program input)
+    or a view of one."""
+    if node.op != "call_function":
+        return False
+    for i in written_arguments(node):
+        target = node.args[i] if i < len(node.args) else None
+        while hasattr(target, "target") and _is_view(target):
+            target = target.args[0]
+        if getattr(target, "op", None) == "placeholder":
+            return True
+    return False
 
 
 @dataclass
@@ -499,7 +504,13 @@ class _Importer:
         base = target
         while _is_view(base):
             base = base.args[0]
-            if base.op == "placeholder" or read_after(base, node):
+            if base.op == "placeholder":
+                raise UnsupportedNode(
+                    f"it writes into {target.name}, a view of the input "
+                    f"{base.name} (the core-ATen graph, decompose=True, "
+                    "has it as a value)"
+                )
+            if read_after(base, node):
                 raise UnsupportedNode(
                     f"it writes into {target.name}, a view of {base.name}, "
                     "which is read again"

@@ -19,6 +19,7 @@ torch = need("torch")
 
 import fxdsl  # noqa: E402
 from fxdsl.frontends.torch_export import (  # noqa: E402
+    TorchImportError,
     from_exported_program,
     from_torch,
 )
@@ -177,3 +178,35 @@ def test_the_written_values_lower_to_kernels_too(decompose: bool) -> None:
     assert machine.launches > 0
     for g, w in zip(got, want, strict=True):
         np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5)
+
+
+class _WritesARow(torch.nn.Module):
+    def forward(self, x: Any) -> Any:
+        x[0].add_(1.0)
+        return x * 2
+
+
+def test_a_write_into_a_view_of_an_input_is_a_value_at_the_core_level() -> None:
+    """The core-ATen graph has `x[0] += 1` as a select_scatter of `x`: the
+    output and the caller's `x` are torch's."""
+    x = torch.randn(3, 4)
+    program = from_torch(_WritesARow(), (x.clone(),), decompose=True)
+    mine, torchs = x.clone(), x.clone()
+    (got,) = program.run(mine)
+    np.testing.assert_allclose(got, _WritesARow()(torchs).numpy(), rtol=1e-6)
+    np.testing.assert_allclose(mine.numpy(), torchs.numpy(), rtol=1e-6)
+
+
+def test_writes_that_cannot_be_values_are_refused_not_wrong() -> None:
+    """The default graph writes `x[0]` through a view of the input (it was
+    imported as if the write went nowhere: a wrong result), and `resize_`
+    would change an input's type."""
+    with pytest.raises(TorchImportError, match="a view of the input x .*decompose"):
+        from_torch(_WritesARow(), (torch.randn(3, 4),))
+
+    def shrink(x: Any) -> Any:
+        x.resize_(2, 3)
+        return x + 1
+
+    with pytest.raises(TorchImportError, match=r"changes the shape of the input"):
+        from_torch(_Fn(shrink), (torch.randn(3, 4),))
