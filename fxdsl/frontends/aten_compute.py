@@ -12,6 +12,7 @@ import numpy as np
 
 from fxdsl.frontends.aten_registry import (
     AtenCall,
+    Decompose,
     Handler,
     UnsupportedNode,
     along,
@@ -134,7 +135,9 @@ def _batch_norm(call: AtenCall) -> Any:
     weight, bias, mean, var = (call.args[i] for i in (1, 2, 3, 4))
     training = "legit_no_training" not in call.target and bool(call.args[5])
     if training:
-        raise UnsupportedNode("batch_norm in training mode (export in eval)")
+        # batch statistics, and the running ones written: torch's
+        # decomposition says both (its writes become results)
+        raise Decompose("batch_norm in training mode")
     eps = float(call.args[-1] if "legit" in call.target else call.args[7])
     if mean is None or var is None:
         raise UnsupportedNode("batch_norm without running statistics")

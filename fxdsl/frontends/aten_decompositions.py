@@ -12,6 +12,16 @@ of it without a mapping decomposes in turn). So the default export graph and
 the core-ATen graph accept the same programs, and every op torch can
 decompose is covered without a handler of its own.
 
+The trace is functionalized (torch's Python functionalization, the one
+`run_decompositions()` uses, which also reaches into the composite kernels
+of CompositeImplicitAutograd ops): its in-place ops become ops with
+results, and a decomposition that writes into one of its inputs (batch
+norm's running statistics, `index_add_`'s `self`) returns the input's new
+value as well: its graph's output is `(result, updates)`, `updates` the
+new values of the inputs named by `Decomposed.updated`. The importer makes
+them the new values of those inputs (`torch_importer`), so the program
+stays value-semantic.
+
 A traced decomposition is cached by op and argument signature (shapes,
 dtypes, strides and the non-tensor arguments): a model's layers trace each
 op once; each use imports a fresh copy of the graph.
@@ -35,15 +45,67 @@ def _tables() -> tuple[Any, ...]:
     return (torch.export.default_decompositions(), decomposition_table)
 
 
+def _linear_cross_entropy(
+    input: Any,
+    linear_weight: Any,
+    target: Any,
+    linear_bias: Any,
+    weight: Any,
+    *options: Any,
+) -> Any:
+    """`torch_nn._linear_cross_entropy_batch_chunked` (and its
+    `_no_reduction` twin, which takes no reduction or label smoothing) as
+    the loss it computes: `cross_entropy(linear(...))`, unchunked (chunks
+    save memory in torch; a graph's fusion decides its own). The scalar op
+    also returns gradients it precomputes for its backward: empty when none
+    is asked for, as in inference; asked for, the op is refused."""
+    import torch
+
+    logits = torch.nn.functional.linear(input, linear_weight, linear_bias)
+    if isinstance(options[0], int):  # _no_reduction: ignore_index first
+        return torch.nn.functional.cross_entropy(
+            logits, target, weight, ignore_index=options[0], reduction="none"
+        )
+    reduction, ignore_index, label_smoothing = options[:3]
+    if any(options[-3:]):
+        raise UnsupportedNode("it precomputes gradients (compute_*_grad=True)")
+    loss = torch.nn.functional.cross_entropy(
+        logits,
+        target,
+        weight,
+        ignore_index=ignore_index,
+        reduction=reduction,
+        label_smoothing=label_smoothing,
+    )
+    return (
+        loss,
+        input.new_empty((0, 0)),
+        input.new_empty((0, 0)),
+        input.new_empty((0,)),
+    )
+
+
+OWN: dict[str, Callable[..., Any]] = {
+    "torch_nn._linear_cross_entropy_batch_chunked.default": _linear_cross_entropy,
+    "torch_nn._linear_cross_entropy_batch_chunked_no_reduction.default": (
+        _linear_cross_entropy
+    ),
+}
+"""fxdsl's decompositions of ops torch gives none for (custom ops whose
+kernel is Python torch cannot trace into), by overload name."""
+
+
 def decomposition(target: Any) -> Any:
     """Torch's decomposition of the OpOverload `target`, or None: the one
     `run_decompositions()` applies, else any in `torch._decomp`'s table
     (Inductor's: `upsample_bilinear2d`, `index_select`, ...; some of these
-    reach `prims` ops, which have no mapping)."""
+    reach `prims` ops, which have no mapping), else fxdsl's own (`OWN`)."""
     import torch
 
     if not isinstance(target, torch._ops.OpOverload):
         return None
+    if str(target) in OWN:
+        return OWN[str(target)]
     functional = _functional(target)
     if functional is not None and (found := decomposition(functional)) is not None:
         # the result of an in-place op is its written value: the functional
@@ -76,13 +138,16 @@ def _functional(target: Any) -> Any:
 
 @dataclass
 class Decomposed:
-    """A node's decomposition: `graph` (a fresh copy for this use), the fx
-    nodes whose values its placeholders take, in order, and the module whose
-    attributes its `get_attr` nodes read."""
+    """A node's decomposition: `graph` (a fresh copy for this use; its
+    output is `(result, updates)`), the fx nodes whose values its
+    placeholders take, in order, the module whose attributes its `get_attr`
+    nodes read, and the positions in `inputs` of the inputs it writes, one
+    per value of `updates`."""
 
     graph: Any
     inputs: list[Any]
     module: Any
+    updated: tuple[int, ...] = ()
 
 
 def decompose(node: Any, value_of: Callable[[Any], Any]) -> Decomposed | None:
@@ -111,11 +176,11 @@ def decompose(node: Any, value_of: Callable[[Any], Any]) -> Decomposed | None:
         str(spec),
         tuple(_signature(leaf) for leaf in leaves),
     )
-    module = _traced(key, node.target, tuple(leaves), spec)
+    module, updated = _traced(key, node.target, tuple(leaves), spec)
     graph = torch.fx.Graph()
     output = graph.graph_copy(module.graph, {})
     graph.output(output)
-    return Decomposed(graph, inputs, module)
+    return Decomposed(graph, inputs, module, updated)
 
 
 def _plain(value: Any) -> Any:
@@ -139,18 +204,60 @@ def _signature(leaf: Any) -> Any:
     return repr(leaf)
 
 
-_CACHE: dict[Any, Any] = {}
+_CACHE: dict[Any, tuple[Any, tuple[int, ...]]] = {}
 
 
-def _traced(key: Any, target: Any, leaves: tuple[Any, ...], spec: Any) -> Any:
+def _functionalized(call: Callable[..., Any], updated: list[int]) -> Callable[..., Any]:
+    """`call` under torch's Python functionalization, returning `(result,
+    updates)`: the new values of the inputs it wrote, whose positions it
+    appends to `updated`. A call that changes an input's shape or strides
+    (`resize_`) is an UnsupportedNode: a value's type is fixed."""
+    import torch
+    import torch.utils._pytree as pytree
+    from torch._subclasses.functional_tensor import (
+        FunctionalTensor,
+        FunctionalTensorMode,
+    )
+
+    def value(tensor: Any) -> Any:
+        torch._sync(tensor)
+        return torch._from_functional_tensor(tensor.elem)
+
+    def run(*tensors: Any) -> Any:
+        # the C++ functionalization below this mode must not see the calls
+        # twice (what torch's own `dispatch_functionalize` does)
+        above = torch._C._ExcludeDispatchKeyGuard(
+            torch._C.DispatchKeySet(torch._C.DispatchKey.Functionalize)
+        )
+        with above, FunctionalTensorMode():
+            inputs = [FunctionalTensor.to_functional(t) for t in tensors]
+            result = pytree.tree_map_only(FunctionalTensor, value, call(*inputs))
+            updates = []
+            for position, tensor in enumerate(inputs):
+                torch._sync(tensor)
+                if torch._functionalize_has_metadata_mutation(tensor.elem):
+                    raise UnsupportedNode(
+                        f"it changes the shape or strides of its input {position}"
+                    )
+                if torch._functionalize_has_data_mutation(tensor.elem):
+                    updated.append(position)
+                    updates.append(value(tensor))
+            return result, tuple(updates)
+
+    return run
+
+
+def _traced(
+    key: Any, target: Any, leaves: tuple[Any, ...], spec: Any
+) -> tuple[Any, tuple[int, ...]]:
     """The GraphModule of `target`'s decomposition on these arguments (fx
-    nodes stand for tensors: their placeholders come in order)."""
+    nodes stand for tensors: their placeholders come in order), and the
+    positions of the tensor arguments it writes (`_functionalized`)."""
     if key in _CACHE:
         return _CACHE[key]
     import torch
     import torch.utils._pytree as pytree
     from torch._subclasses.fake_tensor import unset_fake_temporarily
-    from torch.func import functionalize
     from torch.fx.experimental.proxy_tensor import make_fx
 
     positions = [i for i, leaf in enumerate(leaves) if isinstance(leaf, torch.fx.Node)]
@@ -178,14 +285,21 @@ def _traced(key: Any, target: Any, leaves: tuple[Any, ...], spec: Any) -> Any:
         # ops with results, which is all the importer's SSA values can be
         # and outside Dynamo's tracing context: make_fx would add its symbols
         # to Dynamo's shape env (Longformer's guards then failed, IndexError)
+        updated: list[int] = []
+        traced = _functionalized(call, updated)
         try:
             with torch._guards.tracing(None):
-                module = make_fx(functionalize(call), tracing_mode="fake")(*examples)
+                module = make_fx(traced, tracing_mode="fake")(*examples)
+        except UnsupportedNode as error:
+            raise UnsupportedNode(
+                f"{target} has no graph-dialect mapping, and torch's decomposition "
+                f"of it does not import: {error}"
+            ) from None
         except Exception as error:  # noqa: BLE001 - any failure of torch's tracing
             first = (str(error).strip().splitlines() or [type(error).__name__])[0]
             raise UnsupportedNode(
                 f"{target} has no graph-dialect mapping, and torch's decomposition "
                 f"of it does not trace here ({type(error).__name__}: {first[:160]})"
             ) from None
-    _CACHE[key] = module
-    return module
+    _CACHE[key] = (module, tuple(updated))
+    return _CACHE[key]

@@ -403,17 +403,88 @@ def _scatter_handler(call: AtenCall) -> Tensor:
 
 @aten("index_reduce.default")
 def _index_reduce(call: AtenCall) -> Tensor:
-    # scatter_reduce with the 1-D index spread over the source's other dims
+    include_self = bool(call.kwargs.get("include_self", True))
+    source = cast_to(call.args[3], call.dtype)
+    return _along_index(call, source, str(call.args[4]), include_self)
+
+
+def _along_index(
+    call: AtenCall, source: Tensor, reduce: str, include_self: bool
+) -> Tensor:
+    """`index_reduce`/`index_add` (`x`, `dim`, a 1-D `index`, then the
+    source): scatter_reduce with the index spread over the source's other
+    dims."""
     x: Tensor = cast_to(call.args[0], call.dtype)
     dim = dim_of(x, call.args[1]) if x.ndim else 0
-    index, source = call.args[2], cast_to(call.args[3], call.dtype)
-    reduce = str(call.args[4])
-    include_self = bool(call.kwargs.get("include_self", True))
+    index = call.args[2]
     if x.ndim == 0:
         x, source = reshape(x, [1]), reshape(source, [1])
     along = [math.prod(index.shape) if d == dim else 1 for d in range(x.ndim)]
     spread = ops.broadcast_to(reshape(index, along), list(source.shape))
     return reshape(_scatter(x, dim, spread, source, reduce, include_self), call.shape)
+
+
+@aten("index_add.default")
+def _index_add(call: AtenCall) -> Tensor:
+    # index_reduce's sum, the source scaled by alpha
+    alpha = call.kwargs.get("alpha", call.args[4] if len(call.args) > 4 else 1)
+    source = cast_to(call.args[3], call.dtype)
+    if alpha != 1:
+        source = ops.mul(source, alpha)
+    return _along_index(call, source, "sum", True)
+
+
+@aten("index_put.default")
+def _index_put(call: AtenCall) -> Tensor:
+    """`x[indices] = values` (`+=` with accumulate=True) with integer index
+    tensors. One 1-D index (what `index_copy_` on a static KV cache
+    becomes) is an index_copy, the values broadcast to the indexed slices;
+    any other is a scatter into the flattened `x` at the flat positions the
+    indices select (a constant of `x`'s positions, indexed). Boolean masks
+    (data-dependent) stay in torch."""
+    x: Tensor = cast_to(call.args[0], call.dtype)
+    indices, values = list(call.args[1]), call.args[2]
+    accumulate = bool(call.arg(3, "accumulate", False))
+    given = [(d, t) for d, t in enumerate(indices) if t is not None]
+    if any(t.dtype == "i1" for _, t in given):
+        return _masked_put(x, given, values, accumulate)
+    if len(given) == 1 and given[0][1].ndim == 1 and not accumulate:
+        ((dim, index),) = given
+        shape = [index.shape[0] if d == dim else n for d, n in enumerate(x.shape)]
+        source = ops.broadcast_to(cast_to(values, call.dtype), shape)
+        return ops.index_copy(x, dim, index, source)
+    count = math.prod(x.shape)
+    where = np.arange(count, dtype=np.int64).reshape(x.shape)
+    positions = ops.index(ops.constant(where, "i64"), indices)
+    written = math.prod(positions.shape)
+    if written == 0:
+        return x
+    source = ops.broadcast_to(cast_to(values, x.dtype), list(positions.shape))
+    reduce = "sum" if accumulate else "replace"
+    flat = reshape(x, [count])
+    at, source = reshape(positions, [written]), reshape(source, [written])
+    return reshape(_scatter(flat, 0, at, source, reduce, True), list(x.shape))
+
+
+def _masked_put(
+    x: Tensor, given: list[tuple[int, Tensor]], values: Any, accumulate: bool
+) -> Tensor:
+    """`x[mask] = value` (`+=` with accumulate) with one boolean mask over
+    `x`'s leading dims and one value: a select. More values than one would
+    go to as many elements as the mask holds, a data-dependent count."""
+    ((dim, mask),) = given if len(given) == 1 else ((-1, None),)
+    if mask is None or dim != 0 or math.prod(getattr(values, "shape", ())) != 1:
+        raise UnsupportedNode(
+            "index_put with a boolean mask takes one mask over the leading dims "
+            "and one value (else its size depends on the mask's values)"
+        )
+    value = cast_to(values, x.dtype)
+    if isinstance(value, Tensor):
+        value = reshape(value, [])
+    keep = reshape(mask, [*mask.shape, *[1] * (x.ndim - mask.ndim)])
+    if accumulate:
+        return ops.add(x, ops.where(keep, value, 0))
+    return ops.where(keep, value, x)
 
 
 @aten("put.default")

@@ -163,27 +163,22 @@ def _index_copy(call: AtenCall) -> Tensor:
     return ops.index_copy(x, dim, index, cast_to(source, call.dtype))
 
 
-@aten("index_put.default")
-def _index_put(call: AtenCall) -> Tensor:
-    """`x[None, ..., index] = values` with one 1-D integer index tensor
-    (what `index_copy_` on a static KV cache becomes): an index_copy, with
-    the values broadcast to the indexed slices. Other forms (several index
-    tensors, boolean masks, `accumulate=True`) stay in torch."""
-    x, indices, values = call.args[:3]
-    if call.arg(3, "accumulate", False):
-        raise UnsupportedNode("index_put with accumulate=True")
-    given = [(d, t) for d, t in enumerate(indices) if t is not None]
-    if len(given) != 1:
-        raise UnsupportedNode(f"index_put with {len(given)} index tensors (only 1)")
-    ((dim, index),) = given
-    if index.ndim != 1 or index.dtype not in ("i64", "i32"):
+@aten("resize.default")
+def _resize(call: AtenCall) -> Tensor:
+    """`resize(x, size)` (`resize_`'s value): the first elements of `x`,
+    row-major, in the new shape; growing is refused (torch leaves the new
+    elements uninitialised)."""
+    x: Tensor = call.args[0]
+    count, have = math.prod(call.shape), math.prod(x.shape)
+    if count > have:
         raise UnsupportedNode(
-            f"index_put with a rank-{index.ndim} {index.dtype} index "
-            "(only a 1-D i64/i32 one)"
+            f"resize from {have} to {count} elements: the new ones are "
+            "uninitialised memory"
         )
-    shape = [index.shape[0] if d == dim else n for d, n in enumerate(x.shape)]
-    source = ops.broadcast_to(cast_to(values, call.dtype), shape)
-    return ops.index_copy(x, dim, index, source)
+    flat = reshape(x, [have])
+    if count < have:
+        flat = ops.slice(flat, [0], [count])
+    return reshape(flat, call.shape)
 
 
 @aten("arange.default", "arange.start", "arange.start_step")

@@ -22,6 +22,7 @@ from __future__ import annotations
 from fxdsl.frontends import (  # noqa: F401
     aten_compute,
     aten_conv,
+    aten_counting,
     aten_elementwise,
     aten_linalg,
     aten_math,
@@ -39,6 +40,7 @@ from fxdsl.frontends.aten_registry import (
     ATEN,
     TORCH_DTYPES,
     AtenCall,
+    Decompose,
     Handler,
     UnsupportedNode,
     aten,
@@ -54,6 +56,7 @@ __all__ = [
     "RANDOM_OPS",
     "TORCH_DTYPES",
     "AtenCall",
+    "Decompose",
     "FoldedMask",
     "Handler",
     "UnsupportedNode",

@@ -46,6 +46,12 @@ class UnsupportedNode(Exception):
     source line."""
 
 
+class Decompose(UnsupportedNode):
+    """Raised by a handler for an argument combination it leaves to torch's
+    decomposition of the op (`batch_norm` in training: its running
+    statistics are written, which the decomposition says)."""
+
+
 @functools.cache
 def target_name(target: Any) -> str:
     """`"aten.add.Tensor"` for an fx node's target (an OpOverload, or a

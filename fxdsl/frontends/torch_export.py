@@ -27,6 +27,12 @@ On the way:
 - **Provenance.** `nn_module_stack` becomes each op's `scope` (the root
   frame, the model itself, is the function; a key's `@N` suffix is the call
   index), and the export's input names become argument names.
+- **Writes into inputs** (a batch norm's running statistics in training,
+  `x.index_add_(...)`) keep the function value-semantic: it returns the
+  written inputs' new values after the user outputs, and
+  `ImportedProgram.run` writes them back as torch would (`torch_state`).
+  Torch's decompositions are traced under its functionalization, so their
+  in-place ops are values too.
 - **Errors** are `TorchImportError`s naming the ATen op, the node and the
   source line of its `stack_trace`; a dynamic dim asks for static shapes.
 
@@ -45,15 +51,15 @@ from xdsl.utils.exceptions import VerifyException
 from fxdsl.frontends import aten_ops
 from fxdsl.frontends.torch_importer import (
     ImportedProgram,
-    Source,
     _attribute,
-    _exported_source,
     _Importer,
     to_numpy,
 )
 from fxdsl.frontends.torch_nodes import (
     TorchImportError,
 )
+from fxdsl.frontends.torch_source import Source, StateFound, exported_source
+from fxdsl.frontends.torch_state import StateUpdate
 
 
 def from_torch(
@@ -70,9 +76,10 @@ def from_torch(
     The model is exported in eval mode (and left in the mode it was in; a
     model in training mode with a dropout or batch/instance norm gets a
     warning saying so: norms use their running statistics, dropout is the
-    identity); `decompose=True` imports the core-ATen graph
-    (`run_decompositions()`) instead of the default one; the IR is the same
-    either way. `freeze`: as `from_exported_program`'s.
+    identity; an ExportedProgram of training mode imports its training
+    semantics through `from_exported_program`); `decompose=True` imports
+    the core-ATen graph (`run_decompositions()`) instead of the default
+    one; the IR is the same either way. `freeze`: as `from_exported_program`'s.
     A model returning a non-tensor output torch.export cannot flatten (a
     Hugging Face `DynamicCache`) is a TorchImportError saying what to do.
     """
@@ -83,7 +90,10 @@ def from_torch(
         warnings.warn(
             f"from_torch: {type(model).__name__} is in training mode; fxdsl imports "
             "its eval-mode semantics (BatchNorm's running statistics, no dropout); "
-            "call model.eval() first to say that is what you want",
+            "call model.eval() first to say that is what you want, or export it "
+            "in training mode yourself (torch.export.export) and import that "
+            "with from_exported_program: batch statistics, with the running "
+            "ones written back into the model's buffers",
             stacklevel=2,
         )
         model.eval()
@@ -142,19 +152,47 @@ def from_exported_program(
     `freeze=True` binds the parameters as constants (`fxdsl.transforms.
     freeze`; buffers are constants either way): the function takes only the
     user inputs and `weights` is empty. Run `graph-fold-constants` next to
-    fold weight-only math, such as batch norms into convs."""
+    fold weight-only math, such as batch norms into convs.
+
+    Buffers the program writes (running statistics in training) are
+    arguments, never constants, frozen or not: the function returns their
+    new values after the user outputs, and `ImportedProgram.run` writes
+    them back (`torch_state`)."""
     import torch
 
     with torch.no_grad():
-        imported = _import(lambda: _Importer(_exported_source(program)), name)
+        imported = _import(
+            lambda state: _Importer(exported_source(program, state)), name
+        )
     if freeze:
-        from fxdsl.interpreters.run import entry_function
-        from fxdsl.transforms.freeze import freeze_function
-
-        function = entry_function(imported.module, name)
-        freeze_function(imported.module, function, imported.weights)
-        imported.weights = []
+        _freeze(imported, name)
     return imported
+
+
+def _freeze(imported: ImportedProgram, name: str) -> None:
+    """Bind the weights the program does not write as constants."""
+    from fxdsl.interpreters.run import entry_function
+    from fxdsl.ir.graph import PARAM
+    from fxdsl.ir.utils import arg_attr
+    from fxdsl.transforms.freeze import freeze_function
+
+    written = sorted(u.index for u in imported.updates if u.kind == "weight")
+    function = entry_function(imported.module, name)
+    fqns = [arg_attr(function, i, PARAM) for i in range(len(imported.weights))]
+    bound = {
+        fqn: array
+        for i, (fqn, array) in enumerate(zip(fqns, imported.weights))
+        if i not in written
+    }
+    freeze_function(imported.module, function, bound)
+    imported.weights = [imported.weights[i] for i in written]
+    imported.buffers = {
+        written.index(i): tensor for i, tensor in imported.buffers.items()
+    }
+    imported.updates = [
+        StateUpdate(u.kind, written.index(u.index), u.name) if u.kind == "weight" else u
+        for u in imported.updates
+    ]
 
 
 def from_graph_module(
@@ -181,18 +219,30 @@ def from_graph_module(
         if node.op == "get_attr":
             source.known[node] = _attribute(module, str(node.target))
     with torch.no_grad():
-        return _import(lambda: _Importer(source, fallback, dict(forced or {})), name)
+        return _import(lambda _: _Importer(source, fallback, dict(forced or {})), name)
 
 
-def _import(make: Callable[[], _Importer], name: str) -> ImportedProgram:
+def _import(make: Callable[[frozenset[str]], _Importer], name: str) -> ImportedProgram:
     """Import fast (the module verified once, at the end); if it does not
-    verify, import again verifying each op, which names the node at fault."""
-    try:
-        return make().run(name)
-    except VerifyException:
-        importer = make()
-        importer.verify_each = True
-        return importer.run(name)
+    verify, import again verifying each op, which names the node at fault.
+    `make(state)` builds an importer that takes the buffers named in
+    `state` as arguments: when the import finds more buffers written
+    (`StateFound`), it starts again with them."""
+    state: frozenset[str] = frozenset()
+    while True:
+        try:
+            try:
+                return make(state).run(name)
+            except VerifyException:
+                importer = make(state)
+                importer.verify_each = True
+                return importer.run(name)
+        except StateFound as found:
+            if found.names <= state:
+                raise TorchImportError(
+                    f"the program writes buffers {found} that stay constants"
+                ) from None
+            state |= found.names
 
 
 __all__ = [

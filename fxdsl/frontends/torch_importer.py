@@ -22,6 +22,7 @@ from xdsl.ir import Block, Operation
 from fxdsl.frontends.aten_ops import (
     RANDOM_OPS,
     AtenCall,
+    Decompose,
     FoldedMask,
     UnsupportedNode,
     graph_dtype,
@@ -41,13 +42,18 @@ from fxdsl.frontends.torch_nodes import (
     _erase_unused,
     _frames,
     _is_tensor,
+    _is_view,
     _keep,
     _mask_pattern,
     _mutates_a_shared_value,
     _NotDecomposed,
     _torch_type,
     draws_random,
+    read_after,
+    written_arguments,
 )
+from fxdsl.frontends.torch_source import Source, StateFound
+from fxdsl.frontends.torch_state import StateUpdate, check_writable, write_back
 from fxdsl.ir.graph import SCOPE, ScopeAttr, ScopeFrame
 from fxdsl.tracing import ops
 from fxdsl.tracing.trace_state import active_state
@@ -61,6 +67,12 @@ class ImportedProgram:
     `weights` holds the arrays of the leading `graph.param` arguments, in
     argument order; call the function with `*weights, *user_inputs`.
     Unpacks as `module, weights = fxdsl.from_exported_program(ep)`.
+
+    A program that writes into its inputs (a batch norm's running
+    statistics in training, `index_add_` on a user input) stays
+    value-semantic: its function returns the user outputs, then the new
+    value of each written input (`updates` says whose); `run` writes those
+    back into the caller's tensors, as torch does.
     """
 
     module: ModuleOp
@@ -75,6 +87,12 @@ class ImportedProgram:
     """Whether the program draws random numbers: its function's last
     argument is then the seed, `[key, offset]` (`tensor<2xi64>`), which
     `run` draws anew for each call (`draw_seed`) unless given one."""
+    updates: list[StateUpdate] = field(default_factory=list)
+    """The inputs the program writes, one per result after the user
+    outputs."""
+    buffers: dict[int, Any] = field(default_factory=dict)
+    """The torch tensor (a model's buffer) each written weight came from, by
+    weight index: `run` writes it too."""
 
     def __iter__(self) -> Iterator[Any]:
         return iter((self.module, self.weights))
@@ -101,13 +119,17 @@ class ImportedProgram:
                 f"the program takes {len(arguments)} input(s) ({names}), "
                 f"got {len(inputs)}"
             )
+        check_writable(self.updates, inputs)
         arrays = [to_numpy(x) for x in inputs]
         for i, (array, argument) in enumerate(zip(arrays, arguments)):
             what = f"input {i} (%{argument.name_hint or '?'})"
             coerce_input(array, argument.type, what)
         if self.seeded:
             arrays.append(draw_seed() if seed is None else seed_array(seed))
-        return run(self.module, *self.weights, *arrays)
+        results = run(self.module, *self.weights, *arrays)
+        outputs = len(results) - len(self.updates)
+        write_back(self.updates, results[outputs:], self.weights, inputs, self.buffers)
+        return results[:outputs]
 
 
 DECOMPOSED_DRAWS = frozenset({"aten.scaled_dot_product_attention.default"})
@@ -164,47 +186,18 @@ def _attribute(module: Any, path: str) -> Any:
     return module
 
 
-@dataclass
-class Source:
-    """What the importer reads: an fx graph, which placeholders are weights
-    (name → (fqn, tensor)), and the values of nodes known before import."""
-
-    graph: Any
-    weights: dict[str, tuple[str, Any]]
-    known: dict[Any, Any]
-
-
-def _exported_source(program: Any) -> Source:
-    """Parameters (and buffers, constants) as weights, buffers, constants
-    and non-tensor user inputs as known values."""
-    import torch
-
-    for spec in program.graph_signature.output_specs:
-        if spec.kind.name != "USER_OUTPUT":
-            raise TorchImportError(
-                f"the program has a {spec.kind.name} output ({spec.arg.name}); "
-                "only inference programs without buffer mutations import"
-            )
-    kinds = {spec.arg.name: spec for spec in program.graph_signature.input_specs}
-    source = Source(program.graph, {}, {})
-    for node in program.graph.nodes:
-        if node.op != "placeholder":
-            continue
-        spec = kinds[node.name]
-        kind, target = spec.kind.name, spec.target
-        if kind in ("BUFFER", "CONSTANT_TENSOR"):
-            source.known[node] = _state(program, target)
-        elif kind == "PARAMETER":
-            source.weights[node.name] = (target, _state(program, target))
-        elif not isinstance(node.meta.get("val"), torch.Tensor):
-            source.known[node] = node.meta.get("val")
-    return source
-
-
-def _state(program: Any, target: str) -> Any:
-    if target in program.state_dict:
-        return program.state_dict[target]
-    return program.constants[target]
+def _writes_a_placeholder(node: Any) -> bool:
+    """Whether `node` writes in place into a placeholder (a program input)
+    or a view of one."""
+    if node.op != "call_function":
+        return False
+    for i in written_arguments(node):
+        target = node.args[i] if i < len(node.args) else None
+        while hasattr(target, "target") and _is_view(target):
+            target = target.args[0]
+        if getattr(target, "op", None) == "placeholder":
+            return True
+    return False
 
 
 @dataclass
@@ -238,6 +231,10 @@ class _Importer:
     """Random streams drawn so far (`_draw`)."""
     depth: int = 0
     """How many torch decompositions the node being imported is inside."""
+    updates: dict[Any, Tensor] = field(default_factory=dict)
+    """Placeholder → the value the program leaves in it (`_write`)."""
+    stale: set[str] = field(default_factory=set)
+    """Folded placeholders (buffers) the program writes (`StateFound`)."""
 
     def run(self, name: str) -> ImportedProgram:
         from fxdsl.frontends.aten_patterns import recognise
@@ -264,6 +261,8 @@ class _Importer:
         if seeded:  # the last argument: see `ImportedProgram.seeded`
             specs.append(TensorSpec((2,), "i64", name=SEED_NAME))
         output = graph.find_nodes(op="output")[0]
+        outputs, mutations = self._outputs(output)
+        placeholders = {p.name: p for p in graph.find_nodes(op="placeholder")}
         returned: list[Any] = []
 
         def body(*args: Tensor) -> list[Tensor]:
@@ -275,8 +274,10 @@ class _Importer:
             for node in graph.nodes:
                 if node.op == "call_function" and node in self.needed:
                     self._import_node(node)
-            outputs = self._flat_outputs(output)
             returned.extend(self._tensor_of(o, ()) for o in outputs)
+            for written, name in mutations:
+                self._write(placeholders[name], self._tensor_of(written, ()), None)
+            returned.extend(self.updates.values())
             declarations.extend(self.externals.values())
             return returned
 
@@ -288,20 +289,35 @@ class _Importer:
             declarations=declarations,
             verify_each=self.verify_each,
         )
+        if self.stale:
+            raise StateFound(self.stale)
         _erase_unused(module)
         weights = self.source.weights
+        weighted = [p for p in tensor_inputs if p.name in weights]
+        users = [p for p in tensor_inputs if p.name not in weights]
         return ImportedProgram(
             module,
-            [to_numpy(weights[p.name][1]) for p in tensor_inputs if p.name in weights],
-            [p.name for p in tensor_inputs if p.name not in weights],
-            [str(o) for o in self._flat_outputs(output)],
+            [to_numpy(weights[p.name][1]) for p in weighted],
+            [p.name for p in users],
+            [str(o) for o in outputs],
             {op: name for op, name in self.origins.items() if op.parent is not None},
             {
                 node.name: value
                 for node, value in self.folded.items()
                 if node.graph is graph  # not a decomposition's node
             },
-            seeded,
+            seeded=seeded,
+            updates=[
+                StateUpdate("weight", weighted.index(p), weights[p.name][0])
+                if p in weighted
+                else StateUpdate("input", users.index(p), p.name)
+                for p in self.updates
+            ],
+            buffers={
+                weighted.index(p): weights[p.name][1]
+                for p in self.updates
+                if p in weighted
+            },
         )
 
     def _draw(self) -> Tensor:
@@ -327,6 +343,8 @@ class _Importer:
             target = target_name(node.target)
             if node.op != "call_function" or target in NO_OPS or draws_random(node):
                 continue
+            if _writes_a_placeholder(node):  # the program's new value of it
+                continue
             if target in SHAPE_ONLY or all(n in known for n in node.all_input_nodes):
                 known.add(node)
         return known
@@ -339,7 +357,8 @@ class _Importer:
         """Nodes an output needs, through recognised patterns' inputs."""
         output = graph.find_nodes(op="output")[0]
         needed: set[Any] = set()
-        pending = list(output.all_input_nodes)
+        # and every write into a placeholder: the program's new value of it
+        pending = [*output.all_input_nodes, *self._writes_to_inputs(graph)]
         while pending:
             node = pending.pop()
             if node in needed:
@@ -350,6 +369,12 @@ class _Importer:
             elif not self._is_folded_node(node):
                 pending.extend(node.all_input_nodes)
         return needed
+
+    def _writes_to_inputs(self, graph: Any) -> list[Any]:
+        """The in-place nodes that write a placeholder of the program."""
+        if graph is not self.source.graph:
+            return []
+        return [n for n in graph.nodes if _writes_a_placeholder(n)]
 
     # -- one node ------------------------------------------------------------ #
 
@@ -484,7 +509,11 @@ class _Importer:
         if target == "<built-in function getitem>":
             source, index = node.args
             return self.values[source][index]
-        handler = handler_for(target)
+        written = written_arguments(node)
+        # an op writing more than its `self` (`_native_batch_norm_legit`'s
+        # running statistics) has no handler: its functionalized
+        # decomposition says what it writes
+        handler = handler_for(target) if written in ([], [0]) else None
         if draws_random(node) and target not in RANDOM_OPS:
             if target not in DECOMPOSED_DRAWS:
                 raise UnsupportedNode(
@@ -495,11 +524,23 @@ class _Importer:
             # its handler would drop the randomness: torch's decomposition
             # spells the draw out (a dropout)
             handler = None
+        value = None
+        if handler is not None:
+            try:
+                value = _as_torch_says(handler(self._call(node, target, frames)), node)
+            except Decompose:
+                handler = None
         if handler is None:
-            return _as_torch_says(self._decomposed(node, target, frames), node)
+            value = _as_torch_says(self._decomposed(node, target, frames), node)
+        if written == [0]:  # `add_`: its result is the value written
+            self._write(node.args[0], value, node)
+        return value
+
+    def _call(self, node: Any, target: str, frames: tuple[ScopeFrame, ...]) -> AtenCall:
+        """`node` as its handler's argument."""
         args, kwargs = self._arguments(node, target, frames)
         _check_graph_dtypes([*args, *kwargs.values()])
-        call = AtenCall(
+        return AtenCall(
             target,
             args,
             kwargs,
@@ -508,7 +549,59 @@ class _Importer:
             self._used_results(node),
             self._draw,
         )
-        return _as_torch_says(handler(call), node)
+
+    def _write(self, target: Any, value: Any, node: Any | None) -> None:
+        """`node` (None: the program's output) wrote `value` into the tensor
+        of the fx node `target`. A program input's new value becomes a
+        result of the function (`updates`); an intermediate's is what the
+        nodes after `node` read. A write into a view, or into a value known
+        at import, that is read again is an UnsupportedNode."""
+        if target.op == "placeholder" and target.graph is self.source.graph:
+            if not self.source.stateful:
+                raise UnsupportedNode(
+                    f"it writes into the graph's input {target.name}, which a "
+                    "graph module cannot hand back"
+                )
+            shape = tuple(int(d) for d in target.meta["val"].shape)
+            if isinstance(value, Tensor) and tuple(value.shape) != shape:
+                raise UnsupportedNode(
+                    f"it changes the shape of the input {target.name} from "
+                    f"{shape} to {tuple(value.shape)}; an input's type is fixed"
+                )
+            if self._is_folded_node(target):
+                self.stale.add(target.name)  # a buffer: import it as an argument
+                return
+            self.values[target] = self.updates[target] = value
+            return
+        if node is None:
+            return
+        if target.op == "placeholder":
+            raise UnsupportedNode(
+                f"it writes into {target.name}, an input of torch's decomposition "
+                "around it, which that decomposition does not say it writes"
+            )
+        base = target
+        while _is_view(base):
+            base = base.args[0]
+            if base.op == "placeholder":
+                raise UnsupportedNode(
+                    f"it writes into {target.name}, a view of the input "
+                    f"{base.name} (the core-ATen graph, decompose=True, "
+                    "has it as a value)"
+                )
+            if read_after(base, node):
+                raise UnsupportedNode(
+                    f"it writes into {target.name}, a view of {base.name}, "
+                    "which is read again"
+                )
+        if not read_after(target, node):
+            return
+        if self._is_folded_node(target):
+            raise UnsupportedNode(
+                f"it writes into {target.name}, a value known at import, "
+                "which is read again"
+            )
+        self.values[target] = value
 
     def _decomposed(
         self, node: Any, target: str, frames: tuple[ScopeFrame, ...]
@@ -575,7 +668,9 @@ class _Importer:
             finally:
                 self.depth -= 1
         output = graph.find_nodes(op="output")[0]
-        result = map_arg(output.args[0], lambda n: self._operand(n, frames))
+        result, updates = map_arg(output.args[0], lambda n: self._operand(n, frames))
+        for position, value in zip(found.updated, updates, strict=True):
+            self._write(found.inputs[position], value, node)
         if isinstance(node.meta.get("val"), torch.Tensor) and isinstance(
             result, list | tuple
         ):
@@ -683,6 +778,9 @@ class _Importer:
             else:  # a shape-only op's input: only its shape and dtype count
                 val = source.meta["val"]
                 known[source] = torch.zeros(val.shape, dtype=val.dtype)
+        for i in written_arguments(node):  # a copy: others read the old value
+            if i < len(node.args) and node.args[i] in known:
+                known[node.args[i]] = known[node.args[i]].clone()
         args = map_arg(tuple(node.args), lambda n: known[n])
         kwargs = dict(map_arg(dict(node.kwargs), lambda n: known[n]))
         if "device" in kwargs:
@@ -719,15 +817,21 @@ class _Importer:
             self.constants[key] = made
         return self.constants[key]
 
-    def _flat_outputs(self, output: Any) -> list[Any]:
+    def _outputs(self, output: Any) -> tuple[list[Any], list[tuple[Any, str]]]:
+        """The user outputs of the output node, and its new values of
+        inputs with the placeholder each is written into."""
         import torch.utils._pytree as pytree
 
-        leaves = [o for o in pytree.tree_leaves(output.args[0]) if o is not None]
-        if self.fallback is None:
-            return leaves
-        # The backend returns a graph's constant outputs itself (the int a
-        # shape-specialised graph returns: HF's sliding-window cache length)
-        return [o for o in leaves if hasattr(o, "op")]
+        leaves = pytree.tree_leaves(output.args[0])
+        mutations = self.source.mutations
+        users = [
+            o for i, o in enumerate(leaves) if i not in mutations and o is not None
+        ]
+        if self.fallback is not None:
+            # The backend returns a graph's constant outputs itself (the int
+            # a shape-specialised graph returns: HF's sliding-window length)
+            users = [o for o in users if hasattr(o, "op")]
+        return users, [(leaves[i], name) for i, name in mutations.items()]
 
     def _spec(self, placeholder: Any) -> TensorSpec:
         value = placeholder.meta["val"]

@@ -90,6 +90,32 @@ def _mutates_a_shared_value(node: Any) -> bool:
     return False
 
 
+def written_arguments(node: Any) -> list[int]:
+    """The positions of the arguments `node`'s op writes, as its schema says
+    (`Tensor(a!)`): `[0]` for `add_`, none for a functional op (and for the
+    ops that write without saying so: `batch_norm` in training)."""
+    schema = getattr(node.target, "_schema", None)
+    if schema is None or not schema.is_mutable:
+        return []
+    return [
+        i
+        for i, argument in enumerate(schema.arguments)
+        if argument.alias_info is not None and argument.alias_info.is_write
+    ]
+
+
+def read_after(value: Any, node: Any) -> bool:
+    """Whether a node after `node` in its graph reads `value` (the old
+    tensor, once `node` has written a new one into it)."""
+    readers = set(value.users)
+    later = node.next
+    while later.op != "root":
+        if later in readers:
+            return True
+        later = later.next
+    return False
+
+
 def _is_view(node: Any) -> bool:
     """Whether `node`'s op returns a view of its first argument."""
     schema = getattr(node.target, "_schema", None)
@@ -242,14 +268,26 @@ def _check_static(node: Any) -> None:
     values = value if isinstance(value, list | tuple) else [value]
     for item in values:
         shape = getattr(item, "shape", ())
-        if any(isinstance(d, torch.SymInt) for d in shape):
-            raise TorchImportError(
-                _describe(
-                    node,
-                    f"dynamic shape {tuple(shape)}: fxdsl imports static shapes "
-                    "only; export without dynamic_shapes (or with static ones)",
-                )
+        symbolic = [d for d in shape if isinstance(d, torch.SymInt)]
+        if not symbolic:
+            continue
+        # an unbacked symbol (u0) is a size read from a tensor's values
+        # (`nonzero`, `tensor_split` at tensor indices): no export option
+        # makes it static
+        if any(str(d.node.expr).startswith("u") for d in symbolic):
+            why = (
+                "a size that depends on a tensor's values, which a static-shape "
+                "compiler cannot take (pass such sizes as Python ints)"
             )
+        else:
+            why = "export without dynamic_shapes (or with static ones)"
+        raise TorchImportError(
+            _describe(
+                node,
+                f"dynamic shape {tuple(shape)}: fxdsl imports static shapes "
+                f"only; {why}",
+            )
+        )
 
 
 def _describe(node: Any, message: str) -> str:

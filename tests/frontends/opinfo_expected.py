@@ -12,22 +12,6 @@ EXPECTED: dict[str, dict[str, str]] = {
         "default": "aten._batch_norm_with_update.default: torch's decomposition of aten._batch_norm_with_update.default writes a value in place that it reads again (aten.copy_.default)",
         "core": "the program has a USER_INPUT_MUTATION output (getitem_4); only inference programs without buffer mutations import",
     },
-    "_native_batch_norm_legit": {
-        "default": "aten._native_batch_norm_legit.default: torch's decomposition of aten._native_batch_norm_legit.default writes a value in place that it reads again (aten.copy_.default)",
-        "core": "the program has a USER_INPUT_MUTATION output (getitem_3); only inference programs without buffer mutations import",
-    },
-    "_segment_reduce.lengths": {
-        "default": "aten.segment_reduce.default has no graph-dialect mapping",
-        "core": "aten.segment_reduce.default has no graph-dialect mapping",
-    },
-    "_segment_reduce.offsets": {
-        "default": "aten.segment_reduce.default has no graph-dialect mapping",
-        "core": "aten.segment_reduce.default has no graph-dialect mapping",
-    },
-    "_unsafe_masked_index_put_accumulate": {
-        "default": "aten._unsafe_masked_index_put_accumulate.default has no graph-dialect mapping, and torch's decomposition o",
-        "core": "aten.index_put.default has no graph-dialect mapping",
-    },
     "argwhere": {
         "default": "aten.argwhere.default: dynamic shape (u0, 1): fxdsl imports static shapes only; export without dynamic_shapes (or with static ones)",
         "core": "aten.nonzero.default: dynamic shape (u0, 1): fxdsl imports static shapes only; export without dynamic_shapes (or with static ones)",
@@ -133,21 +117,9 @@ EXPECTED: dict[str, dict[str, str]] = {
         "default": "aten.hash_tensor.default has no graph-dialect mapping",
         "core": "aten.hash_tensor.default has no graph-dialect mapping",
     },
-    "histc": {
-        "default": "aten.histc.default has no graph-dialect mapping",
-        "core": "aten.histc.default has no graph-dialect mapping",
-    },
-    "histogram": {
-        "default": "aten.histogram.bin_ct has no graph-dialect mapping",
-        "core": "aten.histogram.bin_ct has no graph-dialect mapping",
-    },
     "histogramdd": {
         "default": "aten.histogramdd.default has no graph-dialect mapping, and in torch's decomposition of it aten._histogramdd_bin_edges.default does not import: aten._histo",
         "core": "aten._histogramdd_bin_edges.default has no graph-dialect mapping",
-    },
-    "index_add": {
-        "default": "aten.index_add.default has no graph-dialect mapping, and in torch's decomposition of it aten.index_put.default does not import: aten.index_put.default has no ",
-        "core": "aten.index_put.default has no graph-dialect mapping",
     },
     "index_copy": {
         "default": "aten.index_copy.default has no graph-dialect mapping, and in torch's decomposition of it aten.index_put.default does not import: aten.index_put.default has ",
@@ -210,21 +182,6 @@ EXPECTED: dict[str, dict[str, str]] = {
         "default": "aten.matrix_exp.default has no graph-dialect mapping, and in torch's decomposition of it aten.linalg_matrix_exp.default does not import: aten.linalg_matrix_",
         "core": "aten.linalg_matrix_exp.default has no graph-dialect mapping",
     },
-    "mode": {
-        "default": "aten.mode.default has no graph-dialect mapping",
-        "core": "aten.mode.default has no graph-dialect mapping",
-    },
-    "nanquantile": {
-        "default": "aten.nanquantile.scalar: torch's decomposition of aten.nanquantile.scalar writes a value in place that it reads again (aten.masked_fill_.Scalar)",
-    },
-    "native_batch_norm": {
-        "default": "aten.native_batch_norm.default: batch_norm in training mode (export in eval)",
-        "core": "the program has a USER_INPUT_MUTATION output (getitem_3); only inference programs without buffer mutations import",
-    },
-    "nn.functional.batch_norm": {
-        "default": "aten.batch_norm.default: batch_norm in training mode (export in eval)",
-        "core": "the program has a USER_INPUT_MUTATION output (getitem_3); only inference programs without buffer mutations import",
-    },
     "nn.functional.fractional_max_pool2d": {
         "default": "aten.rand.default draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
         "core": "aten.rand.default draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
@@ -233,28 +190,9 @@ EXPECTED: dict[str, dict[str, str]] = {
         "default": "aten.rand.default draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
         "core": "aten.rand.default draws random numbers, which fxdsl does not generate (the torch.compile backend leaves such nodes to torch)",
     },
-    "nn.functional.instance_norm": {
-        "default": "aten.instance_norm.default: torch's decomposition of aten.instance_norm.default writes a value in place that it reads again (aten.copy_.default)",
-        "core": "the program has a USER_INPUT_MUTATION output (alias_1); only inference programs without buffer mutations import",
-    },
-    "nn.functional.linear_cross_entropy.chunked": {
-        "default": "torch_nn._linear_cross_entropy_batch_chunked.default has no graph-dialect mapping",
-        "core": "torch_nn._linear_cross_entropy_batch_chunked.default has no graph-dialect mapping",
-    },
-    "nn.functional.linear_cross_entropy.chunked_none": {
-        "default": "torch_nn._linear_cross_entropy_batch_chunked_no_reduction.default has no gra",
-        "core": "torch_nn._linear_cross_entropy_batch_chunked_no_reduction.default has no gra",
-    },
-    "nn.functional.pad.circular": {
-        "default": "aten.pad.default: torch's decomposition of aten.pad.default writes a value in place that it reads again (aten.copy_.default)",
-    },
     "nonzero": {
         "default": "aten.nonzero.default: dynamic shape (u0, 0): fxdsl imports static shapes only; export without dynamic_shapes (or with static ones)",
         "core": "aten.nonzero.default: dynamic shape (u0, 0): fxdsl imports static shapes only; export without dynamic_shapes (or with static ones)",
-    },
-    "nonzero_static": {
-        "default": "aten.nonzero_static.default has no graph-dialect mapping",
-        "core": "aten.nonzero_static.default has no graph-dialect mapping",
     },
     "normal.in_place": {
         "core": "the program has a USER_INPUT_MUTATION output (normal_functional); only inference programs without buffer mutations import",
@@ -270,16 +208,6 @@ EXPECTED: dict[str, dict[str, str]] = {
     "polar": {
         "default": "aten.polar.default: aten.complex.default has no graph-dialect mapping, and in torch's decomposition of it aten.view_as_complex.default does not import: aten.view_as_complex.default has n",
         "core": "aten.polar.default: aten.complex.default has no graph-dialect mapping, and in torch's decomposition of it aten.view_as_complex.default does not import: aten.view_as_complex.default has n",
-    },
-    "quantile": {
-        "default": "aten.quantile.scalar: torch's decomposition of aten.quantile.scalar writes a value in place that it reads again (aten.ceil_.default)",
-    },
-    "resize_": {
-        "default": "aten.resize_.default has no graph-dialect mapping",
-    },
-    "resize_as_": {
-        "default": "aten.resize_as_.default has no graph-dialect mapping, and in torch's decomposition of it aten.resize.default does not import: aten.resize.default has no gra",
-        "core": "aten.resize.default has no graph-dialect mapping",
     },
     "special.airy_ai": {
         "default": "aten.special_airy_ai.default has no graph-dialect mapping",

@@ -262,6 +262,38 @@ COMPOSITES = {
     "bucketize": lambda x: torch.bucketize(
         x, torch.tensor([-1.0, 0.0, 0.5, 1e3]), right=True
     ),
+    "index_add alpha": lambda x: torch.index_add(
+        x, 0, torch.tensor([1, 3, 1]), torch.ones(3, 5), alpha=2.0
+    ),
+    "index_put accumulate two indices": lambda x: torch.index_put(
+        x,
+        (torch.tensor([0, 0, 3]), torch.tensor([1, 1, -1])),
+        torch.tensor([1.0, 2.0, 3.0]),
+        accumulate=True,
+    ),
+    "index_put mask and one value": lambda x: x.index_put((x > 1,), torch.tensor(-1.0)),
+    "histc": lambda x: torch.histc(torch.nan_to_num(x, 0.0, 8.0, -9.0), 7, -3, 8),
+    "histc of the data's range": lambda x: torch.histc(torch.nan_to_num(x), 5),
+    "histogram weighted density": lambda x: torch.histogram(
+        torch.nan_to_num(x),
+        4,
+        range=(-2.0, 4.0),
+        weight=torch.arange(20.0).reshape(4, 5),
+        density=True,
+    ),
+    "histogram at given edges": lambda x: torch.histogram(
+        x, torch.tensor([-3.0, -1.5, 0.0, 1.5, 7.0])
+    ),
+    "mode with ties": lambda x: torch.mode(torch.round(x.nan_to_num(0, 1, -1)), 1),
+    "mode dim 0": lambda x: torch.mode(torch.round(x.nan_to_num(0, 1, -1)), 0),
+    "nonzero_static padded": lambda x: torch.nonzero_static(torch.round(x), size=19),
+    "segment_reduce max initial": lambda x: torch.segment_reduce(
+        torch.nan_to_num(x)[0], "max", lengths=torch.tensor([2, 0, 3]), initial=1.0
+    ),
+    "segment_reduce mean offsets": lambda x: torch.segment_reduce(
+        torch.nan_to_num(x), "mean", offsets=torch.tensor([0, 1, 1, 4])
+    ),
+    "resize_ smaller": lambda x: x.clone().resize_(3, 4),
 }
 
 
@@ -288,15 +320,16 @@ def test_composites_match_torch_on_awkward_values(name: str, decompose: bool) ->
         np.testing.assert_allclose(got, w.numpy(), rtol=1e-6, atol=atol)
 
 
-def test_a_decomposition_writing_into_a_view_is_refused_not_wrong() -> None:
+@pytest.mark.parametrize("decompose", [False, True], ids=["default", "core"])
+def test_a_decomposition_writing_into_a_view_is_functionalized(decompose: bool) -> None:
     """Circular padding decomposes into an `empty` written through slices by
-    copy_ nodes nothing reads: imported, the `empty` was the result (an
-    OpInfo wrong result)."""
-    with pytest.raises(TorchImportError, match="writes a value in place"):
-        from_torch(
-            _Fn(lambda x: torch.nn.functional.pad(x, (1, 2), mode="circular")),
-            (torch.randn(2, 3, 4),),
-        )
+    copy_ nodes nothing reads: imported as they were, the `empty` was the
+    result (an OpInfo wrong result), then the importer refused them; traced
+    under torch's functionalization they are slice_scatters of values."""
+    x = torch.randn(2, 3, 4, generator=torch.Generator().manual_seed(3))
+    model = _Fn(lambda x: torch.nn.functional.pad(x, (1, 2), mode="circular"))
+    (got,) = from_torch(model, (x,), decompose=decompose).run(x)
+    np.testing.assert_array_equal(got, model(x).numpy())
 
 
 def test_a_decomposition_that_does_not_trace_is_unsupported_not_a_crash(

@@ -25,8 +25,12 @@ def test_a_module_in_training_mode_is_imported_in_eval_mode_with_a_warning() -> 
     model.train()
     model(torch.randn(8, 4))  # running statistics that differ from a batch's
     x = torch.randn(5, 4)
-    with pytest.warns(UserWarning, match="training mode; fxdsl imports its eval-mode"):
+    with pytest.warns(
+        UserWarning, match="training mode; fxdsl imports its eval-mode"
+    ) as caught:
         program = from_torch(model, (x,))
+    # and says how to import training instead
+    assert any("from_exported_program" in str(w.message) for w in caught)
     assert model.training  # left as it was
     (got,) = program.run(x)
     want = model.eval()(x).detach().numpy()

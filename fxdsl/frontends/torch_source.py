@@ -1,0 +1,90 @@
+"""What the torch importer reads (`Source`): an fx graph, which of its
+placeholders are weights, which values are known before import, and which
+outputs are new values of inputs; and how an `ExportedProgram`'s graph
+signature says all that (`exported_source`): parameters are weights,
+buffers and constants known values, except the buffers the program writes,
+which are weights too (the function returns their new values).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from fxdsl.frontends.torch_nodes import TorchImportError
+
+
+@dataclass
+class Source:
+    """What the importer reads: an fx graph, which placeholders are weights
+    (name → (fqn, tensor)), and the values of nodes known before import."""
+
+    graph: Any
+    weights: dict[str, tuple[str, Any]]
+    known: dict[Any, Any]
+    mutations: dict[int, str] = field(default_factory=dict)
+    """Outputs that are new values of inputs (a core-ATen program's
+    USER_INPUT_MUTATION and BUFFER_MUTATION outputs): the position among
+    the output's leaves → the placeholder's name."""
+    stateful: bool = False
+    """Whether a write into a placeholder becomes a result (an exported
+    program's); else it is an UnsupportedNode (a graph module's: the
+    torch.compile backend's graphs are functional already)."""
+
+
+class StateFound(Exception):
+    """Buffers read as constants turned out to be written (a default-level
+    program's hidden mutation, `batch_norm` in training): the import starts
+    again with them as arguments (`exported_source(program, state)`)."""
+
+    def __init__(self, names: set[str]) -> None:
+        super().__init__(", ".join(sorted(names)))
+        self.names = frozenset(names)
+
+
+def exported_source(program: Any, state: frozenset[str] = frozenset()) -> Source:
+    """Parameters (and buffers, constants) as weights, buffers, constants
+    and non-tensor user inputs as known values; buffers the program writes
+    (and those named in `state`) as weights, whose new values it returns."""
+    import torch
+
+    signature = program.graph_signature
+    kinds = {spec.arg.name: spec for spec in signature.input_specs}
+    buffers = {spec.target: name for name, spec in kinds.items()}
+    source = Source(program.graph, {}, {}, stateful=True)
+    for position, spec in enumerate(signature.output_specs):
+        kind = spec.kind.name
+        if kind == "USER_INPUT_MUTATION":
+            source.mutations[position] = str(spec.target)
+        elif kind == "BUFFER_MUTATION":
+            source.mutations[position] = buffers[spec.target]
+        elif kind != "USER_OUTPUT":
+            raise TorchImportError(
+                f"the program has a {kind} output ({spec.arg.name}); only "
+                "programs that return user outputs and write their inputs or "
+                "buffers import"
+            )
+    written = state | set(source.mutations.values())
+    for node in program.graph.nodes:
+        if node.op != "placeholder":
+            continue
+        spec = kinds[node.name]
+        kind, target = spec.kind.name, spec.target
+        if kind == "BUFFER" and node.name in written:
+            source.weights[node.name] = (target, _state(program, target))
+        elif kind in ("BUFFER", "CONSTANT_TENSOR"):
+            source.known[node] = _state(program, target)
+        elif kind == "PARAMETER":
+            source.weights[node.name] = (target, _state(program, target))
+        elif not isinstance(node.meta.get("val"), torch.Tensor):
+            source.known[node] = node.meta.get("val")
+    return source
+
+
+def _state(program: Any, target: str) -> Any:
+    if target in program.state_dict:
+        return program.state_dict[target]
+    return program.constants[target]
+
+
+__all__ = ["Source", "StateFound", "exported_source"]
