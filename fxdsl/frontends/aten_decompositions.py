@@ -296,10 +296,36 @@ def _traced(
                 f"of it does not import: {error}"
             ) from None
         except Exception as error:  # noqa: BLE001 - any failure of torch's tracing
-            first = (str(error).strip().splitlines() or [type(error).__name__])[0]
-            raise UnsupportedNode(
-                f"{target} has no graph-dialect mapping, and torch's decomposition "
-                f"of it does not trace here ({type(error).__name__}: {first[:160]})"
-            ) from None
+            module = _with_effects(call, examples, error)
+            if module is None:
+                first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+                raise UnsupportedNode(
+                    f"{target} has no graph-dialect mapping, and torch's "
+                    "decomposition of it does not trace here "
+                    f"({type(error).__name__}: {first[:160]})"
+                ) from None
+            updated.clear()
     _CACHE[key] = (module, tuple(updated))
     return _CACHE[key]
+
+
+def _with_effects(call: Callable[..., Any], examples: list[Any], error: Exception) -> Any:
+    """The trace of a decomposition with an effectful op (linear algebra's
+    `_linalg_check_errors`), which torch's Python functionalization refuses
+    outside an export (it wants an effect token): traced by the C++
+    functionalization instead, writing none of its inputs (the check writes
+    nothing). None for any other failure."""
+    import torch
+    from torch.fx.experimental.proxy_tensor import make_fx
+    from torch.func import functionalize
+
+    if "token for effect" not in str(error):
+        return None
+    try:
+        with torch._guards.tracing(None):
+            return make_fx(
+                functionalize(lambda *tensors: (call(*tensors), ())),
+                tracing_mode="fake",
+            )(*examples)
+    except Exception:  # noqa: BLE001 - the first failure is the one reported
+        return None

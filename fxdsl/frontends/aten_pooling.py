@@ -151,7 +151,24 @@ def strided_argmax(
             for a, (t, d) in enumerate(zip(tap, dilation))
         )
         taps.append((value, ops.add(corner, offset) if offset else corner, None))
-    return _argmax_chain(x, out, _first_inside(axes, spatial), taps)
+    return _argmax_chain(x, out, _stepped_start(spatial, out, window[:3]), taps)
+
+
+def _stepped_start(
+    spatial: Sequence[int], out: Sequence[int], window: Sequence[Sequence[int]]
+) -> Array:
+    """Per output window, the flat position torch names for a window of
+    -inf: per dim its start stepped by the dilation until not negative (the
+    first element inside, or, for a window wholly in the padding, a
+    position past the input, as torch's CPU kernel gives)."""
+    stride, padding, dilation = window
+    rank = len(spatial)
+    flat = np.zeros(list(out), np.int64)
+    for a, (o, s, p, d) in enumerate(zip(out, stride, padding, dilation)):
+        start = np.arange(o) * s - p
+        start = start + d * -(-np.maximum(-start, 0) // d)
+        flat = flat + _spread(start, a, rank) * math.prod(spatial[a + 1 :])
+    return flat
 
 
 def adaptive_argmax(x: Tensor, out: Sequence[int]) -> tuple[Tensor, Tensor]:

@@ -28,7 +28,7 @@ from fxdsl.testing.torch_models import (  # noqa: E402
     gpt2,
     mlp,
     seeded,
-    with_qr,
+    with_unmapped,
 )
 
 pytestmark = pytest.mark.usefixtures("fresh_dynamo")
@@ -71,25 +71,25 @@ def test_inference_mode_takes_the_inference_path() -> None:
 def test_unsupported_op_falls_back_with_the_reason_logged(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    example = with_qr()
+    example = with_unmapped()
     with caplog.at_level(logging.INFO, logger="fxdsl.torch_compile"):
         got = _compiled_outputs(example)
     np.testing.assert_allclose(got[0], eager_outputs(example)[0], atol=1e-5)
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert len(warnings) == 1
-    assert "aten.linalg_qr.default runs in torch" in warnings[0]
+    assert "aten.linalg_matrix_exp.default runs in torch" in warnings[0]
     assert "no graph-dialect mapping" in warnings[0]
     assert "torch_models.py" in warnings[0]  # the source line of the call
     # Once per op kind: a second model with the same op logs nothing new.
     caplog.clear()
     torch._dynamo.reset()
     with caplog.at_level(logging.WARNING, logger="fxdsl.torch_compile"):
-        _compiled_outputs(with_qr(batch=8))
+        _compiled_outputs(with_unmapped(batch=8))
     assert not caplog.records
 
 
 def test_dryrun_prints_the_partition_report(capsys: pytest.CaptureFixture[str]) -> None:
-    example = with_qr()
+    example = with_unmapped()
     got = _compiled_outputs(example, {"dryrun": True})
     np.testing.assert_allclose(got[0], eager_outputs(example)[0], atol=1e-6)
     report = capsys.readouterr().out
@@ -105,13 +105,13 @@ def test_dryrun_prints_the_partition_report(capsys: pytest.CaptureFixture[str]) 
     )
     assert numbers is not None
     total, supported, coverage, compiled = numbers.groups()
-    assert int(supported) == int(total) - 1  # only qr has no mapping
+    assert int(supported) == int(total) - 1  # only matrix_exp has no mapping
     assert float(coverage) == pytest.approx(100 * int(supported) / int(total), abs=0.01)
     assert int(compiled) <= int(supported)
-    assert "%linalg_qr aten.linalg_qr.default: aten.linalg_qr.default has no" in report
+    assert "%linalg_matrix_exp aten.linalg_matrix_exp.default: aten.linalg_matrix_exp.default has no" in report
     assert "torch_models.py" in report
-    assert "torch.linalg.qr(" in report
-    # The island before qr (3 nodes) is below the default min_block_size 5.
+    assert "torch.linalg.matrix_exp(" in report
+    # The island before matrix_exp (3 nodes) is below the default min_block_size 5.
     assert "1 fxdsl island(s), sizes in fx nodes: 6\n" in report
 
 
@@ -148,7 +148,7 @@ def test_dryrun_labels_the_forward_and_the_backward(
 
 def test_dryrun_to_a_file(tmp_path: Any) -> None:
     path = tmp_path / "report.txt"
-    _compiled_outputs(with_qr(), {"dryrun": str(path)})
+    _compiled_outputs(with_unmapped(), {"dryrun": str(path)})
     text = path.read_text()
     assert text.startswith("[graph_")
     assert "fxdsl partition report" in text
@@ -174,20 +174,20 @@ def _plan_of(example: Any, **options: Any) -> Plan:
 
 
 def test_min_block_size_sends_small_islands_to_torch() -> None:
-    every = _plan_of(with_qr(), min_block_size=1)
+    every = _plan_of(with_unmapped(), min_block_size=1)
     assert sorted(len(n) for n in every.islands.values()) == [3, 6]
-    assert list(every.fallbacks) == ["linalg_qr"]
-    # The island after qr (reshape, add, tanh, mul, add, linear: 6 nodes)
+    assert list(every.fallbacks) == ["linalg_matrix_exp"]
+    # The island after matrix_exp (reshape, add, tanh, mul, add, linear: 6 nodes)
     # stays; the one before it (linear, gelu, reshape) goes back to torch,
     # and with it the weight's transpose its linear had absorbed.
-    four = _plan_of(with_qr(), min_block_size=4)
+    four = _plan_of(with_unmapped(), min_block_size=4)
     assert [len(n) for n in four.islands.values()] == [6]
-    assert sorted(four.fallbacks) == ["addmm", "gelu", "linalg_qr", "permute", "view"]
+    assert sorted(four.fallbacks) == ["addmm", "gelu", "linalg_matrix_exp", "permute", "view"]
     reasons = {r for _, r, _ in four.fallbacks.values()}
     assert "in an island of 3 node(s), below min_block_size=4" in reasons
     assert four.supported == every.supported == every.total - 1
     assert four.compiled == every.compiled - 4
-    none = _plan_of(with_qr(), min_block_size=100)
+    none = _plan_of(with_unmapped(), min_block_size=100)
     assert not none.islands
     assert none.compiled == none.total - len(none.fallbacks)
 
@@ -203,9 +203,9 @@ def test_a_small_graph_compiles_whole() -> None:
     assert not whole.fallbacks
     assert len(whole.islands) == 1
     assert whole.compiled == whole.total < 5
-    beside_qr = _plan_of(with_qr(), min_block_size=whole.total + 2)
-    assert "linalg_qr" in beside_qr.fallbacks
-    assert "gelu" in beside_qr.fallbacks
+    beside_unmapped = _plan_of(with_unmapped(), min_block_size=whole.total + 2)
+    assert "linalg_matrix_exp" in beside_unmapped.fallbacks
+    assert "gelu" in beside_unmapped.fallbacks
 
 
 def test_torch_executed_ops_stay_in_torch() -> None:
@@ -218,13 +218,13 @@ def test_torch_executed_ops_stay_in_torch() -> None:
 
 
 def test_partitioned_ir_is_dumped(tmp_path: Any) -> None:
-    _compiled_outputs(with_qr(), {"dump_ir": str(tmp_path), "min_block_size": 1})
+    _compiled_outputs(with_unmapped(), {"dump_ir": str(tmp_path), "min_block_size": 1})
     (path,) = tmp_path.glob("graph_*.mlir")
     text = path.read_text()
-    assert "func.call @aten.linalg_qr.default" in text
-    assert 'torch.node = "linalg_qr"' in text
+    assert "func.call @aten.linalg_matrix_exp.default" in text
+    assert 'torch.node = "linalg_matrix_exp"' in text
     assert text.count("func.call @fused_") == 2
-    assert "func.func private @aten.linalg_qr.default" in text
+    assert "func.func private @aten.linalg_matrix_exp.default" in text
     # Dynamo's module stack ("L['self'].up", <class Linear>) reads as export's.
     assert '#graph.scope<("up", 0, "torch.nn.modules.linear.Linear")>' in text
 
