@@ -309,15 +309,17 @@ def _traced(
     return _CACHE[key]
 
 
-def _with_effects(call: Callable[..., Any], examples: list[Any], error: Exception) -> Any:
+def _with_effects(
+    call: Callable[..., Any], examples: list[Any], error: Exception
+) -> Any:
     """The trace of a decomposition with an effectful op (linear algebra's
     `_linalg_check_errors`), which torch's Python functionalization refuses
     outside an export (it wants an effect token): traced by the C++
     functionalization instead, writing none of its inputs (the check writes
     nothing). None for any other failure."""
     import torch
-    from torch.fx.experimental.proxy_tensor import make_fx
     from torch.func import functionalize
+    from torch.fx.experimental.proxy_tensor import make_fx
 
     if "token for effect" not in str(error):
         return None

@@ -108,7 +108,10 @@ def test_dryrun_prints_the_partition_report(capsys: pytest.CaptureFixture[str]) 
     assert int(supported) == int(total) - 1  # only matrix_exp has no mapping
     assert float(coverage) == pytest.approx(100 * int(supported) / int(total), abs=0.01)
     assert int(compiled) <= int(supported)
-    assert "%linalg_matrix_exp aten.linalg_matrix_exp.default: aten.linalg_matrix_exp.default has no" in report
+    assert (
+        "%linalg_matrix_exp aten.linalg_matrix_exp.default: aten.linalg_matrix_exp.default has no"
+        in report
+    )
     assert "torch_models.py" in report
     assert "torch.linalg.matrix_exp(" in report
     # The island before matrix_exp (3 nodes) is below the default min_block_size 5.
@@ -182,7 +185,13 @@ def test_min_block_size_sends_small_islands_to_torch() -> None:
     # and with it the weight's transpose its linear had absorbed.
     four = _plan_of(with_unmapped(), min_block_size=4)
     assert [len(n) for n in four.islands.values()] == [6]
-    assert sorted(four.fallbacks) == ["addmm", "gelu", "linalg_matrix_exp", "permute", "view"]
+    assert sorted(four.fallbacks) == [
+        "addmm",
+        "gelu",
+        "linalg_matrix_exp",
+        "permute",
+        "view",
+    ]
     reasons = {r for _, r, _ in four.fallbacks.values()}
     assert "in an island of 3 node(s), below min_block_size=4" in reasons
     assert four.supported == every.supported == every.total - 1
