@@ -317,10 +317,7 @@ TORCH_ONLY: dict[str, frozenset[str]] = {
 no complex type), GPT-OSS's grouped matmul (the model library's own custom
 op)."""
 
-BELOW_TARGET: dict[str, str] = {
-    "openai/gpt-oss-20b": "its router's topk, sort, histc and index_put have no "
-    "mapping yet (and the small islands between them go to torch)",
-}
+BELOW_TARGET: dict[str, str] = {}
 """Models under `TARGET` with both `use_cache` settings, with the reason
 (the slow test fails when one reaches it: delete the entry)."""
 
