@@ -210,3 +210,17 @@ def test_the_import_levels_check_random_ops_by_their_seeds(monkeypatch: Any) -> 
     outcome, detail = opinfo.check_import(dropout)["core"]
     assert outcome == "wrong"
     assert "shape" in detail
+
+
+def test_a_nan_is_no_sign_of_randomness() -> None:
+    """`var` of one element is NaN on every call: the op is deterministic and
+    its values are compared (NaN where torch has NaN), not waved through as
+    a random op's; a real draw still counts as random."""
+    import torch
+
+    one = torch.ones(1)
+    assert not opinfo._random(_case(lambda t: t.var(), one))
+    assert opinfo._random(_case(lambda t: torch.rand_like(t), one))
+    assert opinfo.check_import(_case(lambda t: t.var(), one)) == dict.fromkeys(
+        opinfo.LEVELS, ("pass", "")
+    )
