@@ -160,7 +160,13 @@ def _index(call: AtenCall) -> Tensor:
 @aten("index_copy.default")
 def _index_copy(call: AtenCall) -> Tensor:
     x, dim, index, source = call.args[:4]
-    return ops.index_copy(x, dim, index, cast_to(source, call.dtype))
+    source = cast_to(source, call.dtype)
+    if not x.shape:  # torch takes a 0-d tensor as one element along dim 0
+        one = ops.index_copy(
+            ops.reshape(x, [1]), 0, ops.reshape(index, [1]), ops.reshape(source, [1])
+        )
+        return ops.reshape(one, [])
+    return ops.index_copy(x, dim, index, source)
 
 
 @aten("resize.default")

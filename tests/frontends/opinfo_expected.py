@@ -108,9 +108,6 @@ EXPECTED: dict[str, dict[str, str]] = {
         "default": "aten.histogramdd.default has no graph-dialect mapping, and in torch's decomposition of it aten._histogramdd_bin_edges.default does not import: aten._histo",
         "core": "aten._histogramdd_bin_edges.default has no graph-dialect mapping",
     },
-    "index_copy": {
-        "default": "aten.index_copy.default: graph.index_copy: dim 0 out of range for rank 0",
-    },
     "linalg.cholesky": {
         "core": "the program has a TOKEN output (getitem_2); only programs that return user outputs and write their inputs or buffers import",
     },

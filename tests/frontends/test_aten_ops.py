@@ -392,3 +392,12 @@ def test_as_strided_of_a_view_is_refused_not_wrong() -> None:
         from_torch(_Fn(lambda x: x[:, ::2].as_strided((3, 3), (1, 3))), (x,))
     with pytest.raises(TorchImportError, match="reads past"):
         from_torch(_Fn(lambda x: x.as_strided((5, 6), (6, 1))), (x,))
+
+
+@pytest.mark.parametrize("decompose", [False, True], ids=["default", "core"])
+def test_index_copy_into_a_0d_tensor(decompose: bool) -> None:
+    """torch takes a 0-d tensor as one element along dim 0."""
+    source = torch.tensor(7.0)
+    index = torch.tensor(0)
+    fn = lambda x: x.index_copy(0, index, source)  # noqa: E731
+    _assert_imports_as_torch(fn, torch.tensor(3.0), decompose)
