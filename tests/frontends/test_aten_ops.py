@@ -399,5 +399,5 @@ def test_index_copy_into_a_0d_tensor(decompose: bool) -> None:
     """torch takes a 0-d tensor as one element along dim 0."""
     source = torch.tensor(7.0)
     index = torch.tensor(0)
-    fn = lambda x: x.index_copy(0, index, source)  # noqa: E731
+    fn = lambda x: x.index_copy(0, index, source)
     _assert_imports_as_torch(fn, torch.tensor(3.0), decompose)
