@@ -55,12 +55,13 @@ GPU_TEST_FILES = (
     "tests/frontends/test_torch_padding.py",
     "tests/runtime/test_tensor_core_gemm.py",
     "tests/distributed/test_pipeline_gpu.py",
+    "tests/lowering/test_linalg_lowering.py",
 )
 """Every test file that holds `gpu`-marked tests, the most telling first
 (bf16/f16 flash attention on tensor cores, bf16 GEMMs through cuBLAS and as
 one CUDA graph, then fused attention, split-K, CUDA graphs, conv lowering,
 the torch backend on torch's stream, padded attention, the tensor-core GEMM,
-pipeline stages). The dry run fails when a file with `gpu` tests is missing
+pipeline stages, the linear-algebra solver steps through cupy.linalg). The dry run fails when a file with `gpu` tests is missing
 here."""
 
 BENCH_WORKLOADS = (
