@@ -61,8 +61,8 @@ GPU_TEST_FILES = (
 (bf16/f16 flash attention on tensor cores, bf16 GEMMs through cuBLAS and as
 one CUDA graph, then fused attention, split-K, CUDA graphs, conv lowering,
 the torch backend on torch's stream, padded attention, the tensor-core GEMM,
-pipeline stages, the linear-algebra solver steps through cupy.linalg). The dry run fails when a file with `gpu` tests is missing
-here."""
+pipeline stages, the linear-algebra solver steps through cupy.linalg). The
+dry run fails when a file with `gpu` tests is missing here."""
 
 BENCH_WORKLOADS = (
     "elementwise",
