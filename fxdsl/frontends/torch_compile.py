@@ -590,10 +590,10 @@ class _Runner:
         """A fresh seed from torch's default generator (`torch.manual_seed`
         makes a run reproducible). On a GPU it is copied into one buffer
         that every call reuses: fxdsl's own CUDA graphs (`cuda_graph`)
-        replay with the new value at the same address. Under torch's CUDA
-        graph capture (`mode="reduce-overhead"`) no seed can be right: the
-        host draws it once, at capture, and every replay would repeat the
-        captured numbers, so that is refused, not run."""
+        replay with the new value at the same address. Inside a CUDA graph
+        capture of the caller's own (`torch.cuda.graph`) no seed can be
+        right: the host draws it once, at capture, and every replay would
+        repeat the captured numbers, so that is refused, not run."""
         import torch
 
         seed = torch.from_numpy(draw_seed())
@@ -603,8 +603,9 @@ class _Runner:
             raise RuntimeError(
                 "fxdsl: a graph that draws random numbers cannot run under CUDA "
                 "graph capture (its seed is drawn on the host per call: a replay "
-                "would repeat the captured numbers); compile without "
-                'mode="reduce-overhead"'
+                "would repeat the captured numbers); call it outside the "
+                "capture (the backend's own cuda_graph option replays with a "
+                "new seed)"
             )
         if self.seed_buffer is None:
             self.seed_buffer = torch.empty(2, dtype=torch.int64, device="cuda")
