@@ -252,14 +252,21 @@ def _max_pool2d_backward(call: AtenCall) -> Tensor:
     return ops.reshape(summed, list(x.shape))
 
 
-@aten("avg_pool2d.default")
-def _avg_pool2d(call: AtenCall) -> Tensor:
-    kernel = per_dim(call.args[1], 2)
-    stride = per_dim(call.arg(2, "stride", []) or kernel, 2)
-    padding = per_dim(call.arg(3, "padding", 0), 2)
+def _avg_pool_args(call: AtenCall, rank: int) -> tuple[Any, ...]:
+    """avg_pool{rank}d's arguments: (kernel, stride, padding, ceil_mode,
+    count_include_pad, divisor_override), per dim where they are."""
+    kernel = per_dim(call.args[1], rank)
+    stride = per_dim(call.arg(2, "stride", []) or kernel, rank)
+    padding = per_dim(call.arg(3, "padding", 0), rank)
     ceil_mode = bool(call.arg(4, "ceil_mode", False))
     include_pad = bool(call.arg(5, "count_include_pad", True))
     divisor = call.arg(6, "divisor_override")
+    return kernel, stride, padding, ceil_mode, include_pad, divisor
+
+
+@aten("avg_pool2d.default")
+def _avg_pool2d(call: AtenCall) -> Tensor:
+    kernel, stride, padding, ceil_mode, include_pad, divisor = _avg_pool_args(call, 2)
     return batched(
         call.args[0],
         2,
@@ -271,12 +278,7 @@ def _avg_pool2d(call: AtenCall) -> Tensor:
 
 @aten("avg_pool3d.default")
 def _avg_pool3d(call: AtenCall) -> Tensor:
-    kernel = per_dim(call.args[1], 3)
-    stride = per_dim(call.arg(2, "stride", []) or kernel, 3)
-    padding = per_dim(call.arg(3, "padding", 0), 3)
-    ceil_mode = bool(call.arg(4, "ceil_mode", False))
-    include_pad = bool(call.arg(5, "count_include_pad", True))
-    divisor = call.arg(6, "divisor_override")
+    kernel, stride, padding, ceil_mode, include_pad, divisor = _avg_pool_args(call, 3)
 
     def pool(t: Tensor) -> Tensor:
         n, c, d, h, w = t.shape

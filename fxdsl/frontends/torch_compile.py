@@ -354,6 +354,7 @@ class _Specialising:
         self.passed = _pass_through_ints(gm)
         output = next(n for n in gm.graph.nodes if n.op == "output")
         self.outputs = _leaves(output.args[0])
+        self.placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
 
     def __call__(self, *args: Any) -> Any:
         import torch
@@ -384,8 +385,7 @@ class _Specialising:
                 f"fxdsl: a specialised graph returned {len(flat)} values for "
                 f"{len(self.outputs)} outputs; please report it"
             )
-        placeholders = [n for n in self.gm.graph.nodes if n.op == "placeholder"]
-        env = dict(zip(placeholders, args))
+        env = dict(zip(self.placeholders, args))
         for i, leaf in enumerate(self.outputs):
             if _is_int_node(leaf):
                 flat[i] = _evaluate_ints(leaf, env)
