@@ -20,6 +20,7 @@ from fxdsl.frontends.aten_registry import (
     cast_to,
     dims_of,
     graph_dtype,
+    widened,
 )
 from fxdsl.tracing import ops
 from fxdsl.tracing.tracer import Tensor
@@ -172,7 +173,12 @@ def _matmul(call: AtenCall) -> Tensor:
 def _addmm(call: AtenCall) -> Tensor:
     bias, lhs, rhs = call.args[:3]
     beta, alpha = call.kwargs.get("beta", 1), call.kwargs.get("alpha", 1)
-    product = ops.matmul(lhs, rhs)
+    # 16-bit: the GEMM in its operands' type (tensor cores; cuBLAS rounds
+    # its product once), the rest in f32, rounded once at the end: the
+    # epilogue kernel on the GPU computes it so. torch's one kernel rounds
+    # only the result, so a bias that cancels the product leaves up to half
+    # an ulp of the product (as fxdsl's `linear` with a bias)
+    product, bias = widened(call.dtype, ops.matmul(lhs, rhs), bias)
     if call.target == "aten.addbmm.default":
         # the batch's products summed
         product = ops.sum(product, [0])

@@ -27,7 +27,13 @@ from typing import Any
 
 import numpy as np
 
-from fxdsl.frontends.aten_registry import AtenCall, UnsupportedNode, aten, cast_to
+from fxdsl.frontends.aten_registry import (
+    AtenCall,
+    UnsupportedNode,
+    aten,
+    cast_to,
+    widened,
+)
 from fxdsl.tracing import ops
 from fxdsl.tracing.tracer import Tensor
 
@@ -229,6 +235,9 @@ def _conv_transpose_phases(
         y = pad(y, 2 + axis, -padding[axis], after)
     if bias is None:
         return y
+    # 16-bit: the convolutions round their sums; the bias is added in f32
+    # and the node's result rounded once more (torch rounds only that)
+    y, bias = widened(y.dtype, y, bias)
     return ops.add(y, ops.reshape(bias, [o, *[1] * rank]))
 
 

@@ -19,6 +19,7 @@ from fxdsl.frontends.aten_registry import (
     cast_to,
     dim_of,
     is_integer,
+    widened,
 )
 from fxdsl.frontends.aten_select import product_of, strided_positions
 from fxdsl.ir import graph
@@ -34,15 +35,18 @@ _EXACT = 2.0**23
 
 
 def single_precision(call: AtenCall, *values: Any) -> list[Tensor]:
-    """`values` cast to the node's dtype, for a composite whose series are
-    accurate to float32 (erfc, lgamma, digamma, the special functions): an
-    f64 node is refused, never computed to float32's precision."""
+    """`values` cast to f32, for a composite whose series are accurate to
+    float32 (erfc, lgamma, digamma, the special functions). A bf16/f16 node
+    computes in f32 too and is rounded once at its end (`_as_torch_says`),
+    as torch's kernels do: rounded after each of its dozens of ops it
+    would be off by percents. An f64 node is refused, never computed to
+    float32's precision."""
     if call.dtype == "f64":
         name = call.target.removeprefix("aten.").removeprefix("prims.")
         raise UnsupportedNode(
             f"{name} on f64: its composite is accurate to float32 only"
         )
-    return [cast_to(v, call.dtype) for v in values]
+    return widened(call.dtype, *(cast_to(v, call.dtype) for v in values))
 
 
 def _floats_only(call: AtenCall) -> Tensor:

@@ -132,6 +132,22 @@ def cast_to(x: Any, dtype: str) -> Any:
     return x
 
 
+HALF_DTYPES = ("f16", "bf16")
+"""The 16-bit floats: in memory only; torch's kernels compute them in f32."""
+
+
+def widened(dtype: str, *values: Any) -> list[Any]:
+    """`values` cast to f32 when `dtype` is 16-bit, else as they are: for a
+    composite of several graph ops that torch computes as one kernel in
+    f32, rounded once (`_as_torch_says` rounds the node's result to its
+    dtype). Each graph op rounds its own result, so a 16-bit composite
+    would round after every step: percents off in a long series, a GEMM's
+    product rounded before its bias is added (`baddbmm`)."""
+    if dtype not in HALF_DTYPES:
+        return list(values)
+    return [cast_to(v, "f32") if isinstance(v, Tensor) else v for v in values]
+
+
 def dim_of(x: Tensor, dim: int) -> int:
     return ops.normalize_dim("import", int(dim), x.ndim)
 

@@ -1,9 +1,10 @@
 """PyTorch's OpInfo database against fxdsl, the way Inductor is tested.
 
 `torch.testing._internal.common_methods_invocations.op_db` lists every
-public torch op with sample inputs. For each op with float32 samples on the
-CPU, up to `SAMPLES` of them become a small module (`forward(*tensors)` calls
-the op; every tensor of the sample is an input) that goes through
+public torch op with sample inputs. For each op with float32 (or `--dtype`)
+samples on the CPU, up to `SAMPLES` of them become a small module
+(`forward(*tensors)` calls the op; every tensor of the sample is an input)
+that goes through
 `torch.export` once and is imported at both levels (`default`: the exported
 graph; `core`: after `run_decompositions()`), then run on the reference
 interpreter and compared with torch eager.
@@ -30,8 +31,16 @@ Each (op, level) gets one outcome, the worst over its samples:
 * `wrong`: a result differs from torch's (shape, dtype or values);
 * `crash`: anything else raised: an fxdsl bug.
 
+`--dtype bfloat16` (or `float16`) takes each op's samples in that dtype
+instead of float32, as real GPU work runs. A 16-bit value is a match within
+torch's `assert_close` rtol for the dtype, or where it is as close to the
+op's float64 result as eager's own (`LOW_PRECISION`): eager rounds after
+every op and fxdsl once per fused chain, so neither is the exact answer.
+The indices of an unstable sort or top-k are compared by the values they
+pick (`TIE_ORDER`): 16-bit samples are full of ties.
+
 `python -m fxdsl.testing.opinfo [--ops a,b] [--json out.json] [--levels
-default,core,backend]` prints the table and the pass rates (the backend's:
+default,core,backend] [--dtype D]` prints the table and the pass rates (the backend's:
 the share of ops fxdsl's islands ran whole, matching eager);
 `tests/frontends/test_opinfo.py` holds the result against the
 expected-failure table. Needs torch and `expecttest` (which
@@ -72,11 +81,46 @@ FAMILIES = ("linalg.", "fft.", "special.")
 
 RTOL, ATOL = 1e-4, 1e-5
 
+DTYPES = ("float32", "bfloat16", "float16")
+"""The sample dtypes the harness takes (`--dtype`)."""
+
+LOW_PRECISION = {"bfloat16": (1.6e-2, 1e-2), "float16": (1e-3, 1e-3)}
+"""`(rtol, atol)` against eager for a 16-bit dtype (torch's `assert_close`
+rtol for it; a wider atol). Eager rounds after every op and fxdsl once per
+fused chain (as Inductor does), so an element outside these is still a
+match when it is as close to the float64 result as eager's is: within
+`2 |eager - fp64| + 2 eps |fp64| + atol` (the per-element form of the
+Dynamo suite's check against an fp64 reference)."""
+
+EPS = {"bfloat16": 2.0**-8, "float16": 2.0**-11}
+
+ROUNDED_PRODUCTS = (
+    "addmm",
+    "addmm.decomposed",
+    "addbmm",
+    "baddbmm",
+    "nn.functional.conv_transpose1d",
+    "nn.functional.conv_transpose2d",
+    "nn.functional.conv_transpose3d",
+)
+"""16-bit ops whose GEMM product fxdsl rounds to the operands' type before
+its scale and bias are added in f32 (tensor cores write it so; torch's
+kernel rounds only the result): where the bias cancels the product, the
+result is off by up to half an ulp of the product. Their atol is the rtol
+times the output's largest magnitude, the scale their products have (as
+Inductor's OpInfo test widens these ops' tolerances in 16-bit)."""
+
 SIGN_FREE = ("svd", "linalg.svd", "linalg.eigh")
 """Ops whose singular or eigen vectors are unique only up to a sign each
 (torch's CPU and CUDA results differ in it): torch's OpInfo compares them
 through each sample's `output_process_fn_grad` (their absolute values, or
 `U @ Vh`), and so does this harness, on both sides."""
+
+TIE_ORDER = {"sort": (1, 0), "argsort": (0, 0), "topk": (1, 1)}
+"""op -> (which output holds indices, which argument is `dim`): among equal
+values an unstable sort or a top-k may give their indices in any order (a
+bf16 sample of 8000 values is full of ties), so, unless the sample asks
+for `stable=True`, the indices are compared by the values they pick."""
 
 
 @dataclass(frozen=True)
@@ -90,6 +134,18 @@ class Case:
     process: Callable[[Any], Any] | None = None
     """What of the output is compared (`SIGN_FREE` ops): torch's own
     `output_process_fn_grad`; None: all of it."""
+    dtype: str = "float32"
+    """The samples' dtype (of `DTYPES`)."""
+
+    def fp64(self) -> Any:
+        """The op on the float samples upcast to float64 (the reference a
+        16-bit result is judged by), or None where that fails."""
+
+        wide = [t.double() if t.is_floating_point() else t for t in self.tensors]
+        try:
+            return self.call(*wide)
+        except Exception:  # noqa: BLE001 - no fp64 kernel: eager alone judges
+            return None
 
 
 class _OpModule:
@@ -117,18 +173,18 @@ def op_name(op: Any) -> str:
     return f"{op.name}.{op.variant_test_name}" if op.variant_test_name else op.name
 
 
-def cases(op: Any, limit: int = SAMPLES) -> Iterator[Case]:
-    """Up to `limit` float32 CPU samples of `op` as `Case`s, the same on
+def cases(op: Any, limit: int = SAMPLES, dtype: str = "float32") -> Iterator[Case]:
+    """Up to `limit` CPU samples of `op` in `dtype` as `Case`s, the same on
     every run: OpInfo draws sample values from torch's global generator,
     seeded here per op (else an op's outcome could depend on what ran
     before it, and CI would not be reproducible)."""
     import torch
     from torch.utils import _pytree as pytree
 
-    if torch.float32 not in op.supported_dtypes("cpu"):
+    if getattr(torch, dtype) not in op.supported_dtypes("cpu"):
         return
     torch.manual_seed(0)
-    samples = op.sample_inputs("cpu", torch.float32, requires_grad=False)
+    samples = op.sample_inputs("cpu", getattr(torch, dtype), requires_grad=False)
     for index, sample in enumerate(samples):
         if index >= limit:
             return
@@ -148,7 +204,31 @@ def cases(op: Any, limit: int = SAMPLES) -> Iterator[Case]:
         tensors = tuple(leaves[i].clone() for i in positions)
         name = op_name(op)
         process = sample.output_process_fn_grad if name in SIGN_FREE else None
-        yield Case(name, index, call, tensors, process)
+        if name in TIE_ORDER and not sample.kwargs.get("stable", False):
+            process = _picked_values(name, sample)
+        yield Case(name, index, call, tensors, process, dtype)
+
+
+def _picked_values(name: str, sample: Any) -> Callable[[Any], Any]:
+    """`Case.process` of a `TIE_ORDER` op: its index output replaced by
+    the input's values at those indices (along its `dim`)."""
+    import torch
+
+    output, position = TIE_ORDER[name]
+    given = sample.kwargs.get("dim", None)
+    if given is None:
+        given = sample.args[position] if len(sample.args) > position else -1
+    source = sample.input
+
+    def picked(out: Any) -> Any:
+        parts = list(out) if isinstance(out, tuple | list) else [out]
+        index = parts[output]
+        dim = given if source.dim() else 0
+        gathered = torch.gather(source, dim, index) if source.dim() else source
+        parts[output] = gathered
+        return tuple(parts)
+
+    return picked
 
 
 def _flat(value: Any) -> list[Any]:
@@ -162,10 +242,12 @@ def _compare(
     actual: Sequence[Any],
     values: bool = True,
     process: Callable[[Any], Any] | None = None,
+    case: Case | None = None,
 ) -> str | None:
     """Why `actual` (numpy arrays) differs from torch's `expected`, or None;
     `values=False`: shapes and dtypes only; `process` (`Case.process`): the
-    part of both outputs that is compared."""
+    part of both outputs that is compared; `case`: a 16-bit sample's
+    outputs are judged as `LOW_PRECISION` says."""
     import numpy as np
     import torch
 
@@ -173,6 +255,9 @@ def _compare(
         return why
     if process is not None:
         expected, actual = _processed(process, expected, actual)
+    dtype = case.dtype if case is not None else "float32"
+    if values and dtype in LOW_PRECISION and process is None:
+        return _compare_low(expected, actual, case)
     wanted = [v for v in _flat(expected) if isinstance(v, torch.Tensor)]
     if len(wanted) != len(actual):
         return f"{len(actual)} outputs, torch gives {len(wanted)}"
@@ -193,6 +278,44 @@ def _compare(
     return None
 
 
+def _compare_low(expected: Any, actual: Sequence[Any], case: Any) -> str | None:
+    """`_compare` of a 16-bit sample: each float element close to eager's
+    or to the float64 result (`LOW_PRECISION`); other outputs exactly."""
+    import numpy as np
+    import torch
+
+    if why := _compare(expected, actual, values=False):
+        return why
+    wanted = [v for v in _flat(expected) if isinstance(v, torch.Tensor)]
+    reference = case.fp64()
+    wide = [v for v in _flat(reference) if isinstance(v, torch.Tensor)]
+    if len(wide) != len(wanted):
+        wide = [None] * len(wanted)
+    rtol, atol = LOW_PRECISION[case.dtype]
+    for i, (want, got, ref) in enumerate(zip(wanted, actual, wide)):
+        got = np.asarray(got).astype(np.float64)
+        want_np = want.detach().double().numpy()
+        if not want.is_floating_point():
+            if not np.array_equal(got, want_np, equal_nan=True):
+                return f"output {i}: values differ (exactly compared)"
+            continue
+        finite = np.abs(want_np[np.isfinite(want_np)])
+        if case.op in ROUNDED_PRODUCTS and finite.size:
+            atol = max(atol, rtol * float(finite.max()))
+        ok = np.isclose(got, want_np, rtol=rtol, atol=atol, equal_nan=True)
+        if ref is not None and tuple(ref.shape) == got.shape and not ok.all():
+            ref_np = ref.detach().double().numpy()
+            bound = (
+                2 * np.abs(want_np - ref_np) + 2 * EPS[case.dtype] * np.abs(ref_np)
+            ) + atol
+            with np.errstate(invalid="ignore"):
+                ok |= np.abs(got - ref_np) <= bound
+        if not ok.all():
+            worst = np.nanmax(np.where(ok, 0.0, np.abs(got - want_np)))
+            return f"output {i}: values differ (max abs {worst:.3g} from eager)"
+    return None
+
+
 def _processed(
     process: Callable[[Any], Any], expected: Any, actual: Sequence[Any]
 ) -> tuple[Any, list[Any]]:
@@ -209,7 +332,7 @@ def _processed(
     ]
     mine = process(pytree.tree_unflatten(filled, spec))
     theirs = process(expected)
-    return theirs, [t.numpy() for t in _flat(mine) if isinstance(t, torch.Tensor)]
+    return theirs, _arrays(mine)
 
 
 UNDEFINED = (
@@ -327,6 +450,7 @@ def check_import(case: Case) -> dict[str, tuple[str, str]]:
                     imported.run(*case.tensors),
                     values=not undefined,
                     process=case.process,
+                    case=case,
                 )
         except TorchImportError as error:
             outcomes[level] = ("unsupported", _first_line(error))
@@ -413,7 +537,8 @@ def _through_backend(case: Case) -> tuple[str, str]:
             _OpModule.wrap(case.call), backend="fxdsl", fullgraph=True
         )
         with counting_plans(counted), torch.no_grad():
-            first = _arrays(compiled(*case.tensors))
+            returned = compiled(*case.tensors)
+            first = _arrays(returned)
             random = (varies or counted.draws) and not undefined
             # a random op's values are compared only in that they vary as eager's
             differs = (
@@ -429,8 +554,13 @@ def _through_backend(case: Case) -> tuple[str, str]:
     finally:
         torch._dynamo.reset()
     why = (
-        _compare(
-            expected, first, values=not (random or undefined), process=case.process
+        _dtypes_differ(expected, returned)
+        or _compare(
+            expected,
+            first,
+            values=not (random or undefined),
+            process=case.process,
+            case=case,
         )
         or differs
     )
@@ -439,6 +569,18 @@ def _through_backend(case: Case) -> tuple[str, str]:
     if counted.in_torch:
         return ("fallback", counted.summary())
     return ("pass", "")
+
+
+def _dtypes_differ(expected: Any, returned: Any) -> str | None:
+    """Why the backend's tensors' dtypes are not eager's, or None."""
+    import torch
+
+    wanted = [v.dtype for v in _flat(expected) if isinstance(v, torch.Tensor)]
+    got = [v.dtype for v in _flat(returned) if isinstance(v, torch.Tensor)]
+    for i, (want, have) in enumerate(zip(wanted, got)):
+        if want != have:
+            return f"output {i}: dtype {have}, torch {want}"
+    return None
 
 
 def _fails_in_torch(case: Case) -> str | None:
@@ -462,7 +604,11 @@ def _fails_in_torch(case: Case) -> str | None:
 def _arrays(returned: Any) -> list[Any]:
     import torch
 
-    return [v.detach().numpy() for v in _flat(returned) if isinstance(v, torch.Tensor)]
+    return [
+        (v.detach().float() if v.dtype == torch.bfloat16 else v.detach()).numpy()
+        for v in _flat(returned)
+        if isinstance(v, torch.Tensor)
+    ]
 
 
 def _raised_by_fxdsl(error: BaseException) -> bool:
@@ -492,24 +638,32 @@ def _first_line(error: BaseException) -> str:
 
 
 def check_op(
-    op: Any, limit: int = SAMPLES, levels: Sequence[str] = LEVELS
+    op: Any,
+    limit: int = SAMPLES,
+    levels: Sequence[str] = LEVELS,
+    dtype: str = "float32",
 ) -> dict[str, tuple[str, str]]:
     """`level -> (outcome, detail)` for `op` at `levels` (of `LEVELS` and
-    `BACKEND`): its worst sample at each; an op without float32 samples
+    `BACKEND`): its worst sample at each; an op without samples in `dtype`
     gets nothing."""
-    return worst(check_samples(op, limit, levels))
+    return worst(check_samples(op, limit, levels, dtype))
 
 
 def check_samples(
-    op: Any, limit: int = SAMPLES, levels: Sequence[str] = LEVELS
+    op: Any,
+    limit: int = SAMPLES,
+    levels: Sequence[str] = LEVELS,
+    dtype: str = "float32",
 ) -> list[dict[str, Any]]:
     """Each sample's `level -> (outcome, detail)` at `levels`, and its
     `seconds`."""
     unknown = set(levels) - {*LEVELS, BACKEND}
     if unknown:
         raise ValueError(f"unknown level(s) {sorted(unknown)}: {(*LEVELS, BACKEND)}")
+    if dtype not in DTYPES:
+        raise ValueError(f"unknown dtype {dtype!r}: {DTYPES}")
     found: list[dict[str, Any]] = []
-    for case in cases(op, limit):
+    for case in cases(op, limit, dtype):
         start = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -608,6 +762,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--ops", help="comma-separated OpInfo names (default: all)")
     parser.add_argument("--samples", type=int, default=SAMPLES)
     parser.add_argument(
+        "--dtype",
+        default="float32",
+        choices=DTYPES,
+        help="the samples' dtype (16-bit: judged against eager and float64)",
+    )
+    parser.add_argument(
         "--levels",
         default=",".join(LEVELS),
         help=f"comma-separated, of {', '.join((*LEVELS, BACKEND))} "
@@ -637,7 +797,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             continue
         if index % shards != shard:
             continue
-        samples = check_samples(op, args.samples, args.levels.split(","))
+        samples = check_samples(op, args.samples, args.levels.split(","), args.dtype)
         results[name] = {**worst(samples), "samples": samples}
         cells = "  ".join(
             f"{lv}={results[name].get(lv, ('-', ''))[0]}"

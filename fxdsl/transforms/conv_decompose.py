@@ -48,6 +48,15 @@ but must first beat cuBLAS on a GPU; that measurement is still to be made.
   two dims (a row reduction); else (windows of varying size) two matmuls
   with constant averaging matrices, `P_h @ x @ P_w^T`.
 
+16-bit inputs: the sums of the elementwise forms (depthwise conv, pooling),
+batch norm's arithmetic and the averaging matmuls are computed in f32 and
+rounded to the input's type once, at the end, as torch's kernels compute
+them: graph ops round their results, so a bf16 sum of nine taps would round
+nine times (percents off). Each tap is cast on its own, after its slice: in
+a fused kernel that cast is free (kernels compute in f32 anyway), where a
+cast of the whole input first would be a kernel and an f32 copy of its own.
+A GEMM's product (im2col) is rounded before its bias add, as `linear`'s is.
+
 Taps that read only padding are dropped from the elementwise forms (depthwise
 conv, pooling; `live_taps`), and the input is padded only when a kept tap
 reads padding; a 3x3 window on a 1x1 map is one tap. The GEMM keeps them
@@ -61,6 +70,7 @@ from math import prod
 from typing import Any
 
 import numpy as np
+from xdsl.dialects.builtin import bf16, f16, f32
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -90,6 +100,18 @@ class _Builder:
 
     def constant(self, values: np.ndarray[Any, Any], dtype: Attribute) -> SSAValue:
         return self.add(dense_constant(values, graph.tensor(values.shape, dtype)))
+
+    def wide(self, value: SSAValue) -> SSAValue:
+        """`value` in f32 where it is 16-bit (module docstring)."""
+        if dtype_of(value) not in (f16, bf16):
+            return value
+        return self.add(graph.CastOp(value, f32))
+
+    def narrow(self, value: SSAValue, dtype: Attribute) -> SSAValue:
+        """`value` rounded to `dtype` (once, at a decomposition's end)."""
+        if dtype_of(value) == dtype:
+            return value
+        return self.add(graph.CastOp(value, dtype))
 
     def reshape(self, value: SSAValue, shape: Sequence[int]) -> SSAValue:
         if shape_of(value) == tuple(shape):
@@ -228,7 +250,7 @@ def _conv2d(
         # weight[:, 0, kh, kw] as (C, 1, 1), one slice per tap, as the taps
         taps_of_w = b.taps(weight, live, (1, 1), (1, 1))
         products = [
-            b.add(graph.MulOp(t, b.reshape(w, (o, 1, 1))))
+            b.add(graph.MulOp(b.wide(t), b.wide(b.reshape(w, (o, 1, 1)))))
             for t, w in zip(taps_of_x, taps_of_w)
         ]
         return b.fold(graph.AddOp, products)
@@ -287,7 +309,11 @@ class DecomposeConv(RewritePattern):
             weight = b.reshape(weight, (*shape_of(weight)[:2], 1, shape_of(weight)[2]))
         y = b.reshape(_conv2d(b, x, weight, op, _spatial(result)), result)
         if op.bias is not None:
-            y = b.add(graph.AddOp(y, b.channels(op.bias, len(result))))
+            bias = b.channels(op.bias, len(result))
+            y = b.add(
+                graph.AddOp(y, bias if y.type == op.result.type else b.wide(bias))
+            )
+        y = b.narrow(y, dtype_of(op.result))
         rewriter.replace(op, with_provenance(b.ops, op), [y])
 
 
@@ -341,16 +367,17 @@ class DecomposeAvgPool(RewritePattern):
     ) -> None:
         b = _Builder()
         dtype = dtype_of(op.input)
-        taps = _pool_taps(b, op, 0.0)
+        taps = [b.wide(t) for t in _pool_taps(b, op, 0.0)]
         total = b.fold(graph.AddOp, taps)
         divisors = avg_pool_divisors(op)
         if np.all(divisors == 1):
             y = total
         elif len(np.unique(divisors)) == 1:
-            divisor = b.full((), float(divisors.flat[0]), dtype)
+            divisor = b.full((), float(divisors.flat[0]), dtype_of(total))
             y = b.add(graph.DivOp(total, divisor))
         else:
-            y = b.add(graph.DivOp(total, b.constant(divisors, dtype)))
+            y = b.add(graph.DivOp(total, b.constant(divisors, dtype_of(total))))
+        y = b.narrow(y, dtype)
         rewriter.replace(op, with_provenance(b.ops, op), [y])
 
 
@@ -383,9 +410,11 @@ class DecomposeAdaptiveAvgPool(RewritePattern):
             windows = b.reshape(windows, (n, c, oh, ow, kh * kw))
             y = b.add(graph.MeanOp(windows, [4]))
         else:
-            columns = b.constant(_averaging(width, ow).T, dtype)
-            rows = b.constant(_averaging(height, oh), dtype)
-            y = b.add(graph.MatmulOp(rows, b.add(graph.MatmulOp(op.input, columns))))
+            x = b.wide(op.input)
+            columns = b.constant(_averaging(width, ow).T, dtype_of(x))
+            rows = b.constant(_averaging(height, oh), dtype_of(x))
+            y = b.add(graph.MatmulOp(rows, b.add(graph.MatmulOp(x, columns))))
+            y = b.narrow(y, dtype)
         rewriter.replace(op, with_provenance(b.ops, op), [y])
 
 
@@ -399,14 +428,16 @@ class DecomposeBatchNorm(RewritePattern):
         b = _Builder()
         rank = len(shape_of(op.input))
         mean, var, weight, bias = (
-            b.channels(v, rank)
+            b.wide(b.channels(v, rank))
             for v in (op.running_mean, op.running_var, op.weight, op.bias)
         )
-        eps = b.full((), op.eps_value, dtype_of(op.input))
+        x = b.wide(op.input)
+        eps = b.full((), op.eps_value, dtype_of(x))
         root = b.add(graph.RsqrtOp(b.add(graph.AddOp(var, eps))))
         scale = b.add(graph.MulOp(weight, root))
         shift = b.add(graph.SubOp(bias, b.add(graph.MulOp(mean, scale))))
-        y = b.add(graph.AddOp(b.add(graph.MulOp(op.input, scale)), shift))
+        y = b.add(graph.AddOp(b.add(graph.MulOp(x, scale)), shift))
+        y = b.narrow(y, dtype_of(op.result))
         rewriter.replace(op, with_provenance(b.ops, op), [y])
 
 

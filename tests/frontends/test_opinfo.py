@@ -224,3 +224,66 @@ def test_a_nan_is_no_sign_of_randomness() -> None:
     assert opinfo.check_import(_case(lambda t: t.var(), one)) == dict.fromkeys(
         opinfo.LEVELS, ("pass", "")
     )
+
+
+def test_a_16_bit_result_is_judged_against_eager_and_float64() -> None:
+    """A bf16 sum rounded once (fxdsl's way) where eager rounds otherwise is
+    no wrong result when it is as close to the float64 sum; an element off
+    by far more is one, and so is an integer output off by one."""
+    import numpy as np
+    import torch
+
+    x = torch.randn(64, dtype=torch.bfloat16)
+    case = opinfo.Case("probe", 0, lambda t: t.cumsum(0), (x,), dtype="bfloat16")
+    expected = case.call(x)
+    exact = x.double().cumsum(0)
+    once = exact.to(torch.bfloat16).float().numpy()
+    assert opinfo._compare(expected, [once], case=case) is None
+    bad = once.copy()
+    bad[7] += 0.5 + abs(bad[7])
+    assert "values differ" in (opinfo._compare(expected, [bad], case=case) or "")
+    index = opinfo.Case("probe", 0, lambda t: t.argmax(), (x,), dtype="bfloat16")
+    found = index.call(x)
+    assert opinfo._compare(found, [found.numpy()], case=index) is None
+    off = np.asarray(found.numpy() + 1)
+    assert "exactly" in (opinfo._compare(found, [off], case=index) or "")
+
+
+def test_the_backend_level_checks_16_bit_dtypes() -> None:
+    """Through the backend in bf16 a sample passes whole; its tensors must
+    come back in eager's dtype."""
+    import torch
+
+    x = torch.randn(4, 4, dtype=torch.bfloat16)
+    case = opinfo.Case(
+        "probe", 0, lambda t: (t.sin() + 1).softmax(-1), (x,), dtype="bfloat16"
+    )
+    assert opinfo.check_backend(case) == ("pass", "")
+    assert "dtype torch.float32" in (
+        opinfo._dtypes_differ(case.call(x), case.call(x).float()) or ""
+    )
+
+
+def test_tied_sort_indices_are_compared_by_the_values_they_pick() -> None:
+    """An unstable sort may order equal values' indices either way: another
+    valid order passes; indices that pick other values do not; with
+    `stable=True` the order itself is compared."""
+    import numpy as np
+    import torch
+
+    class Sample:
+        def __init__(self, **kwargs: Any) -> None:
+            self.input = torch.tensor([2.0, 1.0, 2.0, 1.0], dtype=torch.bfloat16)
+            self.args: tuple[Any, ...] = ()
+            self.kwargs = kwargs
+
+    process = opinfo._picked_values("argsort", Sample())
+    case = opinfo.Case("argsort", 0, torch.argsort, (Sample().input,), process)
+    expected = torch.tensor([1, 3, 0, 2])
+    swapped = [np.array([3, 1, 2, 0])]
+    assert opinfo._compare(expected, swapped, process=process, case=case) is None
+    wrong = [np.array([1, 0, 3, 2])]
+    assert "values differ" in (
+        opinfo._compare(expected, wrong, process=process, case=case) or ""
+    )
+    assert "values differ" in (opinfo._compare(expected, swapped) or "")

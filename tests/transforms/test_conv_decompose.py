@@ -270,3 +270,46 @@ def test_provenance_is_kept() -> None:
     assert len(new) > 20
     assert all("scope" in op.attributes for op in new)
     assert_same_numerics(before, after)
+
+
+BF16_CASES = {
+    "avg_pool2d": (lambda x: ops.avg_pool2d(x, 3, 1, 1), [(1, 3, 9, 9)]),
+    "depthwise": (
+        lambda x, w, b: ops.conv2d(x, w, b, padding=1, groups=4),
+        [(1, 4, 6, 6), (4, 1, 3, 3), (4,)],
+    ),
+    "batch_norm": (
+        lambda x, m, v, w, b: ops.batch_norm(x, m, v, w, b, eps=1e-3),
+        [(2, 3, 4, 4), (3,), (3,), (3,), (3,)],
+    ),
+    "adaptive": (lambda x: ops.adaptive_avg_pool2d(x, (3, 2)), [(1, 3, 7, 5)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BF16_CASES))
+def test_bf16_decompositions_round_once(name: str) -> None:
+    """A bf16 pool, depthwise conv, batch norm or adaptive pool decomposed
+    computes in f32 and rounds once at its end, as the op itself (and
+    torch's kernel) does: its values are the op's own, within one bf16 ulp
+    (f32 sums in another order), where rounding after every tap's add is
+    off by several. The IR shows the f32 casts."""
+    from fxdsl.interpreters.run import random_inputs, run_reference
+    from fxdsl.tracing.tracer import TensorSpec
+
+    fn, shapes = BF16_CASES[name]
+    before = trace(fn, *(TensorSpec(tuple(s), "bf16") for s in shapes))
+    after = fxdsl.apply(clone_module(before), "graph-decompose")
+    assert count(after, CONV_NET_OPS) == 0
+    casts = [op for op in after.walk() if isinstance(op, graph.CastOp)]
+    widening = [c for c in casts if str(graph.dtype_of(c.results[0])) == "f32"]
+    narrowing = [c for c in casts if str(graph.dtype_of(c.results[0])) == "bf16"]
+    assert widening  # computed in f32
+    assert len(narrowing) == 1  # rounded once, at the end
+    for seed in (0, 1):
+        args = random_inputs(before, seed=seed)
+        if name == "batch_norm":
+            args[2] = np.abs(args[2])  # variances
+        (want,) = run_reference(before, *args)
+        (got,) = run_reference(after, *args)
+        ulp = 2.0 ** (np.floor(np.log2(np.maximum(np.abs(want), 2.0**-8))) - 7)
+        assert np.max(np.abs(got - want) / ulp) <= 1.0
