@@ -258,8 +258,8 @@ def _trilinear(call: AtenCall) -> Tensor:
     """torch's `_trilinear(i1, i2, i3, expand1, expand2, expand3, sumdim)`
     (what `bilinear` becomes): each operand gets size-1 dims at its expand
     positions, the three are multiplied (broadcasting) and summed over
-    `sumdim`, those dims dropped."""
-    operands = [cast_to(t, call.dtype) for t in call.args[:3]]
+    `sumdim`, those dims dropped; 16-bit in f32, rounded once."""
+    operands = widened(call.dtype, *(cast_to(t, call.dtype) for t in call.args[:3]))
     expands = [{int(d) for d in dims} for dims in call.args[3:6]]
     summed = sorted(int(d) for d in call.args[6])
     product = None

@@ -336,6 +336,11 @@ def _to(call: AtenCall) -> Tensor:
     return cast_to(call.args[0], call.dtype)
 
 
+# torch's decompositions of 16-bit ops (cumprod, renorm) compute in f32
+# between two of these
+ATEN["prims.convert_element_type.default"] = _to
+
+
 @aten("copy.default")
 def _copy(call: AtenCall) -> Tensor:
     # functional copy(self, src): src in self's shape and dtype

@@ -324,7 +324,12 @@ def _polygamma(call: AtenCall) -> Tensor:
 # nextafter, frexp
 # --------------------------------------------------------------------------- #
 
-_FLOAT_BITS = {"f32": (24, -126), "f16": (11, -14), "f64": (53, -1022)}
+_FLOAT_BITS = {
+    "f32": (24, -126),
+    "f16": (11, -14),
+    "bf16": (8, -126),
+    "f64": (53, -1022),
+}
 """Significand bits and the smallest normal exponent of each float type."""
 
 
@@ -335,7 +340,7 @@ def _frexp(x: Tensor) -> tuple[Tensor, Tensor]:
     the normal range first. 0, inf and NaN keep themselves with exponent 0."""
     digits, min_exponent = _FLOAT_BITS.get(x.dtype, (None, None))
     if digits is None:
-        raise UnsupportedNode(f"frexp on {x.dtype} (f32, f16 or f64)")
+        raise UnsupportedNode(f"frexp on {x.dtype} (a float type)")
     size = ops.abs(x)
     subnormal = ops.lt(size, 2.0**min_exponent)
     lift = float(digits)
@@ -376,7 +381,7 @@ def _nextafter(call: AtenCall) -> Tensor:
     x, y = (cast_to(a, call.dtype) for a in call.args[:2])
     digits, min_exponent = _FLOAT_BITS.get(x.dtype, (None, None))
     if digits is None:
-        raise UnsupportedNode(f"nextafter on {x.dtype} (f32, f16 or f64)")
+        raise UnsupportedNode(f"nextafter on {x.dtype} (a float type)")
     mantissa, exponent = _frexp(x)
     power = ops.cast(exponent, x.dtype)
     unit = ops.elementwise(graph.Exp2Op, ops.sub(power, float(digits)))

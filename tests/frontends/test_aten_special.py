@@ -229,3 +229,21 @@ def test_frexp_and_nextafter_are_exact_in_float64() -> None:
     np.testing.assert_array_equal(exponent, torch.frexp(x).exponent.numpy())
     (got,) = _run(torch.nextafter, (x, -x), decompose=False)
     np.testing.assert_array_equal(got, torch.nextafter(x, -x).numpy())
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=str)
+def test_frexp_and_nextafter_are_exact_in_16_bits(dtype: Any) -> None:
+    """Their steps are exact in the 16-bit type itself (powers of two,
+    integers below 256): bf16 and f16 values equal torch's, bit for bit,
+    subnormals, the largest value and the infinities included."""
+    tiny = 2.0**-133 if dtype == torch.bfloat16 else 2.0**-24
+    edges = [1.0, 2.0, -0.5, 0.0, tiny, 3 * tiny, torch.finfo(dtype).max, math.inf]
+    x = torch.cat([_grid(-9.0, 9.0), torch.tensor(edges)]).to(dtype)
+    y = torch.cat([torch.flip(_grid(-9.0, 9.0), [0]), torch.zeros(len(edges))])
+    y = y.to(dtype)
+    mantissa, exponent = _run(torch.frexp, (x,), decompose=False)
+    want = torch.frexp(x)
+    np.testing.assert_array_equal(mantissa, want.mantissa.float().numpy())
+    np.testing.assert_array_equal(exponent, want.exponent.numpy())
+    (got,) = _run(torch.nextafter, (x, y), decompose=False)
+    np.testing.assert_array_equal(got, torch.nextafter(x, y).float().numpy())

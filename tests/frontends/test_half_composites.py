@@ -44,6 +44,10 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[Any, ...]]] = {
     "i0": (torch.i0, (_normal(256),)),
     "erfinv": (torch.erfinv, (torch.rand(256) * 1.98 - 0.99,)),
     "digamma": (torch.digamma, (_positive(256),)),
+    "bilinear": (
+        torch.nn.functional.bilinear,
+        (_normal(8, 16), _normal(8, 16), _normal(4, 16, 16), _normal(4)),
+    ),
     "baddbmm": (torch.baddbmm, (_normal(4, 5, 6), _normal(4, 5, 7), _normal(4, 7, 6))),
     "addmm": (
         lambda b, x, y: torch.addmm(b, x, y, beta=0.3, alpha=1.5),

@@ -1,7 +1,8 @@
-"""Every OpInfo op (PyTorch's op test database, float32 CPU samples) through
-`from_torch` at both import levels and through the torch.compile backend
-against torch eager (`fxdsl.testing.opinfo`), held against the expected-failure table
-`opinfo_expected.py` (op -> level -> reason).
+"""Every OpInfo op (PyTorch's op test database, CPU samples in float32,
+bfloat16 and float16) through `from_torch` at both import levels and
+through the torch.compile backend against torch eager
+(`fxdsl.testing.opinfo`), held against each dtype's expected-failure table
+`opinfo_expected*.py` (op -> level -> reason).
 
 The test fails when an op at a level (the backend's too)
 - gives a wrong result or crashes (never listed: always a bug);
@@ -33,7 +34,7 @@ from fxdsl.testing.optional import need
 need("torch")
 need("expecttest")  # torch's test package imports it
 
-from fxdsl.testing import opinfo  # noqa: E402
+from fxdsl.testing import opinfo, opinfo_compare  # noqa: E402
 from fxdsl.testing.modules import load_file  # noqa: E402
 
 SAMPLES = 1
@@ -45,9 +46,19 @@ runs partly in torch (`fallback`) is no failure, a wrong result or a crash
 is."""
 
 
-def expected_failures() -> dict[str, dict[str, str]]:
-    """`opinfo_expected.EXPECTED` (a data file beside this test)."""
-    path = Path(__file__).with_name("opinfo_expected.py")
+TABLES = {
+    "float32": "opinfo_expected.py",
+    "bfloat16": "opinfo_expected_bf16.py",
+    "float16": "opinfo_expected_f16.py",
+}
+"""The expected-failure table of each sample dtype: real GPU work runs in
+bf16 and f16, where other ops fail (16-bit `nextafter`) and the numbers are
+judged otherwise (`opinfo_compare.LOW_PRECISION`)."""
+
+
+def expected_failures(dtype: str = "float32") -> dict[str, dict[str, str]]:
+    """`opinfo_expected*.EXPECTED` (data files beside this test)."""
+    path = Path(__file__).with_name(TABLES[dtype])
     return load_file(path).EXPECTED
 
 
@@ -101,25 +112,30 @@ def test_the_table_check_fails_both_ways() -> None:
     )
 
 
-def test_every_table_entry_has_a_reason() -> None:
-    for name, levels in expected_failures().items():
+@pytest.mark.parametrize("dtype", sorted(TABLES))
+def test_every_table_entry_has_a_reason(dtype: str) -> None:
+    for name, levels in expected_failures(dtype).items():
         assert set(levels) <= set(opinfo.LEVELS), name
         assert all(reason.strip() for reason in levels.values()), name
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("dtype", sorted(TABLES))
 def test_every_opinfo_op_imports_as_the_table_says(
-    capsys: pytest.CaptureFixture[str],
+    dtype: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     results: dict[str, dict[str, tuple[str, str]]] = {}
     for op in opinfo.op_db():
-        found = opinfo.check_op(op, SAMPLES, LEVELS)
+        found = opinfo.check_op(op, SAMPLES, LEVELS, dtype)
         if found:
             results[opinfo.op_name(op)] = found
     with capsys.disabled():
         for key, value in opinfo.rates(results).items():
-            print(f"\nOpInfo ({SAMPLES} sample) pass rate {key}: {100 * value:.1f} %")
-    problems = disagreements(results, expected_failures())
+            print(
+                f"\nOpInfo {dtype} ({SAMPLES} sample) pass rate {key}: "
+                f"{100 * value:.1f} %"
+            )
+    problems = disagreements(results, expected_failures(dtype))
     assert not problems, "\n".join(problems)
 
 
@@ -172,11 +188,13 @@ def test_sign_free_ops_compare_what_torchs_opinfo_compares() -> None:
     w, v = (t.numpy() for t in expected)
     flipped = [w, v * np.array([-1.0, 1.0], np.float32)]
     process = lambda out: (out[0], abs(out[1]))
-    assert opinfo._compare(expected, flipped, process=process) is None
-    assert "values differ" in (opinfo._compare(expected, flipped) or "")
+    assert opinfo_compare.compare(expected, flipped, process=process) is None
+    assert "values differ" in (opinfo_compare.compare(expected, flipped) or "")
     shifted = [w + 1, v]
-    assert "output 0" in (opinfo._compare(expected, shifted, process=process) or "")
-    assert "linalg.eigh" in opinfo.SIGN_FREE
+    assert "output 0" in (
+        opinfo_compare.compare(expected, shifted, process=process) or ""
+    )
+    assert "linalg.eigh" in opinfo_compare.SIGN_FREE
 
 
 def test_the_import_levels_check_random_ops_by_their_seeds(monkeypatch: Any) -> None:
@@ -238,15 +256,15 @@ def test_a_16_bit_result_is_judged_against_eager_and_float64() -> None:
     expected = case.call(x)
     exact = x.double().cumsum(0)
     once = exact.to(torch.bfloat16).float().numpy()
-    assert opinfo._compare(expected, [once], case=case) is None
+    assert opinfo_compare.compare(expected, [once], case=case) is None
     bad = once.copy()
     bad[7] += 0.5 + abs(bad[7])
-    assert "values differ" in (opinfo._compare(expected, [bad], case=case) or "")
+    assert "values differ" in (opinfo_compare.compare(expected, [bad], case=case) or "")
     index = opinfo.Case("probe", 0, lambda t: t.argmax(), (x,), dtype="bfloat16")
     found = index.call(x)
-    assert opinfo._compare(found, [found.numpy()], case=index) is None
+    assert opinfo_compare.compare(found, [found.numpy()], case=index) is None
     off = np.asarray(found.numpy() + 1)
-    assert "exactly" in (opinfo._compare(found, [off], case=index) or "")
+    assert "exactly" in (opinfo_compare.compare(found, [off], case=index) or "")
 
 
 def test_the_backend_level_checks_16_bit_dtypes() -> None:
@@ -260,7 +278,7 @@ def test_the_backend_level_checks_16_bit_dtypes() -> None:
     )
     assert opinfo.check_backend(case) == ("pass", "")
     assert "dtype torch.float32" in (
-        opinfo._dtypes_differ(case.call(x), case.call(x).float()) or ""
+        opinfo_compare.dtypes_differ(case.call(x), case.call(x).float()) or ""
     )
 
 
@@ -277,13 +295,13 @@ def test_tied_sort_indices_are_compared_by_the_values_they_pick() -> None:
             self.args: tuple[Any, ...] = ()
             self.kwargs = kwargs
 
-    process = opinfo._picked_values("argsort", Sample())
+    process = opinfo_compare.picked_values("argsort", Sample())
     case = opinfo.Case("argsort", 0, torch.argsort, (Sample().input,), process)
     expected = torch.tensor([1, 3, 0, 2])
     swapped = [np.array([3, 1, 2, 0])]
-    assert opinfo._compare(expected, swapped, process=process, case=case) is None
+    assert opinfo_compare.compare(expected, swapped, process=process, case=case) is None
     wrong = [np.array([1, 0, 3, 2])]
     assert "values differ" in (
-        opinfo._compare(expected, wrong, process=process, case=case) or ""
+        opinfo_compare.compare(expected, wrong, process=process, case=case) or ""
     )
-    assert "values differ" in (opinfo._compare(expected, swapped) or "")
+    assert "values differ" in (opinfo_compare.compare(expected, swapped) or "")
