@@ -20,6 +20,7 @@ from __future__ import annotations
 # Every family registers its handlers into ATEN when imported: import them
 # all here, so the table is complete wherever it is read through this module.
 from fxdsl.frontends import (  # noqa: F401
+    aten_attention_grad,
     aten_compute,
     aten_conv,
     aten_counting,

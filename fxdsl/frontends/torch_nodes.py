@@ -51,7 +51,15 @@ SHAPE_ONLY = frozenset(
 """Ops whose value depends only on their input's shape and dtype: they fold
 even when that input does not."""
 
-MASK_ARGUMENTS = {"aten.scaled_dot_product_attention.default": (3, "attn_mask")}
+MASK_ARGUMENTS = {
+    "aten.scaled_dot_product_attention.default": (3, "attn_mask"),
+    # training's attention and its backward (`aten_attention_grad`)
+    "aten._scaled_dot_product_flash_attention_for_cpu.default": (-1, "attn_mask"),
+    "aten._scaled_dot_product_flash_attention_for_cpu_backward.default": (
+        -1,
+        "attn_mask",
+    ),
+}
 """Arguments that are attention masks: folded, they are read as a pattern."""
 
 _CALL_INDEX = re.compile(r"@(\d+)$")
