@@ -7,10 +7,7 @@ and the parts of some ops' outputs that are compared (`SIGN_FREE`,
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from fxdsl.testing.opinfo import Case
+from typing import Any
 
 RTOL, ATOL = 1e-4, 1e-5
 
@@ -89,7 +86,7 @@ def compare(
     actual: Sequence[Any],
     values: bool = True,
     process: Callable[[Any], Any] | None = None,
-    case: Case | None = None,
+    case: Any = None,
 ) -> str | None:
     """Why `actual` (numpy arrays) differs from torch's `expected`, or None;
     `values=False`: shapes and dtypes only; `process` (`Case.process`): the
