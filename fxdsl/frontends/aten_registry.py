@@ -141,8 +141,9 @@ def widened(dtype: str, *values: Any) -> list[Any]:
     composite of several graph ops that torch computes as one kernel in
     f32, rounded once (`_as_torch_says` rounds the node's result to its
     dtype). Each graph op rounds its own result, so a 16-bit composite
-    would round after every step: percents off in a long series, a GEMM's
-    product rounded before its bias is added (`baddbmm`)."""
+    would round after every step: percents off in a long series (lgamma),
+    or in a sum of taps that cancel. A GEMM stays in its operands' type
+    (tensor cores): widen its product, not its operands (`addmm`)."""
     if dtype not in HALF_DTYPES:
         return list(values)
     return [cast_to(v, "f32") if isinstance(v, Tensor) else v for v in values]

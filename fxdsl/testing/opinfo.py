@@ -4,10 +4,9 @@
 public torch op with sample inputs. For each op with float32 (or `--dtype`)
 samples on the CPU, up to `SAMPLES` of them become a small module
 (`forward(*tensors)` calls the op; every tensor of the sample is an input)
-that goes through
-`torch.export` once and is imported at both levels (`default`: the exported
-graph; `core`: after `run_decompositions()`), then run on the reference
-interpreter and compared with torch eager.
+that goes through `torch.export` once and is imported at both levels
+(`default`: the exported graph; `core`: after `run_decompositions()`), then
+run on the reference interpreter and compared with torch eager.
 
 At the `backend` level each sample goes through `torch.compile(module,
 backend="fxdsl")` (a fresh Dynamo each time) and is compared with eager; the
@@ -34,17 +33,18 @@ Each (op, level) gets one outcome, the worst over its samples:
 `--dtype bfloat16` (or `float16`) takes each op's samples in that dtype
 instead of float32, as real GPU work runs. A 16-bit value is a match within
 torch's `assert_close` rtol for the dtype, or where it is as close to the
-op's float64 result as eager's own (`LOW_PRECISION`): eager rounds after
-every op and fxdsl once per fused chain, so neither is the exact answer.
+op's float64 result as eager's own (`opinfo_compare.LOW_PRECISION`): eager
+rounds after every op and fxdsl once per fused chain, so neither is the
+exact answer.
 The indices of an unstable sort or top-k are compared by the values they
 pick (`TIE_ORDER`): 16-bit samples are full of ties.
 
 `python -m fxdsl.testing.opinfo [--ops a,b] [--json out.json] [--levels
-default,core,backend] [--dtype D]` prints the table and the pass rates (the backend's:
-the share of ops fxdsl's islands ran whole, matching eager);
-`tests/frontends/test_opinfo.py` holds the result against the
-expected-failure table. Needs torch and `expecttest` (which
-torch's test package imports).
+default,core,backend] [--dtype D]` prints the table and the pass rates (the
+backend's: the share of ops fxdsl's islands ran whole, matching eager);
+`tests/frontends/test_opinfo.py` holds the result against each dtype's
+expected-failure table. Needs torch and `expecttest` (which torch's test
+package imports).
 """
 
 from __future__ import annotations
