@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from fxdsl.frontends.aten_registry import (
+    HALF_DTYPES,
     AtenCall,
     Decompose,
     Handler,
@@ -173,12 +174,13 @@ def _matmul(call: AtenCall) -> Tensor:
 def _addmm(call: AtenCall) -> Tensor:
     bias, lhs, rhs = call.args[:3]
     beta, alpha = call.kwargs.get("beta", 1), call.kwargs.get("alpha", 1)
-    # 16-bit: the GEMM in its operands' type (tensor cores; cuBLAS rounds
-    # its product once), the rest in f32, rounded once at the end: the
-    # epilogue kernel on the GPU computes it so. torch's one kernel rounds
-    # only the result, so a bias that cancels the product leaves up to half
-    # an ulp of the product (as fxdsl's `linear` with a bias)
-    product, bias = widened(call.dtype, ops.matmul(lhs, rhs), bias)
+    # 16-bit: the GEMM on its operands' type (tensor cores) stores its
+    # product in f32, the rest is f32 too, rounded once at the end, as
+    # torch's one kernel rounds (a bias that cancels the product keeps
+    # every bit of it)
+    wide = call.dtype in HALF_DTYPES
+    product = ops.matmul(lhs, rhs, "f32" if wide else None)
+    (bias,) = widened(call.dtype, bias)
     if call.target == "aten.addbmm.default":
         # the batch's products summed
         product = ops.sum(product, [0])

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fxdsl.frontends.aten_ops import attention, target_name
+from fxdsl.ir import graph
 from fxdsl.tracing import ops
 
 VIEWS = frozenset(
@@ -234,8 +235,69 @@ def _attention(node: Any) -> Pattern | None:
         return None
     scale = q_factor * k_factor
     inputs = [q, k, v] + ([mask] if mask is not None else [])
-    build = lambda q, k, v, m=None: attention(q, k, v, m, False, scale)
+    narrow = _cast_back_to(node)
+    if narrow is None:
+        build = lambda q, k, v, m=None: attention(q, k, v, m, False, scale)
+    else:
+        build = lambda q, k, v, m=None: _narrow_attention(q, k, v, m, scale, narrow)
     return Pattern(inputs, build, masks={3} if mask is not None else set())
+
+
+HALF = {"torch.bfloat16": "bf16", "torch.float16": "f16"}
+_CASTS = ("aten._to_copy.default", "prims.convert_element_type.default")
+
+
+def _cast_back_to(node: Any) -> str | None:
+    """The 16-bit type (bf16, f16) every user of `node` (f32) casts it to,
+    else None: the end of torch's math decomposition of a 16-bit SDPA,
+    which computes in f32 the attention eager runs on 16-bit operands."""
+    users = list(node.users)
+    if str(node.meta["val"].dtype) != "torch.float32" or not users:
+        return None
+    types = {HALF.get(str(u.meta["val"].dtype)) for u in users if _target(u) in _CASTS}
+    if len(types) != 1 or len(users) != sum(_target(u) in _CASTS for u in users):
+        return None
+    return types.pop()
+
+
+_VIEW_OPS = (graph.ReshapeOp, graph.BroadcastToOp, graph.TransposeOp)
+
+
+def _narrowed(x: Any, dtype: str) -> Any:
+    """`x` (f32) as the same views of the `dtype` tensor it was cast from,
+    or None when it is not such views of one cast."""
+    views: list[Any] = []
+    value = x.value
+    while isinstance(value.owner, _VIEW_OPS):
+        views.append(value.owner)
+        value = value.owner.operands[0]
+    cast = value.owner
+    if not isinstance(cast, graph.CastOp) or str(graph.dtype_of(cast.input)) != dtype:
+        return None
+    y = ops.wrap(cast.input)
+    for view in reversed(views):
+        shape = list(graph.shape_of(view.results[0]))
+        if isinstance(view, graph.ReshapeOp):
+            y = ops.reshape(y, shape)
+        elif isinstance(view, graph.BroadcastToOp):
+            y = ops.broadcast_to(y, shape)
+        else:
+            y = ops.transpose(y, list(view.perm.get_values()))
+    return y
+
+
+def _narrow_attention(
+    q: Any, k: Any, v: Any, mask: Any, scale: float, dtype: str
+) -> Any:
+    """The decomposed 16-bit SDPA (f32 on upcast q, k, v, cast back) as the
+    attention on the 16-bit operands, as eager's kernels (and fxdsl's
+    tensor-core kernel) compute it, cast to f32 as the graph expects (the
+    cast back that follows folds away, `cast_to`). Where an operand is not
+    views of such an upcast, the f32 attention as it was."""
+    narrow = [_narrowed(x, dtype) for x in (q, k, v)]
+    if any(x is None for x in narrow):
+        return attention(q, k, v, mask, False, scale)
+    return ops.cast(attention(*narrow, mask, False, scale), "f32")
 
 
 RECOGNISERS = (_attention, _linear, _silu, _hard_activation)

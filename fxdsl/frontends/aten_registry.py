@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from fxdsl.ir import graph
 from fxdsl.tracing import ops
 from fxdsl.tracing.tracer import Tensor
 
@@ -125,11 +126,24 @@ def aten(*names: str) -> Callable[[Handler], Handler]:
     return register
 
 
+EXACT_WIDENINGS = {("bf16", "f32"), ("f16", "f32"), ("bf16", "f64"), ("f16", "f64"),
+                   ("f32", "f64")}  # fmt: skip
+"""(narrow, wide) float types where wide holds every narrow value exactly."""
+
+
 def cast_to(x: Any, dtype: str) -> Any:
-    """A tensor cast to `dtype` (scalars pass through unchanged)."""
-    if isinstance(x, Tensor) and x.dtype != dtype:
-        return ops.cast(x, dtype)
-    return x
+    """A tensor cast to `dtype` (scalars pass through unchanged). Casting
+    back a value widened exactly (bf16 -> f32 -> bf16) is the value itself:
+    no cast (torch's decompositions upcast 16-bit inputs and cast the
+    result back, and a pattern may have kept the 16-bit op)."""
+    if not isinstance(x, Tensor) or x.dtype == dtype:
+        return x
+    owner = x.value.owner
+    if isinstance(owner, graph.CastOp) and (dtype, x.dtype) in EXACT_WIDENINGS:
+        source = ops.wrap(owner.input)
+        if source.dtype == dtype:
+            return source
+    return ops.cast(x, dtype)
 
 
 HALF_DTYPES = ("f16", "bf16")
@@ -142,8 +156,9 @@ def widened(dtype: str, *values: Any) -> list[Any]:
     f32, rounded once (`_as_torch_says` rounds the node's result to its
     dtype). Each graph op rounds its own result, so a 16-bit composite
     would round after every step: percents off in a long series (lgamma),
-    or in a sum of taps that cancel. A GEMM stays in its operands' type
-    (tensor cores): widen its product, not its operands (`addmm`)."""
+    or in a sum of taps that cancel. A GEMM stays on its operands' type
+    (tensor cores) and stores its product in f32 instead
+    (`ops.matmul(a, b, "f32")`, as `addmm` does)."""
     if dtype not in HALF_DTYPES:
         return list(values)
     return [cast_to(v, "f32") if isinstance(v, Tensor) else v for v in values]

@@ -482,9 +482,15 @@ class GraphFunctions(InterpreterFunctions):
         # a row without keys (all -inf) gives zeros, as torch's SDPA
         empty = top == -np.inf
         e = np.exp(scores - np.where(empty, 0, top))
-        total = np.sum(e, axis=-1, keepdims=True)
-        probs = e / np.where(empty, 1, total)
-        return _finish(op, np.matmul(probs, v))
+        total = np.where(empty, 1, np.sum(e, axis=-1, keepdims=True))
+        dtype = graph.dtype_of(op.query)
+        if dtype in graph.HALF_FLOAT_TYPES:
+            # FlashAttention's P @ V multiplies 16-bit operands: the
+            # numerators exp(s - max) are rounded to q's type, their f32
+            # sum divides the f32 product (torch's CPU and CUDA kernels)
+            e = to_element_type(e, dtype).astype(np.float32)
+            return _finish(op, np.matmul(e, v) / total)
+        return _finish(op, np.matmul(e / total, v))
 
     @impl(graph.LinearOp)
     def run_linear(

@@ -143,8 +143,10 @@ def dtype_of_memref(value: SSAValue) -> Attribute:
 
 
 def _gemm(lhs: SSAValue, rhs: SSAValue, out: SSAValue) -> list[Operation]:
-    """fill(out, 0) then out[b,m,n] += lhs[b,m,k] * rhs[b,k,n]."""
+    """fill(out, 0) then out[b,m,n] += lhs[b,m,k] * rhs[b,k,n] (16-bit
+    operands extended first when the product is stored in f32)."""
     element = dtype_of_memref(out)
+    operand = dtype_of_memref(lhs)
     is_float = element in FLOAT_TYPES
     zero_op = (
         arith.ConstantOp(FloatAttr(0.0, element))  # type: ignore[arg-type]
@@ -152,8 +154,12 @@ def _gemm(lhs: SSAValue, rhs: SSAValue, out: SSAValue) -> list[Operation]:
         else arith.ConstantOp.from_int_and_width(0, element)  # type: ignore[arg-type]
     )
     fill = linalg.FillOp([zero_op.result], [out], res=())
-    body = Block(arg_types=[element, element, element])
+    body = Block(arg_types=[operand, operand, element])
     a, b, c = body.args
+    if operand != element:
+        extended = [arith.ExtFOp(a, element), arith.ExtFOp(b, element)]
+        body.add_ops(extended)
+        a, b = (e.result for e in extended)
     mul = arith.MulfOp(a, b) if is_float else arith.MuliOp(a, b)
     add = arith.AddfOp(c, mul) if is_float else arith.AddiOp(c, mul)
     body.add_ops([mul, add, linalg.YieldOp(add)])

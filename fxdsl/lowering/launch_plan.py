@@ -180,13 +180,19 @@ class LaunchPlan:
         )
 
     def gemm_element(self, step: Gemm) -> str:
-        """The element type (f32, bf16, ...) of a GEMM's three buffers, which
+        """The element type (f32, bf16, ...) of a GEMM's operands, which
         graph.matmul requires to be one type."""
-        slots = (step.lhs.slot, step.rhs.slot, step.out.slot)
-        elements = {self.buffers[slot].element for slot in slots}
-        if len(elements) != 1:
-            raise LaunchPlanError(f"gemm on mixed element types {sorted(elements)}")
-        return elements.pop()
+        return self.gemm_types(step)[0]
+
+    def gemm_types(self, step: Gemm) -> tuple[str, str]:
+        """(operands', result's) element types of a GEMM: equal, or bf16/f16
+        operands with an f32 result (see `graph.MatmulOp`)."""
+        lhs, rhs, out = (
+            self.buffers[view.slot].element for view in (step.lhs, step.rhs, step.out)
+        )
+        if lhs != rhs or (out != lhs and (lhs not in ("bf16", "f16") or out != "f32")):
+            raise LaunchPlanError(f"gemm on mixed element types {lhs}, {rhs} -> {out}")
+        return lhs, out
 
 
 def _spec(typ: Attribute) -> BufferSpec:

@@ -119,12 +119,14 @@ class GemmShape:
         return (32 * WARPS, 1, 1)
 
 
-def gemm_of_views(a: Layout, b: Layout, c: Layout, element: str) -> GemmShape:
+def gemm_of_views(
+    a: Layout, b: Layout, c: Layout, element: str, result: str | None = None
+) -> GemmShape:
     """The GEMM `c[i] = a[i] @ b[i]` of a launch plan's (or a lowered
-    module's) 3-D views, operands and result of one `element` type (bf16 or
-    f16; graph.matmul has one type)."""
+    module's) 3-D views, operands of one `element` type (bf16 or f16), the
+    result of `result` (default `element`; f32 where graph.matmul widens)."""
     batch, m, k = a.shape
-    return GemmShape(m, b.shape[2], k, batch, element, element, a, b, c)
+    return GemmShape(m, b.shape[2], k, batch, element, result or element, a, b, c)
 
 
 _KERNEL = r"""

@@ -17,7 +17,10 @@ library is the `libcublas` CuPy has already loaded (found in
 
 f32 GEMMs are `cublasSgemmStridedBatched`; f16 and bf16 GEMMs are
 `cublasGemmStridedBatchedEx` with f32 compute (tensor cores, f32
-accumulators, the result rounded once to the output type, as torch does).
+accumulators, the result rounded once to the output type, as torch does),
+and with an f32 output where graph.matmul widens its product (Ctype
+CUDA_R_32F with bf16/f16 A and B: a combination the cuBLAS documentation
+lists for CUBLAS_COMPUTE_32F).
 The device holds bf16 as its raw 16 bits (`uint16` buffers, see
 `cuda_executor`) and f16 as `float16`: both are exactly what cuBLAS reads as
 CUDA_R_16BF / CUDA_R_16F, so no conversion runs around a GEMM.
@@ -165,13 +168,17 @@ class Cublas:
         second: int,
         out: int,
         tf32: bool = False,
+        result: str | None = None,
     ) -> None:
         """`out = second @ first` in row-major terms (see `CublasGemm`) on
-        buffers of `element` (a key of `DATA_TYPES`: all three operands have
-        it, as graph.matmul requires), on the current stream; arguments are
-        the base device addresses of the three buffers (the plan's offsets,
-        in elements, are added here). `tf32`: f32 products on TF32 tensor
-        cores (cuBLAS's math mode; 16-bit operands use tensor cores anyway)."""
+        operands of `element` (a key of `DATA_TYPES`) into a result of
+        `result` (default `element`; f32 for 16-bit operands: cuBLAS's Ctype
+        CUDA_R_32F, the product stored unrounded), on the current stream;
+        arguments are the base device addresses of the three buffers (the
+        plan's offsets, in elements, are added here). `tf32`: f32 products
+        on TF32 tensor cores (cuBLAS's math mode; 16-bit operands use tensor
+        cores anyway)."""
+        result = result or element
         stream = self.cp.cuda.get_current_stream().ptr
         if stream != self.stream:  # the handle is ours alone: no one else sets it
             self._check("cublasSetStream_v2", self.handle, ctypes.c_void_p(stream))
@@ -183,7 +190,7 @@ class Cublas:
         item = ITEM_BYTES[element]
         a = first + item * p.offset_first
         b = second + item * p.offset_second
-        c = out + item * p.offset_c
+        c = out + ITEM_BYTES[result] * p.offset_c
         ops = (self.handle, _OP[p.trans_first], _OP[p.trans_second], p.m, p.n, p.k)
         if element == "f32":
             name = "cublasSgemmStridedBatched"
@@ -198,7 +205,7 @@ class Cublas:
                 *ops, ctypes.byref(self.one),
                 a, typ, p.ld_first, p.stride_first,
                 b, typ, p.ld_second, p.stride_second,
-                ctypes.byref(self.zero), c, typ, p.ldc, p.stride_c,
+                ctypes.byref(self.zero), c, DATA_TYPES[result], p.ldc, p.stride_c,
                 p.batch, COMPUTE_32F, GEMM_DEFAULT,
             )  # fmt: skip
         if status != 0:

@@ -225,7 +225,7 @@ class CudaExecutor:
             return lambda buffers: tc_kernel(grid, block, operands(buffers))
         if isinstance(step, Gemm) and self.blas is not None and self.direct_gemm(step):
             gemm, params = self.blas.gemm, step.cublas
-            element, tf32 = self.plan.gemm_element(step), self.tf32
+            (element, result), tf32 = self.plan.gemm_types(step), self.tf32
             first, second, out = step.rhs.slot, step.lhs.slot, step.out.slot
             return lambda buffers: gemm(
                 params,
@@ -234,6 +234,7 @@ class CudaExecutor:
                 device_address(buffers[second]),
                 device_address(buffers[out]),
                 tf32,
+                result,
             )
         if isinstance(step, Gemm):
             return lambda buffers: self._gemm(step, buffers)
@@ -380,6 +381,8 @@ class CudaExecutor:
             bits[...] = bf16_bits(self.cp.matmul(lhs, rhs), self.cp)
             return
         out = self._view(buffers, step.out)
+        if lhs.dtype != out.dtype:  # f16 operands, an f32 product
+            lhs, rhs = lhs.astype(out.dtype), rhs.astype(out.dtype)
         if out.flags.c_contiguous:
             self.cp.matmul(lhs, rhs, out=out)  # no temporary, no copy kernel
         else:

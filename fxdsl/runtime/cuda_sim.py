@@ -237,10 +237,11 @@ def tensor_core_gemms(module: ModuleOp) -> dict[Operation, tuple[str, GemmShape]
             continue
         types = [v.type for v in op.operands]
         assert all(isinstance(t, MemRefType) for t in types)
-        element = str(types[2].element_type)  # type: ignore[union-attr]
+        element, result = (str(t.element_type) for t in types[::2])  # type: ignore[union-attr]
         if element in TENSOR_CORE_ELEMENTS:
             a, b, c = (layout_of_type(t) for t in types)  # type: ignore[arg-type]
-            gemms[op] = (f"fx_tc_gemm_{len(gemms)}", gemm_of_views(a, b, c, element))
+            shape = gemm_of_views(a, b, c, element, result)
+            gemms[op] = (f"fx_tc_gemm_{len(gemms)}", shape)
     return gemms
 
 
@@ -278,19 +279,25 @@ class CudaSimEmulator(Emulator):
         # out = a @ b, overwritten (the plan zero-fills it first anyway)
         name, shape = self.gemms[op]
         buffers = [env[v] for v in op.operands]
-        bf16 = shape.operand == "bf16"
-        bits: dict[int, np.ndarray] = {}
-        for flat in buffers:
-            if id(flat) not in bits:  # f16: a view, written in place
-                bits[id(flat)] = bf16_bits(flat) if bf16 else flat.view(np.uint16)
+        elements = (shape.operand, shape.operand, shape.result)
+        device: dict[int, np.ndarray] = {}
+        for flat, element in zip(buffers, elements):
+            if id(flat) in device:
+                continue
+            # bf16: its bits (numpy holds float32); f16: a view, written in
+            # place; f32 (a widened product): as it is
+            if element == "bf16":
+                device[id(flat)] = bf16_bits(flat)
+            else:
+                device[id(flat)] = flat.view(np.uint16) if element == "f16" else flat
         assert self.gemm_worker is not None
         self.gemm_worker.launch(
-            name, shape.grid, shape.block, [bits[id(f)] for f in buffers]
+            name, shape.grid, shape.block, [device[id(f)] for f in buffers]
         )
         self.launches += 1
-        if bf16:
+        if shape.result == "bf16":
             out = buffers[2]
-            out[...] = (bits[id(out)].astype(np.uint32) << 16).view(np.float32)
+            out[...] = (device[id(out)].astype(np.uint32) << 16).view(np.float32)
 
     def _launch(self, op: gpu.LaunchFuncOp, env: Env) -> None:
         grid = (op.gridSizeX, op.gridSizeY, op.gridSizeZ)

@@ -34,11 +34,11 @@ def plan_gemms(plan: LaunchPlan) -> Routed:
     for step in plan.steps:
         if not isinstance(step, Gemm) or step in routed:
             continue
-        element = plan.gemm_element(step)
+        element, result = plan.gemm_types(step)
         if element in TENSOR_CORE_ELEMENTS:
             views = (step.lhs.layout, step.rhs.layout, step.out.layout)
             name = f"fx_tc_gemm_{len(routed)}"
-            routed[step] = (name, gemm_of_views(*views, element))
+            routed[step] = (name, gemm_of_views(*views, element, result))
     return routed
 
 

@@ -41,7 +41,8 @@ class MemoryCublas(FakeLibrary):
     """libcublas computing on host memory: each GEMM reads its operands at
     the addresses it is given (bf16 as raw bits, f16, f32, as the device
     holds them), multiplies in float64 and writes the result rounded once to
-    the output type. Work on a capturing stream is recorded, not run."""
+    the output type (the operands', or f32 for a widened product). Work on
+    a capturing stream is recorded, not run."""
 
     TYPES: ClassVar[dict[int, str]] = {0: "f32", 2: "f16", 14: "bf16"}
 
@@ -58,20 +59,22 @@ class MemoryCublas(FakeLibrary):
         self.calls.append(("cublasSgemmStridedBatched", args))
         (_, ta, tb, m, n, k, _, a, lda, sa, b, ldb, sb, _, c, ldc, sc, batch) = args
         self._later(
-            ta, tb, m, n, k, "f32", (a, lda, sa), (b, ldb, sb), (c, ldc, sc), batch
-        )
+            ta, tb, m, n, k, ("f32", "f32"), (a, lda, sa), (b, ldb, sb), (c, ldc, sc),
+            batch,
+        )  # fmt: skip
         return 0
 
     def _gemm_ex(self, *args: Any) -> int:
         self.calls.append(("cublasGemmStridedBatchedEx", args))
         (_, ta, tb, m, n, k, _, a, at, lda, sa, b, bt, ldb, sb, _,
          c, ct, ldc, sc, batch, compute, _) = args  # fmt: skip
-        assert at == bt == ct
+        assert at == bt
+        assert ct in (at, 0)  # C: the operands' type, or f32
         assert compute == 68
-        element = self.TYPES[at]
         self._later(
-            ta, tb, m, n, k, element, (a, lda, sa), (b, ldb, sb), (c, ldc, sc), batch
-        )
+            ta, tb, m, n, k, (self.TYPES[at], self.TYPES[ct]),
+            (a, lda, sa), (b, ldb, sb), (c, ldc, sc), batch,
+        )  # fmt: skip
         return 0
 
     def _later(self, *gemm: Any) -> None:
@@ -81,44 +84,47 @@ class MemoryCublas(FakeLibrary):
         else:
             self.streams.run_or_record(run)
 
-    def _run(self, ta: int, tb: int, m: int, n: int, k: int, element: str,
-             a: tuple[int, int, int], b: tuple[int, int, int],
-             c: tuple[int, int, int], batch: int) -> None:  # fmt: skip
+    def _run(self, ta: int, tb: int, m: int, n: int, k: int,
+             elements: tuple[str, str], a: tuple[int, int, int],
+             b: tuple[int, int, int], c: tuple[int, int, int],
+             batch: int) -> None:  # fmt: skip
         from fxdsl.ir.dtypes import bf16_bits, from_bf16_bits
 
         self.runs += 1
-        stored = {"f32": np.float32, "f16": np.float16, "bf16": np.uint16}[element]
+        stored = {"f32": np.float32, "f16": np.float16, "bf16": np.uint16}
 
-        def flat(operand: tuple[int, int, int], rows: int, cols: int) -> np.ndarray:
+        def flat(
+            operand: tuple[int, int, int], rows: int, cols: int, element: str
+        ) -> np.ndarray:
             address, ld, stride = operand  # column-major rows x cols, ld >= rows
             count = (batch - 1) * stride + (cols - 1) * ld + rows
-            raw = (ctypes.c_char * (count * np.dtype(stored).itemsize)).from_address(
-                address
-            )
-            return np.frombuffer(raw, dtype=stored)
+            dtype = np.dtype(stored[element])
+            raw = (ctypes.c_char * (count * dtype.itemsize)).from_address(address)
+            return np.frombuffer(raw, dtype=dtype)
 
-        def load(memory: np.ndarray) -> np.ndarray:
+        def load(memory: np.ndarray, element: str) -> np.ndarray:
             return from_bf16_bits(memory) if element == "bf16" else memory
 
+        operand, result = elements
         rows_a, cols_a = (k, m) if ta else (m, k)
         rows_b, cols_b = (n, k) if tb else (k, n)
-        memory_c = flat(c, m, n)
+        memory_c = flat(c, m, n, result)
         with np.errstate(invalid="ignore"):  # C's old bits: beta is 0, unread
-            result = load(memory_c).astype(np.float64)
+            product = load(memory_c, result).astype(np.float64)
         params = CublasGemm(
             bool(ta), bool(tb), m, n, k, a[1], a[2], 0, b[1], b[2], 0,
             c[1], c[2], 0, batch,
         )  # fmt: skip
         run_gemm_reference(
             params,
-            load(flat(a, rows_a, cols_a)),
-            load(flat(b, rows_b, cols_b)),
-            result,
+            load(flat(a, rows_a, cols_a, operand), operand),
+            load(flat(b, rows_b, cols_b, operand), operand),
+            product,
         )
-        if element == "bf16":
-            memory_c[...] = bf16_bits(result.astype(np.float32))
+        if result == "bf16":
+            memory_c[...] = bf16_bits(product.astype(np.float32))
         else:
-            memory_c[...] = result.astype(stored)
+            memory_c[...] = product.astype(stored[result])
 
 
 def executor_on_host(

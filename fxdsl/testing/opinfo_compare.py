@@ -25,20 +25,19 @@ Dynamo suite's check against an fp64 reference)."""
 EPS = {"bfloat16": 2.0**-8, "float16": 2.0**-11}
 
 ROUNDED_PRODUCTS = (
-    "addmm",
-    "addmm.decomposed",
-    "addbmm",
-    "baddbmm",
     "nn.functional.conv_transpose1d",
     "nn.functional.conv_transpose2d",
     "nn.functional.conv_transpose3d",
 )
 """16-bit ops whose GEMM product fxdsl rounds to the operands' type before
-its scale and bias are added in f32 (tensor cores write it so; torch's
-kernel rounds only the result): where the bias cancels the product, the
-result is off by up to half an ulp of the product. Their atol is the rtol
-times the output's largest magnitude, the scale their products have (as
-Inductor's OpInfo test widens these ops' tolerances in 16-bit)."""
+its bias is added in f32 (a strided transposed conv's phases are scattered
+into the output before the bias; torch's kernel rounds only the result):
+where the bias cancels the product, the result is off by up to half an ulp
+of the product. Their atol is the rtol times the output's largest
+magnitude, the scale their products have (as Inductor's OpInfo test widens
+these ops' tolerances in 16-bit). addmm, baddbmm, addbmm and linear keep
+their product in f32 (`graph.matmul` with an f32 result) and need no
+allowance."""
 
 SIGN_FREE = ("svd", "linalg.svd", "linalg.eigh")
 """Ops whose singular or eigen vectors are unique only up to a sign each

@@ -742,11 +742,15 @@ def layer_norm(x: Tensor, weight: Tensor, bias: Tensor, eps: float = 1e-5) -> Te
 # --------------------------------------------------------------------------- #
 
 
-def matmul(lhs: Any, rhs: Any) -> Tensor:
-    """numpy.matmul (batched, broadcasting, 1-D operands promoted)."""
+def matmul(lhs: Any, rhs: Any, dtype: str | None = None) -> Tensor:
+    """numpy.matmul (batched, broadcasting, 1-D operands promoted).
+    `dtype="f32"` on bf16/f16 operands: the product stored in f32, not
+    rounded to the operands' type (see `graph.MatmulOp`)."""
     name = graph.MatmulOp.name
     a, b = _pair(name, lhs, rhs)
-    return wrap(emit(lambda: _create(graph.MatmulOp, [a, b]), name, a, b).result)
+    element = None if dtype is None else dtype_attr(dtype)
+    make = lambda: graph.MatmulOp(a.value, b.value, element)
+    return wrap(emit(make, name, a, b).result)
 
 
 def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:

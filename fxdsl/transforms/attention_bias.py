@@ -17,6 +17,13 @@ folds into the attention kernel (exact in real arithmetic):
   an epilogue add on the output row. Not with a mask operand: a row whose
   keys are all masked has no probabilities (its output is 0, not `b_v`).
 
+A 16-bit projection arrives with its product widened (`addmm` and
+`graph.linear` round once: `cast(matmul_f32(x, W) + cast_f32(b))`). The
+fold sees through that form: it narrows the product to the operands' type
+(one rounding of x @ W, then the bias added in the attention kernel), as
+the folds above are exact in real arithmetic only: the attention then
+reads the GEMM's output directly instead of after an epilogue kernel.
+
 Whether a bias is the same along the key rows is read off its strided
 layout (`fxdsl.ir.layout`): the bias broadcast to the add's shape,
 then every view of the chain; a zero stride on the rows dim means it is.
@@ -26,6 +33,8 @@ them) pass that test; otherwise the add stays a kernel of its own.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import (
@@ -48,17 +57,58 @@ so `view_layouts` follows the bias's layout, and reading no element twice
 QUERY, KEY, VALUE = 0, 1, 2
 
 
-def _chain(operand: SSAValue) -> tuple[graph.AddOp, list[SSAValue]] | None:
-    """(the add, the view results from it to `operand`, first to last) when
-    `operand` is views of an add, each view result read once."""
+@dataclass(frozen=True)
+class _Biased:
+    """`x + bias` that the views of q, k or v start from: `root` is the
+    add's result, or the cast that rounds the add of a widened product
+    `wide` (module docstring)."""
+
+    root: SSAValue
+    add: graph.AddOp
+    wide: graph.MatmulOp | None = None
+
+    def operands(self) -> tuple[SSAValue, SSAValue]:
+        """The add's operands, a widened product's as `(product, bias)` in
+        the operands' type (the bias before its cast to f32)."""
+        if self.wide is None:
+            return self.add.lhs, self.add.rhs
+        bias = self.add.rhs.owner
+        assert isinstance(bias, graph.CastOp)
+        return self.wide.result, bias.input
+
+
+def _widened_add(cast: graph.CastOp) -> _Biased | None:
+    """`cast` as the rounding of `matmul_f32(x, W) + cast_f32(b)` back to
+    the operands' type, each intermediate read once; else None."""
+    add = cast.input.owner
+    if not isinstance(add, graph.AddOp) or not cast.input.has_one_use():
+        return None
+    product, bias = add.lhs.owner, add.rhs.owner
+    if not (isinstance(product, graph.MatmulOp) and isinstance(bias, graph.CastOp)):
+        return None
+    element = graph.dtype_of(cast.result)
+    if not product.is_widened or graph.dtype_of(product.lhs) != element:
+        return None
+    if graph.dtype_of(bias.input) != element or not product.result.has_one_use():
+        return None
+    return _Biased(cast.result, add, product)
+
+
+def _chain(operand: SSAValue) -> tuple[_Biased, list[SSAValue]] | None:
+    """(the biased value, the view results from it to `operand`, first to
+    last) when `operand` is views of one, each view result read once."""
     chain: list[SSAValue] = []
     value = operand
     while not isinstance(value.owner, graph.AddOp):
+        if isinstance(value.owner, graph.CastOp):
+            found = _widened_add(value.owner)
+            if found is not None:
+                return found, chain[::-1]
         if not isinstance(value.owner, VIEWS) or not value.has_one_use():
             return None
         chain.append(value)
         value = value.owner.operands[0]
-    return value.owner, chain[::-1]
+    return _Biased(value, value.owner), chain[::-1]
 
 
 def _leaves(value: SSAValue) -> list[tuple[Operation, int]]:
@@ -96,18 +146,18 @@ Roles = dict[int, list[SSAValue]]
 
 
 def _foldable(
-    attention: graph.AttentionOp, add: graph.AddOp, roles: Roles
+    attention: graph.AttentionOp, biased: _Biased, roles: Roles
 ) -> tuple[SSAValue, SSAValue] | None:
-    """(data, bias) operands of `add` when its bias folds (module doc)."""
-    if roles.keys() == {QUERY} and not roles[QUERY]:
+    """(data, bias) operands of the add when its bias folds (module doc)."""
+    if roles.keys() == {QUERY} and not roles[QUERY] and biased.wide is None:
         return None  # q = add(x, b) already: the prologue as it stands
     if VALUE in roles and attention.mask is not None:
         return None  # a row with every key masked has probabilities summing to 0
-    leaves = _leaves(add.result)
+    leaves = _leaves(biased.root)
     if len(leaves) != len(roles) or set(leaves) != {(attention, r) for r in roles}:
         return None  # something else reads the add
-    x, bias = add.lhs, add.rhs
-    full = shape_of(add.result)
+    x, bias = biased.operands()
+    full = shape_of(biased.root)
     if shape_of(x) != full:
         x, bias = bias, x
     if shape_of(x) != full:
@@ -125,7 +175,7 @@ class FoldAttentionBias(RewritePattern):
     def match_and_rewrite(
         self, op: graph.AttentionOp, rewriter: PatternRewriter
     ) -> None:
-        adds: dict[graph.AddOp, Roles] = {}
+        adds: dict[_Biased, Roles] = {}
         qkv = [op.query, op.key, op.value]
         for role, operand in enumerate(qkv):
             found = _chain(operand)
@@ -135,12 +185,17 @@ class FoldAttentionBias(RewritePattern):
         epilogue: SSAValue | None = None
         folded = False
         replay = _Replay(rewriter, op)
-        for add, roles in adds.items():
-            parts = _foldable(op, add, roles)
+        for biased, roles in adds.items():
+            parts = _foldable(op, biased, roles)
             if parts is None:
                 continue
             x, bias = parts
-            full = shape_of(add.result)
+            if biased.wide is not None:  # the product in the operands' type
+                narrow = graph.MatmulOp(biased.wide.lhs, biased.wide.rhs)
+                narrow.attributes |= dict(biased.wide.attributes)
+                rewriter.insert(narrow, InsertPoint.before(op))
+                x = narrow.result
+            full = shape_of(biased.root)
             if shape_of(bias) != full:
                 bias = replay.insert(graph.BroadcastToOp(bias, full))
             for role, chain in roles.items():

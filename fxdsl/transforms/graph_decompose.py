@@ -51,7 +51,7 @@ from math import prod
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, i64
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -71,14 +71,25 @@ from fxdsl.transforms.options import check_int
 
 
 class DecomposeLinear(RewritePattern):
-    """linear -> transpose(weight) + matmul (+ bias add)."""
+    """linear -> transpose(weight) + matmul (+ bias add). A 16-bit linear
+    with a bias rounds once, as `graph.linear` (and torch's addmm) does: the
+    matmul's product stays f32, the bias is added in f32, the sum is cast
+    back."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: graph.LinearOp, rewriter: PatternRewriter) -> None:
+        element = graph.dtype_of(op.result)
+        wide = op.bias is not None and element in graph.HALF_FLOAT_TYPES
         transposed = graph.TransposeOp(op.weight, [1, 0])
-        product = graph.MatmulOp(op.input, transposed.result)
+        product = graph.MatmulOp(
+            op.input, transposed.result, graph.f32 if wide else None
+        )
         new_ops: list[Operation] = [transposed, product]
-        if op.bias is not None:
+        if op.bias is not None and wide:
+            bias = graph.CastOp(op.bias, graph.f32)
+            total = graph.AddOp(product.result, bias.result)
+            new_ops += [bias, total, graph.CastOp(total.result, element)]
+        elif op.bias is not None:
             new_ops.append(graph.AddOp(product.result, op.bias))
         rewriter.replace(op, with_provenance(new_ops, op), [new_ops[-1].results[0]])
 
@@ -160,22 +171,24 @@ class DecomposeMaskedAttention(RewritePattern):
         if op.mask is None or prod(graph.shape_of(op.query)[:-1]) >= self.min_rows:
             return
         dtype = graph.dtype_of(op.query)
+        half = dtype in graph.HALF_FLOAT_TYPES
+        compute = graph.f32 if half else dtype  # the scores' type
         rank = len(graph.shape_of(op.key))
         swap = [*range(rank - 2), rank - 1, rank - 2]
         key_t = graph.TransposeOp(op.key, swap)
-        product = graph.MatmulOp(op.query, key_t.result)
-        factor = graph.FullOp((), op.scale_value, dtype)
+        product = graph.MatmulOp(op.query, key_t.result, compute if half else None)
+        factor = graph.FullOp((), op.scale_value, compute)
         scaled = graph.MulOp(product.result, factor.result)
-        minus_inf = graph.FullOp((), float("-inf"), dtype)
+        minus_inf = graph.FullOp((), float("-inf"), compute)
         new_ops: list[Operation] = [key_t, product, factor, scaled, minus_inf]
         if op.is_boolean_mask:
             masked = graph.SelectOp(op.mask, scaled.result, minus_inf.result)
         else:
             bias = op.mask
-            # A mask of another float type is added in the query's (as torch
-            # promotes f32 scores plus a bf16 mask).
-            if graph.dtype_of(bias) != dtype:
-                cast = graph.CastOp(bias, dtype)
+            # A mask of another float type is added in the scores' type (as
+            # torch promotes f32 scores plus a bf16 mask).
+            if graph.dtype_of(bias) != compute:
+                cast = graph.CastOp(bias, compute)
                 new_ops.append(cast)
                 bias = cast.result
             masked = graph.AddOp(scaled.result, bias)
@@ -188,14 +201,41 @@ class DecomposeMaskedAttention(RewritePattern):
             new_ops += [*mask_ops, masked]
         scores = masked.results[0]
         last = len(graph.shape_of(scores)) - 1
-        probs = graph.SoftmaxOp(scores, last)
-        output = graph.MatmulOp(probs.result, op.value)
         top = graph.MaxOp(scores, [last], keepdim=True)
+        if half:
+            new_ops.append(top)
+            output = _half_softmax_product(scores, top.result, op.value, new_ops)
+        else:
+            probs = graph.SoftmaxOp(scores, last)
+            product = graph.MatmulOp(probs.result, op.value)
+            new_ops += [probs, product, top]
+            output = product.result
         has_key = graph.NeOp(top.result, minus_inf.result)
-        zero = graph.FullOp((), 0.0, dtype)
-        result = graph.SelectOp(has_key.result, output.result, zero.result)
-        new_ops += [probs, output, top, has_key, zero, result]
-        rewriter.replace(op, with_provenance(new_ops, op), [result.result])
+        zero = graph.FullOp((), 0.0, compute)
+        result = graph.SelectOp(has_key.result, output, zero.result)
+        new_ops += [has_key, zero, result]
+        if half:
+            new_ops.append(graph.CastOp(result.result, dtype))
+        rewriter.replace(op, with_provenance(new_ops, op), [new_ops[-1].results[0]])
+
+
+def _half_softmax_product(
+    scores: SSAValue, top: SSAValue, value: SSAValue, new_ops: list[Operation]
+) -> SSAValue:
+    """softmax(scores) @ value as `graph.attention` computes it on 16-bit
+    operands (f32 scores): the numerators exp(s - max) rounded to value's
+    type for the product, divided by their f32 sum after it. Appends the
+    ops to `new_ops`; returns the f32 result (NaN in a row without keys,
+    which the caller's select replaces)."""
+    last = len(graph.shape_of(scores)) - 1
+    shifted = graph.SubOp(scores, top)
+    numerators = graph.ExpOp(shifted.result)
+    total = graph.SumOp(numerators.result, [last], keepdim=True)
+    rounded = graph.CastOp(numerators.result, graph.dtype_of(value))
+    product = graph.MatmulOp(rounded.result, value, graph.f32)
+    output = graph.DivOp(product.result, total.result)
+    new_ops += [shifted, numerators, total, rounded, product, output]
+    return output.result
 
 
 DECOMPOSITIONS: tuple[RewritePattern, ...] = (

@@ -242,6 +242,8 @@ def _finish(
 ) -> AttentionMatch | None:
     if masked is not None and not masked <= MASKED_LIMIT:
         return None
+    if scores.is_widened or output.is_widened:
+        return None  # graph.attention rounds to the query's type
     query, key_t, value = scores.lhs, scores.rhs, output.rhs
     shapes = [shape_of(v) for v in (query, key_t, value)]
     if any(len(s) < 2 for s in shapes):

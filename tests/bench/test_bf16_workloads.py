@@ -146,8 +146,9 @@ def test_model_rows_in_check_mode(name: str, embeddings: tuple[str, ...]) -> Non
     for variant in ("fxdsl", "torch-eager"):
         assert rows[variant].status == "ok", rows[variant]
         assert rows[variant].numerics_ok is True
-    # the check can fail: torch's outputs are not the reference's exactly
-    assert rows["torch-eager"].max_abs_err > 0
+    # eager's outputs were measured against the reference (GPT-2's are now
+    # equal bit for bit: GEMM biases and attention round as eager's do)
+    assert rows["torch-eager"].max_abs_err is not None
 
 
 def test_fxdsl_rows_hand_cuda_bf16_bits(monkeypatch: pytest.MonkeyPatch) -> None:

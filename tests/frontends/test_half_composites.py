@@ -2,10 +2,10 @@
 function's series) compute in f32 and are rounded once, as torch's kernels
 are: their bf16/f16 results are as close to float64's as eager's, within
 one ulp; rounded after every graph op they were percents off (lgamma, i0).
-A GEMM's product (addmm, baddbmm, a strided transposed conv's phases) is
-rounded once more, in the operands' type, before the rest (scale, bias) is
-computed in f32: tensor cores write it so, and the GPU's epilogue kernel
-reads it. There the bound has half an ulp of the product more."""
+addmm's and baddbmm's GEMMs keep their product in f32 for the rest (scale,
+bias), so they round once too. A strided transposed conv's phases are
+rounded once more, in the operands' type, before the bias is added in
+f32: there the bound has half an ulp of the product more."""
 
 from __future__ import annotations
 
@@ -60,13 +60,11 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[Any, ...]]] = {
 }
 
 PRODUCTS: dict[str, Callable[..., Any]] = {
-    "baddbmm": lambda b, x, y: torch.bmm(x, y),
-    "addmm": lambda b, x, y: 1.5 * torch.mm(x, y),
     "conv_transpose2d": lambda x, w, b: torch.nn.functional.conv_transpose2d(
         x, w, stride=2
     ),
 }
-"""The GEMM's part of each GEMM composite (as rounded: scaled by alpha)."""
+"""The GEMM's part of a composite that rounds it before its bias."""
 
 MANTISSA = {torch.bfloat16: 7, torch.float16: 10}
 """Stored fraction bits: one ulp at v is 2^(floor(log2 |v|) - these)."""

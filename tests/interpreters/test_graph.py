@@ -1137,7 +1137,12 @@ def test_op_numerics_in_low_precision(case: Case, dtype: str) -> None:
     outputs = run_reference(
         fxdsl.parse(low.module_text()), *low.inputs, check_types=True
     )
-    _compare(low, outputs, rtol=rtol, atol=1e-5)
+    atol = 1e-5
+    if case.id.startswith("attention"):
+        # FlashAttention's second rounding: the softmax numerators are
+        # rounded to 16 bits for P @ V, off by up to an ulp of v's largest
+        atol = rtol * float(np.max(np.abs(low.inputs[2])))
+    _compare(low, outputs, rtol=rtol, atol=atol)
 
 
 def test_every_graph_op_has_an_impl() -> None:

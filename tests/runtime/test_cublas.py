@@ -106,6 +106,7 @@ def test_executor_passes_each_gemm_its_buffers(monkeypatch: pytest.MonkeyPatch) 
             address(buffers[g.lhs.slot]),
             address(buffers[g.out.slot]),
             True,  # the executor's tf32 option reaches every GEMM
+            "f32",  # the result's type
         )
         for g in gemms
     ]

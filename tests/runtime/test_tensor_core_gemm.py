@@ -67,6 +67,33 @@ def test_tensor_core_route_on_cuda_sim(t: str) -> None:
     assert_matches(got, run_reference(reference, *inputs))
 
 
+WIDE = """func.func @f(%x: tensor<2x20x40x{t}>, %b: tensor<40x24x{t}>) -> tensor<2x20x24xf32> {{
+  %z = graph.matmul %x, %b : (tensor<2x20x40x{t}>, tensor<40x24x{t}>) -> tensor<2x20x24xf32>
+  func.return %z : tensor<2x20x24xf32>
+}}"""
+"""A 16-bit GEMM that stores its product in f32 (an addmm's, before its bias)."""
+
+
+@pytest.mark.cxx
+@pytest.mark.parametrize("t", ["bf16", "f16"])
+def test_tensor_core_route_stores_a_widened_product_in_f32(t: str) -> None:
+    """The kernel stores its f32 accumulators as they are: equal to the
+    reference's f32 product up to the order of the f32 sums."""
+    reference = parse(WIDE.format(t=t))
+    lowered = apply(parse(WIDE.format(t=t)), "convert-graph-to-gpu")
+    (shape,) = [shape for _, shape in tensor_core_gemms(lowered).values()]
+    assert (shape.operand, shape.result) == (t, "f32")
+    inputs = random_inputs(reference, seed=0)
+    sim = CudaSimEmulator(lowered, gemm="tensor-core")
+    try:
+        (got,) = sim.run("f", *inputs)
+    finally:
+        sim.close()
+    (want,) = run_reference(reference, *inputs)
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
 def test_unknown_gemm_route_is_an_error() -> None:
     lowered = apply(parse(graph("f16")), "convert-graph-to-gpu")
     with pytest.raises(ValueError, match="gemm='cutlass'"):

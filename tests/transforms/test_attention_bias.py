@@ -64,6 +64,26 @@ def test_gpt2_block_bias_becomes_prologue_and_epilogue() -> None:
     assert_same_numerics(before, after, rtol=1e-5, atol=1e-5)
 
 
+def test_bf16_block_folds_through_the_widened_product() -> None:
+    """In bf16 the qkv linear is decomposed to round once (product in f32,
+    bias in f32, one cast); the fold narrows that product and still leaves
+    no add over the whole projection, and no f32 product feeds q, k, v."""
+    before = fxdsl.parse(
+        str(gpt2_stack(1, B=2, T=6, D=16, heads=2)).replace("f32", "bf16")
+    )
+    decomposed = fxdsl.apply(clone_module(before), "graph-decompose")
+    assert any(op.is_widened for op in ops_of(decomposed, graph.MatmulOp))
+    after = fxdsl.apply(clone_module(before), "graph-decompose," + FOLD_AND_FUSE)
+    (group,) = groups_with_attention(after)
+    inner = [op.name for op in group.body.block.ops]
+    assert inner == ["graph.add", "graph.attention", "graph.add", "graph.yield"]
+    widths = [shape_of(op.result)[-1] for op in ops_of(after, graph.AddOp)]
+    assert 48 not in widths  # no add over the whole (B, T, 3D) projection
+    qkv = [op for op in ops_of(after, graph.MatmulOp) if shape_of(op.result)[-1] == 48]
+    assert [op.is_widened for op in qkv] == [False]
+    assert_same_numerics(before, after, rtol=2e-2, atol=2e-2)
+
+
 @pytest.mark.parametrize(
     ("bias_shape", "folds"),
     [

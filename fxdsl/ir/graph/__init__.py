@@ -65,6 +65,7 @@ from fxdsl.ir.graph.constants import (
     is_graph_constant,
 )
 from fxdsl.ir.graph.contractions import (
+    HALF_FLOAT_TYPES,
     AttentionOp,
     LinearOp,
     MatmulOp,
@@ -222,6 +223,7 @@ __all__ = [  # noqa: RUF022 (grouped by module)
     "ELEMENT_TYPES",
     "FLOAT_TYPES",
     "GraphOp",
+    "HALF_FLOAT_TYPES",
     "INDEX_TYPES",
     "KERNEL_TYPES",
     "f64",

@@ -22,8 +22,21 @@ from xdsl.irdl import (
 )
 
 from fxdsl.ir import shape_rules as rules
-from fxdsl.ir.graph.base import FLOAT_TYPES, GraphOp, dtype_of, i1, shape_of, tensor
+from fxdsl.ir.graph.base import (
+    FLOAT_TYPES,
+    GraphOp,
+    bf16,
+    dtype_of,
+    f16,
+    f32,
+    i1,
+    shape_of,
+    tensor,
+)
 from fxdsl.ir.shape_rules import Shape, ShapeError
+
+HALF_FLOAT_TYPES = (bf16, f16)
+"""Operand types a matmul may widen to an f32 result."""
 
 # --------------------------------------------------------------------------- #
 # Contractions
@@ -36,6 +49,15 @@ class MatmulOp(GraphOp):
 
     %c = graph.matmul %a, %b : (tensor<2x4x8xf32>, tensor<8x3xf32>)
            -> tensor<2x4x3xf32>
+
+    The result has the operands' element type, except that 16-bit float
+    operands may declare an f32 result: the product accumulated in f32 and
+    stored unrounded (cuBLAS's Ctype f32, StableHLO's
+    `preferred_element_type`). An epilogue in f32 (addmm's bias) then
+    rounds once, as torch's one kernel does:
+
+    %c = graph.matmul %a, %b : (tensor<4x8xbf16>, tensor<8x3xbf16>)
+           -> tensor<4x3xf32>
     """
 
     name = "graph.matmul"
@@ -43,14 +65,30 @@ class MatmulOp(GraphOp):
     rhs = operand_def(TensorType)
     result = result_def(TensorType)
 
-    def __init__(self, lhs: SSAValue, rhs: SSAValue):
-        self._build(operands=[lhs, rhs], result_types=[lhs.type])
+    def __init__(self, lhs: SSAValue, rhs: SSAValue, dtype: Attribute | None = None):
+        """`dtype`: the result's element type (default: the operands')."""
+        placeholder = lhs.type if dtype is None else tensor(shape_of(lhs), dtype)
+        self._build(operands=[lhs, rhs], result_types=[placeholder])
+
+    @property
+    def is_widened(self) -> bool:
+        """Does the result (f32) differ from the operands' 16-bit type?"""
+        return dtype_of(self.result) != dtype_of(self.lhs)
 
     def infer_result_types(self) -> list[Attribute]:
-        if dtype_of(self.lhs) != dtype_of(self.rhs):
+        element = dtype_of(self.lhs)
+        if element != dtype_of(self.rhs):
             raise ShapeError(
                 f"element types differ: lhs {self.lhs.type}, rhs {self.rhs.type}"
             )
+        declared = dtype_of(self.result)
+        if declared != element:
+            if element not in HALF_FLOAT_TYPES or declared != f32:
+                raise ShapeError(
+                    f"result element type {declared} must be the operands' "
+                    f"({element}), or f32 for bf16/f16 operands"
+                )
+            element = declared
         lhs, rhs = shape_of(self.lhs), shape_of(self.rhs)
         try:
             shape = rules.matmul_shape(lhs, rhs, ("lhs", "rhs"))
@@ -58,7 +96,7 @@ class MatmulOp(GraphOp):
             # Printing the types costs more than the check: only for errors.
             names = (f"lhs {self.lhs.type}", f"rhs {self.rhs.type}")
             shape = rules.matmul_shape(lhs, rhs, names)
-        return [tensor(shape, dtype_of(self.lhs))]
+        return [tensor(shape, element)]
 
 
 @irdl_op_definition

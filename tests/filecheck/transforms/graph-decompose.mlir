@@ -25,6 +25,30 @@ func.func @linear_no_bias(%x: tensor<4x8xf32>, %w: tensor<16x8xf32>) -> tensor<4
   func.return %y : tensor<4x16xf32>
 }
 
+// A bf16 linear with a bias rounds once, as graph.linear does: the product
+// stays f32, the bias is added in f32, the sum is cast back.
+// CHECK-LABEL: func.func @linear_bias_bf16
+// CHECK-NEXT:    %[[T:.*]] = graph.transpose %w perm [1, 0]
+// CHECK-NEXT:    %[[M:.*]] = graph.matmul %x, %[[T]] : (tensor<4x8xbf16>, tensor<8x16xbf16>) -> tensor<4x16xf32>
+// CHECK-NEXT:    %[[B:.*]] = graph.cast %b : (tensor<16xbf16>) -> tensor<16xf32>
+// CHECK-NEXT:    %[[A:.*]] = graph.add %[[M]], %[[B]] : (tensor<4x16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+// CHECK-NEXT:    %[[C:.*]] = graph.cast %[[A]] : (tensor<4x16xf32>) -> tensor<4x16xbf16>
+// CHECK-NEXT:    func.return %[[C]]
+func.func @linear_bias_bf16(%x: tensor<4x8xbf16>, %w: tensor<16x8xbf16>, %b: tensor<16xbf16>) -> tensor<4x16xbf16> {
+  %y = graph.linear %x, %w, %b : (tensor<4x8xbf16>, tensor<16x8xbf16>, tensor<16xbf16>) -> tensor<4x16xbf16>
+  func.return %y : tensor<4x16xbf16>
+}
+
+// Without a bias the GEMM rounds its product once itself: no widening.
+// CHECK-LABEL: func.func @linear_no_bias_bf16
+// CHECK-NEXT:    %[[T:.*]] = graph.transpose %w perm [1, 0]
+// CHECK-NEXT:    %[[M:.*]] = graph.matmul %x, %[[T]] : (tensor<4x8xbf16>, tensor<8x16xbf16>) -> tensor<4x16xbf16>
+// CHECK-NEXT:    func.return %[[M]]
+func.func @linear_no_bias_bf16(%x: tensor<4x8xbf16>, %w: tensor<16x8xbf16>) -> tensor<4x16xbf16> {
+  %y = graph.linear %x, %w : (tensor<4x8xbf16>, tensor<16x8xbf16>) -> tensor<4x16xbf16>
+  func.return %y : tensor<4x16xbf16>
+}
+
 // layer_norm, softmax and gelu are fusible as they are: left alone.
 // CHECK-LABEL: func.func @kept
 // CHECK-NEXT:    graph.layer_norm
@@ -94,6 +118,34 @@ func.func @cumsum(%x: tensor<3x2xi64>) -> tensor<3x2xi64> {
 func.func @masked_attention(%q: tensor<2x4x8xf32>, %k: tensor<2x6x8xf32>, %v: tensor<2x6x3xf32>, %m: tensor<4x6xi1>) -> tensor<2x4x3xf32> {
   %o = graph.attention %q, %k, %v, %m scale 0.125 {scope = #graph.scope<("attn", 0, "Attention")>} : (tensor<2x4x8xf32>, tensor<2x6x8xf32>, tensor<2x6x3xf32>, tensor<4x6xi1>) -> tensor<2x4x3xf32>
   func.return %o : tensor<2x4x3xf32>
+}
+
+// 16-bit operands: the scores in f32 (a widened product), the numerators
+// exp(s - max) rounded to bf16 for the product with v (f32 result), divided
+// by their f32 sum, the result cast back: as graph.attention computes it.
+// CHECK-LABEL: func.func @masked_attention_bf16
+// CHECK-NEXT:    %[[KT:.*]] = graph.transpose %k perm [0, 2, 1]
+// CHECK-NEXT:    %[[S:.*]] = graph.matmul %q, %[[KT]] : (tensor<2x4x8xbf16>, tensor<2x8x6xbf16>) -> tensor<2x4x6xf32>
+// CHECK-NEXT:    %[[C:.*]] = graph.full value 1.250000e-01 : tensor<f32>
+// CHECK-NEXT:    %[[SC:.*]] = graph.mul %[[S]], %[[C]]
+// CHECK-NEXT:    %[[INF:.*]] = graph.full value -inf : tensor<f32>
+// CHECK-NEXT:    %[[MB:.*]] = graph.cast %m : (tensor<4x6xbf16>) -> tensor<4x6xf32>
+// CHECK-NEXT:    %[[M:.*]] = graph.add %[[SC]], %[[MB]] : (tensor<2x4x6xf32>, tensor<4x6xf32>) -> tensor<2x4x6xf32>
+// CHECK-NEXT:    %[[TOP:.*]] = graph.max %[[M]] dims [2] keepdim
+// CHECK-NEXT:    %[[D:.*]] = graph.sub %[[M]], %[[TOP]]
+// CHECK-NEXT:    %[[E:.*]] = graph.exp %[[D]] : tensor<2x4x6xf32>
+// CHECK-NEXT:    %[[SUM:.*]] = graph.sum %[[E]] dims [2] keepdim
+// CHECK-NEXT:    %[[P:.*]] = graph.cast %[[E]] : (tensor<2x4x6xf32>) -> tensor<2x4x6xbf16>
+// CHECK-NEXT:    %[[O:.*]] = graph.matmul %[[P]], %v : (tensor<2x4x6xbf16>, tensor<2x6x3xbf16>) -> tensor<2x4x3xf32>
+// CHECK-NEXT:    %[[N:.*]] = graph.div %[[O]], %[[SUM]]
+// CHECK-NEXT:    %[[ANY:.*]] = graph.ne %[[TOP]], %[[INF]]
+// CHECK-NEXT:    %[[Z:.*]] = graph.full value 0.000000e+00 : tensor<f32>
+// CHECK-NEXT:    %[[R:.*]] = graph.select %[[ANY]], %[[N]], %[[Z]]
+// CHECK-NEXT:    %[[B:.*]] = graph.cast %[[R]] : (tensor<2x4x3xf32>) -> tensor<2x4x3xbf16>
+// CHECK-NEXT:    func.return %[[B]]
+func.func @masked_attention_bf16(%q: tensor<2x4x8xbf16>, %k: tensor<2x6x8xbf16>, %v: tensor<2x6x3xbf16>, %m: tensor<4x6xbf16>) -> tensor<2x4x3xbf16> {
+  %o = graph.attention %q, %k, %v, %m scale 0.125 : (tensor<2x4x8xbf16>, tensor<2x6x8xbf16>, tensor<2x6x3xbf16>, tensor<4x6xbf16>) -> tensor<2x4x3xbf16>
+  func.return %o : tensor<2x4x3xbf16>
 }
 
 // With at least attention-min-rows query rows (here 8 and 4 >= 4), a masked

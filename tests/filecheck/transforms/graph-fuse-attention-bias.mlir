@@ -101,3 +101,33 @@ func.func @direct(%x: tensor<4x4xf32>, %b: tensor<4xf32>, %k: tensor<4x4xf32>, %
   %o = graph.attention %q, %k, %v scale 0.5 : tensor<4x4xf32>
   func.return %o : tensor<4x4xf32>
 }
+
+// A bf16 projection rounds once: its product is widened, the bias added in
+// f32, the sum cast back. The fold narrows the product (one rounding of
+// x @ W) and folds the bias as for @qkv: no epilogue kernel between the
+// GEMM and the attention.
+// CHECK-LABEL: func.func @qkv_widened
+// CHECK-NEXT:    %[[P:.*]] = graph.matmul %x, %w : (tensor<2x4x8xbf16>, tensor<8x24xbf16>) -> tensor<2x4x24xbf16>
+// CHECK-NEXT:    %[[BF:.*]] = graph.broadcast_to %b : (tensor<24xbf16>) -> tensor<2x4x24xbf16>
+// CHECK-NEXT:    %q0, %k0, %v0 = graph.split %[[P]] dim 2
+// CHECK:         %[[Q:.*]] = graph.add %q, %{{.*}} : tensor<2x2x4x4xbf16>
+// CHECK:         %[[A:.*]] = graph.attention %[[Q]], %k, %v causal scale 5.000000e-01 : tensor<2x2x4x4xbf16>
+// CHECK-NEXT:    %[[O:.*]] = graph.add %[[A]], %{{.*}} : (tensor<2x2x4x4xbf16>, tensor<2x2x1x4xbf16>) -> tensor<2x2x4x4xbf16>
+// CHECK-NEXT:    func.return %[[O]]
+// UNFOLDED-LABEL: func.func @qkv_widened
+// UNFOLDED-NEXT:    graph.matmul %x, %w : (tensor<2x4x8xbf16>, tensor<8x24xbf16>) -> tensor<2x4x24xf32>
+func.func @qkv_widened(%x: tensor<2x4x8xbf16>, %w: tensor<8x24xbf16>, %b: tensor<24xbf16>) -> tensor<2x2x4x4xbf16> {
+  %p = graph.matmul %x, %w : (tensor<2x4x8xbf16>, tensor<8x24xbf16>) -> tensor<2x4x24xf32>
+  %bw = graph.cast %b : (tensor<24xbf16>) -> tensor<24xf32>
+  %s = graph.add %p, %bw : (tensor<2x4x24xf32>, tensor<24xf32>) -> tensor<2x4x24xf32>
+  %a = graph.cast %s : (tensor<2x4x24xf32>) -> tensor<2x4x24xbf16>
+  %q0, %k0, %v0 = graph.split %a dim 2 sizes [8, 8, 8] : (tensor<2x4x24xbf16>) -> (tensor<2x4x8xbf16>, tensor<2x4x8xbf16>, tensor<2x4x8xbf16>)
+  %q1 = graph.reshape %q0 : (tensor<2x4x8xbf16>) -> tensor<2x4x2x4xbf16>
+  %q = graph.transpose %q1 perm [0, 2, 1, 3] : (tensor<2x4x2x4xbf16>) -> tensor<2x2x4x4xbf16>
+  %k1 = graph.reshape %k0 : (tensor<2x4x8xbf16>) -> tensor<2x4x2x4xbf16>
+  %k = graph.transpose %k1 perm [0, 2, 1, 3] : (tensor<2x4x2x4xbf16>) -> tensor<2x2x4x4xbf16>
+  %v1 = graph.reshape %v0 : (tensor<2x4x8xbf16>) -> tensor<2x4x2x4xbf16>
+  %v = graph.transpose %v1 perm [0, 2, 1, 3] : (tensor<2x4x2x4xbf16>) -> tensor<2x2x4x4xbf16>
+  %o = graph.attention %q, %k, %v causal scale 0.5 : tensor<2x2x4x4xbf16>
+  func.return %o : tensor<2x2x4x4xbf16>
+}

@@ -28,6 +28,20 @@ func.func @matmul() {
   func.return
 }
 
+// 16-bit operands may store their product in f32 (rounded once later).
+// CHECK-LABEL: func.func @matmul_f32_product
+// CHECK:      graph.matmul %{{.*}}, %{{.*}} : (tensor<4x8xbf16>, tensor<8x3xbf16>) -> tensor<4x3xf32>
+// CHECK-NEXT: graph.matmul %{{.*}}, %{{.*}} : (tensor<4x8xf16>, tensor<8x3xf16>) -> tensor<4x3xf32>
+func.func @matmul_f32_product() {
+  %a = "test.op"() : () -> (tensor<4x8xbf16>)
+  %b = "test.op"() : () -> (tensor<8x3xbf16>)
+  %c = "test.op"() : () -> (tensor<4x8xf16>)
+  %d = "test.op"() : () -> (tensor<8x3xf16>)
+  %0 = graph.matmul %a, %b : (tensor<4x8xbf16>, tensor<8x3xbf16>) -> tensor<4x3xf32>
+  %1 = graph.matmul %c, %d : (tensor<4x8xf16>, tensor<8x3xf16>) -> tensor<4x3xf32>
+  func.return
+}
+
 // CHECK-LABEL: func.func @linear
 func.func @linear() {
   %x = "test.op"() : () -> (tensor<2x4x8xf16>)

@@ -380,6 +380,21 @@
 
 // -----
 
+// graph.matmul: only 16-bit operands may widen their product, and only to f32.
+%a = "test.op"() : () -> (tensor<4x8xbf16>)
+%b = "test.op"() : () -> (tensor<8x3xbf16>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.matmul: result element type f16 must be the operands' (bf16), or f32 for bf16/f16 operands (operands: tensor<4x8xbf16>, tensor<8x3xbf16>)
+%c = graph.matmul %a, %b : (tensor<4x8xbf16>, tensor<8x3xbf16>) -> tensor<4x3xf16>
+
+// -----
+
+%a = "test.op"() : () -> (tensor<4x8xf32>)
+%b = "test.op"() : () -> (tensor<8x3xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.matmul: result element type f64 must be the operands' (f32), or f32 for bf16/f16 operands (operands: tensor<4x8xf32>, tensor<8x3xf32>)
+%c = graph.matmul %a, %b : (tensor<4x8xf32>, tensor<8x3xf32>) -> tensor<4x3xf64>
+
+// -----
+
 // graph.linear: input features equal weight in-features.
 %x = "test.op"() : () -> (tensor<4x8xf32>)
 %w = "test.op"() : () -> (tensor<3x5xf32>)
