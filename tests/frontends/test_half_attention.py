@@ -105,3 +105,28 @@ def test_f32_attention_on_upcast_inputs_stays_f32(tmp_path: Path) -> None:
     (line,) = [x for x in dump.read_text().splitlines() if "graph.attention" in x]
     assert "xf32>" in line
     assert "bf16" not in line
+
+
+@pytest.mark.usefixtures("fresh_dynamo")
+def test_bf16_gpt2_through_the_backend_gets_the_flash_kernel(tmp_path: Path) -> None:
+    """A bf16 HF GPT-2 (head dim 64) through torch.compile: its attention is
+    bf16, so the GPU lowering picks the tensor-core flash kernel (the f32
+    attention of torch's decomposition got the scalar kernel)."""
+    need("transformers")
+    from fxdsl.api import apply, parse
+    from fxdsl.lowering.launch_plan import build_launch_plan
+    from fxdsl.lowering.pipeline import GPU_PIPELINE
+    from fxdsl.testing.generation import build_decoder
+
+    model = build_decoder("gpt2", torch.bfloat16, n_embd=128, n_head=2)
+    ids = torch.randint(0, 100, (1, 64))
+    with torch.no_grad():
+        compiled = torch.compile(
+            model, backend="fxdsl", options={"dump_ir": str(tmp_path)}
+        )
+        compiled(ids, use_cache=False)
+    (dump,) = tmp_path.glob("*.mlir")
+    plan = build_launch_plan(apply(parse(dump.read_text()), GPU_PIPELINE))
+    attention = [k for k in plan.kernels if "attention" in k]
+    assert attention
+    assert all(k.endswith("flash_attention") for k in attention), attention
