@@ -71,6 +71,7 @@ from fxdsl.testing.opinfo_compare import (
     flat,
     picked_values,
 )
+from fxdsl.testing.torch_models import function_module
 from fxdsl.util.atomic_write import write_atomic
 
 SAMPLES = 3
@@ -113,20 +114,6 @@ class Case:
             return self.call(*wide)
         except Exception:  # noqa: BLE001 - no fp64 kernel: eager alone judges
             return None
-
-
-class _OpModule:
-    """Built lazily: torch is imported only when the harness runs."""
-
-    @staticmethod
-    def wrap(call: Callable[..., Any]) -> Any:
-        import torch
-
-        class OpModule(torch.nn.Module):
-            def forward(self, *tensors: Any) -> Any:
-                return call(*tensors)
-
-        return OpModule()
 
 
 def op_db() -> list[Any]:
@@ -262,7 +249,7 @@ def check_import(case: Case) -> dict[str, tuple[str, str]]:
 
     from fxdsl.frontends.torch_export import TorchImportError, from_exported_program
 
-    module = _OpModule.wrap(case.call)
+    module = function_module(case.call)
     try:
         with _unseeded():  # random as a user's calls are, as the backend's
             expected, varies = _eager(case)
@@ -375,7 +362,7 @@ def _through_backend(case: Case) -> tuple[str, str]:
     torch._dynamo.reset()  # one code object serves every op: no stale guards
     try:
         compiled = torch.compile(
-            _OpModule.wrap(case.call), backend="fxdsl", fullgraph=True
+            function_module(case.call), backend="fxdsl", fullgraph=True
         )
         with counting_plans(counted), torch.no_grad():
             returned = compiled(*case.tensors)
@@ -421,7 +408,7 @@ def _fails_in_torch(case: Case) -> str | None:
     torch._dynamo.reset()
     try:
         compiled = torch.compile(
-            _OpModule.wrap(case.call), backend="aot_eager", fullgraph=True
+            function_module(case.call), backend="aot_eager", fullgraph=True
         )
         with torch.no_grad():
             compiled(*case.tensors)

@@ -14,6 +14,23 @@ from typing import Any
 Example = tuple[Any, tuple[Any, ...], dict[str, Any]]
 
 
+def function_module(fn: Callable[..., Any]) -> Any:
+    """`fn` as a `torch.nn.Module` whose forward calls it with its inputs
+    (what `torch.export` and `from_torch` take); an `fn` that is a module
+    becomes a submodule, its parameters and buffers the model's."""
+    import torch
+
+    class FunctionModule(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.fn = fn
+
+        def forward(self, *args: Any) -> Any:
+            return self.fn(*args)
+
+    return FunctionModule()
+
+
 _VOCAB = 128
 """Every tiny language model's vocabulary size (the ids are drawn below it)."""
 

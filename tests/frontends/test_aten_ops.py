@@ -23,20 +23,12 @@ from fxdsl.frontends.torch_export import (  # noqa: E402
     from_torch,
 )
 from fxdsl.frontends.torch_nodes import _mutates_a_shared_value  # noqa: E402
-
-
-class _Fn(torch.nn.Module):
-    def __init__(self, fn: Callable[[Any], Any]) -> None:
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, x: Any) -> Any:
-        return self.fn(x)
+from fxdsl.testing.torch_models import function_module  # noqa: E402
 
 
 def _assert_imports_as_torch(fn: Callable[[Any], Any], x: Any, decompose: bool) -> None:
     want = fn(x)
-    (got,) = from_torch(_Fn(fn), (x,), decompose=decompose).run(x)
+    (got,) = from_torch(function_module(fn), (x,), decompose=decompose).run(x)
     assert got.shape == tuple(want.shape)
     np.testing.assert_allclose(got, want.numpy(), rtol=1e-5, atol=1e-6)
 
@@ -130,7 +122,7 @@ def test_a_decomposition_that_does_not_import_names_the_op_inside() -> None:
         match=r"aten\.special_bessel_j0\.default has no graph-dialect mapping, and "
         r"in torch's decomposition of it prims\.bessel_j0\.default does not import",
     ):
-        from_torch(_Fn(torch.special.bessel_j0), (torch.randn(2, 3),))
+        from_torch(function_module(torch.special.bessel_j0), (torch.randn(2, 3),))
 
 
 def test_a_decomposition_mutating_a_value_it_reads_again_is_refused() -> None:
@@ -176,7 +168,7 @@ def test_a_program_returning_a_number_is_a_clear_error() -> None:
     a KeyError)."""
     with pytest.raises(TorchImportError, match="an output is 3, not a tensor"):
         from_torch(
-            _Fn(lambda x: torch.broadcast_shapes(x.shape, (1, 1))[0]),
+            function_module(lambda x: torch.broadcast_shapes(x.shape, (1, 1))[0]),
             (torch.randn(3, 1),),
         )
 
@@ -312,7 +304,7 @@ def test_composites_match_torch_on_awkward_values(name: str, decompose: bool) ->
     x = _awkward_values()
     want = fn(x)
     wants = want if isinstance(want, tuple) else (want,)
-    gots = from_torch(_Fn(fn), (x,), decompose=decompose).run(x)
+    gots = from_torch(function_module(fn), (x,), decompose=decompose).run(x)
     assert len(gots) == len(wants)
     for got, w in zip(gots, wants, strict=True):
         assert got.shape == tuple(w.shape)
@@ -327,7 +319,9 @@ def test_a_decomposition_writing_into_a_view_is_functionalized(decompose: bool) 
     result (an OpInfo wrong result), then the importer refused them; traced
     under torch's functionalization they are slice_scatters of values."""
     x = torch.randn(2, 3, 4, generator=torch.Generator().manual_seed(3))
-    model = _Fn(lambda x: torch.nn.functional.pad(x, (1, 2), mode="circular"))
+    model = function_module(
+        lambda x: torch.nn.functional.pad(x, (1, 2), mode="circular")
+    )
     (got,) = from_torch(model, (x,), decompose=decompose).run(x)
     np.testing.assert_array_equal(got, model(x).numpy())
 
@@ -341,7 +335,9 @@ def test_a_decomposition_that_does_not_trace_is_unsupported_not_a_crash(
     monkeypatch.delitem(ATEN, "aten.adaptive_max_pool2d.default")
     with pytest.raises(TorchImportError, match="decomposition of it does not trace"):
         from_torch(
-            _Fn(lambda x: torch.nn.functional.adaptive_max_pool2d(x, (2, 3))),
+            function_module(
+                lambda x: torch.nn.functional.adaptive_max_pool2d(x, (2, 3))
+            ),
             (torch.randn(1, 3, 5, 7),),
         )
 
@@ -385,13 +381,15 @@ def test_as_strided_of_a_view_is_refused_not_wrong() -> None:
     from a view with gaps (`x[:, ::2]`), would read what the graph does not
     hold. A contiguous slice (storage offset 6) reads its own elements."""
     x = torch.randn(4, 6)
-    sliced = _Fn(lambda x: x[1:].as_strided((3, 3), (1, 3)))
+    sliced = function_module(lambda x: x[1:].as_strided((3, 3), (1, 3)))
     (got,) = from_torch(sliced, (x,)).run(x)
     np.testing.assert_array_equal(got, sliced(x).numpy())
     with pytest.raises(TorchImportError, match="as_strided"):
-        from_torch(_Fn(lambda x: x[:, ::2].as_strided((3, 3), (1, 3))), (x,))
+        from_torch(
+            function_module(lambda x: x[:, ::2].as_strided((3, 3), (1, 3))), (x,)
+        )
     with pytest.raises(TorchImportError, match="reads past"):
-        from_torch(_Fn(lambda x: x.as_strided((5, 6), (6, 1))), (x,))
+        from_torch(function_module(lambda x: x.as_strided((5, 6), (6, 1))), (x,))
 
 
 @pytest.mark.parametrize("decompose", [False, True], ids=["default", "core"])

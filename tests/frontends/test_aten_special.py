@@ -24,16 +24,7 @@ from fxdsl.interpreters.run import run_reference  # noqa: E402
 from fxdsl.lowering.cuda_printer import kernel_source  # noqa: E402
 from fxdsl.pipeline.lower import lower_for_cuda  # noqa: E402
 from fxdsl.testing.nvcc import compile_ptx  # noqa: E402
-
-
-class _Fn(torch.nn.Module):
-    def __init__(self, fn: Callable[..., Any]):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *args: Any) -> Any:
-        return self.fn(*args)
-
+from fxdsl.testing.torch_models import function_module  # noqa: E402
 
 EDGES = [0.0, -0.0, 1.0, -1.0, -2.0, 0.5, -0.5, 1e-30, -1e-30, 3.75, 15.0]
 EDGES += [15.0001, 80.0, 100.0, -100.0, math.inf, -math.inf, math.nan]
@@ -69,7 +60,7 @@ RTOL |= {"special.erfcx": 1e-5, "special.log_ndtr": 1e-5}
 
 
 def _run(fn: Callable[..., Any], args: tuple[Any, ...], decompose: bool) -> Any:
-    return from_torch(_Fn(fn), args, decompose=decompose).run(*args)
+    return from_torch(function_module(fn), args, decompose=decompose).run(*args)
 
 
 @pytest.mark.parametrize("decompose", [False, True], ids=["default", "core"])
@@ -186,7 +177,7 @@ LOWERED = {
 def test_kernels_compile_for_sm_90(name: str, tmp_path: Path) -> None:
     fn, (low, high) = LOWERED[name]
     x = _grid(low, high)[:64].reshape(8, 8)
-    module = from_torch(_Fn(fn), (x,)).module
+    module = from_torch(function_module(fn), (x,)).module
     lowered, _ = lower_for_cuda(module)
     compile_ptx(kernel_source(lowered), tmp_path, name)
 
@@ -199,7 +190,7 @@ def test_kernels_match_the_reference_on_cuda_sim(name: str) -> None:
         pytest.skip("cuda-sim needs a C++ compiler")
     fn, (low, high) = LOWERED[name]
     x = _grid(low, high)[:64].reshape(8, 8)
-    module = from_torch(_Fn(fn), (x,)).module
+    module = from_torch(function_module(fn), (x,)).module
     program = CudaSimProgram(module)
     try:
         gots = program(x.numpy())

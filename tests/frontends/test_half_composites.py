@@ -20,15 +20,7 @@ from fxdsl.testing.optional import need
 torch = need("torch")
 
 from fxdsl.frontends.torch_export import from_torch  # noqa: E402
-
-
-class _Fn(torch.nn.Module):
-    def __init__(self, fn: Callable[..., Any]):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *args: Any) -> Any:
-        return self.fn(*args)
+from fxdsl.testing.torch_models import function_module  # noqa: E402
 
 
 def _positive(*shape: int) -> Any:
@@ -80,7 +72,7 @@ def test_a_16_bit_composite_rounds_once(name: str, dtype: Any) -> None:
     args = tuple(t.to(dtype) for t in inputs)
     want = fn(*args).double().numpy()
     exact = fn(*(t.double() for t in args)).numpy()
-    (got,) = from_torch(_Fn(fn), args).run(*args)
+    (got,) = from_torch(function_module(fn), args).run(*args)
     got = np.asarray(got, np.float64)
     ulp = _ulp(exact, dtype)
     if name in PRODUCTS:

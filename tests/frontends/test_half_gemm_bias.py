@@ -23,15 +23,7 @@ import fxdsl  # noqa: E402
 from fxdsl.frontends.torch_export import from_torch  # noqa: E402
 from fxdsl.ir.dtypes import bf16_bits, from_bf16_bits  # noqa: E402
 from fxdsl.testing.fake_cublas import MemoryCublas, executor_on_host  # noqa: E402
-
-
-class _Fn(torch.nn.Module):
-    def __init__(self, fn: Callable[..., Any]):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *args: Any) -> Any:
-        return self.fn(*args)
+from fxdsl.testing.torch_models import function_module  # noqa: E402
 
 
 def _grid(*shape: int) -> Any:
@@ -84,7 +76,7 @@ def test_reference_and_cpu_pipeline_keep_the_products_bits(
     """The imported program and the CPU backend's pipeline (which
     decomposes `graph.linear`) equal eager bit for bit."""
     fn, args, want = _inputs(name, dtype)
-    imported = from_torch(_Fn(fn), args)
+    imported = from_torch(function_module(fn), args)
     (got,) = imported.run(*args)
     np.testing.assert_array_equal(np.asarray(got, np.float64), want)
     compiled = fxdsl.compile(imported.module, backend="cpu")
@@ -104,7 +96,7 @@ def test_gpu_lowering_stores_the_product_in_f32(
     with 16-bit A and B and an f32 C (CUDA_R_32F = 0), and the result
     equals eager bit for bit."""
     fn, args, want = _inputs(name, dtype)
-    imported = from_torch(_Fn(fn), args)
+    imported = from_torch(function_module(fn), args)
     library = MemoryCublas()
     executor, _ = executor_on_host(monkeypatch, imported.module, library)
     bf16 = dtype == torch.bfloat16

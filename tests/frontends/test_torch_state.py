@@ -26,17 +26,9 @@ from fxdsl.frontends.torch_export import (  # noqa: E402
 from fxdsl.frontends.torch_state import StateUpdate  # noqa: E402
 from fxdsl.lowering.pipeline import GPU_PIPELINE  # noqa: E402
 from fxdsl.runtime.ir_emulator import Emulator  # noqa: E402
+from fxdsl.testing.torch_models import function_module  # noqa: E402
 
 LEVELS = pytest.mark.parametrize("decompose", [False, True], ids=["default", "core"])
-
-
-class _Fn(torch.nn.Module):
-    def __init__(self, fn: Any) -> None:
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *args: Any) -> Any:
-        return self.fn(*args)
 
 
 def _batch_norm(x: Any, mean: Any, var: Any, w: Any, b: Any) -> Any:
@@ -63,7 +55,7 @@ def test_batch_norm_in_training_writes_the_callers_running_statistics(
     """Batch statistics normalise (the biased variance); the running mean
     and the unbiased variance move by `momentum`, in the caller's tensors,
     call after call, as torch's do."""
-    program = from_torch(_Fn(_batch_norm), _inputs(0), decompose=decompose)
+    program = from_torch(function_module(_batch_norm), _inputs(0), decompose=decompose)
     assert program.updates == [
         StateUpdate("input", 1, "args_1"),
         StateUpdate("input", 2, "args_2"),
@@ -79,7 +71,7 @@ def test_batch_norm_in_training_writes_the_callers_running_statistics(
 
 
 def test_numpy_inputs_are_written_too_and_other_inputs_are_an_error() -> None:
-    program = from_torch(_Fn(_batch_norm), _inputs(0))
+    program = from_torch(function_module(_batch_norm), _inputs(0))
     arrays = [t.numpy().copy() for t in _inputs(2)]
     program.run(*arrays)
     expected = _inputs(2)
@@ -154,7 +146,9 @@ def test_an_in_place_op_on_a_user_input_writes_it_back(decompose: bool) -> None:
         return x.sum(0)
 
     x, source = torch.randn(4, 3), torch.randn(3, 3)
-    program = from_torch(_Fn(accumulate), (x.clone(), source), decompose=decompose)
+    program = from_torch(
+        function_module(accumulate), (x.clone(), source), decompose=decompose
+    )
     mine, torchs = x.clone(), x.clone()
     (got,) = program.run(mine, source)
     want = accumulate(torchs, source)
@@ -209,4 +203,4 @@ def test_writes_that_cannot_be_values_are_refused_not_wrong() -> None:
         return x + 1
 
     with pytest.raises(TorchImportError, match=r"changes the shape of the input"):
-        from_torch(_Fn(shrink), (torch.randn(3, 4),))
+        from_torch(function_module(shrink), (torch.randn(3, 4),))
