@@ -58,6 +58,7 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -105,9 +106,11 @@ class Case:
     dtype: str = "float32"
     """The samples' dtype (of `DTYPES`)."""
 
+    @cached_property
     def fp64(self) -> Any:
         """The op on the float samples upcast to float64 (the reference a
-        16-bit result is judged by), or None where that fails."""
+        16-bit result is judged by), or None where that fails; computed once
+        for every level that judges the case."""
 
         wide = [t.double() if t.is_floating_point() else t for t in self.tensors]
         try:

@@ -130,7 +130,7 @@ def compare_low(expected: Any, actual: Sequence[Any], case: Any) -> str | None:
     if why := compare(expected, actual, values=False):
         return why
     wanted = [v for v in flat(expected) if isinstance(v, torch.Tensor)]
-    reference = case.fp64()
+    reference = case.fp64
     wide = [v for v in flat(reference) if isinstance(v, torch.Tensor)]
     if len(wide) != len(wanted):
         wide = [None] * len(wanted)
