@@ -55,7 +55,9 @@ them: graph ops round their results, so a bf16 sum of nine taps would round
 nine times (percents off). Each tap is cast on its own, after its slice: in
 a fused kernel that cast is free (kernels compute in f32 anyway), where a
 cast of the whole input first would be a kernel and an f32 copy of its own.
-A GEMM's product (im2col) is rounded before its bias add, as `linear`'s is.
+A GEMM (im2col) with a bias after it keeps its product in f32
+(`graph.matmul` with an f32 result), so the sum rounds once, as `linear`'s
+decomposition does; without a bias the GEMM rounds its own result once.
 
 Taps that read only padding are dropped from the elementwise forms (depthwise
 conv, pooling; `live_taps`), and the input is padded only when a kept tap
@@ -231,9 +233,16 @@ def _window(
 
 
 def _conv2d(
-    b: _Builder, x: SSAValue, weight: SSAValue, conv: graph.ConvOp, out: Sequence[int]
+    b: _Builder,
+    x: SSAValue,
+    weight: SSAValue,
+    conv: graph.ConvOp,
+    out: Sequence[int],
+    product: Attribute | None = None,
 ) -> SSAValue:
-    """The ops of a bias-free 2-D conv of x (N, C, H, W); returns (N, O, *out)."""
+    """The ops of a bias-free 2-D conv of x (N, C, H, W); returns (N, O, *out).
+    `product`: the GEMM's result type (f32 for 16-bit operands whose bias is
+    added after it, so the sum rounds once; None: x's)."""
     n, channels = shape_of(x)[:2]
     o, per_group, *kernel = shape_of(weight)
     stride, padding = conv.stride_list, conv.padding_list
@@ -269,7 +278,7 @@ def _conv2d(
             patches = b.add(graph.TransposeOp(patches, [0, 1, 3, 5, 2, 4]))
         columns = b.reshape(patches, (n, channels * taps, length))
         flat = b.reshape(weight, (o, channels * taps))
-        return b.reshape(b.add(graph.MatmulOp(flat, columns)), (n, o, *out))
+        return b.reshape(b.add(graph.MatmulOp(flat, columns, product)), (n, o, *out))
     # every tap, dead or not: the weight has a column for each, and slicing
     # it to the live ones costs a copy of the weight (more than the columns)
     live = [tuple(t) for t in np.ndindex(*kernel)]
@@ -289,7 +298,7 @@ def _conv2d(
     lead = (groups,) if groups > 1 else ()
     columns = b.reshape(stacked, (*lead, per_group * taps, n * length))
     flat = b.reshape(weight, (*lead, o // groups, per_group * taps))
-    product = b.add(graph.MatmulOp(flat, columns))
+    product = b.add(graph.MatmulOp(flat, columns, product))
     if n == 1:
         return b.reshape(product, (n, o, *out))
     images = b.reshape(product, (o, n, length))
@@ -307,7 +316,10 @@ class DecomposeConv(RewritePattern):
         if isinstance(op, graph.Conv1dOp):
             x = b.reshape(x, (*shape_of(x)[:2], 1, shape_of(x)[2]))
             weight = b.reshape(weight, (*shape_of(weight)[:2], 1, shape_of(weight)[2]))
-        y = b.reshape(_conv2d(b, x, weight, op, _spatial(result)), result)
+        # a 16-bit GEMM keeps its product in f32 for the bias (module doc)
+        half = dtype_of(op.result) in (f16, bf16)
+        product = f32 if half and op.bias is not None else None
+        y = b.reshape(_conv2d(b, x, weight, op, _spatial(result), product), result)
         if op.bias is not None:
             bias = b.channels(op.bias, len(result))
             y = b.add(

@@ -313,3 +313,42 @@ def test_bf16_decompositions_round_once(name: str) -> None:
         (got,) = run_reference(after, *args)
         ulp = 2.0 ** (np.floor(np.log2(np.maximum(np.abs(want), 2.0**-8))) - 7)
         assert np.max(np.abs(got - want) / ulp) <= 1.0
+
+
+@pytest.mark.parametrize("groups", [1, 2])
+@pytest.mark.parametrize("dtype", ["bf16", "f16"])
+def test_16_bit_conv_bias_rounds_once(dtype: str, groups: int) -> None:
+    """A 16-bit conv with a bias decomposes to a GEMM whose product stays
+    f32 for the bias: the result equals the op's own (rounded once) bit for
+    bit. Inputs on a 1/64 grid make every f32 sum exact, and the bias
+    cancels the product's 16-bit rounding, so a rounded product gives 0
+    where the op gives the bits that rounding loses."""
+    from fxdsl.interpreters.run import run_reference
+    from fxdsl.ir.dtypes import round_to_bf16
+    from fxdsl.tracing.tracer import TensorSpec
+
+    rng = np.random.default_rng(0)
+    x = rng.integers(-64, 65, (2, 4, 5, 5)) / 64
+    w = rng.integers(-64, 65, (6, 4 // groups, 3, 3)) / 64
+    rounding = round_to_bf16 if dtype == "bf16" else (lambda a: a.astype(np.float16))
+    held = np.float32 if dtype == "bf16" else np.float16  # how numpy holds it
+    bare = trace(
+        lambda x, w: ops.conv2d(x, w, None, padding=1, groups=groups),
+        TensorSpec(x.shape, dtype),
+        TensorSpec(w.shape, dtype),
+    )
+    (product,) = run_reference(bare, x.astype(held), w.astype(held))
+    biased = trace(
+        lambda x, w, b: ops.conv2d(x, w, b, padding=1, groups=groups),
+        *(TensorSpec(s, dtype) for s in (x.shape, w.shape, (6,))),
+    )
+    # one bias per channel: minus the rounded product at one position
+    bias = -np.asarray(rounding(np.asarray(product[0, :, 2, 2], np.float32)))
+    args = [x.astype(held), w.astype(held), bias.astype(held)]
+    (want,) = run_reference(biased, *args)
+    after = fxdsl.apply(clone_module(biased), "graph-decompose")
+    (got,) = run_reference(after, *args)
+    assert np.count_nonzero(want[0, :, 2, 2]) > 0  # the lost bits show
+    np.testing.assert_array_equal(
+        np.asarray(got, np.float64), np.asarray(want, np.float64)
+    )
