@@ -111,3 +111,20 @@ def test_gpu_lowering_stores_the_product_in_f32(
     assert len(calls) == 1
     a_type, b_type, c_type = calls[0][8], calls[0][12], calls[0][17]
     assert (a_type, b_type, c_type) == ((14, 14, 0) if bf16 else (2, 2, 0))
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=str)
+def test_cupy_matmul_fallback_stores_the_product_in_f32(
+    monkeypatch: pytest.MonkeyPatch, dtype: Any
+) -> None:
+    """Without the direct binding (`FXDSL_CUBLAS=0`), the widened GEMM runs
+    through `cupy.matmul` into the f32 buffer: eager's result too."""
+    from fxdsl.runtime.cuda_executor import CublasFallbackWarning
+
+    fn, args, want = _inputs("addmm", dtype)
+    imported = from_torch(function_module(fn), args)
+    with pytest.warns(CublasFallbackWarning):
+        executor, _ = executor_on_host(monkeypatch, imported.module, None)
+    arrays = [a.float().numpy() if dtype == torch.bfloat16 else a.numpy() for a in args]
+    (got,) = executor(*imported.weights, *arrays)
+    np.testing.assert_array_equal(np.asarray(got, np.float64), want)
