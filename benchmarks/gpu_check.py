@@ -56,6 +56,8 @@ GPU_TEST_FILES = (
     "tests/runtime/test_tensor_core_gemm.py",
     "tests/distributed/test_pipeline_gpu.py",
     "tests/lowering/test_linalg_lowering.py",
+    "tests/frontends/test_half_gemm_bias.py",
+    "tests/frontends/test_half_attention.py",
 )
 """Every test file that holds `gpu`-marked tests, the most telling first
 (bf16/f16 flash attention on tensor cores, bf16 GEMMs through cuBLAS and as

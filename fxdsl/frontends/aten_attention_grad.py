@@ -16,6 +16,9 @@ trained model ran in torch.
   unfused (graph-fuse puts the elementwise parts with their GEMMs). 16-bit
   inputs are computed in f32 and rounded once, as torch's kernel.
 
+At inference, torch's CUDA kernels' forwards (flash, efficient, cuDNN)
+import as SDPA does, where only their output is read.
+
 A dropout (`dropout_p > 0`) draws random numbers: such a node stays in torch
 (`aten_random.draws_random`).
 """
@@ -28,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from fxdsl.frontends.aten_compute import FoldedMask, attention, tidy_scale
-from fxdsl.frontends.aten_registry import AtenCall, aten, widened
+from fxdsl.frontends.aten_registry import AtenCall, UnsupportedNode, aten, widened
 from fxdsl.tracing import ops
 from fxdsl.tracing.tracer import Tensor
 
@@ -83,6 +86,33 @@ def _forward(call: AtenCall) -> tuple[Any, Any]:
     if call.used is not None and 1 not in call.used:
         return (out, None)
     return (out, _logsumexp(_scores(q, k, mask, causal, scale)))
+
+
+CUDA_FORWARDS = {
+    "_scaled_dot_product_flash_attention.default": (None, 4, 9),
+    "_scaled_dot_product_efficient_attention.default": (3, 6, 4),
+    "_scaled_dot_product_cudnn_attention.default": (3, 6, 9),
+}
+"""torch's CUDA attention kernels (what SDPA dispatches to on a GPU): the
+position of the mask (attn_bias) and of is_causal, and the result count."""
+
+
+@aten(*CUDA_FORWARDS)
+def _cuda_forward(call: AtenCall) -> tuple[Any, ...]:
+    """The output of a CUDA attention kernel, as SDPA's; what else it
+    returns (logsumexp, the RNG state: what its backward reads) has no
+    graph form here, so a graph that reads it leaves the node to torch."""
+    mask_at, causal_at, results = CUDA_FORWARDS[call.target.removeprefix("aten.")]
+    if call.used is not None and call.used - {0}:
+        raise UnsupportedNode(
+            f"{call.target}: only its output imports (its logsumexp and RNG "
+            "state are what its backward reads)"
+        )
+    q, k, v = call.args[:3]
+    mask = None if mask_at is None else call.arg(mask_at, "attn_bias")
+    causal = bool(call.arg(causal_at, "is_causal", False))
+    out = attention(q, k, v, mask, causal, call.kwargs.get("scale"))
+    return (out, *[None] * (results - 1))
 
 
 @aten(BACKWARD)

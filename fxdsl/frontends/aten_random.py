@@ -70,8 +70,16 @@ def draws_random(target: str, args: Sequence[Any], kwargs: dict[str, Any]) -> bo
         return arg(2, "train", None) is not False and float(arg(1, "p", 0.0)) > 0
     if target == "aten.scaled_dot_product_attention.default":
         return float(arg(4, "dropout_p", 0.0)) > 0
-    if target == "aten._scaled_dot_product_flash_attention_for_cpu.default":
+    if target in (
+        "aten._scaled_dot_product_flash_attention_for_cpu.default",
+        "aten._scaled_dot_product_flash_attention.default",
+    ):
         return float(arg(3, "dropout_p", 0.0)) > 0
+    if target in (
+        "aten._scaled_dot_product_efficient_attention.default",
+        "aten._scaled_dot_product_cudnn_attention.default",
+    ):
+        return float(arg(5, "dropout_p", 0.0)) > 0
     return True
 
 

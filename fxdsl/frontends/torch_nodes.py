@@ -59,6 +59,9 @@ MASK_ARGUMENTS = {
         -1,
         "attn_mask",
     ),
+    # the CUDA kernels' forwards (`aten_attention_grad`)
+    "aten._scaled_dot_product_efficient_attention.default": (3, "attn_bias"),
+    "aten._scaled_dot_product_cudnn_attention.default": (3, "attn_bias"),
 }
 """Arguments that are attention masks: folded, they are read as a pattern."""
 

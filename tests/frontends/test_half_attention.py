@@ -130,3 +130,78 @@ def test_bf16_gpt2_through_the_backend_gets_the_flash_kernel(tmp_path: Path) -> 
     attention = [k for k in plan.kernels if "attention" in k]
     assert attention
     assert all(k.endswith("flash_attention") for k in attention), attention
+
+
+@pytest.mark.gpu
+@pytest.mark.usefixtures("fresh_dynamo")
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=str)
+def test_16_bit_sdpa_on_gpu(tmp_path: Path, dtype: Any) -> None:
+    """On CUDA tensors the backend's 16-bit SDPA (causal, head dim 64) is a
+    16-bit `graph.attention` (whichever form torch's dispatch gives it on
+    the GPU), runs on the GPU and agrees with torch's flash kernel within
+    16-bit rounding."""
+    torch.manual_seed(0)
+    q, k, v = (torch.randn(2, 4, 128, 64, dtype=dtype, device="cuda") for _ in range(3))
+    want = _causal(q, k, v)
+    options = {"dump_ir": str(tmp_path), "device": "cuda"}
+    got = torch.compile(_causal, backend="fxdsl", options=options)(q, k, v)
+    assert got.dtype == dtype
+    torch.testing.assert_close(got, want, rtol=2e-2, atol=2e-2)
+    (dump,) = tmp_path.glob("*.mlir")
+    lines = [x for x in dump.read_text().splitlines() if "graph.attention" in x]
+    assert lines, dump.read_text()
+    assert all("xf32>" not in line for line in lines), lines
+
+
+def _traced_on_fake_cuda(fn: Any, *shapes: tuple[tuple[int, ...], Any]) -> Any:
+    """`fn` traced by make_fx on fake CUDA tensors (no GPU needed): the
+    ATen graph a GPU's SDPA call leaves, with torch's meta values."""
+    from torch._subclasses import FakeTensorMode
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    with FakeTensorMode(allow_non_fake_inputs=True):
+        args = [torch.empty(s, dtype=t, device="cuda") for s, t in shapes]
+        return make_fx(fn)(*args)
+
+
+CUDA_KERNELS = {
+    "flash": lambda q, k, v: torch.ops.aten._scaled_dot_product_flash_attention(
+        q, k, v, 0.0, True, scale=0.125
+    )[0],
+    "efficient": lambda q, k, v, m: (
+        torch.ops.aten._scaled_dot_product_efficient_attention(
+            q, k, v, m, False, 0.0, False, scale=0.125
+        )[0]
+    ),
+    "cudnn": lambda q, k, v, m: torch.ops.aten._scaled_dot_product_cudnn_attention(
+        q, k, v, m, False, 0.0, True, scale=0.125
+    )[0],
+}
+
+
+@pytest.mark.parametrize("kernel", sorted(CUDA_KERNELS))
+def test_cuda_attention_kernels_import_as_attention(kernel: str) -> None:
+    """At inference a GPU's SDPA may reach the graph as torch's CUDA
+    kernels (flash, efficient, cuDNN): their output imports as
+    `graph.attention` on the 16-bit operands (mask and causal kept); a
+    graph that reads their logsumexp leaves them to torch."""
+    from fxdsl.frontends.torch_export import TorchImportError, from_graph_module
+
+    fn = CUDA_KERNELS[kernel]
+    qkv = [((1, 2, 8, 64), torch.bfloat16)] * 3
+    masked = kernel != "flash"
+    gm = _traced_on_fake_cuda(fn, *qkv, *([((1, 1, 8, 8), torch.bfloat16)] * masked))
+    text = str(from_graph_module(gm).module)
+    (line,) = [x for x in text.splitlines() if "graph.attention" in x]
+    assert "xbf16>" in line
+    assert "scale 1.250000e-01" in line
+    assert ("causal" in line) == (kernel != "efficient")
+    assert len(line.split("%")) - 1 == (5 if masked else 4)  # result, q, k, v[, m]
+
+    def with_logsumexp(q: Any, k: Any, v: Any) -> Any:
+        out = torch.ops.aten._scaled_dot_product_flash_attention(q, k, v)
+        return out[0], out[1]
+
+    gm = _traced_on_fake_cuda(with_logsumexp, *qkv)
+    with pytest.raises(TorchImportError, match="only its output imports"):
+        from_graph_module(gm)

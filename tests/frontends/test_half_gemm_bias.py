@@ -128,3 +128,24 @@ def test_cupy_matmul_fallback_stores_the_product_in_f32(
     arrays = [a.float().numpy() if dtype == torch.bfloat16 else a.numpy() for a in args]
     (got,) = executor(*imported.weights, *arrays)
     np.testing.assert_array_equal(np.asarray(got, np.float64), want)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=str)
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_widened_gemm_on_gpu(name: str, dtype: Any) -> None:
+    """On the GPU: cuBLAS writes the f32 product (Ctype CUDA_R_32F with
+    16-bit A and B), the epilogue adds the bias: eager's result bit for bit
+    (every f32 sum of these inputs is exact, in any order)."""
+    import cupy
+
+    from fxdsl.runtime.cuda_executor import compile_cuda
+
+    fn, args, want = _inputs(name, dtype)
+    imported = from_torch(function_module(fn), args)
+    run = compile_cuda(imported.module)
+    assert run.blas is not None, run.matmul_fallback
+    bf16 = dtype == torch.bfloat16
+    arrays = [bf16_bits(a.float().numpy()) if bf16 else a.numpy() for a in args]
+    (got,) = run(*(cupy.asarray(a) for a in (*imported.weights, *arrays)))
+    np.testing.assert_array_equal(np.asarray(got.get(), np.float64), want)
