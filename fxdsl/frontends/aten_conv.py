@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from fxdsl.frontends.aten_registry import (
+    HALF_DTYPES,
     AtenCall,
     UnsupportedNode,
     aten,
@@ -102,13 +103,15 @@ def conv(
     padding: list[int],
     dilation: list[int],
     groups: int,
+    dtype: str | None = None,
 ) -> Tensor:
-    """torch's convolution of a batched x (N, C, *spatial), any rank."""
+    """torch's convolution of a batched x (N, C, *spatial), any rank;
+    `dtype="f32"`: 16-bit operands' sums kept in f32 (`ops.conv2d`)."""
     rank = weight.ndim - 2
     if rank == 1:
-        return ops.conv1d(x, weight, bias, stride, padding, dilation, groups)
+        return ops.conv1d(x, weight, bias, stride, padding, dilation, groups, dtype)
     if rank == 2:
-        return ops.conv2d(x, weight, bias, stride, padding, dilation, groups)
+        return ops.conv2d(x, weight, bias, stride, padding, dilation, groups, dtype)
     n, channels, depth, *rest = x.shape
     o, per_group, taps, *kernel = weight.shape
     x = pad(x, 2, padding[0], padding[0])
@@ -134,7 +137,9 @@ def conv(
         ops.transpose(stacked, order), [n * out, channels * taps, *rest]
     )
     filters = ops.reshape(weight, [o, per_group * taps, *kernel])
-    y = conv(folded, filters, bias, stride[1:], padding[1:], dilation[1:], groups)
+    y = conv(
+        folded, filters, bias, stride[1:], padding[1:], dilation[1:], groups, dtype
+    )
     y = ops.reshape(y, [n, out, *y.shape[1:]])
     return ops.transpose(y, [0, 2, 1, *range(3, y.ndim)])
 
@@ -199,19 +204,22 @@ def _conv_transpose_phases(
     n, _, *size = x.shape
     o, _, *kernel = filters.shape
     rank = len(kernel)
+    # 16-bit with a bias: the phases' sums stay f32 for the bias, so the
+    # result rounds once, as torch's kernel does
+    product = "f32" if bias is not None and x.dtype in HALF_DTYPES else None
     # every phase's output padded to the longest, `size + ceil(k / s) - 1`
     longest = [m + -(-k // s) - 1 for m, k, s in zip(size, kernel, stride)]
     phases: dict[tuple[int, ...], Tensor] = {}
     for phase in np.ndindex(*stride):
         picked = [list(range(r, k, s))[::-1] for r, k, s in zip(phase, kernel, stride)]
         if not all(picked):  # a phase no tap reaches (kernel < stride)
-            phases[phase] = ops.full([n, o, *longest], 0.0, x.dtype)
+            phases[phase] = ops.full([n, o, *longest], 0.0, product or x.dtype)
             continue
         taps = filters
         for axis, chosen in enumerate(picked):
             taps = _taps(taps, axis, chosen)
         full = [len(chosen) - 1 for chosen in picked]
-        y = conv(x, taps, None, [1] * rank, full, [1] * rank, groups)
+        y = conv(x, taps, None, [1] * rank, full, [1] * rank, groups, product)
         for axis in range(rank):
             y = pad(y, 2 + axis, 0, longest[axis] - y.shape[2 + axis])
         phases[phase] = y
@@ -235,9 +243,7 @@ def _conv_transpose_phases(
         y = pad(y, 2 + axis, -padding[axis], after)
     if bias is None:
         return y
-    # 16-bit: the convolutions round their sums; the bias is added in f32
-    # and the node's result rounded once more (torch rounds only that)
-    y, bias = widened(y.dtype, y, bias)
+    (bias,) = widened(x.dtype, bias)  # y is f32 for 16-bit x (see `product`)
     return ops.add(y, ops.reshape(bias, [o, *[1] * rank]))
 
 

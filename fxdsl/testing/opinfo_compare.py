@@ -24,20 +24,6 @@ Dynamo suite's check against an fp64 reference)."""
 
 EPS = {"bfloat16": 2.0**-8, "float16": 2.0**-11}
 
-ROUNDED_PRODUCTS = (
-    "nn.functional.conv_transpose1d",
-    "nn.functional.conv_transpose2d",
-    "nn.functional.conv_transpose3d",
-)
-"""16-bit ops whose GEMM product fxdsl rounds to the operands' type before
-its bias is added in f32 (a strided transposed conv's phases are scattered
-into the output before the bias; torch's kernel rounds only the result):
-where the bias cancels the product, the result is off by up to half an ulp
-of the product. Their atol is the rtol times the output's largest
-magnitude, the scale their products have (as Inductor's OpInfo test widens
-these ops' tolerances in 16-bit). addmm, baddbmm, addbmm and linear keep
-their product in f32 (`graph.matmul` with an f32 result) and need no
-allowance."""
 
 SIGN_FREE = ("svd", "linalg.svd", "linalg.eigh")
 """Ops whose singular or eigen vectors are unique only up to a sign each
@@ -142,9 +128,6 @@ def compare_low(expected: Any, actual: Sequence[Any], case: Any) -> str | None:
             if not np.array_equal(got, want_np, equal_nan=True):
                 return f"output {i}: values differ (exactly compared)"
             continue
-        finite = np.abs(want_np[np.isfinite(want_np)])
-        if case.op in ROUNDED_PRODUCTS and finite.size:
-            atol = max(atol, rtol * float(finite.max()))
         ok = np.isclose(got, want_np, rtol=rtol, atol=atol, equal_nan=True)
         if ref is not None and tuple(ref.shape) == got.shape and not ok.all():
             ref_np = ref.detach().double().numpy()

@@ -801,10 +801,12 @@ def _conv(
     padding: Window,
     dilation: Window,
     groups: int,
+    dtype: str | None = None,
 ) -> Tensor:
     name = op_cls.name
     operands = [_tensor(name, t) for t in (x, weight, bias) if t is not None]
     value = [t.value for t in operands]
+    element = None if dtype is None else dtype_attr(dtype)
     make = lambda: op_cls(
         value[0],
         value[1],
@@ -813,6 +815,7 @@ def _conv(
         padding,
         dilation,
         groups,
+        element,
     )
     return wrap(emit(make, name, *operands).result)
 
@@ -825,10 +828,14 @@ def conv2d(
     padding: Window = 0,
     dilation: Window = 1,
     groups: int = 1,
+    dtype: str | None = None,
 ) -> Tensor:
     """2-D convolution, NCHW, weight (out, in / groups, kh, kw); an int
-    stride, padding or dilation applies to both spatial dims."""
-    return _conv(graph.Conv2dOp, x, weight, bias, stride, padding, dilation, groups)
+    stride, padding or dilation applies to both spatial dims. `dtype="f32"`
+    on bf16/f16 operands: the sums stored in f32 (see `graph.ConvOp`)."""
+    return _conv(
+        graph.Conv2dOp, x, weight, bias, stride, padding, dilation, groups, dtype
+    )
 
 
 def conv1d(
@@ -839,9 +846,13 @@ def conv1d(
     padding: Window = 0,
     dilation: Window = 1,
     groups: int = 1,
+    dtype: str | None = None,
 ) -> Tensor:
-    """1-D convolution, NCW, weight (out, in / groups, k)."""
-    return _conv(graph.Conv1dOp, x, weight, bias, stride, padding, dilation, groups)
+    """1-D convolution, NCW, weight (out, in / groups, k); `dtype` as
+    `conv2d`'s."""
+    return _conv(
+        graph.Conv1dOp, x, weight, bias, stride, padding, dilation, groups, dtype
+    )
 
 
 def max_pool2d(

@@ -316,15 +316,16 @@ class DecomposeConv(RewritePattern):
         if isinstance(op, graph.Conv1dOp):
             x = b.reshape(x, (*shape_of(x)[:2], 1, shape_of(x)[2]))
             weight = b.reshape(weight, (*shape_of(weight)[:2], 1, shape_of(weight)[2]))
-        # a 16-bit GEMM keeps its product in f32 for the bias (module doc)
-        half = dtype_of(op.result) in (f16, bf16)
-        product = f32 if half and op.bias is not None else None
+        # a 16-bit GEMM keeps its product in f32 for the bias, or where the
+        # op's result is f32 (module doc)
+        half = dtype_of(op.input) in (f16, bf16)
+        wide = half and (op.bias is not None or dtype_of(op.result) == f32)
+        product = f32 if wide else None
         y = b.reshape(_conv2d(b, x, weight, op, _spatial(result), product), result)
         if op.bias is not None:
             bias = b.channels(op.bias, len(result))
-            y = b.add(
-                graph.AddOp(y, bias if y.type == op.result.type else b.wide(bias))
-            )
+            same = dtype_of(y) == dtype_of(bias)
+            y = b.add(graph.AddOp(y, bias if same else b.wide(bias)))
         y = b.narrow(y, dtype_of(op.result))
         rewriter.replace(op, with_provenance(b.ops, op), [y])
 

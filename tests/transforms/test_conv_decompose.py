@@ -352,3 +352,30 @@ def test_16_bit_conv_bias_rounds_once(dtype: str, groups: int) -> None:
     np.testing.assert_array_equal(
         np.asarray(got, np.float64), np.asarray(want, np.float64)
     )
+
+
+@pytest.mark.parametrize("groups", [1, 4])
+def test_16_bit_conv_with_f32_sums_decomposes_without_rounding(groups: int) -> None:
+    """A bf16 conv declaring an f32 result (a transposed conv's phase, whose
+    bias comes later) decomposes to an f32-result GEMM (or f32 taps) and
+    no narrowing cast: the op's own values."""
+    from fxdsl.tracing.tracer import TensorSpec
+
+    before = trace(
+        lambda x, w: ops.conv2d(x, w, None, padding=1, groups=groups, dtype="f32"),
+        TensorSpec((2, 4, 5, 5), "bf16"),
+        TensorSpec((4, 4 // groups, 3, 3), "bf16"),
+    )
+    after = fxdsl.apply(clone_module(before), "graph-decompose")
+    assert count(after, CONV_NET_OPS) == 0
+    casts = [op for op in after.walk() if isinstance(op, graph.CastOp)]
+    narrowing = [
+        c
+        for c in casts
+        if str(graph.dtype_of(c.input)) == "f32"
+        and str(graph.dtype_of(c.results[0])) == "bf16"
+    ]
+    assert not narrowing
+    matmuls = [op for op in after.walk() if isinstance(op, graph.MatmulOp)]
+    assert all(op.is_widened for op in matmuls)
+    assert_same_numerics(before, after, rtol=1e-6, atol=1e-6)

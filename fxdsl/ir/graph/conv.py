@@ -28,7 +28,17 @@ from xdsl.irdl import (
 )
 
 from fxdsl.ir import shape_rules as rules
-from fxdsl.ir.graph.base import FLOAT_TYPES, GraphOp, dtype_of, ints, shape_of, tensor
+from fxdsl.ir.graph.base import (
+    FLOAT_TYPES,
+    GraphOp,
+    bf16,
+    dtype_of,
+    f16,
+    f32,
+    ints,
+    shape_of,
+    tensor,
+)
 from fxdsl.ir.shape_rules import ShapeError
 from fxdsl.ir.syntax import INT, INTS, UNIT
 
@@ -64,6 +74,9 @@ class ConvOp(GraphOp):
     only (`groups = C = O` is a depthwise conv). Symmetric zero `padding`,
     `stride` and `dilation` per spatial dim; output length per dim
     `(n + 2 padding - dilation (kernel - 1) - 1) / stride + 1`, rounded down.
+    The result has the input's element type, except that 16-bit float
+    operands may declare an f32 result (the sums unrounded, as
+    `graph.matmul`'s widened product: for a bias added later in f32).
     """
 
     SPATIAL: ClassVar[int] = 2
@@ -86,7 +99,9 @@ class ConvOp(GraphOp):
         padding: int | Sequence[int] = 0,
         dilation: int | Sequence[int] = 1,
         groups: int = 1,
+        dtype: Attribute | None = None,
     ):
+        """`dtype`: the result's element type (default: the input's)."""
         n = self.SPATIAL
         properties: dict[str, Attribute] = {
             "stride": ints(_window_values("stride", stride, n)),
@@ -94,9 +109,10 @@ class ConvOp(GraphOp):
             "dilation": ints(_window_values("dilation", dilation, n)),
             "groups": IntegerAttr(groups, i64),
         }
+        placeholder = input.type if dtype is None else tensor(shape_of(input), dtype)
         self._build(
             operands=[input, weight, [bias] if bias is not None else []],
-            result_types=[input.type],
+            result_types=[placeholder],
             properties=properties,
         )
 
@@ -137,7 +153,15 @@ class ConvOp(GraphOp):
             self.dilation_list,
             self.group_count,
         )
-        return [tensor(shape, dtype_of(self.input))]
+        element, declared = dtype_of(self.input), dtype_of(self.result)
+        if declared != element:
+            if element not in (bf16, f16) or declared != f32:
+                raise ShapeError(
+                    f"result element type {declared} must be the input's "
+                    f"({element}), or f32 for bf16/f16 operands"
+                )
+            element = declared
+        return [tensor(shape, element)]
 
 
 @irdl_op_definition

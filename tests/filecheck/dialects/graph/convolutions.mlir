@@ -72,3 +72,13 @@ func.func @batch_norm() {
   %1 = graph.batch_norm %v, %d, %d, %d, %d eps 1.0e-05 : (tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
   func.return
 }
+
+// 16-bit operands may keep a conv's sums in f32 (for a bias added later).
+// CHECK-LABEL: func.func @conv_f32_sums
+// CHECK: graph.conv2d %{{.*}}, %{{.*}} dilation [1, 1] groups 1 padding [1, 1] stride [1, 1] : (tensor<1x2x4x4xbf16>, tensor<3x2x3x3xbf16>) -> tensor<1x3x4x4xf32>
+func.func @conv_f32_sums() {
+  %x = "test.op"() : () -> (tensor<1x2x4x4xbf16>)
+  %w = "test.op"() : () -> (tensor<3x2x3x3xbf16>)
+  %y = graph.conv2d %x, %w dilation [1, 1] groups 1 padding [1, 1] stride [1, 1] : (tensor<1x2x4x4xbf16>, tensor<3x2x3x3xbf16>) -> tensor<1x3x4x4xf32>
+  func.return
+}

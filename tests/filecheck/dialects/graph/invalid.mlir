@@ -1189,3 +1189,11 @@ func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
 %s = "test.op"() : () -> (tensor<2xi64>)
 // CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.random: "bits" gives an i64 tensor, got tensor<4xf32> (operands: tensor<2xi64>)
 %r = graph.random %s distribution "bits" : (tensor<2xi64>) -> tensor<4xf32>
+
+// -----
+
+// graph.conv2d: only 16-bit operands may keep their sums in f32.
+%x = "test.op"() : () -> (tensor<1x2x4x4xf32>)
+%w = "test.op"() : () -> (tensor<3x2x3x3xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.conv2d: result element type f64 must be the input's (f32), or f32 for bf16/f16 operands
+%y = graph.conv2d %x, %w dilation [1, 1] groups 1 padding [0, 0] stride [1, 1] : (tensor<1x2x4x4xf32>, tensor<3x2x3x3xf32>) -> tensor<1x3x2x2xf64>
