@@ -443,7 +443,18 @@ class _Builder:
         result = matmul_shape(shape, shape_of(rhs))
         if _numel(result) > MAX_NUMEL:
             return self.unary()
-        self.emit(_create(g.MatmulOp, [x, rhs]), self.bound[x] * self.bound[rhs] * k)
+        bound = self.bound[x] * self.bound[rhs] * k
+        half = [DTYPES[d] for d in self.gen.options.dtypes if d in ("f16", "bf16")]
+        if half and self.chance(40):
+            # a 16-bit GEMM whose product stays f32 (addmm's, before its bias)
+            element = self.choice(half)
+            lhs, rhs = (
+                self.emit(g.CastOp(v, element), self.bound[v], squash=False)
+                for v in (x, rhs)
+            )
+            self.emit(g.MatmulOp(lhs, rhs, g.f32), bound)
+            return
+        self.emit(_create(g.MatmulOp, [x, rhs]), bound)
 
     def attention(self) -> None:
         """`graph.attention` with q a value of rank >= 2, k and v weights or

@@ -222,6 +222,21 @@ def test_dtypes_reach_inputs_and_outputs() -> None:
     assert seen == {"f16", "bf16"}
 
 
+def test_16_bit_graphs_have_gemms_with_f32_products() -> None:
+    """With 16-bit dtypes, some matmuls multiply 16-bit operands into an f32
+    product (addmm's form), so every pass's random-graph test meets them."""
+    from fxdsl.ir import graph
+
+    widened = [
+        op.is_widened
+        for seed in range(100)
+        for op in random_graph(seed, dtypes=("f32", "bf16")).walk()
+        if isinstance(op, graph.MatmulOp)
+    ]
+    assert any(widened)
+    assert not all(widened)
+
+
 EXPECTED_OPS = {
     "graph." + name
     for name in (  # noqa: SIM905 - a word list reads best as one string
