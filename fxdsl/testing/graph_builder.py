@@ -681,7 +681,7 @@ class _Builder:
             copy = op.clone(mapping)
             self._insert(copy, self._scope_of(op, fqn, call_index))
             for old, new in zip(op.results, copy.results):
-                if g.dtype_of(new) != g.i1:
+                if g.dtype_of(new) == g.f32:  # not i1, nor a 16-bit GEMM operand
                     internals.append(new)
                     self.bound[new] = template.bound[old]
         # No squash: chained copies grow by at most 1 each (`input + tanh`).

@@ -31,6 +31,7 @@ from fxdsl.ir.graph.base import (
     CALL_SIGNATURES,
     ELEMENT_TYPES,
     FLOAT_TYPES,
+    HALF_FLOAT_TYPES,
     INDEX_TYPES,
     KERNEL_TYPES,
     NAME,
@@ -65,7 +66,6 @@ from fxdsl.ir.graph.constants import (
     is_graph_constant,
 )
 from fxdsl.ir.graph.contractions import (
-    HALF_FLOAT_TYPES,
     AttentionOp,
     LinearOp,
     MatmulOp,

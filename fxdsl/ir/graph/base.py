@@ -192,6 +192,23 @@ def ints(values: Sequence[int]) -> DenseArrayBase:
     return DenseArrayBase.from_list(i64, list(values))
 
 
+HALF_FLOAT_TYPES = (bf16, f16)
+"""The 16-bit floats: a contraction on them may store its sums in f32."""
+
+
+def accumulated_type(operand: Attribute, declared: Attribute, what: str) -> Attribute:
+    """The result element type of a contraction (matmul, conv) on `operand`
+    elements declaring `declared`: the operands' own, or f32 for bf16/f16
+    operands (the sums stored unrounded, for an f32 epilogue that rounds
+    once); else a ShapeError naming `what` ("operands'", "input's")."""
+    if declared != operand and (operand not in HALF_FLOAT_TYPES or declared != f32):
+        raise ShapeError(
+            f"result element type {declared} must be the {what} ({operand}), "
+            "or f32 for bf16/f16 operands"
+        )
+    return declared
+
+
 def verify_failed(op: Operation, message: str) -> VerifyException:
     return VerifyException(f"{op.name}: {message}")
 

@@ -25,18 +25,13 @@ from fxdsl.ir import shape_rules as rules
 from fxdsl.ir.graph.base import (
     FLOAT_TYPES,
     GraphOp,
-    bf16,
+    accumulated_type,
     dtype_of,
-    f16,
-    f32,
     i1,
     shape_of,
     tensor,
 )
 from fxdsl.ir.shape_rules import Shape, ShapeError
-
-HALF_FLOAT_TYPES = (bf16, f16)
-"""Operand types a matmul may widen to an f32 result."""
 
 # --------------------------------------------------------------------------- #
 # Contractions
@@ -81,14 +76,7 @@ class MatmulOp(GraphOp):
             raise ShapeError(
                 f"element types differ: lhs {self.lhs.type}, rhs {self.rhs.type}"
             )
-        declared = dtype_of(self.result)
-        if declared != element:
-            if element not in HALF_FLOAT_TYPES or declared != f32:
-                raise ShapeError(
-                    f"result element type {declared} must be the operands' "
-                    f"({element}), or f32 for bf16/f16 operands"
-                )
-            element = declared
+        element = accumulated_type(element, dtype_of(self.result), "operands'")
         lhs, rhs = shape_of(self.lhs), shape_of(self.rhs)
         try:
             shape = rules.matmul_shape(lhs, rhs, ("lhs", "rhs"))

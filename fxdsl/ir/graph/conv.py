@@ -31,10 +31,8 @@ from fxdsl.ir import shape_rules as rules
 from fxdsl.ir.graph.base import (
     FLOAT_TYPES,
     GraphOp,
-    bf16,
+    accumulated_type,
     dtype_of,
-    f16,
-    f32,
     ints,
     shape_of,
     tensor,
@@ -153,14 +151,9 @@ class ConvOp(GraphOp):
             self.dilation_list,
             self.group_count,
         )
-        element, declared = dtype_of(self.input), dtype_of(self.result)
-        if declared != element:
-            if element not in (bf16, f16) or declared != f32:
-                raise ShapeError(
-                    f"result element type {declared} must be the input's "
-                    f"({element}), or f32 for bf16/f16 operands"
-                )
-            element = declared
+        element = accumulated_type(
+            dtype_of(self.input), dtype_of(self.result), "input's"
+        )
         return [tensor(shape, element)]
 
 
