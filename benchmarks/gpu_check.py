@@ -97,6 +97,10 @@ BENCH_VARIANTS = (
     "copy",
 )
 
+LOG = "gpu-check.log"
+"""Every stage's output, one after another (the device tool brings back at
+most 8 files from $OUT)."""
+
 DEFAULT_BUDGETS = {"tests": 180, "bench": 240}
 """Seconds per stage: tests and bench together stay under 8 minutes."""
 
@@ -113,19 +117,32 @@ class Stage:
     detail: dict[str, Any] = field(default_factory=dict)
 
 
+def python_path() -> str:
+    """PYTHONPATH with the checkout and benchmarks/ on it (pytest's `-p
+    gpu_check_failures` imports from there; a `benchmarks` package in
+    site-packages would shadow `benchmarks.gpu_check_failures`)."""
+    paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    wanted = [str(ROOT), str(ROOT / "benchmarks")]
+    return os.pathsep.join([*paths, *(w for w in wanted if w not in paths)])
+
+
 def run_stage(stage: Stage, command: list[str], budget: float, log: Path) -> None:
-    """Run `command` with its output in `log`, killed (with its children)
-    when `budget` seconds pass; fills in the stage's status and time."""
+    """Run `command` with its output appended to `log` (one log for the whole
+    check: the device tool brings back at most 8 files), killed (with its
+    children) when `budget` seconds pass; fills in the stage's status and
+    time."""
     stage.command, stage.log = command, log.name
     start = time.monotonic()
-    with log.open("w") as stream:
+    with log.open("a") as stream:
+        stream.write(f"\n==== {stage.name}: {' '.join(command)}\n")
+        stream.flush()
         process = subprocess.Popen(
             command,
             cwd=ROOT,
             stdout=stream,
             stderr=subprocess.STDOUT,
             start_new_session=True,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            env={**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONPATH": python_path()},
         )
         try:
             code = process.wait(timeout=budget)
@@ -153,6 +170,25 @@ def junit_outcomes(path: Path) -> dict[str, str]:
     return outcomes
 
 
+_VERBOSE_OUTCOME = re.compile(r"(tests/\S+::\S+) (PASSED|FAILED|ERROR|SKIPPED|XFAIL)")
+_XDIST_OUTCOME = re.compile(r"\] (PASSED|FAILED|ERROR|SKIPPED|XFAIL) (tests/\S+::\S+)")
+
+
+def log_outcomes(log: Path) -> dict[str, str]:
+    """`test id -> outcome` from pytest's verbose lines in `log`: what a
+    tests stage killed by its budget leaves (its JUnit report is written
+    only at the end)."""
+    outcomes: dict[str, str] = {}
+    if not log.exists():
+        return outcomes
+    for line in log.read_text(errors="replace").splitlines():
+        if found := _VERBOSE_OUTCOME.search(line):
+            outcomes[found.group(1)] = found.group(2).lower()
+        elif found := _XDIST_OUTCOME.search(line):
+            outcomes[found.group(2)] = found.group(1).lower()
+    return outcomes
+
+
 def gpu_test_files() -> set[str]:
     """The test files that hold `gpu`-marked tests (by collecting them)."""
     found = subprocess.run(
@@ -168,23 +204,40 @@ def gpu_test_files() -> set[str]:
 def tests_stage(out: Path, dry: bool, budget: float) -> Stage:
     stage = Stage("tests")
     report = out / "gpu-tests.xml"
-    command = [sys.executable, "-m", "pytest", "-m", "gpu", "-q", "-rs"]
-    command += ["--collect-only"] if dry else [f"--junitxml={report}"]
-    run_stage(stage, [*command, *GPU_TEST_FILES], budget, out / "gpu-tests.log")
+    command = [sys.executable, "-m", "pytest", "-m", "gpu", "-rs"]
+    if dry:
+        command += ["-q", "--collect-only"]
+    else:
+        # The device has 16 cores and pytest-xdist and pytest-timeout: the
+        # files' compiles (NVRTC, Dynamo) run side by side, and one hung test
+        # costs a minute, not the stage. -v names each outcome in the log.
+        # -p gpu_check_failures: each failure's traceback lands in
+        # the log as it happens, not only at the end a cut stage never sees.
+        command += ["-v", "-n", "8", "--timeout", "90", f"--junitxml={report}"]
+        command += ["-p", "gpu_check_failures"]
+    log = out / LOG
+    run_stage(stage, [*command, *GPU_TEST_FILES], budget, log)
     if dry:
         missing = sorted(gpu_test_files() - set(GPU_TEST_FILES))
         stage.detail["files missing from GPU_TEST_FILES"] = missing
         if missing and stage.status == "passed":
             stage.status = "failed (gpu tests outside GPU_TEST_FILES)"
     else:
-        outcomes = junit_outcomes(report)
+        outcomes = junit_outcomes(report) or log_outcomes(log)
         stage.detail["outcomes"] = outcomes
         stage.detail["passed"] = sum(o == "passed" for o in outcomes.values())
         stage.detail["total"] = len(outcomes)
     return stage
 
 
-def bench_stage(out: Path, dry: bool, budget: float, tag: str, date: str) -> Stage:
+def bench_stage(
+    out: Path,
+    dry: bool,
+    budget: float,
+    tag: str,
+    date: str,
+    workloads: Sequence[str] = BENCH_WORKLOADS,
+) -> Stage:
     stage = Stage("bench")
     command = [sys.executable, "-m", "fxdsl.bench", "--out", str(out), "--merge"]
     command += ["--tag", f"{tag}-bench", "--date", date, "--quiet"]
@@ -204,7 +257,7 @@ def bench_stage(out: Path, dry: bool, budget: float, tag: str, date: str) -> Sta
         command += ["--backend", "cuda"]
     deadline = time.monotonic() + budget
     statuses: dict[str, str] = {}
-    for workload in BENCH_WORKLOADS:
+    for workload in workloads:
         left = deadline - time.monotonic()
         if left <= 0:
             statuses[workload] = "not run (budget spent)"
@@ -214,10 +267,10 @@ def bench_stage(out: Path, dry: bool, budget: float, tag: str, date: str) -> Sta
             part,
             [*command, "--workloads", workload],
             left,
-            out / f"bench-{workload}.log",
+            out / LOG,
         )
         statuses[workload] = part.status
-    stage.command, stage.log = command, "bench-<workload>.log"
+    stage.command, stage.log = command, LOG
     stage.seconds = round(budget - max(deadline - time.monotonic(), 0.0), 1)
     failed = {w: s for w, s in statuses.items() if s != "passed"}
     stage.status = "passed" if not failed else f"failed ({len(failed)} workloads)"
@@ -317,6 +370,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.add_argument(
             f"--{name}-budget", type=float, default=seconds, metavar="S"
         )
+    parser.add_argument(
+        "--workloads",
+        default=",".join(BENCH_WORKLOADS),
+        help="comma-separated bench workloads, in the order to run them "
+        "(default: BENCH_WORKLOADS)",
+    )
     args = parser.parse_args(argv)
     stages = args.stages.split(",")
     unknown = sorted(set(stages) - set(DEFAULT_BUDGETS))
@@ -338,7 +397,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             stage = tests_stage(args.out, args.dry, args.tests_budget)
         else:
             stage = bench_stage(
-                args.out, args.dry, args.bench_budget, summary["tag"], summary["date"]
+                args.out,
+                args.dry,
+                args.bench_budget,
+                summary["tag"],
+                summary["date"],
+                args.workloads.split(","),
             )
         summary["stages"].append(asdict(stage))
         write_summary(args.out, summary)

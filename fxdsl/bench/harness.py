@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 import tempfile
 import time
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -40,6 +41,7 @@ from fxdsl.bench.variants import TORCH_PREFIX, Compiled, Skipped, Variant
 from fxdsl.bench.workloads import Workload, bytes_moved, workload_inputs
 from fxdsl.interpreters.run import entry_function, run_reference
 from fxdsl.runtime.counters import timings
+from fxdsl.runtime.kernel_build import KernelCompileWarning
 
 CHECK_RTOL = 1e-3
 CHECK_ATOL = 1e-3
@@ -104,6 +106,17 @@ class Settings:
     check_scale: str
     runs: int
     warmup: int
+
+
+@contextmanager
+def kernels_must_compile() -> Iterator[None]:
+    """A kernel that fails to compile is an error here, not a warning: the
+    executor would run it on the host IR emulator, correct but thousands of
+    times slower, and a benchmark row would spend its whole time budget
+    measuring the fallback (an H100 run lost its budget so)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", KernelCompileWarning)
+        yield
 
 
 @contextmanager
@@ -235,13 +248,14 @@ class Harness:
                 continue
             row = Row(variant.name)
             try:
-                self._run_variant(
-                    variant,
-                    workload,
-                    row,
-                    (module, arrays),
-                    (check_module, check_inputs, expected),
-                )
+                with kernels_must_compile():
+                    self._run_variant(
+                        variant,
+                        workload,
+                        row,
+                        (module, arrays),
+                        (check_module, check_inputs, expected),
+                    )
             except Skipped as why:
                 row.status, row.reason = "skipped", str(why)
             # one variant's failure must not stop the others
@@ -272,9 +286,10 @@ class Harness:
         for variant in self.variants:
             row = Row(variant.name)
             try:
-                fields = run_generate(
-                    workload, scale, self.device, variant.name, runs, warmup
-                )
+                with kernels_must_compile():
+                    fields = run_generate(
+                        workload, scale, self.device, variant.name, runs, warmup
+                    )
                 row.median_ms = fields["median_ms"]
                 row.tokens_per_s = fields.get("tokens_per_s")
                 row.numerics_ok = fields.get("numerics_ok")

@@ -15,7 +15,8 @@ is one local variable (`v<n>`), so each op prints one statement.
   calls a generated `fx_block_reduce_<kind>_<type>` helper: warp shuffles
   (`__shfl_xor_sync`) plus one `__shared__` slot per warp, no atomics. It
   needs `blockDim.x` to be a multiple of 32, which the lowering guarantees.
-* A non-splat constant of a kernel is a `__device__ const` array.
+* A non-splat constant of a kernel is a `__device__ const` array (16-bit
+  ones as their bits: NVRTC refuses a conversion call in its initializer).
 * A kernel marked `fxdsl.flash_attention` prints as the tensor-core
   kernel of `flash_attention_cuda`, not as its body (which is the IR
   emulator's form of the same attention).
@@ -54,6 +55,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 from xdsl.utils.target import Target
 
+from fxdsl.ir.dtypes import half_bits
 from fxdsl.ir.layout import layout_of_type
 from fxdsl.lowering.combiners import REDUCE_KINDS, combiner, identity
 from fxdsl.lowering.flash_attention_cuda import (
@@ -312,9 +314,18 @@ class CudaPrinter:
         assert isinstance(value, DenseIntOrFPElementsAttr)
         assert isinstance(op.type, MemRefType)
         element = op.type.element_type
-        data = ", ".join(literal(v, element) for v in value.get_values())
-        size = max(1, len(value.get_values()))
+        values = value.get_values()
+        size = max(1, len(values))
         ctype = c_type(element)
+        if isinstance(element, Float16Type | BFloat16Type):
+            # `__float2bfloat16(x)` in an initializer is dynamic
+            # initialization, which NVRTC refuses for a `__device__`
+            # variable: the array holds the bits (`memref.get_global` casts).
+            half = "f16" if isinstance(element, Float16Type) else "bf16"
+            data = ", ".join(f"0x{int(b):04x}" for b in half_bits(values, half))
+            ctype = "unsigned short"
+        else:
+            data = ", ".join(literal(v, element) for v in values)
         self.line(f"__device__ const {ctype} {op.sym_name.data}[{size}] = {{{data}}};")
 
     @print.register
@@ -426,9 +437,10 @@ class CudaPrinter:
     def _(self, op: memref.GetGlobalOp) -> None:
         assert isinstance(op.memref.type, MemRefType)
         ctype = c_type(op.memref.type.element_type)
-        self.line(
-            f"const {ctype}* {self.name(op.memref)} = {op.name_.root_reference.data};"
-        )
+        symbol = op.name_.root_reference.data
+        if ctype in ("__half", "__nv_bfloat16"):  # held as bits (memref.global)
+            symbol = f"reinterpret_cast<const {ctype}*>({symbol})"
+        self.line(f"const {ctype}* {self.name(op.memref)} = {symbol};")
 
     @print.register
     def _(

@@ -103,3 +103,32 @@ def test_dry_run_passes_and_writes_every_stage(tmp_path: Path) -> None:
     markdown = summaries[0].with_suffix(".md").read_text()
     assert "| tests | passed |" in markdown
     assert "## gemm" in markdown
+
+
+def test_outcomes_come_from_the_log_when_the_stage_is_cut(tmp_path: Path) -> None:
+    """A tests stage killed by its budget writes no JUnit report: the
+    outcomes come from pytest's verbose lines (plain and xdist's)."""
+    log = tmp_path / "gpu-check.log"
+    log.write_text(
+        "tests/a.py::test_x PASSED [ 10%]\n"
+        "[gw3] [ 56%] FAILED tests/b.py::test_y[unary] \n"
+        "tests/b.py::test_started_only \n"
+    )
+    assert gpu_check.log_outcomes(log) == {
+        "tests/a.py::test_x": "passed",
+        "tests/b.py::test_y[unary]": "failed",
+    }
+
+
+def test_a_failure_is_printed_when_it_happens(tmp_path: Path) -> None:
+    """The plugin the device's tests stage loads prints each traceback as the
+    test fails, so a stage cut short still says why."""
+    test = tmp_path / "test_boom.py"
+    test.write_text("def test_boom():\n    assert 1 == 2, 'boom here'\n")
+    stage = gpu_check.Stage("tests")
+    command = [sys.executable, "-m", "pytest", "-p", "gpu_check_failures", str(test)]
+    gpu_check.run_stage(stage, command, 120, tmp_path / "log")
+    text = (tmp_path / "log").read_text()
+    assert stage.status == "failed (exit 1)"
+    assert "---- FAILURE" in text
+    assert text.index("boom here") < text.index("short test summary")

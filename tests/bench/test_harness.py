@@ -17,6 +17,7 @@ import subprocess
 import sys
 import time
 import types
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -45,6 +46,7 @@ from fxdsl.bench.variants import (
 from fxdsl.bench.workloads import WORKLOADS, Workload, bytes_moved, workload_named
 from fxdsl.lowering.pipeline import GPU_PIPELINE
 from fxdsl.runtime.compile import compile_module
+from fxdsl.runtime.kernel_build import KernelCompileWarning
 from fxdsl.testing.optional import need
 
 DATE = "2026-01-02"
@@ -304,6 +306,26 @@ def test_failing_variant_is_a_row_not_a_crash(
     assert row["status"] == "failed"
     assert row["reason"] == "RuntimeError: kernel launch failed"
     assert "warning: failed: layer_norm/exploding" in capsys.readouterr().err
+
+
+def test_a_kernel_that_does_not_compile_fails_its_row(tmp_path: Path) -> None:
+    """The executor's fallback for a kernel NVRTC refuses is the host IR
+    emulator: correct, but timing it would spend the run's budget on the
+    fallback (an H100 run did). The row fails at once with the error."""
+
+    def falls_back(*_args: Any) -> Compiled:
+        warnings.warn(
+            "kernel 'fused_0' failed to compile (nvrtc): dynamic initialization",
+            KernelCompileWarning,
+            stacklevel=1,
+        )
+        raise AssertionError("the warning should have stopped the row")
+
+    variants = [Variant("falls_back", falls_back)]
+    assert bench(tmp_path, "--workloads", "softmax", variants=variants) == 0
+    row = rows_of(load(tmp_path), "softmax")["falls_back"]
+    assert row["status"] == "failed"
+    assert row["reason"].startswith("KernelCompileWarning: kernel 'fused_0' failed")
 
 
 # --------------------------------------------------------------------------- #

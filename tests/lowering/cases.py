@@ -203,6 +203,16 @@ def movement_cases() -> dict[str, str]:
         "    %y = graph.add %x, %c : tensor<4xi64>",
         "%y : tensor<4xi64>",
     )  # fmt: skip
+    for half in ("bf16", "f16"):
+        # a 16-bit constant array: NVRTC refuses __float2bfloat16() in a
+        # __device__ initializer (found on an H100: the GPT-2 backend's
+        # kernels fell back to the emulator)
+        cases[f"constant_{half}"] = _func(
+            f"constant_{half}", f"%x: tensor<4x{half}>", f"tensor<4x{half}>",
+            f"%c = graph.constant dense<[0.1, -2.5, 65504.0, 3.0e-05]> : tensor<4x{half}>\n"
+            f"    %y = graph.add %x, %c : tensor<4x{half}>",
+            f"%y : tensor<4x{half}>",
+        )  # fmt: skip
     return cases
 
 
