@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Container, Hashable
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import FileLineColLoc, ModuleOp, StringAttr
+from xdsl.dialects.builtin import FileLineColLoc, ModuleOp, StringAttr, SymbolRefAttr
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 from xdsl.irdl.dominance import DominanceInfo
 from xdsl.pattern_rewriter import PatternRewriter
@@ -80,6 +80,32 @@ def entry_function(module: ModuleOp, entry: str | None = None) -> func.FuncOp:
             return candidate
     known = ", ".join(f"@{f.sym_name.data}" for f in funcs) or "none"
     raise ValueError(f"no function @{name} in the module (functions: {known})")
+
+
+def reachable_module(module: ModuleOp, entry: str) -> ModuleOp:
+    """A clone of `module` holding function `entry` and the functions it
+    refers to (calls, at any depth), besides every top-level op that is not
+    a function; other functions are left out, so lowering one entry of a
+    module of many costs what that entry needs (a module of 100 test
+    programs lowered whole once per entry took 80 s)."""
+    by_name = {f.sym_name.data: f for f in functions(module)}
+    wanted: set[str] = set()
+    pending = [entry_function(module, entry).sym_name.data]
+    while pending:
+        name = pending.pop()
+        if name in wanted or name not in by_name:
+            continue
+        wanted.add(name)
+        for op in by_name[name].walk():
+            for attr in [*op.properties.values(), *op.attributes.values()]:
+                if isinstance(attr, SymbolRefAttr):
+                    pending.append(attr.root_reference.data)
+    kept = [
+        op.clone()
+        for op in module.ops
+        if not isinstance(op, func.FuncOp) or op.sym_name.data in wanted
+    ]
+    return ModuleOp(kept, dict(module.attributes), module.sym_name)
 
 
 def _is_public(function: func.FuncOp) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from xdsl.dialects.builtin import ModuleOp
 
+from fxdsl.ir.utils import reachable_module
 from fxdsl.lowering.launch_plan import LaunchPlan, build_launch_plan
 from fxdsl.lowering.pipeline import GPU_PIPELINE
 from fxdsl.pipeline.pass_pipeline import apply
@@ -22,9 +23,11 @@ def lower_for_cuda(
 ) -> tuple[ModuleOp, LaunchPlan]:
     """A clone of `module` lowered by `pipeline` (default `GPU_PIPELINE`; a
     pipeline of graph passes gets `convert-graph-to-gpu` appended) and its
-    launch plan. Pure Python: it needs no GPU."""
+    launch plan. Pure Python: it needs no GPU. With `entry`, only that
+    function and those it calls are lowered (`reachable_module`)."""
     spec = pipeline or GPU_PIPELINE
     if not has_pass(spec, "convert-graph-to-gpu"):
         spec = with_pass(spec, "convert-graph-to-gpu")  # a pipeline of graph passes
-    lowered = apply(module.clone(), spec, verify_each=False)
+    source = module.clone() if entry is None else reachable_module(module, entry)
+    lowered = apply(source, spec, verify_each=False)
     return lowered, build_launch_plan(lowered, entry)

@@ -13,6 +13,7 @@ from fxdsl.ir.utils import (
     OpFailure,
     functions,
     location_of,
+    reachable_module,
     verify_ssa,
 )
 from fxdsl.rewrite import editing
@@ -32,6 +33,54 @@ func.func @g(%x: tensor<4xf32>) -> tensor<4xf32> {
 def test_functions_of_a_module_in_order() -> None:
     module = fxdsl.parse(TWO)
     assert [f.sym_name.data for f in functions(module)] == ["f", "decl", "g"]
+
+
+CALLS = """
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = func.call @middle(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %y : tensor<4xf32>
+}
+func.func @other(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = func.call @leaf(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %y : tensor<4xf32>
+}
+func.func private @middle(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = func.call @leaf(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %y : tensor<4xf32>
+}
+func.func private @leaf(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = graph.neg %x : tensor<4xf32>
+  func.return %y : tensor<4xf32>
+}
+"""
+
+
+def test_reachable_module_keeps_the_entry_and_what_it_calls() -> None:
+    module = fxdsl.parse(CALLS)
+    kept = reachable_module(module, "main")
+    assert [f.sym_name.data for f in functions(kept)] == ["main", "middle", "leaf"]
+    assert [f.sym_name.data for f in functions(reachable_module(module, "@leaf"))] == [
+        "leaf"
+    ]
+    kept.verify()
+    # the original is untouched
+    assert len(functions(module)) == 4
+    with pytest.raises(ValueError, match="no function @nope"):
+        reachable_module(module, "nope")
+
+
+def test_lowering_one_entry_lowers_only_what_it_needs() -> None:
+    """`lower_for_cuda(entry=...)` lowers the entry's functions alone: the
+    kernels of other functions are not in its launch plan's module."""
+    from fxdsl.pipeline.lower import lower_for_cuda
+
+    module = fxdsl.parse(CALLS + TWO.replace("@f", "@f2").replace("@g", "@g2"))
+    lowered, plan = lower_for_cuda(module, entry="g2")
+    assert plan.kernels
+    assert all("g2" in name for name in plan.kernels), plan.kernels
+    names = {f.sym_name.data for f in functions(lowered)}
+    assert "main" not in names
+    assert "other" not in names
 
 
 def test_functions_of_a_function_and_of_other_ops() -> None:
