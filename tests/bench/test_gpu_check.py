@@ -132,3 +132,29 @@ def test_a_failure_is_printed_when_it_happens(tmp_path: Path) -> None:
     assert stage.status == "failed (exit 1)"
     assert "---- FAILURE" in text
     assert text.index("boom here") < text.index("short test summary")
+
+
+def test_entry_points_are_written_for_a_checkout_on_pythonpath(tmp_path: Path) -> None:
+    """The device runs fxdsl from PYTHONPATH, not installed: the dist-info
+    `entry_points.py` writes lets Dynamo find `backend="fxdsl"` there (the
+    first H100 run's backend rows all failed with InvalidBackend)."""
+    import importlib.metadata
+
+    spec = importlib.util.spec_from_file_location(
+        "entry_points", ROOT / "benchmarks" / "entry_points.py"
+    )
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    info = module.write_dist_info(tmp_path)
+    assert info.name == "fxdsl-0.1.0.dist-info"
+    (found,) = importlib.metadata.distributions(path=[str(tmp_path)])
+    assert found.metadata["Name"] == "fxdsl"
+    backends = {
+        e.name: e.value
+        for e in found.entry_points.select(group="torch_dynamo_backends")
+    }
+    assert backends == {"fxdsl": "fxdsl.frontends.torch_compile:fxdsl_backend"}
+    scripts = {e.name for e in found.entry_points.select(group="console_scripts")}
+    assert "fxdsl-opt" in scripts
