@@ -93,6 +93,7 @@ BENCH_VARIANTS = (
     "fxdsl",
     "fxdsl-cudagraph",
     "fxdsl-backend",
+    "fxdsl-backend-cudagraph",
     "torch-eager",
     "torch-compile",
     "torch-compile-reduce-overhead",

@@ -176,10 +176,12 @@ def _torch(
     function: Callable[[Workload], Callable[[Dims], Callable[..., Any]]] = (
         lambda w: w.torch_fn
     ),
+    cuda_graph: bool = False,
 ) -> Callable[[Device, Workload, ModuleOp, Dims], Compiled]:
     """torch eager, or `torch.compile` with `backend` (fxdsl's own backend
-    runs on the CPU too: its islands then run on the reference), of the
-    workload's `function` (default: its torch implementation)."""
+    runs on the CPU too: its islands then run on the reference; with
+    `cuda_graph`, its islands replay as CUDA graphs), of the workload's
+    `function` (default: its torch implementation)."""
 
     def compile(device: Device, w: Workload, m: ModuleOp, dims: Dims) -> Compiled:
         torch = _import_torch()
@@ -191,6 +193,8 @@ def _torch(
             # a fresh dynamo state, so each compile really compiles
             torch._dynamo.reset()
             options = None if inductor else {"device": device.name}
+            if cuda_graph and options is not None:
+                options["cuda_graph"] = True
             fn = torch.compile(fn, mode=mode, backend=backend, options=options)
         if mode == "reduce-overhead":
             # CUDA-graph outputs are reused by the next replay; say so.
@@ -294,6 +298,11 @@ def default_variants() -> list[Variant]:
         fxdsl("fxdsl-cudagraph", fused, cuda_graph=True),
         fxdsl("fxdsl-split-k-cudagraph", split_k, lambda w: w.skinny, cuda_graph=True),
         Variant("fxdsl-backend", _torch(None, compiled=True, backend="fxdsl")),
+        Variant(
+            "fxdsl-backend-cudagraph",
+            _torch(None, compiled=True, backend="fxdsl", cuda_graph=True),
+            applies=lambda w: w.reduce_overhead,
+        ),
         Variant("torch-eager", _torch(None, compiled=False), compiles=False),
         Variant("torch-compile", _torch(None, compiled=True)),
         Variant(
