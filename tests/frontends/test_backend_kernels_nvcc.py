@@ -1,5 +1,6 @@
 """Every kernel the torch.compile backend makes for a 16-bit HF decoder
-compiles with `nvcc -ptx -arch=sm_90`.
+compiles with `nvcc -cubin -arch=sm_90` and fits an SM at its launch's
+block size.
 
 On an H100 (2026-11-27, torch 2.11) NVRTC refused every kernel of the bf16
 GPT-2 the backend compiled: a bf16 constant array was printed with
@@ -34,9 +35,10 @@ def test_16_bit_decoder_kernels_compile(
 
     from fxdsl.api import apply, parse
     from fxdsl.lowering.cuda_printer import kernel_source
+    from fxdsl.lowering.launch_plan import build_launch_plan
     from fxdsl.lowering.pipeline import GPU_PIPELINE
     from fxdsl.testing.generation import build_decoder
-    from fxdsl.testing.nvcc import compile_ptx
+    from fxdsl.testing.nvcc import kernel_resources, launch_problems
 
     model = build_decoder(arch, dtype)
     ids = torch.randint(0, 100, (1, 16))
@@ -49,6 +51,11 @@ def test_16_bit_decoder_kernels_compile(
     assert dumps
     for dump in dumps:
         lowered = apply(parse(dump.read_text()), GPU_PIPELINE)
-        kernels = [op for op in lowered.walk() if isinstance(op, gpu.FuncOp)]
-        ptx = compile_ptx(kernel_source(lowered), tmp_path, dump.stem)
-        assert ptx.count(".entry") == len(kernels), dump.name
+        kernels = {
+            op.sym_name.data for op in lowered.walk() if isinstance(op, gpu.FuncOp)
+        }
+        resources = kernel_resources(kernel_source(lowered), tmp_path, dump.stem)
+        assert set(resources) == kernels, dump.name
+        # and the GPU would launch them: registers and threads fit an SM
+        plan = build_launch_plan(lowered)
+        assert launch_problems(plan, resources) == [], dump.name

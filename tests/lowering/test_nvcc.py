@@ -20,7 +20,12 @@ from xdsl.dialects.builtin import ModuleOp
 from fxdsl.api import apply, parse
 from fxdsl.lowering.cuda_printer import kernel_source
 from fxdsl.testing.modules import load_file
-from fxdsl.testing.nvcc import compile_ptx
+from fxdsl.testing.nvcc import (
+    Resources,
+    compile_ptx,
+    kernel_resources,
+    launch_problems,
+)
 
 
 def load_cases() -> ModuleType:
@@ -82,6 +87,60 @@ def test_gpt2_block_kernels_compile(pipeline: str, tmp_path: Path) -> None:
     # a block reduction, never atomics
     assert "shfl.sync.bfly" in ptx
     assert re.search(r"\b(atom|red)\.", ptx) is None
+
+
+def _flash_module(dtype: str, head: int) -> str:
+    flash = load_file(Path(__file__).with_name("test_flash_attention.py"))
+    return flash._module(dtype, head)
+
+
+LAUNCH_MODULES = {
+    "gpt2_block": lambda: (EXAMPLES / "gpt2_block.mlir").read_text(),
+    "reduction": lambda: cases.module(cases.reduction_cases()),
+    "attention": lambda: cases.module(cases.attention_cases()),
+    "flash_bf16_128": lambda: _flash_module("bf16", 128),
+    "flash_f16_64": lambda: _flash_module("f16", 64),
+}
+
+
+@pytest.mark.nvcc
+@pytest.mark.parametrize("name", sorted(LAUNCH_MODULES))
+def test_every_launch_fits_an_sm(name: str, tmp_path: Path) -> None:
+    """ptxas's registers and shared memory per kernel against the launch
+    plan's blocks: what the GPU would refuse at launch ("too many resources
+    requested for launch") fails here, without one."""
+    from fxdsl.lowering.launch_plan import build_launch_plan
+    from fxdsl.lowering.pipeline import GPU_PIPELINE
+
+    module = parse(LAUNCH_MODULES[name]())
+    lowered = apply(module, GPU_PIPELINE)
+    resources = kernel_resources(kernel_source(lowered), tmp_path, name)
+    for entry in launching_functions(lowered):
+        plan = build_launch_plan(lowered, entry)
+        assert set(plan.kernels) <= set(resources)
+        assert launch_problems(plan, resources) == [], entry
+
+
+def test_launch_problems_names_what_the_gpu_would_refuse() -> None:
+    from fxdsl.lowering.launch_plan import Launch
+
+    class Plan:
+        steps = (
+            Launch("fits", (4096, 1, 1), (256, 1, 1), ()),
+            Launch("heavy", (8, 1, 1), (1024, 1, 1), ()),
+            Launch("wide", (1, 70000, 1), (2048, 1, 1), ()),
+        )
+
+    resources = {
+        "fits": Resources(255, 0),  # 255 x 256 = 65280 registers: fits
+        "heavy": Resources(128, 0),
+        "wide": Resources(16, 0),
+    }
+    assert launch_problems(Plan(), resources) == [
+        "heavy: 128 registers x 1024 threads > 65536",
+        "wide: 2048 threads per block",
+        "wide: grid (1, 70000, 1)",
+    ]
 
 
 @pytest.mark.nvcc
