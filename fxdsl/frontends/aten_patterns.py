@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fxdsl.frontends.aten_ops import attention, target_name
+from fxdsl.frontends.aten_registry import HALF_DTYPES, TORCH_DTYPES
 from fxdsl.ir import graph
 from fxdsl.tracing import ops
 
@@ -243,7 +244,6 @@ def _attention(node: Any) -> Pattern | None:
     return Pattern(inputs, build, masks={3} if mask is not None else set())
 
 
-HALF = {"torch.bfloat16": "bf16", "torch.float16": "f16"}
 _CASTS = ("aten._to_copy.default", "prims.convert_element_type.default")
 
 
@@ -254,7 +254,12 @@ def _cast_back_to(node: Any) -> str | None:
     users = list(node.users)
     if str(node.meta["val"].dtype) != "torch.float32" or not users:
         return None
-    types = {HALF.get(str(u.meta["val"].dtype)) for u in users if _target(u) in _CASTS}
+    names = [TORCH_DTYPES.get(str(u.meta["val"].dtype)) for u in users]
+    types = {
+        name if name in HALF_DTYPES else None
+        for name, u in zip(names, users, strict=True)
+        if _target(u) in _CASTS
+    }
     if len(types) != 1 or len(users) != sum(_target(u) in _CASTS for u in users):
         return None
     return types.pop()

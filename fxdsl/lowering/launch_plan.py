@@ -190,7 +190,8 @@ class LaunchPlan:
         lhs, rhs, out = (
             self.buffers[view.slot].element for view in (step.lhs, step.rhs, step.out)
         )
-        if lhs != rhs or (out != lhs and (lhs not in ("bf16", "f16") or out != "f32")):
+        half = {str(t) for t in graph.HALF_FLOAT_TYPES}
+        if lhs != rhs or (out != lhs and (lhs not in half or out != "f32")):
             raise LaunchPlanError(f"gemm on mixed element types {lhs}, {rhs} -> {out}")
         return lhs, out
 

@@ -72,7 +72,7 @@ from math import prod
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import bf16, f16, f32
+from xdsl.dialects.builtin import f32
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -105,7 +105,7 @@ class _Builder:
 
     def wide(self, value: SSAValue) -> SSAValue:
         """`value` in f32 where it is 16-bit (module docstring)."""
-        if dtype_of(value) not in (f16, bf16):
+        if dtype_of(value) not in graph.HALF_FLOAT_TYPES:
             return value
         return self.add(graph.CastOp(value, f32))
 
@@ -318,7 +318,7 @@ class DecomposeConv(RewritePattern):
             weight = b.reshape(weight, (*shape_of(weight)[:2], 1, shape_of(weight)[2]))
         # a 16-bit GEMM keeps its product in f32 for the bias, or where the
         # op's result is f32 (module doc)
-        half = dtype_of(op.input) in (f16, bf16)
+        half = dtype_of(op.input) in graph.HALF_FLOAT_TYPES
         wide = half and (op.bias is not None or dtype_of(op.result) == f32)
         product = f32 if wide else None
         y = b.reshape(_conv2d(b, x, weight, op, _spatial(result), product), result)
