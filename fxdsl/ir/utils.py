@@ -9,7 +9,14 @@ from __future__ import annotations
 from collections.abc import Container, Hashable
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import FileLineColLoc, ModuleOp, StringAttr, SymbolRefAttr
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    FileLineColLoc,
+    ModuleOp,
+    StringAttr,
+    SymbolRefAttr,
+)
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 from xdsl.irdl.dominance import DominanceInfo
 from xdsl.pattern_rewriter import PatternRewriter
@@ -97,9 +104,15 @@ def reachable_module(module: ModuleOp, entry: str) -> ModuleOp:
             continue
         wanted.add(name)
         for op in by_name[name].walk():
-            for attr in [*op.properties.values(), *op.attributes.values()]:
+            attrs = [*op.properties.values(), *op.attributes.values()]
+            while attrs:  # nested in arrays and dictionaries too
+                attr = attrs.pop()
                 if isinstance(attr, SymbolRefAttr):
                     pending.append(attr.root_reference.data)
+                elif isinstance(attr, ArrayAttr):
+                    attrs.extend(attr.data)
+                elif isinstance(attr, DictionaryAttr):
+                    attrs.extend(attr.data.values())
     kept = [
         op.clone()
         for op in module.ops

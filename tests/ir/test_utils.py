@@ -69,6 +69,19 @@ def test_reachable_module_keeps_the_entry_and_what_it_calls() -> None:
         reachable_module(module, "nope")
 
 
+def test_reachable_module_follows_references_nested_in_attributes() -> None:
+    module = fxdsl.parse(
+        CALLS.replace(
+            "func.func @main(",
+            "func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> attributes "
+            "{refs = [{fn = @other}]} {\n  func.return %x : tensor<4xf32>\n}\n"
+            "func.func @unused(",
+        )
+    )
+    kept = reachable_module(module, "main")
+    assert [f.sym_name.data for f in functions(kept)] == ["main", "other", "leaf"]
+
+
 def test_lowering_one_entry_lowers_only_what_it_needs() -> None:
     """`lower_for_cuda(entry=...)` lowers the entry's functions alone: the
     kernels of other functions are not in its launch plan's module."""
