@@ -154,3 +154,19 @@ def to_bytes(array: Any, element_type: Attribute) -> bytes:
     if values.dtype == np.bool_:
         return values.astype(np.uint8).tobytes()
     return values.astype(values.dtype.newbyteorder("<"), copy=False).tobytes()
+
+
+def float_from_bits(bits: int, typ: Attribute) -> float:
+    """The value of float type `typ` whose bit pattern is `bits` (MLIR's
+    hexadecimal float literal); a ValueError when `bits` is wider than the
+    type."""
+    width = {"bf16": 16, "f16": 16, "f32": 32, "f64": 64}.get(str(typ))
+    if width is None:
+        raise ValueError(f"no bit pattern for {typ}")
+    if bits < 0 or bits >= 1 << width:
+        raise ValueError(f"{bits:#x} is wider than {typ}'s {width} bits")
+    if str(typ) == "bf16":
+        return float(from_bf16_bits(np.array([bits], np.uint16))[0])
+    unsigned = {16: np.uint16, 32: np.uint32, 64: np.uint64}[width]
+    floating = {16: np.float16, 32: np.float32, 64: np.float64}[width]
+    return float(np.array([bits], unsigned).view(floating)[0])

@@ -16,13 +16,20 @@ from contextlib import contextmanager
 
 from xdsl.context import Context
 from xdsl.dialects import get_all_dialects
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    FileLineColLoc,
+    IntAttr,
+    ModuleOp,
+    StringAttr,
+)
 from xdsl.ir import Attribute, Block, Operation, SSAValue, TypeAttribute
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.utils.exceptions import ParseError
 from xdsl.utils.lexer import Span
 from xdsl.utils.mlir_lexer import MLIRLexer
 
+from fxdsl.ir.dtypes import float_from_bits
 from fxdsl.ir.graph import Graph
 from fxdsl.ir.syntax import RESULT_LIST, TYPE_TEXT, reuse_parse, value_names
 
@@ -50,9 +57,34 @@ def make_context() -> Context:
     return ctx
 
 
+class _BitPatternElement(Parser._TensorLiteralElement):
+    """A dense literal's element where a hexadecimal integer in a float
+    tensor is the float's bit pattern, as in MLIR (`dense<0xFF800000> :
+    tensor<f32>` is -inf; xDSL's printer writes inf and NaN so). xDSL 0.74
+    reads the hex as an integer value, so -inf came back as 4286578688.0: a
+    printed module with a masked fill parsed to wrong numbers, silently."""
+
+    def to_type(self, parser: Parser, type: Attribute) -> object:  # type: ignore[override]
+        text = self.span.text.lower()
+        if isinstance(type, AnyFloat) and text.lstrip("+-").startswith("0x"):
+            if text.startswith("-"):
+                parser.raise_error(
+                    "a hexadecimal float literal is a bit pattern: no sign",
+                    at_position=self.span,
+                )
+            try:
+                return float_from_bits(int(self.value), type)  # type: ignore[arg-type]
+            except ValueError as error:
+                parser.raise_error(str(error), at_position=self.span)
+        return super().to_type(parser, type)  # type: ignore[arg-type]
+
+
 class LocatingParser(Parser):
     """A Parser that stamps every parsed op with its file:line:col, and
-    parses each distinct type text once (`reuse_parse`)."""
+    parses each distinct type text once (`reuse_parse`). Hexadecimal
+    elements of a float dense literal are bit patterns (`_BitPatternElement`)."""
+
+    _TensorLiteralElement = _BitPatternElement
 
     def __init__(
         self, ctx: Context, text: str, name: str = "<unknown>", line_offset: int = 0

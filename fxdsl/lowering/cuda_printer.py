@@ -15,8 +15,9 @@ is one local variable (`v<n>`), so each op prints one statement.
   calls a generated `fx_block_reduce_<kind>_<type>` helper: warp shuffles
   (`__shfl_xor_sync`) plus one `__shared__` slot per warp, no atomics. It
   needs `blockDim.x` to be a multiple of 32, which the lowering guarantees.
-* A non-splat constant of a kernel is a `__device__ const` array (16-bit
-  ones as their bits: NVRTC refuses a conversion call in its initializer).
+* A non-splat constant of a kernel is a `__device__ const` array; a float
+  one holds its values' bits (NVRTC refuses a conversion call or FX_INF in
+  its initializer).
 * A kernel marked `fxdsl.flash_attention` prints as the tensor-core
   kernel of `flash_attention_cuda`, not as its body (which is the IR
   emulator's form of the same attention).
@@ -29,11 +30,12 @@ is one local variable (`v<n>`), so each op prints one statement.
 from __future__ import annotations
 
 import math as pymath
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from functools import singledispatchmethod
 from typing import IO
 
+import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import arith, gpu, math, memref, scf, vector
 from xdsl.dialects.builtin import (
@@ -204,7 +206,7 @@ def literal(value: float | int, typ: Attribute) -> str:
             convert = (
                 "__float2half" if isinstance(typ, Float16Type) else "__float2bfloat16"
             )
-            return f"{convert}({text}f)"
+            return f"{convert}({literal(number, Float32Type())})"
         return text
     if isinstance(typ, IntegerType) and typ.width.data == 1:
         return "true" if value else "false"
@@ -213,6 +215,21 @@ def literal(value: float | int, typ: Attribute) -> str:
         # C has no negative literals: -2147483648 is long, not int
         return f"({int(value) + 1}{suffix} - 1)"
     return f"{int(value)}{suffix}"
+
+
+def _float_bits(values: Sequence[float], typ: Attribute) -> tuple[str, str]:
+    """The unsigned C type of `typ`'s width and `values`' bits in it, as a
+    C initializer list (exact, and a constant expression for inf and NaN)."""
+    if isinstance(typ, Float16Type | BFloat16Type):
+        half = "f16" if isinstance(typ, Float16Type) else "bf16"
+        return "unsigned short", ", ".join(
+            f"0x{int(b):04x}" for b in half_bits(values, half)
+        )
+    if isinstance(typ, Float64Type):
+        bits = np.asarray(values, np.float64).view(np.uint64)
+        return "unsigned long long", ", ".join(f"0x{int(b):016x}ULL" for b in bits)
+    bits = np.asarray(values, np.float32).view(np.uint32)
+    return "unsigned int", ", ".join(f"0x{int(b):08x}u" for b in bits)
 
 
 def _convert(value: str, source: Attribute, target: Attribute) -> str:
@@ -317,13 +334,12 @@ class CudaPrinter:
         values = value.get_values()
         size = max(1, len(values))
         ctype = c_type(element)
-        if isinstance(element, Float16Type | BFloat16Type):
-            # `__float2bfloat16(x)` in an initializer is dynamic
+        if isinstance(element, AnyFloat):
+            # A float array holds its values' bits: `__float2bfloat16(x)` or
+            # FX_INF (`__int_as_float(...)`) in an initializer is dynamic
             # initialization, which NVRTC refuses for a `__device__`
-            # variable: the array holds the bits (`memref.get_global` casts).
-            half = "f16" if isinstance(element, Float16Type) else "bf16"
-            data = ", ".join(f"0x{int(b):04x}" for b in half_bits(values, half))
-            ctype = "unsigned short"
+            # variable (`memref.get_global` casts the pointer back).
+            ctype, data = _float_bits(values, element)
         else:
             data = ", ".join(literal(v, element) for v in values)
         self.line(f"__device__ const {ctype} {op.sym_name.data}[{size}] = {{{data}}};")
@@ -438,7 +454,7 @@ class CudaPrinter:
         assert isinstance(op.memref.type, MemRefType)
         ctype = c_type(op.memref.type.element_type)
         symbol = op.name_.root_reference.data
-        if ctype in ("__half", "__nv_bfloat16"):  # held as bits (memref.global)
+        if isinstance(op.memref.type.element_type, AnyFloat):  # held as bits
             symbol = f"reinterpret_cast<const {ctype}*>({symbol})"
         self.line(f"const {ctype}* {self.name(op.memref)} = {symbol};")
 

@@ -213,6 +213,14 @@ def movement_cases() -> dict[str, str]:
             f"    %y = graph.add %x, %c : tensor<4x{half}>",
             f"%y : tensor<4x{half}>",
         )  # fmt: skip
+    # inf and NaN in a float constant array: FX_INF in a __device__
+    # initializer is dynamic initialization too (the array holds bits)
+    cases["constant_special_f32"] = _func(
+        "constant_special_f32", "%x: tensor<4xf32>", "tensor<4xf32>",
+        "%c = graph.constant dense<[0xFF800000, 0x7FC00000, 1.5, 0x7F800000]> : tensor<4xf32>\n"
+        "    %y = graph.add %x, %c : tensor<4xf32>",
+        "%y : tensor<4xf32>",
+    )  # fmt: skip
     return cases
 
 
