@@ -128,6 +128,8 @@ def _forward(variant: str, device: str) -> Callable[[Any], Any] | None:
             raise Skipped("CUDA graphs need a CUDA device")
         options = {"cuda_graph": True} if variant == "fxdsl-cudagraph" else {}
         return lambda f: torch.compile(f, backend="fxdsl", options=options)
+    if variant == "fxdsl-backend-cudagraph":
+        raise Skipped("the fxdsl-cudagraph row is the backend with cuda_graph here")
     raise Skipped(
         "no generate loop in a graph module: generation runs through the "
         "torch.compile backend (fxdsl-backend)"
