@@ -218,7 +218,7 @@ def tests_stage(out: Path, dry: bool, budget: float) -> Stage:
         # -p gpu_check_failures: each failure's traceback lands in
         # the log as it happens, not only at the end a cut stage never sees.
         command += ["-v", "-n", "8", "--timeout", "90", f"--junitxml={report}"]
-        command += ["-p", "gpu_check_failures"]
+        command += ["-p", "gpu_check_failures", "--durations=15"]
     log = out / LOG
     run_stage(stage, [*command, *GPU_TEST_FILES], budget, log)
     if dry:
