@@ -245,7 +245,7 @@ def bench_stage(
     stage = Stage("bench")
     command = [sys.executable, "-m", "fxdsl.bench", "--out", str(out), "--merge"]
     command += ["--tag", f"{tag}-bench", "--date", date, "--quiet"]
-    command += ["--variants", ",".join(BENCH_VARIANTS)]
+    command += ["--variants", ",".join(BENCH_VARIANTS), "--one-compile"]
     if dry:
         command += [
             "--backend",

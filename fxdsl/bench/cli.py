@@ -115,6 +115,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--date", help="date in the file names (default: today, UTC, YYYY-MM-DD)"
     )
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
+    parser.add_argument(
+        "--one-compile",
+        action="store_true",
+        help="compile each variant once (its cold compile time), not cold "
+        "then warm: halves Inductor's compile time on a short GPU lease",
+    )
     return parser
 
 
@@ -192,7 +198,9 @@ def run_bench(
         raise UserError(f"--tag: use letters, digits, '-', '_' or '.', got {tag!r}")
     device = make_device(args.backend, args.threads)
     scale = args.scale or ("full" if device.name == "cuda" else "tiny")
-    settings = Settings(scale, CHECK_SCALE[scale], args.runs, args.warmup)
+    settings = Settings(
+        scale, CHECK_SCALE[scale], args.runs, args.warmup, not args.one_compile
+    )
     stem = f"{date}-{tag or device.name}"
     old = _previous(args.out / f"{stem}.json", device.name, scale) if args.merge else []
     harness = Harness(device, chosen, settings)

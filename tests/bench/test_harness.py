@@ -311,6 +311,27 @@ def test_failing_variant_is_a_row_not_a_crash(
     assert "warning: failed: layer_norm/exploding" in capsys.readouterr().err
 
 
+def test_one_compile_builds_each_variant_once(tmp_path: Path) -> None:
+    """`--one-compile`: one build at the bench scale (plus the check's),
+    recorded as the cold compile; without it, a cold and a warm build."""
+    fxdsl_variant = default_variants()[0]
+    builds: list[str] = []
+
+    def counted(device: Any, w: Any, module: Any, dims: Any) -> Compiled:
+        builds.append(str(dict(dims)))
+        return fxdsl_variant.compile(device, w, module, dims)
+
+    variants = [Variant("counted", counted)]
+    for flag, expected in ((["--one-compile"], 2), ([], 3)):
+        builds.clear()
+        assert bench(tmp_path, "--workloads", "softmax", *flag, variants=variants) == 0
+        row = rows_of(load(tmp_path), "softmax")["counted"]
+        assert row["status"] == "ok", row
+        assert len(builds) == expected, builds  # the check's build + 1 or 2
+        assert row["compile_cold_s"] > 0
+        assert (row["compile_warm_s"] is None) == bool(flag)
+
+
 def test_a_kernel_that_does_not_compile_fails_its_row(tmp_path: Path) -> None:
     """The executor's fallback for a kernel NVRTC refuses is the host IR
     emulator: correct, but timing it would spend the run's budget on the
