@@ -323,6 +323,108 @@ def _number(value: float | None) -> str:
     return "" if value is None else f"{value:.4g}"
 
 
+@dataclass(frozen=True)
+class Goal:
+    """A goal the table is read against (issues 30, 31, 35): the median of
+    `ours` over the median of `theirs` (a variant, or "copy") in `workload`,
+    at most `most`. Read, never asserted by a test."""
+
+    text: str
+    workload: str
+    ours: tuple[str, ...]  # the first that ran counts
+    theirs: str
+    most: float
+
+
+GOALS = (
+    Goal(
+        "fused elementwise >= 95 % of copy bandwidth",
+        "elementwise",
+        ("fxdsl",),
+        "copy",
+        1 / 0.95,
+    ),
+    Goal("softmax <= 1.05x its copy", "softmax", ("fxdsl",), "copy", 1.05),
+    Goal("layer_norm <= 1.05x its copy", "layer_norm", ("fxdsl",), "copy", 1.05),
+    Goal(
+        "bf16 attention >= 0.9x SDPA's speed",
+        "attention_bf16_t512",
+        ("fxdsl",),
+        "torch-eager",
+        1 / 0.9,
+    ),
+    Goal(
+        "GPT-2 bf16 B8 T512 via the backend <= torch.compile",
+        "hf_gpt2_bf16_b8_t512",
+        ("fxdsl-backend",),
+        "torch-compile",
+        1.0,
+    ),
+    Goal(
+        "GPT-2 bf16 B1 T64 via the backend <= reduce-overhead",
+        "hf_gpt2_bf16_b1_t64",
+        ("fxdsl-backend-cudagraph", "fxdsl-backend"),
+        "torch-compile-reduce-overhead",
+        1.0,
+    ),
+    Goal(
+        "ResNet-18 B32 <= torch.compile",
+        "resnet18_b32",
+        ("fxdsl-backend", "fxdsl"),
+        "torch-compile",
+        1.0,
+    ),
+    Goal(
+        "decode step B1 <= reduce-overhead",
+        "generate_gpt2_bf16_b1",
+        ("fxdsl-cudagraph", "fxdsl-backend"),
+        "torch-compile-reduce-overhead",
+        1.0,
+    ),
+    Goal(
+        "decode step B1 within 3x the bandwidth limit",
+        "generate_gpt2_bf16_b1",
+        ("fxdsl-cudagraph", "fxdsl-backend"),
+        "copy",
+        3.0,
+    ),
+)
+
+
+def read_goals(workloads: Sequence[dict[str, Any]]) -> list[tuple[str, str, str]]:
+    """(goal, measured, verdict) per goal: `met`, `missed by N %`, or
+    `not measured` (a row missing, failed or wrong)."""
+    medians = {
+        (w["name"], r["variant"]): r["median_ms"]
+        for w in workloads
+        for r in w["rows"]
+        if r["status"] == "ok" and r.get("median_ms")
+    }
+    read = []
+    for goal in GOALS:
+        ours = next(
+            (
+                (v, medians[goal.workload, v])
+                for v in goal.ours
+                if (goal.workload, v) in medians
+            ),
+            None,
+        )
+        theirs = medians.get((goal.workload, goal.theirs))
+        if ours is None or theirs is None:
+            read.append((goal.text, "", "not measured"))
+            continue
+        ratio = ours[1] / theirs
+        measured = (
+            f"{ours[0]} {ours[1]:.4g} ms / {goal.theirs} {theirs:.4g} ms = {ratio:.3g}"
+        )
+        verdict = (
+            "met" if ratio <= goal.most else f"missed by {ratio / goal.most - 1:.0%}"
+        )
+        read.append((goal.text, measured, verdict))
+    return read
+
+
 def markdown(summary: dict[str, Any]) -> str:
     lines = [f"# GPU check, {summary['date']}, {summary['device']}", ""]
     lines.append(f"Mode: {'dry (CPU)' if summary['dry'] else 'device'}. Versions: ")
@@ -331,6 +433,13 @@ def markdown(summary: dict[str, Any]) -> str:
     lines += [
         f"| {s['name']} | {s['status']} | {s['seconds']} |" for s in summary["stages"]
     ]
+    workloads = [
+        w for stage in summary["stages"] for w in stage["detail"].get("workloads", [])
+    ]
+    if workloads:
+        lines += ["", "## Goals (read, not asserted)", ""]
+        lines += ["| goal | measured | verdict |", "|---|---|---|"]
+        lines += [f"| {g} | {m} | {v} |" for g, m, v in read_goals(workloads)]
     for stage in summary["stages"]:
         outcomes = stage["detail"].get("outcomes", {})
         if outcomes:
