@@ -42,6 +42,7 @@ MAX_THREADS = 1024
 REGISTERS_PER_SM = 65536
 """The register file a block's threads share (sm_90: 64 Ki 32-bit)."""
 MAX_GRID_YZ = 65535
+MAX_GRID_X = 2**31 - 1
 
 
 def kernel_resources(source: str, directory: Path, name: str) -> dict[str, Resources]:
@@ -75,7 +76,7 @@ def launch_problems(plan: Any, resources: dict[str, Resources]) -> list[str]:
     """What in `plan`'s launches an sm_90 GPU would refuse at launch time
     ("too many resources requested", "invalid configuration"), which no
     compiler reports: a block over 1024 threads, or whose threads need more
-    registers than an SM has, a grid over 65535 in y or z."""
+    registers than an SM has, a grid over 2^31 - 1 in x or 65535 in y or z."""
     problems = []
     for step in plan.steps:
         if type(step).__name__ != "Launch":
@@ -89,6 +90,6 @@ def launch_problems(plan: Any, resources: dict[str, Resources]) -> list[str]:
                 f"{step.kernel}: {used.registers} registers x {threads} threads "
                 f"> {REGISTERS_PER_SM}"
             )
-        if max(step.grid[1:]) > MAX_GRID_YZ:
+        if step.grid[0] > MAX_GRID_X or max(step.grid[1:]) > MAX_GRID_YZ:
             problems.append(f"{step.kernel}: grid {step.grid}")
     return problems

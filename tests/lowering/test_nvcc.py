@@ -129,17 +129,20 @@ def test_launch_problems_names_what_the_gpu_would_refuse() -> None:
             Launch("fits", (4096, 1, 1), (256, 1, 1), ()),
             Launch("heavy", (8, 1, 1), (1024, 1, 1), ()),
             Launch("wide", (1, 70000, 1), (2048, 1, 1), ()),
+            Launch("long", (2**31, 1, 1), (32, 1, 1), ()),
         )
 
     resources = {
         "fits": Resources(255, 0),  # 255 x 256 = 65280 registers: fits
         "heavy": Resources(128, 0),
         "wide": Resources(16, 0),
+        "long": Resources(16, 0),
     }
     assert launch_problems(Plan(), resources) == [
         "heavy: 128 registers x 1024 threads > 65536",
         "wide: 2048 threads per block",
         "wide: grid (1, 70000, 1)",
+        "long: grid (2147483648, 1, 1)",
     ]
 
 
