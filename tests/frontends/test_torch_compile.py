@@ -411,6 +411,10 @@ def test_cuda_islands_follow_torchs_current_stream() -> None:
     model, (x,), _ = mlp(batch=256)
     model = model.cuda()
     compiled = torch.compile(model, backend="fxdsl", options={"device": "cuda"})
+    with torch.no_grad():  # on the default stream first: numerics, not order
+        torch.testing.assert_close(
+            compiled(x.cuda()), model(x.cuda()), rtol=1e-4, atol=1e-4
+        )
     side = torch.cuda.Stream()
     with torch.no_grad(), torch.cuda.stream(side):
         big = x.cuda().repeat(64, 1)[: x.shape[0]]  # queued before
