@@ -254,12 +254,13 @@ def _cast_back_to(node: Any) -> str | None:
     users = list(node.users)
     if str(node.meta["val"].dtype) != "torch.float32" or not users:
         return None
-    names = [TORCH_DTYPES.get(str(u.meta["val"].dtype)) for u in users]
-    types = {
-        name if name in HALF_DTYPES else None
-        for name, u in zip(names, users, strict=True)
+    # (only a cast's meta is read: other users, `output`, may have none)
+    casts = [
+        TORCH_DTYPES.get(str(u.meta["val"].dtype))
+        for u in users
         if _target(u) in _CASTS
-    }
+    ]
+    types = {name if name in HALF_DTYPES else None for name in casts}
     if len(types) != 1 or len(users) != sum(_target(u) in _CASTS for u in users):
         return None
     return types.pop()

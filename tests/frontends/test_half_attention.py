@@ -205,3 +205,25 @@ def test_cuda_attention_kernels_import_as_attention(kernel: str) -> None:
     gm = _traced_on_fake_cuda(with_logsumexp, *qkv)
     with pytest.raises(TorchImportError, match="only its output imports"):
         from_graph_module(gm)
+
+
+def test_f32_sdpa_samples_import_at_every_level() -> None:
+    """OpInfo's f32 SDPA samples at both import levels: the check for torch's
+    16-bit decomposition reads only the users that are casts (another user,
+    with no `val` in its meta, crashed the core level: `KeyError: 'val'`,
+    found by the slow OpInfo table)."""
+    need("expecttest")
+    from fxdsl.testing import opinfo
+
+    (op,) = [
+        o
+        for o in opinfo.op_db()
+        if opinfo.op_name(o) == "nn.functional.scaled_dot_product_attention"
+    ]
+    samples = list(opinfo.cases(op))
+    assert samples
+    for case in samples:
+        outcomes = opinfo.check_import(case)
+        assert {level: o for level, (o, _) in outcomes.items()} == {
+            level: "pass" for level in outcomes
+        }, outcomes
