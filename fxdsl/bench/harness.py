@@ -356,7 +356,7 @@ class Harness:
             before = timings()
             compiled, args, last = _timed_compile(build, inputs)
             phases = {k: v - before[k] for k, v in timings().items()}
-            if variant.compiles and cold is None:
+            if variant.compiles and not settings.warm_compile:
                 row.compile_cold_s = last  # the one compile was cold
             elif variant.compiles:
                 row.compile_cold_s, row.compile_warm_s = cold, last

@@ -254,16 +254,15 @@ def _cast_back_to(node: Any) -> str | None:
     users = list(node.users)
     if str(node.meta["val"].dtype) != "torch.float32" or not users:
         return None
-    # (only a cast's meta is read: other users, `output`, may have none)
-    casts = [
-        TORCH_DTYPES.get(str(u.meta["val"].dtype))
-        for u in users
-        if _target(u) in _CASTS
-    ]
-    types = {name if name in HALF_DTYPES else None for name in casts}
-    if len(types) != 1 or len(users) != sum(_target(u) in _CASTS for u in users):
+    casts = [u for u in users if _target(u) in _CASTS]
+    if len(casts) != len(users):
         return None
-    return types.pop()
+    # (only a cast's meta is read: another user, `output`, may have none)
+    types = {TORCH_DTYPES.get(str(u.meta["val"].dtype)) for u in casts}
+    if len(types) != 1:
+        return None
+    (name,) = types
+    return name if name in HALF_DTYPES else None
 
 
 _VIEW_OPS = (graph.ReshapeOp, graph.BroadcastToOp, graph.TransposeOp)

@@ -156,17 +156,34 @@ def to_bytes(array: Any, element_type: Attribute) -> bytes:
     return values.astype(values.dtype.newbyteorder("<"), copy=False).tobytes()
 
 
+_FLOAT_WIDTHS = {"f32": (np.float32, np.uint32), "f64": (np.float64, np.uint64)}
+"""f32 and f64: the numpy float and the unsigned type of its bit pattern
+(bf16 and f16 go through `half_bits` / `from_half_bits`)."""
+
+
+def float_bits(values: Any, typ: Attribute) -> np.ndarray:
+    """Values of float type `typ` -> their bit patterns, unsigned integers
+    of the type's width (how a device, and MLIR's hex literal, holds them)."""
+    name = str(typ)
+    if name in ("bf16", "f16"):
+        return half_bits(values, name)
+    if name not in _FLOAT_WIDTHS:
+        raise ValueError(f"no bit pattern for {typ}")
+    floating, unsigned = _FLOAT_WIDTHS[name]
+    return np.asarray(values, floating).view(unsigned)
+
+
 def float_from_bits(bits: int, typ: Attribute) -> float:
     """The value of float type `typ` whose bit pattern is `bits` (MLIR's
     hexadecimal float literal); a ValueError when `bits` is wider than the
     type."""
-    width = {"bf16": 16, "f16": 16, "f32": 32, "f64": 64}.get(str(typ))
-    if width is None:
+    name = str(typ)
+    if name not in ("bf16", "f16", *_FLOAT_WIDTHS):
         raise ValueError(f"no bit pattern for {typ}")
+    floating, unsigned = _FLOAT_WIDTHS.get(name, (np.float16, np.uint16))
+    width = 8 * np.dtype(unsigned).itemsize
     if bits < 0 or bits >= 1 << width:
         raise ValueError(f"{bits:#x} is wider than {typ}'s {width} bits")
-    if str(typ) == "bf16":
-        return float(from_bf16_bits(np.array([bits], np.uint16))[0])
-    unsigned = {16: np.uint16, 32: np.uint32, 64: np.uint64}[width]
-    floating = {16: np.float16, 32: np.float32, 64: np.float64}[width]
+    if name in ("bf16", "f16"):
+        return float(from_half_bits(np.array([bits], np.uint16), name)[0])
     return float(np.array([bits], unsigned).view(floating)[0])

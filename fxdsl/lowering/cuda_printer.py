@@ -35,7 +35,6 @@ from dataclasses import dataclass, field
 from functools import singledispatchmethod
 from typing import IO
 
-import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import arith, gpu, math, memref, scf, vector
 from xdsl.dialects.builtin import (
@@ -57,7 +56,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 from xdsl.utils.target import Target
 
-from fxdsl.ir.dtypes import half_bits
+from fxdsl.ir.dtypes import float_bits
 from fxdsl.ir.layout import layout_of_type
 from fxdsl.lowering.combiners import REDUCE_KINDS, combiner, identity
 from fxdsl.lowering.flash_attention_cuda import (
@@ -217,19 +216,16 @@ def literal(value: float | int, typ: Attribute) -> str:
     return f"{int(value)}{suffix}"
 
 
+_BITS_CTYPES = {2: ("unsigned short", 4, ""), 4: ("unsigned int", 8, "u")}
+_BITS_CTYPES[8] = ("unsigned long long", 16, "ULL")
+
+
 def _float_bits(values: Sequence[float], typ: Attribute) -> tuple[str, str]:
     """The unsigned C type of `typ`'s width and `values`' bits in it, as a
     C initializer list (exact, and a constant expression for inf and NaN)."""
-    if isinstance(typ, Float16Type | BFloat16Type):
-        half = "f16" if isinstance(typ, Float16Type) else "bf16"
-        return "unsigned short", ", ".join(
-            f"0x{int(b):04x}" for b in half_bits(values, half)
-        )
-    if isinstance(typ, Float64Type):
-        bits = np.asarray(values, np.float64).view(np.uint64)
-        return "unsigned long long", ", ".join(f"0x{int(b):016x}ULL" for b in bits)
-    bits = np.asarray(values, np.float32).view(np.uint32)
-    return "unsigned int", ", ".join(f"0x{int(b):08x}u" for b in bits)
+    bits = float_bits(values, typ)
+    ctype, digits, suffix = _BITS_CTYPES[bits.dtype.itemsize]
+    return ctype, ", ".join(f"0x{int(b):0{digits}x}{suffix}" for b in bits)
 
 
 def _convert(value: str, source: Attribute, target: Attribute) -> str:

@@ -44,6 +44,10 @@ class LaunchPlanError(ValueError):
     """The host function holds something the launch plan cannot express."""
 
 
+_HALF = frozenset(str(t) for t in graph.HALF_FLOAT_TYPES)
+"""The 16-bit float names whose GEMMs may write an f32 result."""
+
+
 @dataclass(frozen=True)
 class BufferSpec:
     """One device allocation (an argument or a `memref.alloc`)."""
@@ -190,8 +194,7 @@ class LaunchPlan:
         lhs, rhs, out = (
             self.buffers[view.slot].element for view in (step.lhs, step.rhs, step.out)
         )
-        half = {str(t) for t in graph.HALF_FLOAT_TYPES}
-        if lhs != rhs or (out != lhs and (lhs not in half or out != "f32")):
+        if lhs != rhs or (out != lhs and (lhs not in _HALF or out != "f32")):
             raise LaunchPlanError(f"gemm on mixed element types {lhs}, {rhs} -> {out}")
         return lhs, out
 

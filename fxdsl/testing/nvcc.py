@@ -13,20 +13,30 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from fxdsl.lowering.launch_plan import Launch
+
+
+def _nvcc(source: str, directory: Path, name: str, output: str, *flags: str) -> str:
+    """`nvcc <flags> -arch=sm_90` of `source` (written to `directory/name.cu`)
+    into `directory/name.<output>`; fails with nvcc's message; returns its
+    stderr (ptxas's `-v` report goes there)."""
+    nvcc = shutil.which("nvcc")
+    assert nvcc is not None, "nvcc is not on PATH (mark the test `nvcc`)"
+    cu, out = directory / f"{name}.cu", directory / f"{name}.{output}"
+    cu.write_text(source)
+    result = subprocess.run(
+        [nvcc, *flags, "-arch=sm_90", str(cu), "-o", str(out)],
+        capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, f"nvcc failed on {name}:\n{result.stderr[-4000:]}"
+    return result.stderr
+
 
 def compile_ptx(source: str, directory: Path, name: str) -> str:
     """`nvcc -ptx -arch=sm_90` of `source` (written to `directory/name.cu`);
     fails with nvcc's message; returns the PTX."""
-    nvcc = shutil.which("nvcc")
-    assert nvcc is not None, "nvcc is not on PATH (mark the test `nvcc`)"
-    cu, ptx = directory / f"{name}.cu", directory / f"{name}.ptx"
-    cu.write_text(source)
-    result = subprocess.run(
-        [nvcc, "-ptx", "-arch=sm_90", str(cu), "-o", str(ptx)],
-        capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
-    assert result.returncode == 0, f"nvcc failed on {name}:\n{result.stderr[-4000:]}"
-    return ptx.read_text()
+    _nvcc(source, directory, name, "ptx", "-ptx")
+    return (directory / f"{name}.ptx").read_text()
 
 
 @dataclass(frozen=True)
@@ -50,18 +60,10 @@ def kernel_resources(source: str, directory: Path, name: str) -> dict[str, Resou
     registers and static shared memory, as ptxas reports them (ptxas itself
     refuses more than 48 KiB of static shared memory). Fails with nvcc's
     message."""
-    nvcc = shutil.which("nvcc")
-    assert nvcc is not None, "nvcc is not on PATH (mark the test `nvcc`)"
-    cu, cubin = directory / f"{name}.cu", directory / f"{name}.cubin"
-    cu.write_text(source)
-    result = subprocess.run(
-        [nvcc, "-cubin", "-arch=sm_90", "-Xptxas", "-v", str(cu), "-o", str(cubin)],
-        capture_output=True, text=True, timeout=600, check=False,
-    )  # fmt: skip
-    assert result.returncode == 0, f"nvcc failed on {name}:\n{result.stderr[-4000:]}"
+    report = _nvcc(source, directory, name, "cubin", "-cubin", "-Xptxas", "-v")
     found: dict[str, Resources] = {}
     kernel = None
-    for line in result.stderr.splitlines():
+    for line in report.splitlines():
         if entry := re.search(r"Compiling entry function '(\w+)'", line):
             kernel = entry.group(1)
         elif kernel and (used := re.search(r"Used (\d+) registers", line)):
@@ -79,7 +81,7 @@ def launch_problems(plan: Any, resources: dict[str, Resources]) -> list[str]:
     registers than an SM has, a grid over 2^31 - 1 in x or 65535 in y or z."""
     problems = []
     for step in plan.steps:
-        if type(step).__name__ != "Launch":
+        if not isinstance(step, Launch):
             continue
         threads = step.block[0] * step.block[1] * step.block[2]
         used = resources[step.kernel]
