@@ -109,6 +109,19 @@ DEFAULT_BUDGETS = {"tests": 150, "bench": 300}
 machine's start took about 30 s on 2026-11-27)."""
 
 
+WORKLOAD_FLOOR = 60.0
+"""Seconds a bench workload may always take (when the stage has them left)."""
+
+
+def share(left: float) -> float:
+    """The seconds one bench workload may take of the `left` in its stage:
+    half, but no less than `WORKLOAD_FLOOR`, so one slow workload (a kernel
+    that fell back to the emulator, an Inductor compile) cannot starve the
+    rest; the report keeps its finished rows (`fxdsl-bench` writes the JSON
+    after every row)."""
+    return min(left, max(WORKLOAD_FLOOR, left / 2))
+
+
 @dataclass
 class Stage:
     """One stage's outcome, as the summary records it."""
@@ -268,12 +281,7 @@ def bench_stage(
             statuses[workload] = "not run (budget spent)"
             continue
         part = Stage(workload)
-        run_stage(
-            part,
-            [*command, "--workloads", workload],
-            left,
-            out / LOG,
-        )
+        run_stage(part, [*command, "--workloads", workload], share(left), out / LOG)
         statuses[workload] = part.status
         seconds[workload] = part.seconds
     stage.command, stage.log = command, LOG

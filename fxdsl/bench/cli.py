@@ -31,7 +31,7 @@ from fxdsl.bench.harness import (
     Settings,
     WorkloadResult,
 )
-from fxdsl.bench.report import load_report, merge_results, write_report
+from fxdsl.bench.report import load_report, merge_results, to_json, write_report
 from fxdsl.bench.timing import (
     DEFAULT_RUNS,
     DEFAULT_THREADS,
@@ -43,6 +43,7 @@ from fxdsl.bench.variants import Variant, default_variants
 from fxdsl.bench.workloads import SCALES, WORKLOADS, Workload, workload_named
 from fxdsl.runtime.compile import BackendUnavailable, cuda_unavailable_reason
 from fxdsl.tools.diagnostics import DriverArgumentParser, UserError, run_guarded
+from fxdsl.util.atomic_write import write_atomic
 
 DESCRIPTION = "time fxdsl (fused, unfused), torch and a device copy side by side"
 DEFAULT_OUT = Path("benchmarks/results")
@@ -92,7 +93,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--merge",
         action="store_true",
         help="keep the other workloads of an existing report of the same name "
-        "(split a long run over several commands)",
+        "(split a long run over several commands); the JSON is rewritten after "
+        "every row, so a run cut short keeps the rows it finished",
     )
     parser.add_argument(
         "--runs", type=_positive, default=DEFAULT_RUNS, help="timed runs (median)"
@@ -206,25 +208,43 @@ def run_bench(
     harness = Harness(device, chosen, settings)
     progress = (lambda _line: None) if args.quiet else _print_err
     start = time.perf_counter()
-    results = harness.run(workloads, progress)
-    meta: dict[str, Any] = {
-        "date": date,
-        "tag": tag or device.name,
-        "device": device.describe(),
-        "scale": scale,
-        "check_scale": settings.check_scale,
-        "check_tolerance": {"rtol": CHECK_RTOL, "atol": CHECK_ATOL},
-        "runs": settings.runs,
-        "warmup": settings.warmup,
-        "timing": device.flush_note,
-        "elapsed_s": round(time.perf_counter() - start, 1),
-        "versions": _versions(),
-    }
-    report = results
-    if old:
-        order = [v.name for v in default_variants()] + [v.name for v in chosen]
-        report = merge_results(old, results, [w.name for w in GROUPS["all"]], order)
-    written, note = write_report(args.out, stem, meta, report)
+    order = [v.name for v in default_variants()] + [v.name for v in chosen]
+
+    def meta(partial: bool) -> dict[str, Any]:
+        fields: dict[str, Any] = {
+            "date": date,
+            "tag": tag or device.name,
+            "device": device.describe(),
+            "scale": scale,
+            "check_scale": settings.check_scale,
+            "check_tolerance": {"rtol": CHECK_RTOL, "atol": CHECK_ATOL},
+            "runs": settings.runs,
+            "warmup": settings.warmup,
+            "timing": device.flush_note,
+            "elapsed_s": round(time.perf_counter() - start, 1),
+            "versions": _versions(),
+        }
+        if partial:  # a cut run leaves this behind: say it was not finished
+            fields["partial"] = True
+        return fields
+
+    def merged(results: list[WorkloadResult]) -> list[WorkloadResult]:
+        if not old:
+            return results
+        return merge_results(old, results, [w.name for w in GROUPS["all"]], order)
+
+    def checkpoint(results: list[WorkloadResult]) -> None:
+        """Under `--merge`, the JSON report so far after every row (marked
+        `partial`; the markdown and the plot wait for the end): a run killed
+        by its time budget keeps every row it finished, and the next
+        `--merge` reads them back."""
+        write_atomic(args.out / f"{stem}.json", to_json(meta(True), merged(results)))
+
+    if args.merge:
+        args.out.mkdir(parents=True, exist_ok=True)
+    results = harness.run(workloads, progress, checkpoint if args.merge else None)
+    report = merged(results)
+    written, note = write_report(args.out, stem, meta(False), report)
     for path in written:
         print(f"wrote {path}")
     if note:

@@ -222,14 +222,32 @@ class Harness:
         self,
         workloads: Sequence[Workload | GenerateWorkload],
         progress: Callable[[str], None] = lambda _line: None,
+        checkpoint: Callable[[list[WorkloadResult]], None] | None = None,
     ) -> list[WorkloadResult]:
-        return [self.run_workload(w, progress) for w in workloads]
+        """Every workload's result; `checkpoint` is given the results so far
+        (the running workload's finished rows included) after each row, so
+        a run cut short keeps what it measured."""
+        done: list[WorkloadResult] = []
+
+        def report(partial: WorkloadResult) -> None:
+            fill_ratios(partial)
+            if checkpoint is not None:
+                checkpoint([*done, partial])
+
+        for workload in workloads:
+            done.append(self.run_workload(workload, progress, report))
+        return done
 
     def run_workload(
-        self, workload: Workload | GenerateWorkload, progress: Callable[[str], None]
+        self,
+        workload: Workload | GenerateWorkload,
+        progress: Callable[[str], None],
+        on_row: Callable[[WorkloadResult], None] = lambda _result: None,
     ) -> WorkloadResult:
+        """`workload` under every variant that applies; `on_row(result)`
+        after each row is added."""
         if isinstance(workload, GenerateWorkload):
-            return self.run_generate(workload, progress)
+            return self.run_generate(workload, progress, on_row)
         scale, check_scale = self.settings.scale, self.settings.check_scale
         module = workload.module(scale)
         check_module = module if check_scale == scale else workload.module(check_scale)
@@ -267,11 +285,15 @@ class Harness:
                 row.status, row.reason = "failed", _first_line(error)
             result.rows.append(row)
             progress(_progress_line(workload.name, row))
+            on_row(result)
         fill_ratios(result)
         return result
 
     def run_generate(
-        self, workload: GenerateWorkload, progress: Callable[[str], None]
+        self,
+        workload: GenerateWorkload,
+        progress: Callable[[str], None],
+        on_row: Callable[[WorkloadResult], None] = lambda _result: None,
     ) -> WorkloadResult:
         """A generate workload (`bench.generation`): one row per variant,
         `median_ms` per decode step, `bytes_moved` what a step reads."""
@@ -307,6 +329,7 @@ class Harness:
                 row.status, row.reason = "failed", _first_line(error)
             result.rows.append(row)
             progress(_progress_line(workload.name, row))
+            on_row(result)
         fill_ratios(result)
         return result
 

@@ -205,3 +205,9 @@ def test_the_h100_results_read_as_the_note_says() -> None:
     assert (
         read["GPT-2 bf16 B1 T64 via the backend <= reduce-overhead"] == "not measured"
     )
+
+
+def test_one_workload_cannot_take_the_whole_bench_budget() -> None:
+    assert gpu_check.share(300) == 150
+    assert gpu_check.share(100) == gpu_check.WORKLOAD_FLOOR
+    assert gpu_check.share(20) == 20  # never more than is left

@@ -541,6 +541,29 @@ def test_merge_keeps_other_workloads_and_variants(tmp_path: Path) -> None:
         bench(tmp_path, "--workloads", "mlp", "--merge")
 
 
+def test_a_merge_run_cut_short_keeps_its_finished_rows(tmp_path: Path) -> None:
+    """`--merge` rewrites the JSON after every row: a run killed in the
+    middle of a workload (the GPU check's time budget) keeps the rows before
+    the kill, marked partial, and a later `--merge` run completes them."""
+
+    def killed(*_args: Any) -> Compiled:
+        raise KeyboardInterrupt  # as the budget's SIGINT
+
+    first = default_variants()[0]
+    variants = [first, Variant("killed", killed)]
+    with pytest.raises(KeyboardInterrupt):
+        bench(tmp_path, "--merge", "--workloads", "softmax,mlp", variants=variants)
+    document = load(tmp_path)
+    assert document["partial"] is True
+    assert [w["name"] for w in document["workloads"]] == ["softmax"]
+    assert rows_of(document, "softmax")["fxdsl"]["status"] == "ok"
+    assert not (tmp_path / f"{DATE}-ci.md").exists()  # written at the end only
+    assert bench(tmp_path, "--merge", "--workloads", "mlp", variants=[first]) == 0
+    document = load(tmp_path)
+    assert "partial" not in document
+    assert [w["name"] for w in document["workloads"]] == ["softmax", "mlp"]
+
+
 # --------------------------------------------------------------------------- #
 # pieces
 # --------------------------------------------------------------------------- #
