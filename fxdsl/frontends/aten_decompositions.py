@@ -34,6 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from fxdsl.frontends.aten_grouped_mm import DECOMPOSITIONS as GROUPED_MM
 from fxdsl.frontends.aten_ops import UnsupportedNode
 
 
@@ -90,9 +91,11 @@ OWN: dict[str, Callable[..., Any]] = {
     "torch_nn._linear_cross_entropy_batch_chunked_no_reduction.default": (
         _linear_cross_entropy
     ),
+    **GROUPED_MM,
 }
 """fxdsl's decompositions of ops torch gives none for (custom ops whose
-kernel is Python torch cannot trace into), by overload name."""
+kernel is Python torch cannot trace into, mixture-of-experts grouped
+matmuls: `aten_grouped_mm`), by overload name."""
 
 
 def decomposition(target: Any) -> Any:
@@ -257,8 +260,8 @@ def _traced(
         return _CACHE[key]
     import torch
     import torch.utils._pytree as pytree
-    from torch._subclasses.fake_tensor import unset_fake_temporarily
     from torch.fx.experimental.proxy_tensor import make_fx
+    from torch.utils._python_dispatch import _disable_current_modes
 
     positions = [i for i, leaf in enumerate(leaves) if isinstance(leaf, torch.fx.Node)]
     run = decomposition(target)
@@ -270,9 +273,13 @@ def _traced(
         args, kwargs = pytree.tree_unflatten(filled, spec)
         return run(*args, **kwargs)
 
-    # Real example tensors (make_fx fakes them itself), outside any fake
-    # mode the caller runs under (AOTAutograd calls the backend in one).
-    with unset_fake_temporarily():
+    # Real example tensors (make_fx fakes them itself), outside every
+    # dispatch mode the caller runs under: AOTAutograd calls the backend in
+    # a fake mode, and runs a graph with a custom op under a mode of its own
+    # that, above the trace's functionalization, made every op of a
+    # decomposition traced then (a shape-generic graph specialised at run
+    # time) refuse its FunctionalTensors.
+    with _disable_current_modes():
         examples = []
         for position in positions:
             value = leaves[position].meta["val"]

@@ -441,8 +441,9 @@ def _index_add(call: AtenCall) -> Tensor:
 @aten("index_put.default")
 def _index_put(call: AtenCall) -> Tensor:
     """`x[indices] = values` (`+=` with accumulate=True) with integer index
-    tensors. One 1-D index (what `index_copy_` on a static KV cache
-    becomes) is an index_copy, the values broadcast to the indexed slices;
+    tensors (negative ones count from the end). One 1-D index (what
+    `index_copy_` on a static KV cache becomes) is an index_copy, the
+    values broadcast to the indexed slices;
     any other is a scatter into the flattened `x` at the flat positions the
     indices select (a constant of `x`'s positions, indexed). Boolean masks
     (data-dependent) stay in torch."""
@@ -456,6 +457,9 @@ def _index_put(call: AtenCall) -> Tensor:
         ((dim, index),) = given
         shape = [index.shape[0] if d == dim else n for d, n in enumerate(x.shape)]
         source = ops.broadcast_to(cast_to(values, call.dtype), shape)
+        # a negative index counts from the end, as in `x[..., -1] = v` (HF's
+        # sliding-window cache writes its last slot so); index_copy's do not
+        index = ops.where(ops.lt(index, 0), ops.add(index, x.shape[dim]), index)
         return ops.index_copy(x, dim, index, source)
     count = math.prod(x.shape)
     where = np.arange(count, dtype=np.int64).reshape(x.shape)

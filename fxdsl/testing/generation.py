@@ -29,8 +29,10 @@ DECODERS: dict[str, str] = {
     "llama": "meta-llama/Llama-3.2-1B",
     "qwen3": "Qwen/Qwen3-0.6B",
     "mistral": "mistralai/Mistral-7B-Instruct-v0.3",
+    "gpt-oss": "openai/gpt-oss-20b",
 }
-"""Short name -> the `hf_suite.SUITE` entry whose tiny config is used."""
+"""Short name -> the `hf_suite.SUITE` entry whose tiny config is used
+(GPT-OSS: mixture-of-experts layers, grouped matmuls, a sliding window)."""
 
 SIZES: dict[str, dict[str, Any]] = {"mistral": {"sliding_window": None}}
 """Config overrides per decoder. Mistral's default window (4096 tokens)

@@ -181,6 +181,14 @@ def _awkward_values() -> Any:
     return torch.tensor(values).reshape(4, 5)
 
 
+def _put_last_columns(x: Any) -> Any:
+    """`x[:, [-1, 1]] = 1` (HF's sliding-window cache writes its last slot
+    so): one 1-D index, negative."""
+    y = x.clone()
+    y[:, torch.tensor([-1, 1])] = torch.ones(4, 2)
+    return y
+
+
 COMPOSITES = {
     "trunc": torch.trunc,
     "floor": torch.floor,
@@ -263,6 +271,7 @@ COMPOSITES = {
         torch.tensor([1.0, 2.0, 3.0]),
         accumulate=True,
     ),
+    "index_put one index counting from the end": lambda x: _put_last_columns(x),
     "index_put mask and one value": lambda x: x.index_put((x > 1,), torch.tensor(-1.0)),
     "histc": lambda x: torch.histc(torch.nan_to_num(x, 0.0, 8.0, -9.0), 7, -3, 8),
     "histc of the data's range": lambda x: torch.histc(torch.nan_to_num(x), 5),
