@@ -23,6 +23,7 @@ from fxdsl.frontends import (  # noqa: F401
     aten_attention_grad,
     aten_compute,
     aten_conv,
+    aten_conv_backward,
     aten_counting,
     aten_elementwise,
     aten_linalg,

@@ -582,7 +582,8 @@ class _Runner:
 
             args = map_arg(node.args, value)
             kwargs = map_arg(node.kwargs, value)
-            return pytree.tree_leaves(target(*args, **kwargs))
+            leaves = pytree.tree_leaves(target(*args, **kwargs))
+            return [leaf for leaf in leaves if leaf is not None]  # as imported
 
         return run
 

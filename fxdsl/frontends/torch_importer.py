@@ -464,7 +464,10 @@ class _Importer:
 
         map_arg((node.args, node.kwargs), collect)
         result = node.meta.get("val")
-        leaves = pytree.tree_leaves(result)
+        # results it does not compute are None (`convolution_backward` of an
+        # input that needs no gradient): no result of the call stands for them
+        everything = pytree.tree_leaves(result)
+        leaves = [r for r in everything if r is not None]
         if not leaves or not all(isinstance(r, torch.Tensor) for r in leaves):
             raise TorchImportError(
                 _describe(node, f"a node left to torch must return tensors ({reason})")
@@ -479,7 +482,8 @@ class _Importer:
         self.block.add_op(op)
         op.attributes["torch.node"] = StringAttr(node.name)
         op.attributes["torch.reason"] = StringAttr(reason.splitlines()[0])
-        values = tuple(wrap(r) for r in op.results)
+        results = iter(op.results)
+        values = tuple(None if r is None else wrap(next(results)) for r in everything)
         return values[0] if isinstance(result, torch.Tensor) else values
 
     def _external(self, target: str, inputs: list[Any], outputs: list[Any]) -> str:
