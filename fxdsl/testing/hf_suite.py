@@ -308,14 +308,18 @@ TARGET = 99.0
 
 TORCH_ONLY: dict[str, frozenset[str]] = {
     "GoogleFnet": frozenset(
-        {"aten._to_copy.default", "aten._fft_c2c.default", "aten.view_as_real.default"}
+        {
+            "aten._to_copy.default",
+            "aten._fft_c2c.default",
+            "aten.view_as_real.default",
+            "aten.view_as_complex.default",  # in its backward
+        }
     ),
-    "openai/gpt-oss-20b": frozenset({"transformers.grouped_mm_fallback.default"}),
 }
 """Operators a model leaves to torch by design: FNet's FFT in complex64
 (the cast to complex64, the transform, the real part: the graph dialect has
-no complex type), GPT-OSS's grouped matmul (the model library's own custom
-op)."""
+no complex type). (GPT-OSS's grouped matmul, the model library's own custom
+op, compiles since `frontends.aten_grouped_mm`.)"""
 
 BELOW_TARGET: dict[str, str] = {}
 """Models under `TARGET` with both `use_cache` settings, with the reason
@@ -454,13 +458,20 @@ def counting_plans(outcome: Outcome) -> Iterator[None]:
 
 
 def compile_and_check(
-    model: Any, inputs: dict[str, Any], autocast: Any = None, tol: float = 1e-3
+    model: Any,
+    inputs: dict[str, Any],
+    autocast: Any = None,
+    tol: float = 1e-3,
+    train: bool = False,
 ) -> Outcome:
     """`model(**inputs)` compiled with the fxdsl backend (CPU), its
     partition counted from the backend's own plans, and its outputs checked
     as the dynamo benchmark runner checks them: `torch._dynamo.utils.same`
     of eager and compiled outputs against the model cast to float64. With
-    `autocast` (a dtype), eager and compiled run under CPU autocast."""
+    `autocast` (a dtype), eager and compiled run under CPU autocast. With
+    `train`, one training step instead (`training_step`: dropout off, the
+    forward, a loss, the backward), checked as the runner's `--training`
+    does: the loss and every parameter's gradient."""
     import copy
 
     import torch
@@ -471,33 +482,64 @@ def compile_and_check(
             return nullcontext()
         return torch.autocast("cpu", dtype=autocast)
 
+    def run(module: Any, given: dict[str, Any]) -> list[Any]:
+        if train:
+            return training_step(module, given)
+        with torch.no_grad():
+            return _leaves(module(**given))
+
     outcome = Outcome()
-    with torch.no_grad():
-        wide = copy.deepcopy(model).to(torch.float64)
-        # float64 by default too: XGLM fills `torch.full((), finfo.min)`,
-        # a float32 tensor by default, with float64's minimum
-        default = torch.get_default_dtype()
-        torch.set_default_dtype(torch.float64)
-        try:
-            reference = _leaves(wide(**{k: _wide(v) for k, v in inputs.items()}))
-        except RuntimeError:
-            # As the dynamo runner: without a float64 run (GPT-OSS's grouped
-            # matmul has no float64 kernel), compare by cosine similarity.
-            reference = None
-        finally:
-            torch.set_default_dtype(default)
-        with mixed():
-            eager = _leaves(model(**inputs))
+    wide = copy.deepcopy(model).to(torch.float64)
+    # float64 by default too: XGLM fills `torch.full((), finfo.min)`,
+    # a float32 tensor by default, with float64's minimum
+    default = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    try:
+        reference = run(wide, {k: _wide(v) for k, v in inputs.items()})
+    except RuntimeError:
+        # As the dynamo runner: without a float64 run (GPT-OSS's grouped
+        # matmul has no float64 kernel), compare by cosine similarity.
+        reference = None
+    finally:
+        torch.set_default_dtype(default)
+    with mixed():
+        eager = run(copy.deepcopy(model) if train else model, inputs)
+    torch._dynamo.reset()
+    try:
+        with counting_plans(outcome), mixed():
+            compiled = torch.compile(
+                copy.deepcopy(model) if train else model, backend="fxdsl"
+            )
+            got = run(compiled, inputs)
+    finally:
         torch._dynamo.reset()
-        try:
-            with counting_plans(outcome), mixed():
-                got = _leaves(torch.compile(model, backend="fxdsl")(**inputs))
-        finally:
-            torch._dynamo.reset()
     outcome.accurate = len(got) == len(eager) and bool(
         same(eager, got, reference, cos_similarity=reference is None, tol=tol)
     )
     return outcome
+
+
+def training_step(model: Any, inputs: dict[str, Any]) -> list[Any]:
+    """One training step of `model` (in train mode, every dropout off, so
+    that steps compare): the forward, the loss (the mean of each float
+    output, summed, as the dynamo runner's `reduce_to_scalar_loss`) and
+    the backward. Returns the loss and the gradient of every parameter
+    that got one, in parameter order."""
+    model.train()
+    config = getattr(model, "config", None)
+    for name, value in (config.to_dict() if config is not None else {}).items():
+        if ("dropout" in name or "layerdrop" in name) and isinstance(value, float):
+            setattr(config, name, 0.0)
+    for module in model.modules():
+        for name, value in list(vars(module).items()):
+            dropout = "dropout" in name or "layerdrop" in name or name == "p"
+            if dropout and isinstance(value, float):
+                setattr(module, name, 0.0)
+    outputs = [t for t in _leaves(model(**inputs)) if t.is_floating_point()]
+    loss = sum(t.mean() for t in outputs)
+    loss.backward()  # type: ignore[union-attr]
+    grads = [p.grad for p in model.parameters() if p.grad is not None]
+    return [loss, *grads]
 
 
 def _wide(value: Any) -> Any:

@@ -8,7 +8,8 @@ share (the backend's own partition count) is at least the f32 figure. In f32,
 with `use_cache` False and True, every model compiles at least
 `hf_suite.TARGET` % of its operators (`TORCH_ONLY` aside; `BELOW_TARGET`
 lists the exceptions with their reason), and no graph runs in torch whole.
-Autocast (bf16) on GPT-2 and Llama compiles whole and matches eager. Slow:
+Autocast (bf16) on GPT-2 and Llama compiles whole and matches eager. One
+f32 training step of every model compiles and its gradients match. Slow:
 CI runs it."""
 
 from __future__ import annotations
@@ -93,6 +94,20 @@ def test_suite_model_compiles_its_operators(name: str, use_cache: bool) -> None:
     if name in BELOW_TARGET:
         assert share < TARGET, f"{name} compiles {share:.2f} %: delete its entry"
         return
+    assert share >= TARGET, f"{name}: {share:.2f} %; {outcome.summary()}"
+
+
+@pytest.mark.parametrize("name", list(SUITE))
+def test_suite_model_trains(name: str) -> None:
+    """One f32 training step (the dynamo runner's `--training`): the
+    forward and backward graphs compile at least `TARGET` % of their
+    operators (no graph sent to torch whole), and the loss and every
+    gradient pass the runner's check against float64."""
+    model, inputs = build(name, torch.float32)
+    outcome = compile_and_check(model, inputs, tol=TOLERANCE["f32"], train=True)
+    assert outcome.accurate, f"{name}: a gradient differs from eager's"
+    assert outcome.refused == [], outcome.refused
+    share = compiled_share(name, outcome)
     assert share >= TARGET, f"{name}: {share:.2f} %; {outcome.summary()}"
 
 
