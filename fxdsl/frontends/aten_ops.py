@@ -30,6 +30,7 @@ from fxdsl.frontends import (  # noqa: F401
     aten_math,
     aten_movement,
     aten_pooling,
+    aten_pooling_backward,
     aten_random,
     aten_resample,
     aten_select,
