@@ -59,13 +59,20 @@ from fxdsl.frontends.torch_islands import (
     torch_only_report,
 )
 from fxdsl.frontends.torch_nodes import _source_line
+from fxdsl.util.lru import Lru
 
 LOG = logging.getLogger("fxdsl.torch_compile")
 _LOGGED_KINDS: set[str] = set()
-_COMPILED: dict[tuple[Any, ...], Callable[..., Any]] = {}
+COMPILED_ISLANDS = 256
+"""How many compiled islands the backend keeps (least recently used go)."""
+_COMPILED: Lru[tuple[Any, ...], Callable[..., Any]] = Lru(COMPILED_ISLANDS)
 """Compiled islands by (IR text, device, pipeline, compile options): a recompile
 or a second graph with the same island reuses it (kernels are also cached on
-disk by the runtime)."""
+disk by the runtime). Bounded: a model whose shapes keep changing would
+otherwise keep every island it compiled, with its device buffers."""
+SPECIALISATIONS = 16
+"""How many input shapes a shape-generic graph keeps compiled (`_Specialising`:
+least recently used go; a shape seen again after that compiles again)."""
 _GRAPH_IDS = itertools.count()
 _DYNAMO_GRAPH_IDS = itertools.count()
 
@@ -344,13 +351,14 @@ class _Specialising:
     the graph is traced again (`make_fx`) with the call's shapes, sizes
     become constants, and the static graph takes the usual path. The graph
     dialect has static shapes only; this is how fxdsl honours
-    `dynamic=True` (each new shape compiles, as with `dynamic=False`)."""
+    `dynamic=True` (each new shape compiles, as with `dynamic=False`; the
+    last `SPECIALISATIONS` shapes stay compiled)."""
 
     def __init__(self, gm: Any, settings: Options, label: str):
         self.gm = gm
         self.settings = settings
         self.label = label
-        self.compiled: dict[tuple[Any, ...], Callable[..., Any]] = {}
+        self.compiled: Lru[tuple[Any, ...], Callable[..., Any]] = Lru(SPECIALISATIONS)
         self.passed = _pass_through_ints(gm)
         output = next(n for n in gm.graph.nodes if n.op == "output")
         self.outputs = _leaves(output.args[0])
@@ -367,9 +375,8 @@ class _Specialising:
             else a
             for i, a in enumerate(args)
         )
-        if key not in self.compiled:
-            self.compiled[key] = self._specialise(args)
-        result = self.compiled[key](*[a for a in args if isinstance(a, torch.Tensor)])
+        compiled = self.compiled.get(key, lambda: self._specialise(args))
+        result = compiled(*[a for a in args if isinstance(a, torch.Tensor)])
         if not self.passed:
             return result
         return self._with_ints(result, args)
@@ -678,11 +685,12 @@ def _compiled(module: ModuleOp, device: str, settings: Options) -> Callable[...,
         options["tf32"] = torch.get_float32_matmul_precision() != "highest"
         options["bf16_bits"] = True  # bf16 crosses as its bits, zero-copy
     key = (str(module), device, settings.pipeline, *sorted(options.items()))
-    if key not in _COMPILED:
-        _COMPILED[key] = fxdsl.compile(
+    return _COMPILED.get(
+        key,
+        lambda: fxdsl.compile(
             module, backend=device, pipeline=settings.pipeline, **options
-        )
-    return _COMPILED[key]
+        ),
+    )
 
 
 def call_island(

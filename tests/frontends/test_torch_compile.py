@@ -373,6 +373,35 @@ def test_dynamic_true_specialises_per_shape(
     assert len(runs) == 4
 
 
+def test_a_shape_generic_graph_keeps_its_last_shapes_compiled(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Generation with a growing cache meets a new shape every step: only
+    the last `SPECIALISATIONS` shapes stay compiled (each holds its device
+    buffers), and a shape seen again after that compiles again."""
+    monkeypatch.setattr(torch_compile, "SPECIALISATIONS", 2)
+    built: list[int] = []
+    real = torch_compile._Specialising._specialise
+
+    def counted(self: Any, args: Any) -> Any:
+        # the input's batch: the (B, 16) argument beside the (64, 16) weight
+        shapes = [tuple(a.shape) for a in args if hasattr(a, "shape")]
+        built.append(next(s[0] for s in shapes if s[1:] == (16,) and s[0] != 64))
+        return real(self, args)
+
+    monkeypatch.setattr(torch_compile._Specialising, "_specialise", counted)
+    model, _, _ = mlp()
+    compiled = torch.compile(model, backend="fxdsl", dynamic=True)
+    with torch.no_grad():
+        for batch in (2, 3, 3, 5, 3, 2):
+            x = torch.randn(batch, 16)
+            np.testing.assert_allclose(
+                compiled(x).numpy(), model(x).numpy(), rtol=1e-5, atol=1e-6
+            )
+    # 3 is used again before 5 comes, so 2 goes; 3 stays for its next call
+    assert built == [2, 3, 5, 2]
+
+
 def test_an_int_that_decides_no_tensor_compiles_once(
     caplog: pytest.LogCaptureFixture,
 ) -> None:

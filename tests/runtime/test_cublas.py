@@ -27,6 +27,7 @@ from fxdsl.lowering.pipeline import GPU_PIPELINE
 from fxdsl.runtime.cublas import Cublas
 from fxdsl.testing.fake_cublas import FakeLibrary, MemoryCublas, executor_on_host
 from fxdsl.testing.optional import need
+from fxdsl.util.lru import Lru
 
 
 def fake_cupy(stream: list[int]) -> Any:
@@ -331,7 +332,7 @@ def test_torch_backend_follows_float32_matmul_precision(
     monkeypatch.setattr(
         fxdsl, "compile", lambda _module, **options: seen.append(options)
     )
-    monkeypatch.setattr(torch_compile, "_COMPILED", {})
+    monkeypatch.setattr(torch_compile, "_COMPILED", Lru(8))
     module = parse(BATCHED.replace("ELEM", "f32"))
     settings = torch_compile.Options.parse(None)
     previous = torch.get_float32_matmul_precision()
