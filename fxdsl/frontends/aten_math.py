@@ -443,7 +443,8 @@ def _index_put(call: AtenCall) -> Tensor:
     """`x[indices] = values` (`+=` with accumulate=True) with integer index
     tensors (negative ones count from the end). One 1-D index (what
     `index_copy_` on a static KV cache becomes) is an index_copy, the
-    values broadcast to the indexed slices;
+    values broadcast to the indexed slices (with accumulate, index_add's
+    scatter along that dim);
     any other is a scatter into the flattened `x` at the flat positions the
     indices select (a constant of `x`'s positions, indexed). Boolean masks
     (data-dependent) stay in torch."""
@@ -453,10 +454,17 @@ def _index_put(call: AtenCall) -> Tensor:
     given = [(d, t) for d, t in enumerate(indices) if t is not None]
     if any(t.dtype == "i1" for _, t in given):
         return _masked_put(x, given, values, accumulate)
-    if len(given) == 1 and given[0][1].ndim == 1 and not accumulate:
+    if len(given) == 1 and given[0][1].ndim == 1:
         ((dim, index),) = given
         shape = [index.shape[0] if d == dim else n for d, n in enumerate(x.shape)]
         source = ops.broadcast_to(cast_to(values, call.dtype), shape)
+        if accumulate:
+            # index_add's scatter along `dim` (a gathered table's gradient:
+            # Swin's relative position bias), so the positions compared are
+            # the dim's, not every element's of x
+            along = [index.shape[0] if d == dim else 1 for d in range(x.ndim)]
+            spread = ops.broadcast_to(reshape(index, along), shape)
+            return _scatter(x, dim, spread, source, "sum", True)
         # a negative index counts from the end, as in `x[..., -1] = v` (HF's
         # sliding-window cache writes its last slot so); index_copy's do not
         index = ops.where(ops.lt(index, 0), ops.add(index, x.shape[dim]), index)

@@ -272,6 +272,16 @@ COMPOSITES = {
         accumulate=True,
     ),
     "index_put one index counting from the end": lambda x: _put_last_columns(x),
+    "index_put accumulate one index": lambda x: torch.index_put(
+        x, (torch.tensor([0, 3, 0, -1]),), x[:, :1] * 2, accumulate=True
+    ),
+    "index_put accumulate into a gathered table (Swin's bias gradient)": lambda x: (
+        torch.zeros(169, 32).index_put(
+            (torch.arange(2401) % 169,),
+            torch.arange(2401 * 32.0).reshape(2401, 32) % 7 * x[0, 0],
+            accumulate=True,
+        )
+    ),
     "index_put mask and one value": lambda x: x.index_put((x > 1,), torch.tensor(-1.0)),
     "histc": lambda x: torch.histc(torch.nan_to_num(x, 0.0, 8.0, -9.0), 7, -3, 8),
     "histc of the data's range": lambda x: torch.histc(torch.nan_to_num(x), 5),
