@@ -525,15 +525,19 @@ def training_step(model: Any, inputs: dict[str, Any]) -> list[Any]:
     output, summed, as the dynamo runner's `reduce_to_scalar_loss`) and
     the backward. Returns the loss and the gradient of every parameter
     that got one, in parameter order."""
+    import torch
+
     model.train()
     config = getattr(model, "config", None)
     for name, value in (config.to_dict() if config is not None else {}).items():
         if ("dropout" in name or "layerdrop" in name) and isinstance(value, float):
             setattr(config, name, 0.0)
     for module in model.modules():
+        if isinstance(module, torch.nn.modules.dropout._DropoutNd):
+            module.p = 0.0
         for name, value in list(vars(module).items()):
-            dropout = "dropout" in name or "layerdrop" in name or name == "p"
-            if dropout and isinstance(value, float):
+            dropout = "dropout" in name or "layerdrop" in name
+            if dropout and isinstance(value, float):  # a layer's own rate
                 setattr(module, name, 0.0)
     outputs = [t for t in _leaves(model(**inputs)) if t.is_floating_point()]
     loss = sum(t.mean() for t in outputs)
