@@ -85,7 +85,10 @@ def weight_gradient(
 @aten("convolution_backward.default")
 def _convolution_backward(call: AtenCall) -> tuple[Tensor | None, ...]:
     grad, x, weight = call.args[:3]
-    stride, padding, dilation, transposed, output_padding, groups = call.args[4:10]
+    # output_padding (args[8]) needs no use: a transposed conv's input
+    # gradient is the plain conv, whose floor division drops those rows
+    stride, padding, dilation, transposed = call.args[4:8]
+    groups = int(call.args[9])
     mask = list(call.args[10])
     if call.used is not None:  # what the graph reads of what torch computes
         mask = [m and i in call.used for i, m in enumerate(mask)]
@@ -94,7 +97,6 @@ def _convolution_backward(call: AtenCall) -> tuple[Tensor | None, ...]:
         raise UnsupportedNode("convolution_backward of an unbatched input")
     stride, padding = per_dim(stride, rank), per_dim(padding, rank)
     dilation = per_dim(dilation, rank)
-    output_padding, groups = per_dim(output_padding, rank), int(groups)
     kernel = list(weight.shape[2:])
     results: list[Tensor | None] = [None, None, None]
     if mask[0]:

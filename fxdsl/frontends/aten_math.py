@@ -420,12 +420,21 @@ def _along_index(
     dims."""
     x: Tensor = cast_to(call.args[0], call.dtype)
     dim = dim_of(x, call.args[1]) if x.ndim else 0
-    index = call.args[2]
     if x.ndim == 0:
         x, source = reshape(x, [1]), reshape(source, [1])
+    combined = _scatter_along(x, dim, call.args[2], source, reduce, include_self)
+    return reshape(combined, call.shape)
+
+
+def _scatter_along(
+    x: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, include_self: bool
+) -> Tensor:
+    """`x` with each slice of `source` along `dim` combined into the slice
+    of `x` its entry of the 1-D `index` names: the index spread over the
+    source's other dims, so only positions along `dim` are compared."""
     along = [math.prod(index.shape) if d == dim else 1 for d in range(x.ndim)]
     spread = ops.broadcast_to(reshape(index, along), list(source.shape))
-    return reshape(_scatter(x, dim, spread, source, reduce, include_self), call.shape)
+    return _scatter(x, dim, spread, source, reduce, include_self)
 
 
 @aten("index_add.default")
@@ -458,13 +467,8 @@ def _index_put(call: AtenCall) -> Tensor:
         ((dim, index),) = given
         shape = [index.shape[0] if d == dim else n for d, n in enumerate(x.shape)]
         source = ops.broadcast_to(cast_to(values, call.dtype), shape)
-        if accumulate:
-            # index_add's scatter along `dim` (a gathered table's gradient:
-            # Swin's relative position bias), so the positions compared are
-            # the dim's, not every element's of x
-            along = [index.shape[0] if d == dim else 1 for d in range(x.ndim)]
-            spread = ops.broadcast_to(reshape(index, along), shape)
-            return _scatter(x, dim, spread, source, "sum", True)
+        if accumulate:  # index_add's (a gathered table's gradient: Swin's bias)
+            return _scatter_along(x, dim, index, source, "sum", True)
         # a negative index counts from the end, as in `x[..., -1] = v` (HF's
         # sliding-window cache writes its last slot so); index_copy's do not
         index = ops.where(ops.lt(index, 0), ops.add(index, x.shape[dim]), index)

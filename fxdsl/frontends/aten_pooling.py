@@ -50,11 +50,17 @@ def _strided_axis(
     return positions, (positions >= 0) & (positions < size)
 
 
-def _adaptive_axis(size: int, out: int) -> Axis:
-    """torch's adaptive windows along one dim, `[floor(i n / o), ceil((i + 1)
-    n / o))`, padded to the longest with invalid taps."""
+def adaptive_bounds(size: int, out: int) -> tuple[Array, Array]:
+    """(starts, ends) of torch's adaptive windows along one dim,
+    `[floor(i n / o), ceil((i + 1) n / o))`."""
     starts = np.arange(out) * size // out
-    ends = -(-(np.arange(out) + 1) * size // out)
+    return starts, -(-(np.arange(out) + 1) * size // out)
+
+
+def _adaptive_axis(size: int, out: int) -> Axis:
+    """The adaptive windows along one dim, padded to the longest with
+    invalid taps."""
+    starts, ends = adaptive_bounds(size, out)
     positions = starts[:, None] + np.arange(int(np.max(ends - starts)))[None]
     return positions, positions < ends[:, None]
 

@@ -21,11 +21,10 @@ accumulate.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 
 from fxdsl.frontends.aten_conv import batched, conv_transpose, per_dim
+from fxdsl.frontends.aten_pooling import adaptive_bounds
 from fxdsl.frontends.aten_registry import HALF_DTYPES, AtenCall, aten, cast_to
 from fxdsl.tracing import ops
 from fxdsl.tracing.tracer import Tensor
@@ -86,8 +85,7 @@ def _avg_pool_backward(call: AtenCall) -> Tensor:
 def _membership(size: int, out: int) -> np.ndarray:
     """(out, size): row `o` is 1 / its length over adaptive window `o`
     (`[floor(o n / out), ceil((o + 1) n / out))`), 0 elsewhere."""
-    starts = np.arange(out) * size // out
-    ends = -(-(np.arange(out) + 1) * size // out)
+    starts, ends = adaptive_bounds(size, out)
     inside = (np.arange(size)[None] >= starts[:, None]) & (
         np.arange(size)[None] < ends[:, None]
     )
@@ -104,5 +102,5 @@ def _adaptive_avg_pool2d_backward(call: AtenCall) -> Tensor:
     return cast_to(result, call.dtype)
 
 
-def _constant(matrix: Sequence[Sequence[float]] | np.ndarray) -> Tensor:
-    return ops.constant(np.asarray(matrix, dtype=np.float32), "f32")
+def _constant(matrix: np.ndarray) -> Tensor:
+    return ops.constant(matrix.astype(np.float32), "f32")
