@@ -355,10 +355,18 @@ class _Importer:
 
     def _needed(self, graph: Any) -> set[Any]:
         """Nodes an output needs, through recognised patterns' inputs."""
+        import torch.utils._pytree as pytree
+
         output = graph.find_nodes(op="output")[0]
         needed: set[Any] = set()
+        effects = self.source.effects if graph is self.source.graph else set()
+        roots = [
+            leaf
+            for i, leaf in enumerate(pytree.tree_leaves(output.args[0]))
+            if i not in effects and hasattr(leaf, "op")
+        ]
         # and every write into a placeholder: the program's new value of it
-        pending = [*output.all_input_nodes, *self._writes_to_inputs(graph)]
+        pending = [*roots, *self._writes_to_inputs(graph)]
         while pending:
             node = pending.pop()
             if node in needed:
@@ -828,9 +836,8 @@ class _Importer:
 
         leaves = pytree.tree_leaves(output.args[0])
         mutations = self.source.mutations
-        users = [
-            o for i, o in enumerate(leaves) if i not in mutations and o is not None
-        ]
+        dropped = mutations.keys() | self.source.effects
+        users = [o for i, o in enumerate(leaves) if i not in dropped and o is not None]
         if self.fallback is not None:
             # The backend returns a graph's constant outputs itself (the int
             # a shape-specialised graph returns: HF's sliding-window length)

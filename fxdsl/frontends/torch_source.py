@@ -26,6 +26,9 @@ class Source:
     """Outputs that are new values of inputs (a core-ATen program's
     USER_INPUT_MUTATION and BUFFER_MUTATION outputs): the position among
     the output's leaves → the placeholder's name."""
+    effects: set[int] = field(default_factory=set)
+    """Outputs that are effect tokens (a core-ATen program whose only
+    effects are error checks, `CHECKS`): the positions the import drops."""
     stateful: bool = False
     """Whether a write into a placeholder becomes a result (an exported
     program's); else it is an UnsupportedNode (a graph module's: the
@@ -58,19 +61,24 @@ def exported_source(program: Any, state: frozenset[str] = frozenset()) -> Source
             source.mutations[position] = str(spec.target)
         elif kind == "BUFFER_MUTATION":
             source.mutations[position] = buffers[spec.target]
+        elif kind == "TOKEN":
+            source.effects.add(position)
         elif kind != "USER_OUTPUT":
             raise TorchImportError(
                 f"the program has a {kind} output ({spec.arg.name}); only "
                 "programs that return user outputs and write their inputs or "
                 "buffers import"
             )
+    _check_effects(program.graph)
     written = state | set(source.mutations.values())
     for node in program.graph.nodes:
         if node.op != "placeholder":
             continue
         spec = kinds[node.name]
         kind, target = spec.kind.name, spec.target
-        if kind == "BUFFER" and node.name in written:
+        if kind == "TOKEN":
+            source.known[node] = None  # threads the effects' order only
+        elif kind == "BUFFER" and node.name in written:
             source.weights[node.name] = (target, _state(program, target))
         elif kind in ("BUFFER", "CONSTANT_TENSOR"):
             source.known[node] = _state(program, target)
@@ -81,10 +89,31 @@ def exported_source(program: Any, state: frozenset[str] = frozenset()) -> Source
     return source
 
 
+CHECKS = frozenset({"aten._linalg_check_errors.default"})
+"""Effectful ops that only check their arguments and raise (torch.export
+threads an effect token through them): the import drops them, as the
+default level's `linalg_inv` (which checks nothing in fxdsl) does, so a
+singular matrix gives inf/NaN instead of torch's LinAlgError."""
+
+
+def _check_effects(graph: Any) -> None:
+    """Refuse a program with an effect other than an error check: dropping
+    its token would drop the effect."""
+    for node in graph.nodes:
+        if node.op == "call_function" and str(node.target) == "with_effects":
+            effect = str(node.args[1])
+            if effect not in CHECKS:
+                raise TorchImportError(
+                    f"{node.name} has the side effect {effect}; only programs "
+                    f"whose effects are error checks ({', '.join(sorted(CHECKS))}) "
+                    "import"
+                )
+
+
 def _state(program: Any, target: str) -> Any:
     if target in program.state_dict:
         return program.state_dict[target]
     return program.constants[target]
 
 
-__all__ = ["Source", "StateFound", "exported_source"]
+__all__ = ["CHECKS", "Source", "StateFound", "exported_source"]

@@ -112,9 +112,6 @@ EXPECTED: dict[str, dict[str, str]] = {
         "default": "aten.histogramdd.default has no graph-dialect mapping, and in torch's decomposition of it aten._histogramdd_bin_edges.default does not import: aten._histo",
         "core": "aten._histogramdd_bin_edges.default has no graph-dialect mapping",
     },
-    "linalg.cholesky": {
-        "core": "the program has a TOKEN output (getitem_2); only programs that return user outputs and write their inputs or buffers import",
-    },
     "linalg.eig": {
         "default": "aten.linalg_eig.default has no graph-dialect mapping",
         "core": "aten.linalg_eig.default has no graph-dialect mapping",
@@ -122,9 +119,6 @@ EXPECTED: dict[str, dict[str, str]] = {
     "linalg.eigvals": {
         "default": "aten.linalg_eigvals.default has no graph-dialect mapping, and in torch's decomposition of it aten.linalg_eig.default does not import: aten.linalg_ei",
         "core": "aten.linalg_eig.default has no graph-dialect mapping",
-    },
-    "linalg.inv": {
-        "core": "the program has a TOKEN output (getitem_2); only programs that return user outputs and write their inputs or buffers import",
     },
     "linalg.ldl_factor": {
         "default": "aten.linalg_ldl_factor.default has no graph-dialect mapping, and in torch's decomposition of it aten.linalg_ldl_factor_ex.default does not imp",
@@ -137,18 +131,6 @@ EXPECTED: dict[str, dict[str, str]] = {
     "linalg.ldl_solve": {
         "default": "aten.linalg_ldl_solve.default has no graph-dialect mapping",
         "core": "aten.linalg_ldl_solve.default has no graph-dialect mapping",
-    },
-    "linalg.lu_factor": {
-        "core": "the program has a TOKEN output (getitem_3); only programs that return user outputs and write their inputs or buffers import",
-    },
-    "linalg.solve": {
-        "core": "the program has a TOKEN output (getitem_4); only programs that return user outputs and write their inputs or buffers import",
-    },
-    "linalg.tensorinv": {
-        "core": "the program has a TOKEN output (getitem_2); only programs that return user outputs and write their inputs or buffers import",
-    },
-    "linalg.tensorsolve": {
-        "core": "the program has a TOKEN output (getitem_4); only programs that return user outputs and write their inputs or buffers import",
     },
     "masked_select": {
         "default": "aten.masked_select.default: dynamic shape (u0,): fxdsl imports static shapes only; a size that depends on a tensor's values, which a static-shape compiler cannot take (pass such ",

@@ -40,10 +40,11 @@ def spd(*shape: int) -> Any:
 
 BOTH = (False, True)
 DEFAULT = (False,)
-"""Import levels (`decompose`); torch's core decompositions of the ops that
-check for errors (`linalg.cholesky`, `inv`, `solve`) hold an effect token,
-and those of `matrix_rank` compute in float64: neither imports, at the core
-level only."""
+"""Import levels (`decompose`); torch's core decompositions of
+`matrix_rank` compute in float64, which does not import at the core level.
+(Those of the ops that check for errors, `linalg.cholesky`, `inv`,
+`solve`, thread an effect token through the check, which the import drops:
+`test_error_checks_of_the_core_level_are_dropped`.)"""
 
 
 def check(
@@ -68,7 +69,7 @@ def test_cholesky_solve_and_inverse(upper: bool) -> None:
     b = tensor(2, 4, 3)
     check(lambda f, b: torch.cholesky_solve(b, f, upper=upper), factor, b)
     check(lambda f: torch.cholesky_inverse(f, upper=upper), factor[0])
-    check(lambda a: torch.linalg.cholesky(a, upper=upper), a, levels=DEFAULT)
+    check(lambda a: torch.linalg.cholesky(a, upper=upper), a)
 
 
 @pytest.mark.parametrize("transpose", [False, True])
@@ -97,10 +98,10 @@ def test_lu_unpack_and_the_permutation_of_given_pivots() -> None:
 
 def test_solve_a_batch_of_vectors_and_from_the_right() -> None:
     a = tensor(3, 4, 4) + 4 * torch.eye(4)
-    check(torch.linalg.solve, a, tensor(3, 4), levels=DEFAULT)
+    check(torch.linalg.solve, a, tensor(3, 4))
     right = lambda a, b: torch.linalg.solve(a, b, left=False)
-    check(right, a, tensor(3, 2, 4), levels=DEFAULT)
-    check(torch.linalg.inv, a, levels=DEFAULT)
+    check(right, a, tensor(3, 2, 4))
+    check(torch.linalg.inv, a)
     check(torch.linalg.inv_ex, a)
 
 
@@ -138,6 +139,27 @@ def test_pinv_and_rank_with_tolerances() -> None:
     symmetric = a @ a.mT
     check(lambda s: torch.linalg.pinv(s, hermitian=True), symmetric, tol=1e-3)
     check(lambda s: torch.linalg.eigvalsh(s, UPLO="U"), symmetric, tol=1e-3)
+
+
+def test_error_checks_of_the_core_level_are_dropped() -> None:
+    """The core decomposition of `linalg.inv` checks its info output through
+    `with_effects` and returns the effect token: the program imports without
+    them; an effect that is not such a check is refused, not dropped."""
+    from fxdsl.frontends import torch_source
+
+    a = tensor(3, 3) + 3 * torch.eye(3)
+    program = torch.export.export(Fn(torch.linalg.inv), (a,)).run_decompositions()
+    assert "TOKEN" in str(program.graph_signature)
+    source = torch_source.exported_source(program)
+    assert source.effects and None in source.known.values()
+    check(torch.linalg.inv, a)
+    fx = torch.fx.Graph()
+    token = fx.placeholder("token")
+    fx.call_function(
+        torch.ops.higher_order.with_effects, (token, torch.ops.aten._print.default, "x")
+    )
+    with pytest.raises(TorchImportError, match="side effect aten._print.default"):
+        torch_source._check_effects(fx)
 
 
 def test_refusals_name_the_reason() -> None:
