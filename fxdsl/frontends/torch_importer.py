@@ -19,6 +19,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Block, Operation
 
+from fxdsl.frontends import aten_complex
 from fxdsl.frontends.aten_ops import (
     RANDOM_OPS,
     AtenCall,
@@ -466,6 +467,13 @@ class _Importer:
                     self.folded[n] = self._evaluate(n)
             else:
                 value = self._operand(n, frames)
+                if isinstance(value, aten_complex.Complex):
+                    raise TorchImportError(
+                        _describe(n, "its complex result is read by a node left "
+                                     "to torch; complex values stay inside fxdsl's "
+                                     "programs"),
+                        n.name,
+                    )  # fmt: skip
                 if isinstance(value, Tensor):
                     operands.append(value)
             return n
@@ -521,6 +529,8 @@ class _Importer:
         if target == "<built-in function getitem>":
             source, index = node.args
             return self.values[source][index]
+        if aten_complex.involved(node):
+            return self._emit_complex(node, target, frames)
         written = written_arguments(node)
         # an op writing more than its `self` (`_native_batch_norm_legit`'s
         # running statistics) has no handler: its functionalized
@@ -689,6 +699,25 @@ class _Importer:
             (result,) = result  # a CompositeImplicit op's decomposition: [out]
         return tuple(result) if isinstance(result, list) else result
 
+    def _emit_complex(
+        self, node: Any, target: str, frames: tuple[ScopeFrame, ...]
+    ) -> Any:
+        """A node that makes or reads complex tensors (`aten_complex`): its
+        handler there, else torch's decomposition of it."""
+        if written_arguments(node):
+            raise UnsupportedNode(f"{target} writes a complex tensor in place")
+        value = aten_complex.emit(self._call(node, target, frames))
+        if value is None:
+            value = self._decomposed(node, target, frames)
+        if isinstance(value, aten_complex.Complex):
+            shape = tuple(int(d) for d in node.meta["val"].shape)
+            if tuple(value.shape) != shape:
+                raise UnsupportedNode(
+                    f"imported as shape {tuple(value.shape)}, torch says {shape}"
+                )
+            return value
+        return _as_torch_says(value, node)
+
     def _used_results(self, node: Any) -> frozenset[int] | None:
         """Which results of a multi-result node the import needs."""
         if not isinstance(node.meta.get("val"), list | tuple):
@@ -734,6 +763,13 @@ class _Importer:
                 "tensors import"
             )
         value = self._operand(node, frames)
+        if isinstance(value, aten_complex.Complex):
+            raise TorchImportError(
+                _describe(node, "it returns a complex tensor; complex values "
+                                "import inside a program only (return "
+                                "torch.view_as_real of it)"),
+                node.name,
+            )  # fmt: skip
         if not isinstance(value, Tensor):
             raise TorchImportError(f"output {node} is not a tensor ({value!r})")
         return value
@@ -810,6 +846,9 @@ class _Importer:
         value = self.folded[node]
         if not isinstance(value, torch.Tensor):
             return value
+        if value.is_complex():  # as its real view (`aten_complex`)
+            pair = torch.view_as_real(value.resolve_conj().resolve_neg())
+            return aten_complex.Complex(self._constant((node, frames), pair, frames))
         return self._constant((node, frames), value, frames)
 
     def _constant(

@@ -1,10 +1,12 @@
-"""OpInfo ops that do not import yet: op -> level -> reason.
+"""OpInfo ops (float32 samples) that do not import yet: op -> level ->
+reason.
 
 Held by tests/frontends/test_opinfo.py against its run (1 sample(s)
 per op): an op failing at a level not listed here fails the test, and so
 does a listed one that passes (delete its entry). Written by
-`python -m fxdsl.testing.opinfo --json RESULTS --resume --table THIS_FILE
---table-samples 1`; the reason is the importer's message.
+`python -m fxdsl.testing.opinfo --dtype float32 --json RESULTS --resume
+--table THIS_FILE --table-samples 1`; the reason is the importer's
+message.
 """
 
 EXPECTED: dict[str, dict[str, str]] = {
@@ -13,96 +15,72 @@ EXPECTED: dict[str, dict[str, str]] = {
         "core": "aten.nonzero.default: dynamic shape (u0, 1): fxdsl imports static shapes only; a size that depends on a tensor's values, which a static-shape compiler cannot take (pass such sizes as P",
     },
     "cdouble": {
-        "default": "aten.to.dtype: dtype torch.complex128 is not supported (only torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8, tor",
-        "core": "aten._to_copy.default: dtype torch.complex128 is not supported (only torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int64, torch.int32, torch.int16, torch.int8, to",
+        "default": "aten.to.dtype: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
+        "core": "aten._to_copy.default: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
     },
     "cfloat": {
-        "default": "aten.to.dtype: dtype torch.complex64 is not supported (only torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8, torc",
-        "core": "aten._to_copy.default: dtype torch.complex64 is not supported (only torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int64, torch.int32, torch.int16, torch.int8, tor",
+        "default": "aten.to.dtype: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
+        "core": "aten._to_copy.default: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
     },
     "chalf": {
-        "default": "aten.chalf.default has no graph-dialect mapping, and in torch's decomposition of it aten._to_copy.default does not import: dtype torch.complex32 is not supported (onl",
-        "core": "aten._to_copy.default: dtype torch.complex32 is not supported (only torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int64, torch.int32, torch.int16, torch.int8, tor",
+        "default": "aten.chalf.default has no graph-dialect mapping, and in torch's decomposition of it aten._to_copy.default does not import: dtype torch.complex32 is not supported (com",
+        "core": "aten._to_copy.default: dtype torch.complex32 is not supported (complex: only torch.complex64, torch.complex128)",
     },
     "combinations": {
         "default": "aten.combinations.default: dynamic shape (u0, 1): fxdsl imports static shapes only; a size that depends on a tensor's values, which a static-shape compiler cannot take (pass such ",
         "core": "aten.masked_select.default: dynamic shape (u0,): fxdsl imports static shapes only; a size that depends on a tensor's values, which a static-shape compiler cannot take (pass such ",
     },
     "complex": {
-        "default": "aten.complex.default has no graph-dialect mapping, and in torch's decomposition of it aten.view_as_complex.default does not import: aten.view_as_complex.default",
-        "core": "aten.complex.default has no graph-dialect mapping, and in torch's decomposition of it aten.view_as_complex.default does not import: aten.view_as_complex.default",
+        "default": "aten.complex.default: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
+        "core": "aten.complex.default: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
     },
     "fft.fft": {
-        "default": "aten.fft_fft.default has no graph-dialect mapping, and in torch's decomposition of it aten._fft_r2c.default does not import: aten._fft_r2c.default has no graph-di",
-        "core": "aten._fft_r2c.default has no graph-dialect mapping",
+        "default": "aten.fft_fft.default: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
+        "core": "aten._fft_r2c.default: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
     },
     "fft.fft2": {
-        "default": "aten.fft_fft2.default has no graph-dialect mapping, and in torch's decomposition of it aten._to_copy.default does not import: dtype torch.complex64 is not suppo",
-        "core": "aten._to_copy.default: dtype torch.complex64 is not supported (only torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int64, torch.int32, torch.int16, torch.int8, tor",
+        "default": "aten.fft_fft2.default has no graph-dialect mapping, and in torch's decomposition of it aten.constant_pad_nd.default does not import: aten.constant_pad_nd.defaul",
+        "core": "aten.constant_pad_nd.default has no graph-dialect mapping, and torch's decomposition of it does not trace here (RuntimeError: Found a custom (non-",
     },
     "fft.fftn": {
-        "default": "aten.fft_fftn.default has no graph-dialect mapping, and in torch's decomposition of it aten._to_copy.default does not import: dtype torch.complex64 is not suppo",
-        "core": "aten._to_copy.default: dtype torch.complex64 is not supported (only torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int64, torch.int32, torch.int16, torch.int8, tor",
-    },
-    "fft.hfft": {
-        "default": "aten.fft_hfft.default has no graph-dialect mapping, and in torch's decomposition of it aten._to_copy.default does not import: dtype torch.complex64 is not suppo",
-        "core": "aten._to_copy.default: dtype torch.complex64 is not supported (only torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int64, torch.int32, torch.int16, torch.int8, tor",
-    },
-    "fft.hfft2": {
-        "default": "aten.fft_hfft2.default has no graph-dialect mapping, and in torch's decomposition of it aten._to_copy.default does not import: dtype torch.complex64 is not su",
-        "core": "aten._to_copy.default: dtype torch.complex64 is not supported (only torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int64, torch.int32, torch.int16, torch.int8, tor",
-    },
-    "fft.hfftn": {
-        "default": "aten.fft_hfftn.default has no graph-dialect mapping, and in torch's decomposition of it aten._to_copy.default does not import: dtype torch.complex64 is not su",
-        "core": "aten._to_copy.default: dtype torch.complex64 is not supported (only torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int64, torch.int32, torch.int16, torch.int8, tor",
+        "default": "aten.fft_fftn.default has no graph-dialect mapping, and in torch's decomposition of it aten.constant_pad_nd.default does not import: aten.constant_pad_nd.defaul",
+        "core": "aten.constant_pad_nd.default has no graph-dialect mapping, and torch's decomposition of it does not trace here (RuntimeError: Found a custom (non-",
     },
     "fft.ifft": {
-        "default": "aten.fft_ifft.default has no graph-dialect mapping, and in torch's decomposition of it aten._fft_r2c.default does not import: aten._fft_r2c.default has no graph",
-        "core": "aten._fft_r2c.default has no graph-dialect mapping",
+        "default": "aten.fft_ifft.default: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
+        "core": "aten._conj.default: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
     },
     "fft.ifft2": {
-        "default": "aten.fft_ifft2.default has no graph-dialect mapping, and in torch's decomposition of it aten._to_copy.default does not import: dtype torch.complex64 is not su",
-        "core": "aten._to_copy.default: dtype torch.complex64 is not supported (only torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int64, torch.int32, torch.int16, torch.int8, tor",
+        "default": "aten.fft_ifft2.default has no graph-dialect mapping, and in torch's decomposition of it aten.constant_pad_nd.default does not import: aten.constant_pad_nd.def",
+        "core": "aten.constant_pad_nd.default has no graph-dialect mapping, and torch's decomposition of it does not trace here (RuntimeError: Found a custom (non-",
     },
     "fft.ifftn": {
-        "default": "aten.fft_ifftn.default has no graph-dialect mapping, and in torch's decomposition of it aten._to_copy.default does not import: dtype torch.complex64 is not su",
-        "core": "aten._to_copy.default: dtype torch.complex64 is not supported (only torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int64, torch.int32, torch.int16, torch.int8, tor",
+        "default": "aten.fft_ifftn.default has no graph-dialect mapping, and in torch's decomposition of it aten.constant_pad_nd.default does not import: aten.constant_pad_nd.def",
+        "core": "aten.constant_pad_nd.default has no graph-dialect mapping, and torch's decomposition of it does not trace here (RuntimeError: Found a custom (non-",
     },
     "fft.ihfft": {
-        "default": "aten.fft_ihfft.default has no graph-dialect mapping, and in torch's decomposition of it aten._fft_r2c.default does not import: aten._fft_r2c.default has no gr",
-        "core": "aten._fft_r2c.default has no graph-dialect mapping",
+        "default": "aten.fft_ihfft.default: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
+        "core": "aten._conj.default: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
     },
     "fft.ihfft2": {
-        "default": "aten.fft_ihfft2.default has no graph-dialect mapping, and in torch's decomposition of it aten._fft_r2c.default does not import: aten._fft_r2c.default has no",
-        "core": "aten._fft_r2c.default has no graph-dialect mapping",
+        "default": "aten.fft_ihfft2.default: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
+        "core": "aten._fft_c2c.default: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
     },
     "fft.ihfftn": {
-        "default": "aten.fft_ihfftn.default has no graph-dialect mapping, and in torch's decomposition of it aten._fft_r2c.default does not import: aten._fft_r2c.default has no",
-        "core": "aten._fft_r2c.default has no graph-dialect mapping",
-    },
-    "fft.irfft": {
-        "default": "aten.fft_irfft.default has no graph-dialect mapping, and in torch's decomposition of it aten._to_copy.default does not import: dtype torch.complex64 is not su",
-        "core": "aten._to_copy.default: dtype torch.complex64 is not supported (only torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int64, torch.int32, torch.int16, torch.int8, tor",
-    },
-    "fft.irfft2": {
-        "default": "aten.fft_irfft2.default has no graph-dialect mapping, and in torch's decomposition of it aten._to_copy.default does not import: dtype torch.complex64 is not",
-        "core": "aten._to_copy.default: dtype torch.complex64 is not supported (only torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int64, torch.int32, torch.int16, torch.int8, tor",
-    },
-    "fft.irfftn": {
-        "default": "aten.fft_irfftn.default has no graph-dialect mapping, and in torch's decomposition of it aten._to_copy.default does not import: dtype torch.complex64 is not",
-        "core": "aten._to_copy.default: dtype torch.complex64 is not supported (only torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int64, torch.int32, torch.int16, torch.int8, tor",
+        "default": "aten.fft_ihfftn.default: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
+        "core": "aten._fft_c2c.default: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
     },
     "fft.rfft": {
-        "default": "aten.fft_rfft.default has no graph-dialect mapping, and in torch's decomposition of it aten._fft_r2c.default does not import: aten._fft_r2c.default has no graph",
-        "core": "aten._fft_r2c.default has no graph-dialect mapping",
+        "default": "aten.fft_rfft.default: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
+        "core": "aten._fft_r2c.default: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
     },
     "fft.rfft2": {
-        "default": "aten.fft_rfft2.default has no graph-dialect mapping, and in torch's decomposition of it aten._fft_r2c.default does not import: aten._fft_r2c.default has no gr",
-        "core": "aten._fft_r2c.default has no graph-dialect mapping",
+        "default": "aten.fft_rfft2.default: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
+        "core": "aten._fft_r2c.default: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
     },
     "fft.rfftn": {
-        "default": "aten.fft_rfftn.default has no graph-dialect mapping, and in torch's decomposition of it aten._fft_r2c.default does not import: aten._fft_r2c.default has no gr",
-        "core": "aten._fft_r2c.default has no graph-dialect mapping",
+        "default": "aten.fft_rfftn.default: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
+        "core": "aten._fft_r2c.default: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
     },
     "hash_tensor": {
         "default": "aten.hash_tensor.default has no graph-dialect mapping",
@@ -157,8 +135,8 @@ EXPECTED: dict[str, dict[str, str]] = {
         "core": "aten.linalg_pinv.atol_rtol_tensor: linear algebra on f64 (only f32)",
     },
     "polar": {
-        "default": "aten.polar.default: aten.complex.default has no graph-dialect mapping, and in torch's decomposition of it aten.view_as_complex.default does not import: aten.view_as_complex.default has n",
-        "core": "aten.polar.default: aten.complex.default has no graph-dialect mapping, and in torch's decomposition of it aten.view_as_complex.default does not import: aten.view_as_complex.default has n",
+        "default": "aten.polar.default: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
+        "core": "aten.polar.default: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
     },
     "special.airy_ai": {
         "default": "aten.special_airy_ai.default has no graph-dialect mapping",
@@ -253,8 +231,8 @@ EXPECTED: dict[str, dict[str, str]] = {
         "core": "aten.special_zeta.default has no graph-dialect mapping, and in torch's decomposition of it prims.zeta.default does not import: prims.zeta.default has no",
     },
     "stft": {
-        "default": "aten.stft.default has no graph-dialect mapping, and in torch's decomposition of it aten._fft_r2c.default does not import: aten._fft_r2c.default has no graph-dialect map",
-        "core": "aten._fft_r2c.default has no graph-dialect mapping",
+        "default": "aten.stft.default: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
+        "core": "aten.squeeze.dims: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
     },
     "tensor_split": {
         "default": "aten.tensor_split.tensor_indices_or_sections: dynamic shape (u3, 5, 5): fxdsl imports static shapes only; a size that depends on a tensor's values, which a static-shape compiler c",
@@ -269,7 +247,7 @@ EXPECTED: dict[str, dict[str, str]] = {
         "core": "aten.unique_consecutive.default: dynamic shape (u0,): fxdsl imports static shapes only; a size that depends on a tensor's values, which a static-shape compiler cannot take (",
     },
     "view_as_complex": {
-        "default": "aten.view_as_complex.default has no graph-dialect mapping",
-        "core": "aten.view_as_complex.default has no graph-dialect mapping",
+        "default": "aten.view_as_complex.default: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
+        "core": "aten.view_as_complex.default: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
     },
 }

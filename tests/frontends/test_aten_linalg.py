@@ -151,7 +151,8 @@ def test_error_checks_of_the_core_level_are_dropped() -> None:
     program = torch.export.export(Fn(torch.linalg.inv), (a,)).run_decompositions()
     assert "TOKEN" in str(program.graph_signature)
     source = torch_source.exported_source(program)
-    assert source.effects and None in source.known.values()
+    assert source.effects
+    assert None in source.known.values()
     check(torch.linalg.inv, a)
     fx = torch.fx.Graph()
     token = fx.placeholder("token")

@@ -338,6 +338,22 @@ def test_docs_table_lists_every_mapped_overload() -> None:
         assert hasattr(torch.ops.aten, name), name
 
 
+def test_docs_complex_table_lists_every_complex_handler() -> None:
+    """docs/torch-import.md's complex table names each of `aten_complex`'s
+    handlers, and each is an overload torch has."""
+    import re
+    from pathlib import Path
+
+    from fxdsl.frontends.aten_complex import HANDLERS
+
+    doc = (Path(__file__).parents[2] / "docs" / "torch-import.md").read_text()
+    table = doc.split("## Complex tensors")[1].split("\n## ")[0]
+    assert set(re.findall(r"`((?:aten|prims)\.[\w.]+)`", table)) == set(HANDLERS)
+    for name in HANDLERS:
+        namespace, packet, overload = name.split(".")
+        assert overload in getattr(getattr(torch.ops, namespace), packet).overloads()
+
+
 class _F16Clamp(torch.nn.Module):
     """T5's guard against f16 overflow: clamp by a 0-d tensor bound, chosen
     by whether any activation is infinite."""
