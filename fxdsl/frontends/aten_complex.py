@@ -20,9 +20,11 @@ What takes complex values here:
   rounding; FNet's mixing layer, the one complex op of PyTorch's Hugging
   Face suite, is two of them).
 
-A complex value never crosses the program's boundary: a complex input or
-output, or a node left to torch that reads one, is a TorchImportError (the
-torch.compile backend then leaves the node that made it to torch).
+A complex value crosses the program's boundary as its real view too: the
+function's complex inputs, weights and outputs are pairs (the importer's
+`to_numpy` and `ImportedProgram.run` convert; the torch.compile runner
+passes torch's complex tensors in and out with `view_as_real` and
+`view_as_complex`, and so for a node left to torch). complex32 is refused.
 """
 
 from __future__ import annotations
@@ -162,7 +164,9 @@ COMPONENTWISE = frozenset(
 f(a) + i f(b)): their real handler runs on re and im."""
 
 
-def _componentwise(call: AtenCall) -> Any:
+def _componentwise(
+    call: AtenCall, args_of: Callable[[int], tuple[Any, ...]] | None = None
+) -> Any:
     import torch.utils._pytree as pytree
 
     handler = handler_for(call.target)
@@ -178,7 +182,7 @@ def _componentwise(call: AtenCall) -> Any:
         return handler(
             AtenCall(
                 call.target,
-                pick(call.args),
+                pick(call.args if args_of is None else args_of(index)),
                 {k: pick(v) for k, v in call.kwargs.items()},
                 pytree.tree_map(_real_like, call.result),
                 tuple(pytree.tree_map(_real_like, r) for r in call.arg_results),
@@ -190,6 +194,15 @@ def _componentwise(call: AtenCall) -> Any:
     if isinstance(re, list | tuple):
         return [make(r, i) for r, i in zip(re, im, strict=True)]
     return make(re, im)
+
+
+@_complex("constant_pad_nd.default")
+def _pad(call: AtenCall) -> Any:
+    """Each part padded with its part of the fill value."""
+    fill = complex(call.arg(2, "value", 0) or 0)
+    return _componentwise(
+        call, lambda index: (*call.args[:2], (fill.real, fill.imag)[index])
+    )
 
 
 def _real_like(value: Any) -> Any:

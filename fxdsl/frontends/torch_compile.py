@@ -585,12 +585,15 @@ class _Runner:
             given = iter(operands)
 
             def value(n: Any) -> Any:
-                return self.folded[n.name] if n.name in self.folded else next(given)
+                if n.name in self.folded:
+                    return self.folded[n.name]
+                return _as_torch_holds(next(given), n.meta.get("val"))
 
             args = map_arg(node.args, value)
             kwargs = map_arg(node.kwargs, value)
             leaves = pytree.tree_leaves(target(*args, **kwargs))
-            return [leaf for leaf in leaves if leaf is not None]  # as imported
+            # as imported: complex results as their real views
+            return [_real_view(leaf) for leaf in leaves if leaf is not None]
 
         return run
 
@@ -625,7 +628,7 @@ class _Runner:
 
         env: dict[Any, Any] = dict(self.constants)
         for block_arg, index in zip(self.main.args, self.argument_index):
-            env[block_arg] = args[index]
+            env[block_arg] = _real_view(args[index])
         if self.seeded:  # the islands' random numbers: new ones per call
             env[self.main.args[-1]] = self._seed()
         for op, step in self.steps:
@@ -638,9 +641,33 @@ class _Runner:
                 continue
             value = next(returned)  # the function returns every tensor leaf
             folded = self.folded.get(leaf.name)
-            flat.append(env[value] if folded is None else folded)
+            if folded is None:
+                folded = _as_torch_holds(env[value], leaf.meta.get("val"))
+            flat.append(folded)
         result = pytree.tree_unflatten(flat, self.spec)
         return result if isinstance(result, tuple | list) else (result,)
+
+
+def _real_view(tensor: Any) -> Any:
+    """A complex tensor as fxdsl holds it: its real view, shape + [2]
+    (`aten_complex`); any other value as it is."""
+    import torch
+
+    if isinstance(tensor, torch.Tensor) and tensor.is_complex():
+        return torch.view_as_real(tensor.resolve_conj().resolve_neg())
+    return tensor
+
+
+def _as_torch_holds(value: Any, val: Any) -> Any:
+    """A value of the program as torch holds it: the complex tensor of a
+    real view where the fx node's value (`val`) is complex."""
+    import torch
+
+    if getattr(getattr(val, "dtype", None), "is_complex", False) and not (
+        value.is_complex()
+    ):
+        return torch.view_as_complex(value.contiguous())
+    return value
 
 
 def _constants(main: func.FuncOp, device: str) -> dict[Any, Any]:

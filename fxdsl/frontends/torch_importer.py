@@ -94,6 +94,10 @@ class ImportedProgram:
     buffers: dict[int, Any] = field(default_factory=dict)
     """The torch tensor (a model's buffer) each written weight came from, by
     weight index: `run` writes it too."""
+    complex_outputs: frozenset[int] = frozenset()
+    """The user outputs that are complex: the function returns each as its
+    real view (shape + [2], `aten_complex`), as it takes a complex input;
+    `run` converts both ways."""
 
     def __iter__(self) -> Iterator[Any]:
         return iter((self.module, self.weights))
@@ -130,7 +134,10 @@ class ImportedProgram:
         results = run(self.module, *self.weights, *arrays)
         outputs = len(results) - len(self.updates)
         write_back(self.updates, results[outputs:], self.weights, inputs, self.buffers)
-        return results[:outputs]
+        return tuple(
+            _complex_of(r) if i in self.complex_outputs else r
+            for i, r in enumerate(results[:outputs])
+        )
 
 
 DECOMPOSED_DRAWS = frozenset({"aten.scaled_dot_product_attention.default"})
@@ -170,15 +177,28 @@ def seed_array(seed: Any) -> np.ndarray[Any, Any]:
 
 def to_numpy(value: Any) -> np.ndarray[Any, Any]:
     """A torch tensor (or array-like) as the numpy array fxdsl runs on; bf16
-    becomes float32 holding the same values, as the reference keeps bf16."""
+    becomes float32 holding the same values, as the reference keeps bf16;
+    a complex one its real view, shape + [2] (`aten_complex`)."""
     if hasattr(value, "detach"):
         import torch
 
         tensor = value.detach().cpu()
         if tensor.dtype == torch.bfloat16:
             tensor = tensor.float()
+        if tensor.is_complex():  # its real view (`aten_complex`)
+            tensor = torch.view_as_real(tensor.resolve_conj().resolve_neg())
         return tensor.numpy()
-    return np.asarray(value)
+    array = np.asarray(value)
+    if np.iscomplexobj(array):
+        array = np.ascontiguousarray(array)
+        return array.view(array.real.dtype).reshape(*array.shape, 2)
+    return array
+
+
+def _complex_of(pair: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """The complex array whose real view (shape + [2]) is `pair`."""
+    kind = np.complex128 if pair.dtype == np.float64 else np.complex64
+    return np.ascontiguousarray(pair).view(kind)[..., 0]
 
 
 def _attribute(module: Any, path: str) -> Any:
@@ -265,9 +285,14 @@ class _Importer:
         outputs, mutations = self._outputs(output)
         placeholders = {p.name: p for p in graph.find_nodes(op="placeholder")}
         returned: list[Any] = []
+        complex_outputs: set[int] = set()
 
         def body(*args: Tensor) -> list[Tensor]:
-            self.values.update(zip(tensor_inputs, args))
+            for placeholder, arg in zip(tensor_inputs, args):
+                complex_input = aten_complex.is_complex(placeholder.meta["val"])
+                self.values[placeholder] = (
+                    aten_complex.Complex(arg) if complex_input else arg
+                )
             self.seed = args[-1] if seeded else None
             # the traced function's block (a graph of random draws alone,
             # `randn`, has no tensor argument to find it from)
@@ -275,7 +300,12 @@ class _Importer:
             for node in graph.nodes:
                 if node.op == "call_function" and node in self.needed:
                     self._import_node(node)
-            returned.extend(self._tensor_of(o, ()) for o in outputs)
+            for i, o in enumerate(outputs):
+                value = self._tensor_of(o, ())
+                if isinstance(value, aten_complex.Complex):
+                    complex_outputs.add(i)  # returned as its real view
+                    value = value.pair
+                returned.append(value)
             for written, name in mutations:
                 self._write(placeholders[name], self._tensor_of(written, ()), None)
             returned.extend(self.updates.values())
@@ -308,6 +338,7 @@ class _Importer:
                 if node.graph is graph  # not a decomposition's node
             },
             seeded=seeded,
+            complex_outputs=frozenset(complex_outputs),
             updates=[
                 StateUpdate("weight", weighted.index(p), weights[p.name][0])
                 if p in weighted
@@ -468,12 +499,7 @@ class _Importer:
             else:
                 value = self._operand(n, frames)
                 if isinstance(value, aten_complex.Complex):
-                    raise TorchImportError(
-                        _describe(n, "its complex result is read by a node left "
-                                     "to torch; complex values stay inside fxdsl's "
-                                     "programs"),
-                        n.name,
-                    )  # fmt: skip
+                    value = value.pair  # the runner views it as complex
                 if isinstance(value, Tensor):
                     operands.append(value)
             return n
@@ -499,7 +525,14 @@ class _Importer:
         op.attributes["torch.node"] = StringAttr(node.name)
         op.attributes["torch.reason"] = StringAttr(reason.splitlines()[0])
         results = iter(op.results)
-        values = tuple(None if r is None else wrap(next(results)) for r in everything)
+        values = tuple(
+            None
+            if r is None
+            else aten_complex.Complex(wrap(next(results)))
+            if r.is_complex()
+            else wrap(next(results))
+            for r in everything
+        )
         return values[0] if isinstance(result, torch.Tensor) else values
 
     def _external(self, target: str, inputs: list[Any], outputs: list[Any]) -> str:
@@ -756,21 +789,16 @@ class _Importer:
             self.folded[node] = self._evaluate(node)
         return self._materialise(node, frames)
 
-    def _tensor_of(self, node: Any, frames: tuple[ScopeFrame, ...]) -> Tensor:
+    def _tensor_of(
+        self, node: Any, frames: tuple[ScopeFrame, ...]
+    ) -> Tensor | aten_complex.Complex:
         if not hasattr(node, "op"):  # a constant the program returns
             raise TorchImportError(
                 f"an output is {node!r}, not a tensor: only programs that return "
                 "tensors import"
             )
         value = self._operand(node, frames)
-        if isinstance(value, aten_complex.Complex):
-            raise TorchImportError(
-                _describe(node, "it returns a complex tensor; complex values "
-                                "import inside a program only (return "
-                                "torch.view_as_real of it)"),
-                node.name,
-            )  # fmt: skip
-        if not isinstance(value, Tensor):
+        if not isinstance(value, Tensor | aten_complex.Complex):
             raise TorchImportError(f"output {node} is not a tensor ({value!r})")
         return value
 
@@ -888,12 +916,16 @@ class _Importer:
         _check_static(placeholder)
         weight = self.source.weights.get(placeholder.name)
         param = weight[0] if weight is not None else None
+        shape = tuple(int(d) for d in value.shape)
         try:
-            dtype = graph_dtype(value.dtype)
+            if aten_complex.is_complex(value):  # its real view
+                dtype, shape = aten_complex.component(value.dtype), (*shape, 2)
+            else:
+                dtype = graph_dtype(value.dtype)
         except UnsupportedNode as error:
             raise TorchImportError(_describe(placeholder, str(error))) from None
         return TensorSpec(
-            tuple(int(d) for d in value.shape),
+            shape,
             dtype,
             name=placeholder.name,
             param=param,

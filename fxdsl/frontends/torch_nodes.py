@@ -9,16 +9,10 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from xdsl.dialects.builtin import (
-    ComplexType,
-    Float32Type,
-    Float64Type,
-    ModuleOp,
-    TensorType,
-)
+from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Attribute
 
-from fxdsl.frontends import aten_ops
+from fxdsl.frontends import aten_complex, aten_ops
 from fxdsl.frontends.aten_ops import (
     UnsupportedNode,
     cast_to,
@@ -198,22 +192,13 @@ def draws_random(node: Any) -> bool:
     return aten_ops.draws_random(target_name(node.target), node.args, node.kwargs)
 
 
-TORCH_ONLY_TYPES: dict[str, Attribute] = {
-    "torch.complex64": ComplexType(Float32Type()),
-    "torch.complex128": ComplexType(Float64Type()),
-}
-"""Element types, beyond the graph dialect's, of values that pass only
-between nodes left to torch (complex results, as of `linalg.eigvals`): the
-IR names their type, no graph op reads them."""
-
-
 def _torch_type(value: Any, node: Any) -> TensorType[Attribute]:
-    """The IR type of a result of a node left to torch."""
+    """The IR type of a result of a node left to torch; a complex one's is
+    its real view's (`aten_complex`: shape + [2], the parts' type)."""
     shape = tuple(int(d) for d in value.shape)
-    name = str(value.dtype)
-    if name in TORCH_ONLY_TYPES:
-        return TensorType(TORCH_ONLY_TYPES[name], shape)
     try:
+        if value.dtype.is_complex:
+            return TensorSpec((*shape, 2), aten_complex.component(value.dtype)).type
         return TensorSpec(shape, graph_dtype(value.dtype)).type
     except UnsupportedNode as error:
         raise TorchImportError(_describe(node, str(error)), node.name) from None

@@ -95,14 +95,19 @@ def compare(
         if tuple(want.shape) != got.shape:
             return f"output {i}: shape {got.shape}, torch {tuple(want.shape)}"
         want_np = (
-            want.detach().float().numpy() if want.is_floating_point() else want.numpy()
+            want.detach().float().numpy()
+            if want.is_floating_point()
+            else _resolved(want).numpy()
         )
-        if want.is_floating_point() != np.issubdtype(got.dtype, np.floating):
+        if want.is_floating_point() != np.issubdtype(
+            got.dtype, np.floating
+        ) or want.is_complex() != np.iscomplexobj(got):
             return f"output {i}: dtype {got.dtype}, torch {want.dtype}"
         if values and not np.allclose(
             got, want_np, rtol=RTOL, atol=ATOL, equal_nan=True
         ):
-            worst = np.nanmax(np.abs(got.astype(np.float64) - want_np))
+            wide = np.complex128 if np.iscomplexobj(got) else np.float64
+            worst = np.nanmax(np.abs(got.astype(wide) - want_np))
             return f"output {i}: values differ (max abs {worst:.3g})"
     return None
 
@@ -177,7 +182,13 @@ def arrays(returned: Any) -> list[Any]:
     import torch
 
     return [
-        (v.detach().float() if v.dtype == torch.bfloat16 else v.detach()).numpy()
+        (v.detach().float() if v.dtype == torch.bfloat16 else _resolved(v)).numpy()
         for v in flat(returned)
         if isinstance(v, torch.Tensor)
     ]
+
+
+def _resolved(tensor: Any) -> Any:
+    """A tensor without torch's lazy conjugate or negative bit (a complex
+    `conj()` is a view with the bit set, which numpy cannot take)."""
+    return tensor.detach().resolve_conj().resolve_neg()

@@ -14,14 +14,6 @@ EXPECTED: dict[str, dict[str, str]] = {
         "default": "aten.argwhere.default: dynamic shape (u0, 1): fxdsl imports static shapes only; a size that depends on a tensor's values, which a static-shape compiler cannot take (pass such sizes as",
         "core": "aten.nonzero.default: dynamic shape (u0, 1): fxdsl imports static shapes only; a size that depends on a tensor's values, which a static-shape compiler cannot take (pass such sizes as P",
     },
-    "cdouble": {
-        "default": "aten.to.dtype: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
-        "core": "aten._to_copy.default: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
-    },
-    "cfloat": {
-        "default": "aten.to.dtype: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
-        "core": "aten._to_copy.default: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
-    },
     "chalf": {
         "default": "aten.chalf.default has no graph-dialect mapping, and in torch's decomposition of it aten._to_copy.default does not import: dtype torch.complex32 is not supported (com",
         "core": "aten._to_copy.default: dtype torch.complex32 is not supported (complex: only torch.complex64, torch.complex128)",
@@ -29,58 +21,6 @@ EXPECTED: dict[str, dict[str, str]] = {
     "combinations": {
         "default": "aten.combinations.default: dynamic shape (u0, 1): fxdsl imports static shapes only; a size that depends on a tensor's values, which a static-shape compiler cannot take (pass such ",
         "core": "aten.masked_select.default: dynamic shape (u0,): fxdsl imports static shapes only; a size that depends on a tensor's values, which a static-shape compiler cannot take (pass such ",
-    },
-    "complex": {
-        "default": "aten.complex.default: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
-        "core": "aten.complex.default: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
-    },
-    "fft.fft": {
-        "default": "aten.fft_fft.default: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
-        "core": "aten._fft_r2c.default: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
-    },
-    "fft.fft2": {
-        "default": "aten.fft_fft2.default has no graph-dialect mapping, and in torch's decomposition of it aten.constant_pad_nd.default does not import: aten.constant_pad_nd.defaul",
-        "core": "aten.constant_pad_nd.default has no graph-dialect mapping, and torch's decomposition of it does not trace here (RuntimeError: Found a custom (non-",
-    },
-    "fft.fftn": {
-        "default": "aten.fft_fftn.default has no graph-dialect mapping, and in torch's decomposition of it aten.constant_pad_nd.default does not import: aten.constant_pad_nd.defaul",
-        "core": "aten.constant_pad_nd.default has no graph-dialect mapping, and torch's decomposition of it does not trace here (RuntimeError: Found a custom (non-",
-    },
-    "fft.ifft": {
-        "default": "aten.fft_ifft.default: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
-        "core": "aten._conj.default: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
-    },
-    "fft.ifft2": {
-        "default": "aten.fft_ifft2.default has no graph-dialect mapping, and in torch's decomposition of it aten.constant_pad_nd.default does not import: aten.constant_pad_nd.def",
-        "core": "aten.constant_pad_nd.default has no graph-dialect mapping, and torch's decomposition of it does not trace here (RuntimeError: Found a custom (non-",
-    },
-    "fft.ifftn": {
-        "default": "aten.fft_ifftn.default has no graph-dialect mapping, and in torch's decomposition of it aten.constant_pad_nd.default does not import: aten.constant_pad_nd.def",
-        "core": "aten.constant_pad_nd.default has no graph-dialect mapping, and torch's decomposition of it does not trace here (RuntimeError: Found a custom (non-",
-    },
-    "fft.ihfft": {
-        "default": "aten.fft_ihfft.default: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
-        "core": "aten._conj.default: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
-    },
-    "fft.ihfft2": {
-        "default": "aten.fft_ihfft2.default: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
-        "core": "aten._fft_c2c.default: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
-    },
-    "fft.ihfftn": {
-        "default": "aten.fft_ihfftn.default: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
-        "core": "aten._fft_c2c.default: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
-    },
-    "fft.rfft": {
-        "default": "aten.fft_rfft.default: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
-        "core": "aten._fft_r2c.default: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
-    },
-    "fft.rfft2": {
-        "default": "aten.fft_rfft2.default: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
-        "core": "aten._fft_r2c.default: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
-    },
-    "fft.rfftn": {
-        "default": "aten.fft_rfftn.default: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
-        "core": "aten._fft_r2c.default: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
     },
     "hash_tensor": {
         "default": "aten.hash_tensor.default has no graph-dialect mapping",
@@ -133,10 +73,6 @@ EXPECTED: dict[str, dict[str, str]] = {
     "pinverse": {
         "default": "aten.pinverse.default has no graph-dialect mapping, and in torch's decomposition of it aten.linalg_pinv.atol_rtol_tensor does not import: linear algebra on f64 ",
         "core": "aten.linalg_pinv.atol_rtol_tensor: linear algebra on f64 (only f32)",
-    },
-    "polar": {
-        "default": "aten.polar.default: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
-        "core": "aten.polar.default: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
     },
     "special.airy_ai": {
         "default": "aten.special_airy_ai.default has no graph-dialect mapping",
@@ -230,10 +166,6 @@ EXPECTED: dict[str, dict[str, str]] = {
         "default": "aten.special_zeta.default has no graph-dialect mapping, and in torch's decomposition of it prims.zeta.default does not import: prims.zeta.default has no",
         "core": "aten.special_zeta.default has no graph-dialect mapping, and in torch's decomposition of it prims.zeta.default does not import: prims.zeta.default has no",
     },
-    "stft": {
-        "default": "aten.stft.default: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
-        "core": "aten.squeeze.dims: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
-    },
     "tensor_split": {
         "default": "aten.tensor_split.tensor_indices_or_sections: dynamic shape (u3, 5, 5): fxdsl imports static shapes only; a size that depends on a tensor's values, which a static-shape compiler c",
         "core": "aten._local_scalar_dense.default: it reads a tensor's value as a Python number (`.item()`, a tensor of split points or sizes), which then sizes or steers the program: a sta",
@@ -245,9 +177,5 @@ EXPECTED: dict[str, dict[str, str]] = {
     "unique_consecutive": {
         "default": "aten.unique_consecutive.default: dynamic shape (u0,): fxdsl imports static shapes only; a size that depends on a tensor's values, which a static-shape compiler cannot take (",
         "core": "aten.unique_consecutive.default: dynamic shape (u0,): fxdsl imports static shapes only; a size that depends on a tensor's values, which a static-shape compiler cannot take (",
-    },
-    "view_as_complex": {
-        "default": "aten.view_as_complex.default: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
-        "core": "aten.view_as_complex.default: it returns a complex tensor; complex values import inside a program only (return torch.view_as_real of it)",
     },
 }

@@ -2,8 +2,8 @@
 dense DFTs, complex arithmetic and layout ops on (re, im) pairs, against
 torch eager at both import levels; through the GPU pipeline on the IR
 emulator; through `torch.compile(backend="fxdsl")` (FNet's mixing layer
-compiled whole, forward and backward); and the boundary a complex value
-may not cross (a program's inputs and outputs), with its clean errors."""
+compiled whole, forward and backward); complex values crossing a
+program's and an island's boundary as real views; complex32's refusal."""
 
 from __future__ import annotations
 
@@ -111,14 +111,41 @@ def test_gpu_pipeline_on_the_emulator_matches_eager(name: str) -> None:
     _assert_matches(got, CASES[name](x))
 
 
-def test_a_complex_output_or_input_is_a_clean_error() -> None:
+@pytest.mark.parametrize("decompose", [False, True])
+def test_complex_inputs_and_outputs_cross_as_real_views(decompose: bool) -> None:
+    """The function takes and returns a complex value as its real view
+    (shape + [2]); `run` converts numpy's and torch's complex arrays both
+    ways, complex128 too."""
+
+    def fn(z: Any, x: Any) -> Any:
+        return fft.fft(z * x), (z.conj() * 2).abs(), torch.polar(x, x)
+
     x = _x()
-    with pytest.raises(
-        TorchImportError, match="returns a complex tensor.*view_as_real"
-    ):
-        from_torch(Fn(fft.fft), (x,))
-    with pytest.raises(TorchImportError, match="complex64 is not supported"):
-        from_torch(Fn(torch.abs), (torch.complex(x, x),))
+    z = torch.complex(x, x.flip(0))
+    program = from_torch(Fn(fn), (z, x), decompose=decompose)
+    arguments = program.module.body.block.ops.first.args  # type: ignore[union-attr]
+    assert [
+        tuple(a.type.shape.data[i].data for i in range(4)) for a in arguments[:1]
+    ] == [(3, 8, 6, 2)]
+    assert program.complex_outputs == {0, 2}
+    for given in (z, z.numpy()):
+        got = program.run(given, x)
+        for g, w in zip(got, fn(z, x), strict=True):
+            assert g.dtype == w.numpy().dtype
+            _assert_matches(g, w)
+    z64 = z.to(torch.complex128)
+    (got, *_), want = (
+        from_torch(Fn(fn), (z64, x.double())).run(z64, x.double()),
+        fn(z64, x.double()),
+    )
+    assert got.dtype == np.complex128
+    np.testing.assert_allclose(got, want[0].numpy(), rtol=1e-12, atol=1e-12)
+
+
+def test_complex32_is_a_clean_error() -> None:
+    half = torch.complex(_x(), _x()).to(torch.complex32)
+    with pytest.raises(TorchImportError, match="complex32 is not supported"):
+        from_torch(Fn(lambda z: z * 2), (half,))
 
 
 def _fnet_mixing(x: Any) -> Any:
@@ -141,23 +168,53 @@ def test_fnet_mixing_compiles_whole_forward_and_backward(fresh_dynamo: Any) -> N
         assert plan.compiled == plan.total, plan.report()
 
 
-def test_a_complex_result_leaves_only_complex_nodes_to_torch(
-    fresh_dynamo: Any,
-) -> None:
-    """The graph returns a complex tensor: the FFT that makes it runs in
-    torch, and so does what reads the complex value it made (a torch
-    tensor between islands is real); the real work around them in fxdsl."""
+def test_complex_values_cross_island_boundaries(fresh_dynamo: Any) -> None:
+    """A graph that takes a complex buffer (Meta's Llama rotary embedding:
+    `freqs_cis`) and returns complex values compiles whole: the runner
+    passes complex tensors in and out as their real views."""
+
+    class Rotary(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            angles = torch.outer(torch.arange(8.0), 1e-2 ** torch.arange(0, 1, 1 / 3))
+            self.register_buffer("freqs_cis", torch.polar(torch.ones(8, 3), angles))
+
+        def forward(self, x: Any) -> Any:
+            pairs = torch.view_as_complex(x.reshape(*x.shape[:-1], -1, 2))
+            rotated = pairs * self.freqs_cis
+            return torch.view_as_real(rotated).flatten(2) * 2, rotated.conj()
+
+    model, x = Rotary(), _x()[:, :, :6].reshape(3, 8, 6)
+    plans: list[Any] = []
+    with recording_plans(plans):
+        got = torch.compile(model, backend="fxdsl")(x)
+    want = model(x)
+    assert got[1].dtype == torch.complex64
+    for g, w in zip(got, want, strict=True):
+        torch.testing.assert_close(
+            g.resolve_conj(), w.resolve_conj(), rtol=1e-5, atol=1e-5
+        )
+    (plan,) = plans
+    assert plan.compiled == plan.total, plan.report()
+
+
+def test_a_complex_value_between_torch_and_fxdsl(fresh_dynamo: Any) -> None:
+    """A node left to torch (by `torch_executed_ops`) makes a complex value
+    that fxdsl reads, and reads one that fxdsl made: each crosses as its
+    real view."""
 
     def fn(x: Any) -> Any:
         spectrum = fft.rfft(torch.tanh(x) * 2)
-        return spectrum, spectrum.abs().sum(-1)
+        return (spectrum * 1j).exp().abs().sum(-1), torch.conj_physical(spectrum + 1)
 
     x = _x()
     plans: list[Any] = []
+    options = {"min_block_size": 1, "torch_executed_ops": ["aten._fft_r2c.default",
+                                                           "aten._conj_physical.default"]}  # fmt: skip
     with recording_plans(plans):
-        got = torch.compile(fn, backend="fxdsl", options={"min_block_size": 1})(x)
+        got = torch.compile(fn, backend="fxdsl", options=options)(x)
     for g, w in zip(got, fn(x), strict=True):
         torch.testing.assert_close(g, w, rtol=1e-5, atol=1e-5)
     (plan,) = plans
-    assert sorted(plan.fallbacks) == ["_fft_r2c", "abs_1"], plan.report()
+    assert sorted(plan.fallbacks) == ["_conj_physical", "_fft_r2c"], plan.report()
     assert plan.compiled == plan.total - 2
