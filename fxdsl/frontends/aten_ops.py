@@ -21,6 +21,8 @@ from __future__ import annotations
 # all here, so the table is complete wherever it is read through this module.
 from fxdsl.frontends import (  # noqa: F401
     aten_attention_grad,
+    aten_bessel,
+    aten_chebyshev,
     aten_compute,
     aten_conv,
     aten_conv_backward,

@@ -91,6 +91,46 @@ def _erfinv(call: AtenCall) -> Tensor:
 ATEN["prims.erf_inv.default"] = _erfinv
 
 
+_NDTRI_FIT_UP_TO = 16.0
+"""w below which Giles' erfinv fit serves the normal quantile (it is fitted
+for float32's erfinv, w <= 16.6); beyond, p < 3e-8, the fixed point."""
+_NDTRI_ITERATIONS = 5
+"""Fixed-point steps in the far lower tail: each shrinks the error by about
+1 / z^2 < 1/25 (float32's rounding after four)."""
+
+
+@aten("special_ndtri.default")
+def _ndtri(call: AtenCall) -> Tensor:
+    # the normal quantile: sqrt(2) erfinv(2p - 1), with Giles' w taken as
+    # -log(4 p (1 - p)), which loses nothing to 1 - x^2 near p = 0
+    (p,) = single_precision(call, call.args[0])
+    x = ops.sub(ops.add(p, p), 1.0)
+    w = ops.neg(ops.log(ops.mul(ops.mul(p, 4.0), ops.sub(1.0, p))))
+    fitted = ops.where(ops.lt(w, _NDTRI_FIT_UP_TO), w, 5.0)
+    central = _horner(ops.sub(fitted, 2.5), list(_ERFINV_CENTRAL), p)
+    tail = _horner(ops.sub(ops.sqrt(fitted), 3.0), list(_ERFINV_TAIL), p)
+    fit = ops.mul(ops.mul(ops.where(ops.lt(w, 5.0), central, tail), x), math.sqrt(2))
+    # beyond the fit (p < 3e-8; 1 - p never gets there in float32): z = -x
+    # solves p = erfc(z / sqrt 2) / 2 = exp(-z^2/2) erfcx(z / sqrt 2) / 2,
+    # so z = sqrt(2 (log(erfcx(z / sqrt 2) / 2) - log p)), a contraction
+    far = ops.lt(_NDTRI_FIT_UP_TO, w)
+    log_p = ops.log(ops.where(far, p, 1e-10))
+    z = ops.sqrt(ops.mul(log_p, -2.0))
+    for _ in range(_NDTRI_ITERATIONS):
+        scaled = erfcx_of_size(ops.mul(z, 1 / math.sqrt(2)))
+        z = ops.sqrt(ops.mul(ops.sub(ops.log(ops.mul(scaled, 0.5)), log_p), 2.0))
+    result = ops.where(far, ops.neg(z), fit)
+    # the ends, as torch: the fit's polynomial at w = inf has no sign, and
+    # outside [0, 1] its w is clamped: NaN
+    result = ops.where(ops.eq(p, 0.0), -math.inf, result)
+    result = ops.where(ops.eq(p, 1.0), math.inf, result)
+    outside = ops.logical_or(ops.lt(p, 0.0), ops.gt(p, 1.0))
+    return ops.where(outside, math.nan, result)
+
+
+ATEN["prims.ndtri.default"] = _ndtri
+
+
 @aten("special_erfcx.default")
 def _erfcx(call: AtenCall) -> Tensor:
     # exp(x^2) erfc(x): the erfc fit without its exp(-x^2) for x >= 0;

@@ -78,38 +78,6 @@ EXPECTED: dict[str, dict[str, str]] = {
         "default": "aten.special_airy_ai.default has no graph-dialect mapping",
         "core": "aten.special_airy_ai.default has no graph-dialect mapping",
     },
-    "special.bessel_j0": {
-        "default": "aten.special_bessel_j0.default has no graph-dialect mapping, and in torch's decomposition of it prims.bessel_j0.default does not import: prims",
-        "core": "aten.special_bessel_j0.default has no graph-dialect mapping, and in torch's decomposition of it prims.bessel_j0.default does not import: prims",
-    },
-    "special.bessel_j1": {
-        "default": "aten.special_bessel_j1.default has no graph-dialect mapping, and in torch's decomposition of it prims.bessel_j1.default does not import: prims",
-        "core": "aten.special_bessel_j1.default has no graph-dialect mapping, and in torch's decomposition of it prims.bessel_j1.default does not import: prims",
-    },
-    "special.bessel_y0": {
-        "default": "aten.special_bessel_y0.default has no graph-dialect mapping",
-        "core": "aten.special_bessel_y0.default has no graph-dialect mapping",
-    },
-    "special.bessel_y1": {
-        "default": "aten.special_bessel_y1.default has no graph-dialect mapping",
-        "core": "aten.special_bessel_y1.default has no graph-dialect mapping",
-    },
-    "special.chebyshev_polynomial_t": {
-        "default": "aten.special_chebyshev_polynomial_t.default has no graph-dialect mapping",
-        "core": "aten.special_chebyshev_polynomial_t.default has no graph-dialect mapping",
-    },
-    "special.chebyshev_polynomial_u": {
-        "default": "aten.special_chebyshev_polynomial_u.default has no graph-dialect mapping",
-        "core": "aten.special_chebyshev_polynomial_u.default has no graph-dialect mapping",
-    },
-    "special.chebyshev_polynomial_v": {
-        "default": "aten.special_chebyshev_polynomial_v.default has no graph-dialect mapping",
-        "core": "aten.special_chebyshev_polynomial_v.default has no graph-dialect mapping",
-    },
-    "special.chebyshev_polynomial_w": {
-        "default": "aten.special_chebyshev_polynomial_w.default has no graph-dialect mapping",
-        "core": "aten.special_chebyshev_polynomial_w.default has no graph-dialect mapping",
-    },
     "special.hermite_polynomial_h": {
         "default": "aten.special_hermite_polynomial_h.default has no graph-dialect mapping",
         "core": "aten.special_hermite_polynomial_h.default has no graph-dialect mapping",
@@ -125,42 +93,6 @@ EXPECTED: dict[str, dict[str, str]] = {
     "special.legendre_polynomial_p": {
         "default": "aten.special_legendre_polynomial_p.default has no graph-dialect mapping",
         "core": "aten.special_legendre_polynomial_p.default has no graph-dialect mapping",
-    },
-    "special.modified_bessel_k0": {
-        "default": "aten.special_modified_bessel_k0.default has no graph-dialect mapping",
-        "core": "aten.special_modified_bessel_k0.default has no graph-dialect mapping",
-    },
-    "special.modified_bessel_k1": {
-        "default": "aten.special_modified_bessel_k1.default has no graph-dialect mapping",
-        "core": "aten.special_modified_bessel_k1.default has no graph-dialect mapping",
-    },
-    "special.ndtri": {
-        "default": "aten.special_ndtri.default has no graph-dialect mapping, and in torch's decomposition of it prims.ndtri.default does not import: prims.ndtri.default h",
-        "core": "aten.special_ndtri.default has no graph-dialect mapping, and in torch's decomposition of it prims.ndtri.default does not import: prims.ndtri.default h",
-    },
-    "special.scaled_modified_bessel_k0": {
-        "default": "aten.special_scaled_modified_bessel_k0.default has no graph-dialect mapping",
-        "core": "aten.special_scaled_modified_bessel_k0.default has no graph-dialect mapping",
-    },
-    "special.scaled_modified_bessel_k1": {
-        "default": "aten.special_scaled_modified_bessel_k1.default has no graph-dialect mapping",
-        "core": "aten.special_scaled_modified_bessel_k1.default has no graph-dialect mapping",
-    },
-    "special.shifted_chebyshev_polynomial_t": {
-        "default": "aten.special_shifted_chebyshev_polynomial_t.default has no graph-dialect mapping",
-        "core": "aten.special_shifted_chebyshev_polynomial_t.default has no graph-dialect mapping",
-    },
-    "special.shifted_chebyshev_polynomial_u": {
-        "default": "aten.special_shifted_chebyshev_polynomial_u.default has no graph-dialect mapping",
-        "core": "aten.special_shifted_chebyshev_polynomial_u.default has no graph-dialect mapping",
-    },
-    "special.shifted_chebyshev_polynomial_v": {
-        "default": "aten.special_shifted_chebyshev_polynomial_v.default has no graph-dialect mapping",
-        "core": "aten.special_shifted_chebyshev_polynomial_v.default has no graph-dialect mapping",
-    },
-    "special.shifted_chebyshev_polynomial_w": {
-        "default": "aten.special_shifted_chebyshev_polynomial_w.default has no graph-dialect mapping",
-        "core": "aten.special_shifted_chebyshev_polynomial_w.default has no graph-dialect mapping",
     },
     "special.zeta": {
         "default": "aten.special_zeta.default has no graph-dialect mapping, and in torch's decomposition of it prims.zeta.default does not import: prims.zeta.default has no",
