@@ -122,7 +122,13 @@ def _complex(*names: str) -> Callable[[Any], Any]:
 def emit(call: AtenCall) -> Any:
     """`call` (a node that makes or reads complex values) imported: a
     `Complex`, a real tensor, or a list of them; None when no handler here
-    takes it (the importer then tries torch's decomposition)."""
+    takes it (the importer then tries torch's decomposition). A complex
+    type without parts fxdsl has (complex32) is an UnsupportedNode."""
+    import torch.utils._pytree as pytree
+
+    for value in pytree.tree_leaves([call.result, *call.arg_results]):
+        if is_complex(value):
+            component(value.dtype)
     handler = HANDLERS.get(call.target)
     if handler is not None:
         return handler(call)

@@ -14,17 +14,9 @@ EXPECTED: dict[str, dict[str, str]] = {
         "default": "aten.argwhere.default: dynamic shape (u0, 1): fxdsl imports static shapes only; a size that depends on a tensor's values, which a static-shape compiler cannot take (pass such sizes as",
         "core": "aten.nonzero.default: dynamic shape (u0, 1): fxdsl imports static shapes only; a size that depends on a tensor's values, which a static-shape compiler cannot take (pass such sizes as P",
     },
-    "cdouble": {
-        "default": "aten.to.dtype: dtype torch.complex128 is not supported (only torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8, tor",
-        "core": "aten._to_copy.default: dtype torch.complex128 is not supported (only torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int64, torch.int32, torch.int16, torch.int8, to",
-    },
-    "cfloat": {
-        "default": "aten.to.dtype: dtype torch.complex64 is not supported (only torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8, torc",
-        "core": "aten._to_copy.default: dtype torch.complex64 is not supported (only torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int64, torch.int32, torch.int16, torch.int8, tor",
-    },
     "chalf": {
-        "default": "aten.chalf.default has no graph-dialect mapping, and in torch's decomposition of it aten._to_copy.default does not import: dtype torch.complex32 is not supported (onl",
-        "core": "aten._to_copy.default: dtype torch.complex32 is not supported (only torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int64, torch.int32, torch.int16, torch.int8, tor",
+        "default": "aten.chalf.default has no graph-dialect mapping, and in torch's decomposition of it aten._to_copy.default does not import: dtype torch.complex32 is not supported (com",
+        "core": "aten._to_copy.default: dtype torch.complex32 is not supported (complex: only torch.complex64, torch.complex128)",
     },
     "combinations": {
         "default": "aten.combinations.default: dynamic shape (u0, 1): fxdsl imports static shapes only; a size that depends on a tensor's values, which a static-shape compiler cannot take (pass such ",

@@ -146,6 +146,9 @@ def test_complex32_is_a_clean_error() -> None:
     half = torch.complex(_x(), _x()).to(torch.complex32)
     with pytest.raises(TorchImportError, match="complex32 is not supported"):
         from_torch(Fn(lambda z: z * 2), (half,))
+    pairs = _x().half().reshape(3, 8, 3, 2)  # f16 pairs make a complex32
+    with pytest.raises(TorchImportError, match="complex32 is not supported"):
+        from_torch(Fn(lambda x: torch.view_as_complex(x) * 2), (pairs,))
 
 
 def _fnet_mixing(x: Any) -> Any:
