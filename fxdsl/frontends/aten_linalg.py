@@ -459,6 +459,10 @@ def _threshold(call: AtenCall, largest: Tensor, shape: list[int]) -> Any:
 
 def _per_matrix(tolerance: Any) -> Any:
     if isinstance(tolerance, Tensor):
+        # pinverse's decomposition passes its rcond as a float64 scalar: a
+        # tolerance compared with float32 singular values is one in f32
+        if tolerance.dtype == "f64":
+            tolerance = ops.cast(tolerance, "f32")
         return ops.reshape(_f32(tolerance), [*tolerance.shape, 1])
     return None if tolerance is None else float(tolerance)
 

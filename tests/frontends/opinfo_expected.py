@@ -70,10 +70,6 @@ EXPECTED: dict[str, dict[str, str]] = {
         "default": "aten.nonzero.default: dynamic shape (u0, 0): fxdsl imports static shapes only; a size that depends on a tensor's values, which a static-shape compiler cannot take (pass such sizes as P",
         "core": "aten.nonzero.default: dynamic shape (u0, 0): fxdsl imports static shapes only; a size that depends on a tensor's values, which a static-shape compiler cannot take (pass such sizes as P",
     },
-    "pinverse": {
-        "default": "aten.pinverse.default has no graph-dialect mapping, and in torch's decomposition of it aten.linalg_pinv.atol_rtol_tensor does not import: linear algebra on f64 ",
-        "core": "aten.linalg_pinv.atol_rtol_tensor: linear algebra on f64 (only f32)",
-    },
     "special.airy_ai": {
         "default": "aten.special_airy_ai.default has no graph-dialect mapping",
         "core": "aten.special_airy_ai.default has no graph-dialect mapping",

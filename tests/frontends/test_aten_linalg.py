@@ -39,12 +39,11 @@ def spd(*shape: int) -> Any:
 
 
 BOTH = (False, True)
-DEFAULT = (False,)
-"""Import levels (`decompose`); torch's core decompositions of
-`matrix_rank` compute in float64, which does not import at the core level.
-(Those of the ops that check for errors, `linalg.cholesky`, `inv`,
-`solve`, thread an effect token through the check, which the import drops:
-`test_error_checks_of_the_core_level_are_dropped`.)"""
+"""Import levels (`decompose`). The core decompositions of the ops that
+check for errors (`linalg.cholesky`, `inv`, `solve`) thread an effect
+token through the check, which the import drops
+(`test_error_checks_of_the_core_level_are_dropped`); those of
+`matrix_rank` and `pinverse` pass float64 tolerances, compared in f32."""
 
 
 def check(
@@ -132,10 +131,11 @@ def test_qr_modes_and_svd_values() -> None:
 def test_pinv_and_rank_with_tolerances() -> None:
     a = tensor(2, 4, 3) @ tensor(2, 3, 5)  # rank 3 of 4 x 5
     check(torch.linalg.pinv, a)
-    check(torch.linalg.matrix_rank, a, levels=DEFAULT)
+    check(torch.pinverse, tensor(2, 4, 3))  # its rcond a float64 tolerance
+    check(torch.linalg.matrix_rank, a)
     atol = torch.tensor([0.5, 100.0])
     rank = lambda a, atol: torch.linalg.matrix_rank(a, atol=atol)
-    check(rank, a, atol, levels=DEFAULT)
+    check(rank, a, atol)
     symmetric = a @ a.mT
     check(lambda s: torch.linalg.pinv(s, hermitian=True), symmetric, tol=1e-3)
     check(lambda s: torch.linalg.eigvalsh(s, UPLO="U"), symmetric, tol=1e-3)
