@@ -37,6 +37,7 @@ from fxdsl.frontends import (  # noqa: F401
     aten_resample,
     aten_select,
     aten_special,
+    aten_zeta,
 )
 from fxdsl.frontends.aten_compute import FoldedMask, attention
 from fxdsl.frontends.aten_elementwise import FLOAT_ELEMENTWISE, handler_for

@@ -90,10 +90,6 @@ EXPECTED: dict[str, dict[str, str]] = {
         "default": "aten.special_legendre_polynomial_p.default has no graph-dialect mapping",
         "core": "aten.special_legendre_polynomial_p.default has no graph-dialect mapping",
     },
-    "special.zeta": {
-        "default": "aten.special_zeta.default has no graph-dialect mapping, and in torch's decomposition of it prims.zeta.default does not import: prims.zeta.default has no",
-        "core": "aten.special_zeta.default has no graph-dialect mapping, and in torch's decomposition of it prims.zeta.default does not import: prims.zeta.default has no",
-    },
     "tensor_split": {
         "default": "aten.tensor_split.tensor_indices_or_sections: dynamic shape (u3, 5, 5): fxdsl imports static shapes only; a size that depends on a tensor's values, which a static-shape compiler c",
         "core": "aten._local_scalar_dense.default: it reads a tensor's value as a Python number (`.item()`, a tensor of split points or sizes), which then sizes or steers the program: a sta",

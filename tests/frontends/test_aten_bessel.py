@@ -1,6 +1,7 @@
 """The Bessel functions of `aten_bessel` (J0, J1, Y0, Y1, K0, K1 and the
 scaled K), the Chebyshev polynomials of `aten_chebyshev` (T, U, V, W and
-their shifted forms) and the normal quantile `ndtri`: against torch in
+their shifted forms), the Hurwitz zeta function of `aten_zeta` and the
+normal quantile `ndtri`: against torch in
 float64 on dense grids with the edge cases, at both IR levels; known
 values; and their kernels through cuda-sim and `nvcc -ptx`."""
 
@@ -130,6 +131,29 @@ def test_chebyshev_scalar_degree_and_argument() -> None:
     )
 
 
+def test_hurwitz_zeta_matches_torch_in_float64() -> None:
+    """s and q over [-9, 9] (NaN below s = 1, the poles at non-positive
+    integer q), large s (whose tail terms underflow while the rising
+    product would overflow), negative q with an integer s (more direct
+    terms), and the scalar overloads."""
+    generator = torch.Generator().manual_seed(2)
+    s = torch.cat([torch.rand(3000, generator=generator) * 18 - 9,
+                   torch.tensor([1.0, 1.0001, 2.0, 3.0, 4.0, 30.0, 60.0, 3.0])])  # fmt: skip
+    q = torch.cat([torch.rand(3000, generator=generator) * 18 - 9,
+                   torch.tensor([0.5, 2.0, 0.0, -1.0, -2.5, 12.0, 0.3, -15.5])])  # fmt: skip
+    for decompose in (False, True):
+        (got,) = _run(S.zeta, (s, q), decompose)
+        want = S.zeta(s.double(), q.double()).float().numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    (got,) = _run(lambda s: S.zeta(s, 2.5), (s,), decompose=False)
+    want = S.zeta(s.double(), 2.5).float().numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    (got,) = _run(lambda q: S.zeta(3.0, q), (q,), decompose=False)
+    # negative q: terms of both signs cancel (-15.5: +-8 to 0.002)
+    want = S.zeta(3.0, q.double()).float()
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
 def test_float64_is_refused() -> None:
     with pytest.raises(TorchImportError, match="on f64: its composite is accurate"):
         _run(S.bessel_j0, (torch.rand(4, dtype=torch.float64),), decompose=False)
@@ -140,6 +164,7 @@ LOWERED = {
     "modified_bessel_k1": (S.modified_bessel_k1, (0.0, 10.0)),
     "ndtri": (S.ndtri, (0.0, 1.0)),
     "chebyshev_w": (lambda x: S.chebyshev_polynomial_w(x, x * 3), (-2.0, 2.0)),
+    "zeta": (lambda x: S.zeta(x + 1.5, x - 3), (-1.0, 8.0)),
 }
 
 
