@@ -30,6 +30,7 @@ from fxdsl.frontends import (  # noqa: F401
     aten_elementwise,
     aten_linalg,
     aten_math,
+    aten_matrix_exp,
     aten_movement,
     aten_pooling,
     aten_pooling_backward,

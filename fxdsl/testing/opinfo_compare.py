@@ -1,6 +1,7 @@
 """How an OpInfo sample's result is judged against torch eager
 (`fxdsl.testing.opinfo`): shapes and dtypes, then values, float32 within
-`RTOL`/`ATOL`, a 16-bit dtype against eager and float64 (`LOW_PRECISION`);
+`RTOL`/`ATOL` of eager or as close to float64 as eager, a 16-bit dtype
+against eager and float64 (`LOW_PRECISION`);
 and the parts of some ops' outputs that are compared (`SIGN_FREE`,
 `TIE_ORDER`)."""
 
@@ -76,7 +77,8 @@ def compare(
     """Why `actual` (numpy arrays) differs from torch's `expected`, or None;
     `values=False`: shapes and dtypes only; `process` (`Case.process`): the
     part of both outputs that is compared; `case`: a 16-bit sample's
-    outputs are judged as `LOW_PRECISION` says."""
+    outputs are judged as `LOW_PRECISION` says, a float32 element outside
+    `RTOL`/`ATOL` of eager's by `_as_close_as_eager`."""
     import numpy as np
     import torch
 
@@ -103,13 +105,56 @@ def compare(
             got.dtype, np.floating
         ) or want.is_complex() != np.iscomplexobj(got):
             return f"output {i}: dtype {got.dtype}, torch {want.dtype}"
-        if values and not np.allclose(
-            got, want_np, rtol=RTOL, atol=ATOL, equal_nan=True
-        ):
+        if not values:
+            continue
+        ok = np.isclose(got, want_np, rtol=RTOL, atol=ATOL, equal_nan=True)
+        if not ok.all() and want.dtype == torch.float32 and case is not None:
+            ok |= _as_close_as_eager(got, want_np, case, i)
+        if not ok.all():
             wide = np.complex128 if np.iscomplexobj(got) else np.float64
             worst = np.nanmax(np.abs(got.astype(wide) - want_np))
             return f"output {i}: values differ (max abs {worst:.3g})"
     return None
+
+
+F32_EPS = 2.0**-24
+
+
+def _as_close_as_eager(got: Any, want: Any, case: Any, index: int) -> Any:
+    """Which float32 elements are as close to the float64 result as eager's
+    own (`2 |eager - fp64| + 2 eps |fp64| + ATOL`, the Dynamo suite's check
+    per element): where eager itself is far from it (a matrix exponential's
+    products, a cancelling sum), a result as accurate as eager's is no
+    wrong one. All False without a float64 result of the same shape."""
+    import numpy as np
+    import torch
+
+    wide = [v for v in flat(case.fp64) if isinstance(v, torch.Tensor)]
+    if index >= len(wide) or tuple(wide[index].shape) != got.shape:
+        return np.zeros(got.shape, dtype=bool)
+    reference = wide[index].detach().double().numpy()
+    bound = 2 * np.abs(want - reference) + 2 * F32_EPS * np.abs(reference) + ATOL
+    got = got.astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        close = np.abs(got - reference) <= bound
+    return close | _where_eager_fails(got, want, reference, RTOL, ATOL, "float32")
+
+
+def _where_eager_fails(
+    got: Any, want: Any, reference: Any, rtol: float, atol: float, dtype: str
+) -> Any:
+    """The elements where eager gives NaN or inf but float64 a finite value
+    (torch's 16-bit `matrix_exp` overflows inside) and fxdsl's result is
+    within `rtol`/`atol` of that value, or is it rounded to `dtype` (an f16
+    result past 65504 is inf): right, though eager is not."""
+    import numpy as np
+    import torch
+
+    failed = ~np.isfinite(want) & np.isfinite(reference)
+    rounded = torch.from_numpy(reference).to(getattr(torch, dtype)).double().numpy()
+    with np.errstate(invalid="ignore"):
+        right = np.isclose(got, reference, rtol=rtol, atol=atol) | (got == rounded)
+    return failed & right
 
 
 def compare_low(expected: Any, actual: Sequence[Any], case: Any) -> str | None:
@@ -141,6 +186,7 @@ def compare_low(expected: Any, actual: Sequence[Any], case: Any) -> str | None:
             ) + atol
             with np.errstate(invalid="ignore"):
                 ok |= np.abs(got - ref_np) <= bound
+            ok |= _where_eager_fails(got, want_np, ref_np, rtol, atol, case.dtype)
         if not ok.all():
             worst = np.nanmax(np.where(ok, 0.0, np.abs(got - want_np)))
             return f"output {i}: values differ (max abs {worst:.3g} from eager)"

@@ -30,10 +30,6 @@ EXPECTED: dict[str, dict[str, str]] = {
         "default": "aten.masked_select.default: dynamic shape (u0,): fxdsl imports static shapes only; a size that depends on a tensor's values, which a static-shape compiler cannot take (pass such ",
         "core": "aten.masked_select.default: dynamic shape (u0,): fxdsl imports static shapes only; a size that depends on a tensor's values, which a static-shape compiler cannot take (pass such ",
     },
-    "matrix_exp": {
-        "default": "aten.matrix_exp.default has no graph-dialect mapping, and in torch's decomposition of it aten.linalg_matrix_exp.default does not import: aten.linalg_matrix_",
-        "core": "aten.linalg_matrix_exp.default has no graph-dialect mapping",
-    },
     "nn.functional.fractional_max_pool2d": {
         "default": "aten.fractional_max_pool2d.default has no graph-dialect mapping",
         "core": "aten.fractional_max_pool2d.default has no graph-dialect mapping",

@@ -182,3 +182,53 @@ def test_ormqr_and_householder_product(left: bool, transpose: bool) -> None:
           packed, tau, c)  # fmt: skip
     check(torch.linalg.householder_product, packed, tau)
     check(torch.geqrf, tensor(3, 4, 6))
+
+
+def test_matrix_exp_scales_and_squares_per_matrix() -> None:
+    """A batch whose matrices need 0 to 7 squarings (one of them all
+    zeros), each to its own count; skew-symmetric ones give rotations."""
+    scales = torch.tensor([0.0, 1e-3, 0.5, 3.0, 20.0, 60.0]).reshape(6, 1, 1)
+    a = tensor(6, 4, 4) * scales / 4
+    for decompose in BOTH:
+        program = from_torch(Fn(torch.matrix_exp), (a,), decompose=decompose)
+        (got,) = program.run(a)
+        want = torch.matrix_exp(a.double())
+        error = (
+            np.abs(got - want.numpy()) / want.abs().amax((1, 2), keepdim=True).numpy()
+        )
+        assert error.max() < 1e-5
+    skew = a[2:4] - a[2:4].mT
+    check(torch.linalg.matrix_exp, skew, tol=1e-5)
+
+
+def test_matrix_exp_past_its_squarings_is_nan_not_wrong() -> None:
+    from fxdsl.frontends.aten_matrix_exp import MAX_SQUARINGS
+
+    a = torch.eye(3) * -(2.0 ** (MAX_SQUARINGS + 2))
+    (got,) = from_torch(Fn(torch.matrix_exp), (a,)).run(a)
+    assert np.isnan(got).all()
+
+
+def test_an_orthogonal_parametrization_trains_through_the_backend(
+    fresh_dynamo: Any,
+) -> None:
+    """`parametrizations.orthogonal`'s default map is the matrix
+    exponential: its forward and backward compile, and agree with eager."""
+    from fxdsl.testing.generation import recording_plans
+
+    torch.manual_seed(0)
+    layer = torch.nn.utils.parametrizations.orthogonal(torch.nn.Linear(6, 6))
+    x = tensor(5, 6)
+    want = layer(x)
+    want.square().sum().backward()
+    grads = [p.grad.clone() for p in layer.parameters()]
+    layer.zero_grad()
+    plans: list[Any] = []
+    with recording_plans(plans):
+        got = torch.compile(layer, backend="fxdsl")(x)
+        got.square().sum().backward()
+    torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-4)
+    for p, grad in zip(layer.parameters(), grads, strict=True):
+        torch.testing.assert_close(p.grad, grad, rtol=1e-3, atol=1e-4)
+    assert plans
+    assert all(plan.compiled == plan.total for plan in plans), plans[0].report()

@@ -24,6 +24,7 @@ timed on a quiet one).
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -265,6 +266,34 @@ def test_a_16_bit_result_is_judged_against_eager_and_float64() -> None:
     assert opinfo_compare.compare(found, [found.numpy()], case=index) is None
     off = np.asarray(found.numpy() + 1)
     assert "exactly" in (opinfo_compare.compare(found, [off], case=index) or "")
+
+
+def test_a_float32_result_as_close_to_float64_as_eager_is_no_wrong_one() -> None:
+    """Where eager's float32 is itself far from float64 (OpInfo's matrix
+    exponentials: 0.05 off among entries of 1e5), a result as close as
+    eager's passes and one farther fails; where eager overflows to NaN (its
+    16-bit matrix_exp), a result equal to float64's rounded to the dtype
+    (f16 inf) passes, one 10 % off fails."""
+    import torch
+
+    a = torch.rand(5, 5, generator=torch.Generator().manual_seed(4)) * 2 - 1
+    case = opinfo.Case("probe", 0, torch.matrix_exp, (a,))
+    exact = a.double()
+    case.__dict__["fp64"] = exact  # the float64 result, as the case has it
+    eager = (exact + 0.1).float()  # an eager result 0.1 off
+    closer = (exact - 0.15).float().numpy()  # 0.25 from eager, 0.15 from exact
+    assert opinfo_compare.compare(eager, [closer], case=case) is None
+    farther = (exact - 0.3).float().numpy()
+    assert "values differ" in (
+        opinfo_compare.compare(eager, [farther], case=case) or ""
+    )
+    half = opinfo.Case("probe", 0, lambda t: t * 3e5, (a.half(),), dtype="float16")
+    overflowed = torch.full_like(a, math.nan).half()
+    reference = (a.double() * 3e5).half().float().numpy()  # f16's infs
+    half.__dict__["fp64"] = a.double() * 3e5
+    assert opinfo_compare.compare(overflowed, [reference], case=half) is None
+    off = reference * 1.1 + 1  # 10 % off where finite
+    assert opinfo_compare.compare(overflowed, [off], case=half) is not None
 
 
 def test_the_backend_level_checks_16_bit_dtypes() -> None:
