@@ -15,7 +15,7 @@ takes the closed forms, with theta = acos|x| (or t = acosh|x| beyond 1):
 V_n(x), so theta stays in [0, pi/2] where sin(theta) is accurate. The
 degree is truncated to an integer as torch's is; n < 0 gives 0, x = +-1
 torch's limits. (Hermite, Laguerre and Legendre polynomials have no such
-closed form: they stay unmapped.)
+closed form: `aten_polynomials` unrolls their recurrences.)
 """
 
 from __future__ import annotations

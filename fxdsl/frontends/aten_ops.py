@@ -32,6 +32,7 @@ from fxdsl.frontends import (  # noqa: F401
     aten_math,
     aten_matrix_exp,
     aten_movement,
+    aten_polynomials,
     aten_pooling,
     aten_pooling_backward,
     aten_random,

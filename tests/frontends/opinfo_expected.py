@@ -70,22 +70,6 @@ EXPECTED: dict[str, dict[str, str]] = {
         "default": "aten.special_airy_ai.default has no graph-dialect mapping",
         "core": "aten.special_airy_ai.default has no graph-dialect mapping",
     },
-    "special.hermite_polynomial_h": {
-        "default": "aten.special_hermite_polynomial_h.default has no graph-dialect mapping",
-        "core": "aten.special_hermite_polynomial_h.default has no graph-dialect mapping",
-    },
-    "special.hermite_polynomial_he": {
-        "default": "aten.special_hermite_polynomial_he.default has no graph-dialect mapping",
-        "core": "aten.special_hermite_polynomial_he.default has no graph-dialect mapping",
-    },
-    "special.laguerre_polynomial_l": {
-        "default": "aten.special_laguerre_polynomial_l.default has no graph-dialect mapping",
-        "core": "aten.special_laguerre_polynomial_l.default has no graph-dialect mapping",
-    },
-    "special.legendre_polynomial_p": {
-        "default": "aten.special_legendre_polynomial_p.default has no graph-dialect mapping",
-        "core": "aten.special_legendre_polynomial_p.default has no graph-dialect mapping",
-    },
     "tensor_split": {
         "default": "aten.tensor_split.tensor_indices_or_sections: dynamic shape (u3, 5, 5): fxdsl imports static shapes only; a size that depends on a tensor's values, which a static-shape compiler c",
         "core": "aten._local_scalar_dense.default: it reads a tensor's value as a Python number (`.item()`, a tensor of split points or sizes), which then sizes or steers the program: a sta",

@@ -1,6 +1,7 @@
 """The Bessel functions of `aten_bessel` (J0, J1, Y0, Y1, K0, K1 and the
 scaled K), the Chebyshev polynomials of `aten_chebyshev` (T, U, V, W and
-their shifted forms), the Hurwitz zeta function of `aten_zeta` and the
+their shifted forms), the Hermite, Laguerre and Legendre polynomials of
+`aten_polynomials`, the Hurwitz zeta function of `aten_zeta` and the
 normal quantile `ndtri`: against torch in
 float64 on dense grids with the edge cases, at both IR levels; known
 values; and their kernels through cuda-sim and `nvcc -ptx`."""
@@ -119,6 +120,39 @@ def test_chebyshev_polynomials_match_torch_in_float64(
     np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-5)
 
 
+RECURRENT = [
+    "hermite_polynomial_h",
+    "hermite_polynomial_he",
+    "laguerre_polynomial_l",
+    "legendre_polynomial_p",
+]
+
+
+@pytest.mark.parametrize("decompose", [False, True], ids=["default", "core"])
+@pytest.mark.parametrize("name", RECURRENT)
+def test_recurrent_polynomials_match_torch(name: str, decompose: bool) -> None:
+    """Degrees -2 to 64 (fractional ones truncated) at x in [-3, 3] with
+    +-1 and 0: torch's recurrence unrolled, each step kept while k < n,
+    against torch in float32 (its own recurrence) to float32's rounding;
+    past `MAX_DEGREE` NaN."""
+    from fxdsl.frontends.aten_polynomials import MAX_DEGREE
+
+    fn = getattr(S, name)
+    degrees = torch.tensor([-2.0, -0.5, 0.0, 0.7, 1.0, 2.0, 3.0, 5.0, 8.0, 9.0,
+                            12.0, 20.0, float(MAX_DEGREE), MAX_DEGREE + 1.0])  # fmt: skip
+    points = torch.cat(
+        [torch.linspace(-3, 3, 121), torch.tensor([1.0, -1.0, 0.0, 0.5])]
+    )
+    x, n = (t.reshape(-1) for t in torch.meshgrid(points, degrees, indexing="ij"))
+    (got,) = _run(fn, (x, n), decompose)
+    want = fn(x, n).numpy()
+    beyond = n.numpy() > MAX_DEGREE
+    assert np.isnan(got[beyond]).all()
+    scale = np.maximum(np.abs(want[~beyond]), 1.0)  # cancellation near roots
+    np.testing.assert_allclose(got[~beyond] / scale, want[~beyond] / scale,
+                               rtol=1e-4, atol=2e-5)  # fmt: skip
+
+
 def test_chebyshev_scalar_degree_and_argument() -> None:
     x = torch.linspace(-2, 2, 41)
     (got,) = _run(lambda x: S.chebyshev_polynomial_u(x, 5), (x,), decompose=False)
@@ -165,6 +199,7 @@ LOWERED = {
     "ndtri": (S.ndtri, (0.0, 1.0)),
     "chebyshev_w": (lambda x: S.chebyshev_polynomial_w(x, x * 3), (-2.0, 2.0)),
     "zeta": (lambda x: S.zeta(x + 1.5, x - 3), (-1.0, 8.0)),
+    "legendre": (lambda x: S.legendre_polynomial_p(x, x * 3 + 4), (-1.0, 1.0)),
 }
 
 
