@@ -28,6 +28,7 @@ from fxdsl.frontends import (  # noqa: F401
     aten_conv_backward,
     aten_counting,
     aten_elementwise,
+    aten_fractional_pool,
     aten_linalg,
     aten_math,
     aten_matrix_exp,

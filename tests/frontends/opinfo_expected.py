@@ -54,14 +54,6 @@ EXPECTED: dict[str, dict[str, str]] = {
         "default": "aten.masked_select.default: dynamic shape (u0,): fxdsl imports static shapes only; a size that depends on a tensor's values, which a static-shape compiler cannot take (pass such ",
         "core": "aten.masked_select.default: dynamic shape (u0,): fxdsl imports static shapes only; a size that depends on a tensor's values, which a static-shape compiler cannot take (pass such ",
     },
-    "nn.functional.fractional_max_pool2d": {
-        "default": "aten.fractional_max_pool2d.default has no graph-dialect mapping",
-        "core": "aten.fractional_max_pool2d.default has no graph-dialect mapping",
-    },
-    "nn.functional.fractional_max_pool3d": {
-        "default": "aten.fractional_max_pool3d.default has no graph-dialect mapping",
-        "core": "aten.fractional_max_pool3d.default has no graph-dialect mapping",
-    },
     "nonzero": {
         "default": "aten.nonzero.default: dynamic shape (u0, 0): fxdsl imports static shapes only; a size that depends on a tensor's values, which a static-shape compiler cannot take (pass such sizes as P",
         "core": "aten.nonzero.default: dynamic shape (u0, 0): fxdsl imports static shapes only; a size that depends on a tensor's values, which a static-shape compiler cannot take (pass such sizes as P",
