@@ -1,7 +1,8 @@
 """ATen handlers for ops that count or locate values, as composites of
 graph ops over every (element, bin) or (element, element) pair: histograms
-(`histc`, `histogram`), `mode`, `nonzero_static` (nonzero padded to a size
-known at export), segment reductions with lengths or offsets; and
+(`histc`, `histogram`, `histogramdd`), `mode`, `nonzero_static` (nonzero
+padded to a size known at export), segment reductions with lengths or
+offsets; and
 `_local_scalar_dense` (`.item()`), which a static graph cannot express.
 
 Shapes are static, so each result's shape is torch's; what varies with the
@@ -69,14 +70,9 @@ def _histogram(x: Tensor, edges: Tensor, weight: Any, density: bool) -> Tensor:
     count = math.prod(x.shape)
     bins = edges.shape[0] - 1
     _check_pairs("a histogram", count * bins)
-    flat = reshape(x, [count, 1])
+    hit = _hits(reshape(x, [count]), edges)  # (count, bins)
     lo = ops.slice(edges, [0], [bins])
     hi = ops.slice(edges, [1], [bins + 1])
-    last = ops.constant(np.arange(bins) == bins - 1, "i1")
-    below_right = ops.logical_or(
-        ops.lt(flat, hi), ops.logical_and(last, ops.eq(flat, hi))
-    )
-    hit = ops.logical_and(ops.ge(flat, lo), below_right)  # (count, bins)
     if weight is None:
         values = ops.cast(hit, x.dtype)
     else:
@@ -125,6 +121,108 @@ def _histogram_handler(call: AtenCall) -> tuple[Tensor, Tensor]:
         low_v, high_v = _data_range(x, low, high, 0.5)
         edges = _edges(low_v, high_v, int(bins), x.dtype)
     return _histogram(x, edges, weight, density), edges
+
+
+def _hits(x: Tensor, edges: Tensor) -> Tensor:
+    """(count, bins) i1: which bin between consecutive `edges` holds each
+    element of the flat `x` (`_histogram`'s rule)."""
+    bins = edges.shape[0] - 1
+    flat = reshape(x, [x.shape[0], 1])
+    lo = ops.slice(edges, [0], [bins])
+    hi = ops.slice(edges, [1], [bins + 1])
+    last = ops.constant(np.arange(bins) == bins - 1, "i1")
+    below_right = ops.logical_or(
+        ops.lt(flat, hi), ops.logical_and(last, ops.eq(flat, hi))
+    )
+    return ops.logical_and(ops.ge(flat, lo), below_right)
+
+
+def _histogramdd_edges(x: Tensor, bins: list[int], given: Any) -> list[Tensor]:
+    """Each column's edges of an (N, D) sample: `bins[d] + 1` from the
+    range's pair (or the column's min and max), widened by 0.5 each way
+    where the two are equal, as torch's."""
+    edges = []
+    for d, count in enumerate(bins):
+        if given is not None:
+            low: Any = ops.full([], float(given[2 * d]), x.dtype)
+            high: Any = ops.full([], float(given[2 * d + 1]), x.dtype)
+        elif x.shape[0] == 0:
+            low, high = ops.full([], 0.0, x.dtype), ops.full([], 0.0, x.dtype)
+        else:
+            column = ops.slice(x, [0, d], [x.shape[0], d + 1])
+            low, high = ops.min(column, None), ops.max(column, None)
+        same = ops.eq(low, high)
+        low = ops.where(same, ops.sub(low, 0.5), low)
+        high = ops.where(same, ops.add(high, 0.5), high)
+        edges.append(_edges(low, high, int(count), x.dtype))
+    return edges
+
+
+def _histogramdd(x: Tensor, edges: list[Tensor], weight: Any, density: bool) -> Tensor:
+    """The D-dimensional histogram of an (N, D) sample: the product of each
+    column's bin hits, summed over the samples as GEMMs (the first D - 1
+    dims' outer product against the last's hits)."""
+    count, bins = x.shape[0], [e.shape[0] - 1 for e in edges]
+    _check_pairs("a histogramdd", count * math.prod(bins))
+    outer: Any = None
+    for d, dim_edges in enumerate(edges):
+        column = reshape(ops.slice(x, [0, d], [count, d + 1]), [count])
+        hit = ops.cast(_hits(column, dim_edges), x.dtype)
+        if d == 0 and weight is not None:
+            hit = ops.mul(hit, reshape(cast_to(weight, x.dtype), [count, 1]))
+        if d == len(edges) - 1:
+            if outer is None:
+                hist = ops.sum(hit, [0])
+            else:
+                hist = ops.matmul(ops.transpose(outer, [1, 0]), hit)
+            break
+        if outer is None:
+            outer = hit
+        else:
+            product = ops.mul(
+                ops.reshape(outer, [count, -1, 1]), ops.reshape(hit, [count, 1, -1])
+            )
+            outer = ops.reshape(product, [count, -1])
+    hist = ops.reshape(hist, bins)
+    if density:
+        hist = ops.div(hist, ops.sum(hist, None))
+        for d, dim_edges in enumerate(edges):
+            width = ops.sub(ops.slice(dim_edges, [1], [bins[d] + 1]),
+                            ops.slice(dim_edges, [0], [bins[d]]))  # fmt: skip
+            shape = [bins[d] if e == d else 1 for e in range(len(bins))]
+            hist = ops.div(hist, ops.reshape(width, shape))
+    return hist
+
+
+def _samples(call: AtenCall) -> Tensor:
+    """The histogramdd input as (N, D)."""
+    x: Tensor = cast_to(call.args[0], graph_dtype(call.arg_results[0].dtype))
+    width = int(x.shape[-1])
+    return reshape(x, [math.prod(x.shape) // max(width, 1), width])
+
+
+@aten("_histogramdd_bin_edges.default")
+def _histogramdd_bin_edges(call: AtenCall) -> list[Tensor]:
+    bins = [int(b) for b in call.args[1]]
+    return _histogramdd_edges(_samples(call), bins, call.kwargs.get("range"))
+
+
+@aten("_histogramdd_from_bin_cts.default")
+def _histogramdd_from_bin_cts(call: AtenCall) -> Tensor:
+    x = _samples(call)
+    edges = _histogramdd_edges(
+        x, [int(b) for b in call.args[1]], call.kwargs.get("range")
+    )
+    return _histogramdd(x, edges, call.kwargs.get("weight"),
+                        bool(call.kwargs.get("density", False)))  # fmt: skip
+
+
+@aten("_histogramdd_from_bin_tensors.default")
+def _histogramdd_from_bin_tensors(call: AtenCall) -> Tensor:
+    x = _samples(call)
+    edges = [cast_to(e, x.dtype) for e in call.args[1]]
+    return _histogramdd(x, edges, call.kwargs.get("weight"),
+                        bool(call.kwargs.get("density", False)))  # fmt: skip
 
 
 # --------------------------------------------------------------------------- #

@@ -26,10 +26,6 @@ EXPECTED: dict[str, dict[str, str]] = {
         "default": "aten.hash_tensor.default has no graph-dialect mapping",
         "core": "aten.hash_tensor.default has no graph-dialect mapping",
     },
-    "histogramdd": {
-        "default": "aten.histogramdd.default has no graph-dialect mapping, and in torch's decomposition of it aten._histogramdd_bin_edges.default does not import: aten._histo",
-        "core": "aten._histogramdd_bin_edges.default has no graph-dialect mapping",
-    },
     "linalg.eig": {
         "default": "aten.linalg_eig.default has no graph-dialect mapping",
         "core": "aten.linalg_eig.default has no graph-dialect mapping",

@@ -181,6 +181,12 @@ def _awkward_values() -> Any:
     return torch.tensor(values).reshape(4, 5)
 
 
+def _histogramdd(x: Any, bins: Any, **kwargs: Any) -> tuple[Any, ...]:
+    """torch.histogramdd's histogram and edges as one flat tuple."""
+    result = torch.histogramdd(x, bins, **kwargs)
+    return (result.hist, *result.bin_edges)
+
+
 def _put_last_columns(x: Any) -> Any:
     """`x[:, [-1, 1]] = 1` (HF's sliding-window cache writes its last slot
     so): one 1-D index, negative."""
@@ -294,6 +300,20 @@ COMPOSITES = {
     ),
     "histogram at given edges": lambda x: torch.histogram(
         x, torch.tensor([-3.0, -1.5, 0.0, 1.5, 7.0])
+    ),
+    "histogramdd of the data's ranges": lambda x: _histogramdd(
+        torch.nan_to_num(x, 0.0, 8.0, -9.0), [3, 2, 4, 1, 2]
+    ),
+    "histogramdd weighted density in a range": lambda x: _histogramdd(
+        torch.nan_to_num(x).reshape(10, 2),
+        [3, 5],
+        range=[-2.0, 2.0, -1.0, 6.0],
+        weight=torch.arange(10.0),
+        density=True,
+    ),
+    "histogramdd at given edges": lambda x: _histogramdd(
+        x.reshape(5, 4)[:, :2],
+        [torch.tensor([-3.0, 0.0, 7.0]), torch.tensor([-1.0, 0.5, 1.0, 2.0])],
     ),
     "mode with ties": lambda x: torch.mode(torch.round(x.nan_to_num(0, 1, -1)), 1),
     "mode dim 0": lambda x: torch.mode(torch.round(x.nan_to_num(0, 1, -1)), 0),
