@@ -77,7 +77,7 @@ def test_unsupported_op_falls_back_with_the_reason_logged(
     np.testing.assert_allclose(got[0], eager_outputs(example)[0], atol=1e-5)
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert len(warnings) == 1
-    assert "aten.linalg_matrix_exp.default runs in torch" in warnings[0]
+    assert "aten.special_airy_ai.default runs in torch" in warnings[0]
     assert "no graph-dialect mapping" in warnings[0]
     assert "torch_models.py" in warnings[0]  # the source line of the call
     # Once per op kind: a second model with the same op logs nothing new.
@@ -105,16 +105,16 @@ def test_dryrun_prints_the_partition_report(capsys: pytest.CaptureFixture[str]) 
     )
     assert numbers is not None
     total, supported, coverage, compiled = numbers.groups()
-    assert int(supported) == int(total) - 1  # only matrix_exp has no mapping
+    assert int(supported) == int(total) - 1  # only airy_ai has no mapping
     assert float(coverage) == pytest.approx(100 * int(supported) / int(total), abs=0.01)
     assert int(compiled) <= int(supported)
     assert (
-        "%linalg_matrix_exp aten.linalg_matrix_exp.default: aten.linalg_matrix_exp.default has no"
+        "%special_airy_ai aten.special_airy_ai.default: aten.special_airy_ai.default has no"
         in report
     )
     assert "torch_models.py" in report
-    assert "torch.linalg.matrix_exp(" in report
-    # The island before matrix_exp (3 nodes) is below the default min_block_size 5.
+    assert "torch.special.airy_ai(" in report
+    # The island before airy_ai (3 nodes) is below the default min_block_size 5.
     assert "1 fxdsl island(s), sizes in fx nodes: 6\n" in report
 
 
@@ -179,8 +179,8 @@ def _plan_of(example: Any, **options: Any) -> Plan:
 def test_min_block_size_sends_small_islands_to_torch() -> None:
     every = _plan_of(with_unmapped(), min_block_size=1)
     assert sorted(len(n) for n in every.islands.values()) == [3, 6]
-    assert list(every.fallbacks) == ["linalg_matrix_exp"]
-    # The island after matrix_exp (reshape, add, tanh, mul, add, linear: 6 nodes)
+    assert list(every.fallbacks) == ["special_airy_ai"]
+    # The island after airy_ai (reshape, add, tanh, mul, add, linear: 6 nodes)
     # stays; the one before it (linear, gelu, reshape) goes back to torch,
     # and with it the weight's transpose its linear had absorbed.
     four = _plan_of(with_unmapped(), min_block_size=4)
@@ -188,8 +188,8 @@ def test_min_block_size_sends_small_islands_to_torch() -> None:
     assert sorted(four.fallbacks) == [
         "addmm",
         "gelu",
-        "linalg_matrix_exp",
         "permute",
+        "special_airy_ai",
         "view",
     ]
     reasons = {r for _, r, _ in four.fallbacks.values()}
@@ -213,7 +213,7 @@ def test_a_small_graph_compiles_whole() -> None:
     assert len(whole.islands) == 1
     assert whole.compiled == whole.total < 5
     beside_unmapped = _plan_of(with_unmapped(), min_block_size=whole.total + 2)
-    assert "linalg_matrix_exp" in beside_unmapped.fallbacks
+    assert "special_airy_ai" in beside_unmapped.fallbacks
     assert "gelu" in beside_unmapped.fallbacks
 
 
@@ -230,10 +230,10 @@ def test_partitioned_ir_is_dumped(tmp_path: Any) -> None:
     _compiled_outputs(with_unmapped(), {"dump_ir": str(tmp_path), "min_block_size": 1})
     (path,) = tmp_path.glob("graph_*.mlir")
     text = path.read_text()
-    assert "func.call @aten.linalg_matrix_exp.default" in text
-    assert 'torch.node = "linalg_matrix_exp"' in text
+    assert "func.call @aten.special_airy_ai.default" in text
+    assert 'torch.node = "special_airy_ai"' in text
     assert text.count("func.call @fused_") == 2
-    assert "func.func private @aten.linalg_matrix_exp.default" in text
+    assert "func.func private @aten.special_airy_ai.default" in text
     # Dynamo's module stack ("L['self'].up", <class Linear>) reads as export's.
     assert '#graph.scope<("up", 0, "torch.nn.modules.linear.Linear")>' in text
 
