@@ -36,7 +36,14 @@ from typing import Any
 import numpy as np
 
 from fxdsl.frontends.aten_elementwise import handler_for
-from fxdsl.frontends.aten_registry import AtenCall, UnsupportedNode, cast_to, dim_of
+from fxdsl.frontends.aten_registry import (
+    ATEN,
+    AtenCall,
+    UnsupportedNode,
+    cast_to,
+    dim_of,
+    graph_dtype,
+)
 from fxdsl.ir import graph
 from fxdsl.tracing import ops
 from fxdsl.tracing.tracer import Tensor
@@ -157,11 +164,10 @@ COMPONENTWISE = frozenset(
         "view.default", "_unsafe_view.default", "reshape.default",
         "permute.default", "transpose.int", "t.default", "expand.default",
         "slice.Tensor", "select.int", "narrow.default", "unsqueeze.default",
-        "squeeze.default", "squeeze.dim", "squeeze.dims", "clone.default",
-        "alias.default", "detach.default", "lift_fresh_copy.default",
-        "cat.default", "stack.default", "flip.default", "roll.default",
-        "repeat.default", "neg.default", "sum.dim_IntList", "sum.default",
-        "mean.dim", "mean.default", "index.Tensor", "gather.default",
+        "squeeze.default", "squeeze.dim", "squeeze.dims", "detach.default",
+        "lift_fresh_copy.default", "cat.default", "stack.default",
+        "flip.default", "roll.default", "repeat.default", "sum.dim_IntList",
+        "sum.default", "mean.dim", "mean.default", "index.Tensor", "gather.default",
         "unbind.int", "split.Tensor", "split_with_sizes.default",
         "movedim.int", "diagonal.default", "unfold.default",
     )
@@ -335,11 +341,8 @@ def _resolved(call: AtenCall) -> Any:
 @_complex("abs.default")
 def _abs(call: AtenCall) -> Tensor:
     re, im = call.args[0].parts()
-    hypot = handler_for("aten.hypot.default")
-    assert hypot is not None
-    return hypot(
-        AtenCall("aten.hypot.default", (re, im), {}, _real_like(call.result), (), None)
-    )
+    hypot = AtenCall("aten.hypot.default", (re, im), {}, _real_like(call.result), ())
+    return ATEN["aten.hypot.default"](hypot)
 
 
 @_complex("angle.default")
@@ -409,10 +412,7 @@ def _polar(call: AtenCall) -> Complex:
 def _to_copy(call: AtenCall) -> Any:
     x = call.args[0]
     if not is_complex(call.result):  # complex -> real: the real part, as torch
-        re = _parts(x)[0]
-        from fxdsl.frontends.aten_registry import graph_dtype
-
-        return cast_to(re, graph_dtype(call.result.dtype))
+        return cast_to(_parts(x)[0], graph_dtype(call.result.dtype))
     dtype = component(call.result.dtype)
     if isinstance(x, Complex):
         return Complex(cast_to(x.pair, dtype))

@@ -164,25 +164,22 @@ def _histogramdd(x: Tensor, edges: list[Tensor], weight: Any, density: bool) -> 
     dims' outer product against the last's hits)."""
     count, bins = x.shape[0], [e.shape[0] - 1 for e in edges]
     _check_pairs("a histogramdd", count * math.prod(bins))
-    outer: Any = None
+    hits = []
     for d, dim_edges in enumerate(edges):
         column = reshape(ops.slice(x, [0, d], [count, d + 1]), [count])
-        hit = ops.cast(_hits(column, dim_edges), x.dtype)
-        if d == 0 and weight is not None:
-            hit = ops.mul(hit, reshape(cast_to(weight, x.dtype), [count, 1]))
-        if d == len(edges) - 1:
-            if outer is None:
-                hist = ops.sum(hit, [0])
-            else:
-                hist = ops.matmul(ops.transpose(outer, [1, 0]), hit)
-            break
-        if outer is None:
-            outer = hit
-        else:
+        hits.append(ops.cast(_hits(column, dim_edges), x.dtype))  # (count, bins)
+    if weight is not None:
+        hits[0] = ops.mul(hits[0], reshape(cast_to(weight, x.dtype), [count, 1]))
+    if len(hits) == 1:
+        hist = ops.sum(hits[0], [0])
+    else:
+        outer = hits[0]  # (count, bins of the dims so far)
+        for hit in hits[1:-1]:
             product = ops.mul(
                 ops.reshape(outer, [count, -1, 1]), ops.reshape(hit, [count, 1, -1])
             )
             outer = ops.reshape(product, [count, -1])
+        hist = ops.matmul(ops.transpose(outer, [1, 0]), hits[-1])
     hist = ops.reshape(hist, bins)
     if density:
         hist = ops.div(hist, ops.sum(hist, None))
