@@ -9,11 +9,12 @@ its `complex` dialect to pairs of floats the same way, only later; doing
 it at import keeps every pass of fxdsl real-valued.)
 
 What takes complex values here:
-- layout and linear ops (views, permutes, slices, cat, clone, neg, sum,
-  mean, ...: `COMPONENTWISE`) run their real handler on each part;
-- arithmetic (`add`, `sub`, `mul`, `div` with complex or real operands),
-  `conj`, `abs`, `angle`, `exp`, `real`, `imag`, `complex`, `polar`, casts
-  to and from complex types;
+- layout and linear ops (views, permutes, slices, cat, sum, mean, ...:
+  `COMPONENTWISE`) run their real handler on each part;
+- arithmetic (`add`, `sub`, `mul`, `div` with complex or real operands,
+  `neg`), `conj`, `abs`, `angle`, `exp`, `where`, `constant_pad_nd`,
+  `real`, `imag`, `complex`, `polar`, clones and casts to and from complex
+  types (`HANDLERS`);
 - the FFTs ATen reduces every `torch.fft` function to (`_fft_r2c`,
   `_fft_c2c`, `_fft_c2r`), as dense DFTs: one GEMM per transformed dim
   with a constant table of twiddles (O(n^2) per dim, exact to f32
