@@ -23,9 +23,7 @@ torch = need("torch")
 
 from fxdsl.frontends.torch_export import TorchImportError, from_torch  # noqa: E402
 from fxdsl.interpreters.run import run_reference  # noqa: E402
-from fxdsl.lowering.cuda_printer import kernel_source  # noqa: E402
-from fxdsl.pipeline.lower import lower_for_cuda  # noqa: E402
-from fxdsl.testing.nvcc import compile_ptx  # noqa: E402
+from fxdsl.testing.kernel_checks import compile_module_ptx, run_on_cuda_sim  # noqa: E402
 from fxdsl.testing.torch_models import function_module  # noqa: E402
 
 S = torch.special
@@ -208,23 +206,18 @@ LOWERED = {
 def test_kernels_compile_for_sm_90(name: str, tmp_path: Path) -> None:
     fn, (low, high) = LOWERED[name]
     x = _grid(low, high, [])[:64].reshape(8, 8)
-    lowered, _ = lower_for_cuda(from_torch(function_module(fn), (x,)).module)
-    compile_ptx(kernel_source(lowered), tmp_path, name)
+    compile_module_ptx(from_torch(function_module(fn), (x,)).module, tmp_path, name)
 
 
 @pytest.mark.parametrize("name", list(LOWERED))
 def test_kernels_match_the_reference_on_cuda_sim(name: str) -> None:
-    from fxdsl.runtime.cuda_sim import CudaSimProgram, compiler
+    from fxdsl.runtime.cuda_sim import compiler
 
     if compiler() is None:
         pytest.skip("cuda-sim needs a C++ compiler")
     fn, (low, high) = LOWERED[name]
     x = _grid(low, high, [])[:64].reshape(8, 8)
     module = from_torch(function_module(fn), (x,)).module
-    program = CudaSimProgram(module)
-    try:
-        gots = program(x.numpy())
-    finally:
-        program.close()
+    gots = run_on_cuda_sim(module, x.numpy())
     for got, want in zip(gots, run_reference(module, x.numpy()), strict=True):
         np.testing.assert_allclose(got, want, rtol=2e-5, atol=1e-6)

@@ -23,18 +23,10 @@ from fxdsl.frontends.torch_export import TorchImportError, from_torch  # noqa: E
 from fxdsl.lowering.pipeline import GPU_PIPELINE  # noqa: E402
 from fxdsl.runtime.ir_emulator import Emulator  # noqa: E402
 from fxdsl.testing.generation import recording_plans  # noqa: E402
+from fxdsl.testing.torch_models import function_module  # noqa: E402
 
 fft = torch.fft
 real = torch.view_as_real
-
-
-class Fn(torch.nn.Module):
-    def __init__(self, fn: Callable[..., Any]) -> None:
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *xs: Any) -> Any:
-        return self.fn(*xs)
 
 
 CASES: dict[str, Callable[[Any], Any]] = {
@@ -84,7 +76,7 @@ def _assert_matches(got: Any, want: Any) -> None:
 @pytest.mark.parametrize("name", list(CASES))
 def test_complex_programs_match_eager(name: str, decompose: bool) -> None:
     x = _x()
-    program = from_torch(Fn(CASES[name]), (x,), decompose=decompose)
+    program = from_torch(function_module(CASES[name]), (x,), decompose=decompose)
     (got,) = program.run(x)
     _assert_matches(got, CASES[name](x))
     assert "complex" not in str(program.module)  # pairs of reals only
@@ -105,7 +97,7 @@ def test_the_twiddles_are_exact_at_quarter_turns() -> None:
 @pytest.mark.parametrize("name", ["fnet", "irfft-padded", "polar-mul-div"])
 def test_gpu_pipeline_on_the_emulator_matches_eager(name: str) -> None:
     x = _x()
-    program = from_torch(Fn(CASES[name]), (x,))
+    program = from_torch(function_module(CASES[name]), (x,))
     lowered = fxdsl.apply(program.module.clone(), GPU_PIPELINE)
     (got,) = Emulator(lowered).run("forward", x.numpy())
     _assert_matches(got, CASES[name](x))
@@ -122,7 +114,7 @@ def test_complex_inputs_and_outputs_cross_as_real_views(decompose: bool) -> None
 
     x = _x()
     z = torch.complex(x, x.flip(0))
-    program = from_torch(Fn(fn), (z, x), decompose=decompose)
+    program = from_torch(function_module(fn), (z, x), decompose=decompose)
     arguments = program.module.body.block.ops.first.args  # type: ignore[union-attr]
     assert [
         tuple(a.type.shape.data[i].data for i in range(4)) for a in arguments[:1]
@@ -135,7 +127,7 @@ def test_complex_inputs_and_outputs_cross_as_real_views(decompose: bool) -> None
             _assert_matches(g, w)
     z64 = z.to(torch.complex128)
     (got, *_), want = (
-        from_torch(Fn(fn), (z64, x.double())).run(z64, x.double()),
+        from_torch(function_module(fn), (z64, x.double())).run(z64, x.double()),
         fn(z64, x.double()),
     )
     assert got.dtype == np.complex128
@@ -145,10 +137,10 @@ def test_complex_inputs_and_outputs_cross_as_real_views(decompose: bool) -> None
 def test_complex32_is_a_clean_error() -> None:
     half = torch.complex(_x(), _x()).to(torch.complex32)
     with pytest.raises(TorchImportError, match="complex32 is not supported"):
-        from_torch(Fn(lambda z: z * 2), (half,))
+        from_torch(function_module(lambda z: z * 2), (half,))
     pairs = _x().half().reshape(3, 8, 3, 2)  # f16 pairs make a complex32
     with pytest.raises(TorchImportError, match="complex32 is not supported"):
-        from_torch(Fn(lambda x: torch.view_as_complex(x) * 2), (pairs,))
+        from_torch(function_module(lambda x: torch.view_as_complex(x) * 2), (pairs,))
 
 
 def _fnet_mixing(x: Any) -> Any:
