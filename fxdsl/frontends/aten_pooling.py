@@ -230,32 +230,16 @@ def _max_pool2d(call: AtenCall) -> Any:
     return tuple(ops.reshape(t, list(t.shape[1:])) for t in (values, indices))
 
 
-@aten("adaptive_max_pool2d.default")
-def _adaptive_max_pool2d(call: AtenCall) -> tuple[Tensor, ...]:
+@aten("adaptive_max_pool2d.default", "adaptive_max_pool3d.default")
+def _adaptive_max_pool(call: AtenCall) -> tuple[Tensor, ...]:
     x: Tensor = call.args[0]
-    out = [int(d) for d in call.result[0].shape[-2:]]
-    batched = x if x.ndim == 4 else ops.reshape(x, [1, *x.shape])
+    rank = 2 if call.target == "aten.adaptive_max_pool2d.default" else 3
+    out = [int(d) for d in call.result[0].shape[-rank:]]
+    batched = x if x.ndim == rank + 2 else ops.reshape(x, [1, *x.shape])
     values, indices = adaptive_argmax(batched, out)
-    if x.ndim == 4:
+    if x.ndim == rank + 2:
         return values, indices
     return tuple(ops.reshape(t, list(t.shape[1:])) for t in (values, indices))
-
-
-@aten("max_pool2d_with_indices_backward.default")
-def _max_pool2d_backward(call: AtenCall) -> Tensor:
-    """The input's gradient: each output's gradient added at the input
-    position its index names (a scatter-add over the flat spatial dims)."""
-    grad: Tensor = cast_to(call.args[0], call.dtype)
-    x: Tensor = call.args[1]
-    index: Tensor = call.args[7]
-    lead, size = list(x.shape[:-2]), math.prod(x.shape[-2:])
-    count = math.prod(grad.shape[-2:])
-    # hit[..., p, j]: output j's gradient goes to input position p
-    positions = ops.constant(np.arange(size, dtype=np.int64).reshape(size, 1), "i64")
-    hit = ops.eq(ops.reshape(cast_to(index, "i64"), [*lead, 1, count]), positions)
-    flat = ops.reshape(grad, [*lead, 1, count])
-    summed = ops.sum(ops.where(hit, flat, 0.0), [len(lead) + 1])
-    return ops.reshape(summed, list(x.shape))
 
 
 def _avg_pool_args(call: AtenCall, rank: int) -> tuple[Any, ...]:

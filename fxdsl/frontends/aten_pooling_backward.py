@@ -11,9 +11,10 @@ divided by that window's divisor, evenly over the window's inputs:
   with a kernel of ones (the transposed conv of `aten_conv`: stride,
   padding, and `ceil_mode`'s extra windows cropped as its output padding;
   3-D as 2-D, one dim more).
-* `_adaptive_avg_pool2d_backward`: windows of varying size, so per spatial
-  dim a constant (out, in) matrix of window membership over its length;
-  the gradient is `A_h^T G A_w`, two GEMMs.
+* `_adaptive_avg_pool2d_backward`, `..._3d_...`: windows of varying size,
+  so per spatial dim a constant (out, in) matrix of window membership over
+  its length; the gradient is `A_h^T G A_w`, two GEMMs (3-D: a third over
+  the depth, with (H, W) flattened).
 
 16-bit gradients are spread in f32 and rounded once, as torch's kernels
 accumulate.
@@ -92,13 +93,19 @@ def _membership(size: int, out: int) -> np.ndarray:
     return inside / (ends - starts)[:, None]
 
 
-@aten("_adaptive_avg_pool2d_backward.default")
-def _adaptive_avg_pool2d_backward(call: AtenCall) -> Tensor:
+@aten("_adaptive_avg_pool2d_backward.default", "_adaptive_avg_pool3d_backward.default")
+def _adaptive_avg_pool_backward(call: AtenCall) -> Tensor:
     grad, x = call.args[:2]
-    (oh, ow), (h, w) = grad.shape[-2:], x.shape[-2:]
-    rows, cols = _membership(h, oh), _membership(w, ow)
+    rank = 2 if "pool2d" in call.target else 3
+    out, spatial = grad.shape[-rank:], x.shape[-rank:]
+    rows, cols = _membership(spatial[-2], out[-2]), _membership(spatial[-1], out[-1])
     spread = ops.matmul(_in_f32(grad), _constant(cols))  # (..., OH, W)
     result = ops.matmul(_constant(rows.T), spread)  # (..., H, W)
+    if rank == 3:  # then depth: (..., OD, H W) to (..., D, H W)
+        lead = list(grad.shape[:-3])
+        plane = ops.reshape(result, [*lead, out[0], spatial[1] * spatial[2]])
+        depth = _constant(_membership(spatial[0], out[0]).T)
+        result = ops.reshape(ops.matmul(depth, plane), list(x.shape))
     return cast_to(result, call.dtype)
 
 

@@ -138,6 +138,36 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[tuple[int, ...], ...]]] = {
     "adaptive_avg_pool3d": (
         lambda x: F.adaptive_avg_pool3d(x, (3, 2, 5)), ((2, 3, 7, 9, 8),)
     ),
+    # gradients: max pooling's added at the indices (per tap, placed by
+    # interleaving and shifting; adaptive windows compare every pair),
+    # replication padding's summed over each border
+    "max_pool2d-backward": (
+        lambda x, g: torch.ops.aten.max_pool2d_with_indices_backward(
+            g, x, [3, 3], [2, 2], [1, 1], [1, 1], False,
+            F.max_pool2d(x, 3, 2, 1, return_indices=True)[1],
+        ),
+        ((2, 3, 7, 9), (2, 3, 4, 5)),
+    ),
+    "max_pool3d-backward": (
+        lambda x, g: torch.ops.aten.max_pool3d_with_indices_backward(
+            g, x, [2, 2, 2], [2, 1, 2], [1, 0, 1], [1, 2, 1], True,
+            F.max_pool3d(x, 2, (2, 1, 2), (1, 0, 1), (1, 2, 1), True, True)[1],
+        ),
+        ((1, 2, 5, 6, 7), (1, 2, 3, 4, 4)),
+    ),
+    "adaptive_max_pool3d": (
+        lambda x: F.adaptive_max_pool3d(x, (2, 3, 4), True), ((2, 3, 5, 6, 7),)
+    ),
+    "adaptive_max_pool2d-backward": (
+        lambda x, g: torch.ops.aten.adaptive_max_pool2d_backward(
+            g, x, F.adaptive_max_pool2d(x, (3, 4), True)[1]
+        ),
+        ((2, 3, 7, 9), (2, 3, 3, 4)),
+    ),
+    "replication_pad2d-backward": (
+        lambda g, x: torch.ops.aten.replication_pad2d_backward(g, x, [2, -1, 1, 3]),
+        ((2, 3, 8, 7), (2, 3, 4, 6)),
+    ),
     # bilinear: aten._trilinear, a broadcast product summed
     "bilinear": (
         lambda a, b, w, bias: F.bilinear(a, b, w, bias), ((4, 3), (4, 5), (2, 3, 5), (2,))
@@ -317,6 +347,8 @@ LOWERED = [
     "adaptive_max_pool2d",
     "avg_pool2d-divisor_override",
     "avg_pool3d-ceil-exclude-pad",
+    "max_pool2d-backward",
+    "replication_pad2d-backward",
 ]
 """Cases through the GPU pipeline: one per new construction."""
 
@@ -357,6 +389,8 @@ def test_kernels_compile_with_nvcc(tmp_path: Path) -> None:
         "conv_transpose2d-grouped-dilated",
         "conv_transpose2d-upsample",
         "max_pool2d-indices",
+        "max_pool2d-backward",
+        "replication_pad2d-backward",
     ],
 )
 def test_kernels_run_on_cuda_sim(name: str) -> None:
