@@ -111,11 +111,13 @@ def _layer_norm(call: AtenCall) -> Any:
     weight = call.arg(2, "weight")
     bias = call.arg(3, "bias")
     eps = call.arg(4, "eps", 1e-5)
+    x, (weight, bias) = _in_parameters_type(x, weight, bias)
     weight = weight if weight is not None else ops.full(shape, 1.0, x.dtype)
     bias = bias if bias is not None else ops.full(shape, 0.0, x.dtype)
     y = ops.layer_norm(x, weight, bias, float(eps))
     if not call.target.startswith("aten.native"):
-        return y
+        return cast_to(y, call.dtype)
+    y = cast_to(y, graph_dtype(call.result[0].dtype))
     if call.used is not None and not call.used & {1, 2}:
         return (y, None, None)
     # native_layer_norm also returns what its backward reads: the mean and
@@ -124,7 +126,29 @@ def _layer_norm(call: AtenCall) -> Any:
     dims = list(range(x.ndim - len(shape), x.ndim))
     mean = ops.mean(x, dims, keepdim=True)
     variance = ops.var(x, dims, keepdim=True, correction=0)
-    return (y, mean, ops.rsqrt(ops.add(variance, float(eps))))
+    rstd = ops.rsqrt(ops.add(variance, float(eps)))
+    return (
+        y,
+        *(
+            cast_to(t, graph_dtype(r.dtype))
+            for t, r in zip((mean, rstd), call.result[1:])
+        ),
+    )
+
+
+def _in_parameters_type(
+    x: Tensor, *parameters: Tensor | None
+) -> tuple[Tensor, list[Tensor | None]]:
+    """A norm's input and parameters in one type. torch's kernels take a
+    16-bit input with f32 parameters (statistics, weight, bias: a model
+    whose norms were kept in f32) and compute in f32, rounding the result
+    once: so does the import (the caller casts the result back)."""
+    given = [p for p in parameters if p is not None]
+    if all(p.dtype == x.dtype for p in given):
+        return x, list(parameters)
+    return ops.cast(x, "f32"), [
+        None if p is None else cast_to(p, "f32") for p in parameters
+    ]
 
 
 @aten(
@@ -143,7 +167,9 @@ def _batch_norm(call: AtenCall) -> Any:
     eps = float(call.args[-1] if "legit" in call.target else call.args[7])
     if mean is None or var is None:
         raise UnsupportedNode("batch_norm without running statistics")
+    x, (mean, var, weight, bias) = _in_parameters_type(x, mean, var, weight, bias)
     y = ops.batch_norm(x, mean, var, weight, bias, eps)
+    y = cast_to(y, call.args[0].dtype)  # torch gives the input's type
     if call.target == "aten.batch_norm.default":
         return y
     # the saved statistics of eval mode: torch's empty tensors, which a
