@@ -58,7 +58,7 @@ from fxdsl.frontends.torch_islands import (
     plan,
     torch_only_report,
 )
-from fxdsl.frontends.torch_nodes import _source_line
+from fxdsl.frontends.torch_nodes import _is_view, _source_line
 from fxdsl.util.lru import Lru
 
 LOG = logging.getLogger("fxdsl.torch_compile")
@@ -565,6 +565,10 @@ class _Runner:
         output = next(n for n in gm.graph.nodes if n.op == "output")
         self.leaves, self.spec = pytree.tree_flatten(output.args[0])
         self.returned = list(self.main.body.block.last_op.operands)  # type: ignore[union-attr]
+        self.fresh = {i for i, leaf in enumerate(self.leaves) if _new_tensor(leaf)}
+        """Outputs that are new tensors in torch (a `clone`, an op's result),
+        not views of an input: where the import erased the op and returns
+        the input itself, the runner hands back a copy."""
 
     def _torch_step(self, op: func.CallOp) -> Callable[[list[Any]], list[Any]]:
         """Run the op's fx node with torch: node arguments in order, folded
@@ -643,9 +647,22 @@ class _Runner:
             folded = self.folded.get(leaf.name)
             if folded is None:
                 folded = _as_torch_holds(env[value], leaf.meta.get("val"))
+                if len(flat) in self.fresh and any(folded is a for a in args):
+                    # an input returned as a new tensor (an erased clone): the
+                    # caller's later writes to either (AOTAutograd's copy of a
+                    # mutated input's new value) must not reach the other
+                    folded = folded.clone()
             flat.append(folded)
         result = pytree.tree_unflatten(flat, self.spec)
         return result if isinstance(result, tuple | list) else (result,)
+
+
+def _new_tensor(node: Any) -> bool:
+    """Whether the fx output `node` is a tensor of its own in torch: not an
+    input, nor a chain of views of one."""
+    while getattr(node, "op", None) == "call_function" and _is_view(node):
+        node = node.args[0]
+    return getattr(node, "op", None) == "call_function"
 
 
 def _real_view(tensor: Any) -> Any:

@@ -595,3 +595,24 @@ def test_eval_batch_norm_returning_its_saved_statistics_compiles() -> None:
     got = torch.compile(_BatchNormStats(), backend="fxdsl")(*args)
     want = _BatchNormStats()(*args)
     assert [tuple(t.shape) for t in got] == [tuple(t.shape) for t in want]
+
+
+def test_a_clone_of_an_input_written_later_keeps_the_old_value() -> None:
+    """The import erases `clone` (it changes no value), so the graph returns
+    its input for the clone; AOTAutograd then copies the input's new value
+    into that same tensor. The runner hands back a copy instead (SGD with
+    Nesterov momentum made its momentum buffers so, and drifted)."""
+
+    def fn(x: Any, y: Any) -> Any:
+        saved = x.clone()
+        x.add_(y)
+        return saved, x * 2, x.view(-1)
+
+    x, y = torch.randn(3, 4), torch.randn(3, 4)
+    want_saved = x.clone()
+    compiled_x = x.clone()
+    saved, doubled, flat = torch.compile(fn, backend="fxdsl")(compiled_x, y)
+    torch.testing.assert_close(saved, want_saved)
+    torch.testing.assert_close(compiled_x, want_saved + y)
+    torch.testing.assert_close(doubled, 2 * (want_saved + y))
+    assert flat.data_ptr() == compiled_x.data_ptr()  # a view stays a view
