@@ -34,6 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from fxdsl.frontends import aten_foreach
 from fxdsl.frontends.aten_grouped_mm import DECOMPOSITIONS as GROUPED_MM
 from fxdsl.frontends.aten_ops import UnsupportedNode
 
@@ -102,13 +103,16 @@ def decomposition(target: Any) -> Any:
     """Torch's decomposition of the OpOverload `target`, or None: the one
     `run_decompositions()` applies, else any in `torch._decomp`'s table
     (Inductor's: `upsample_bilinear2d`, `index_select`, ...; some of these
-    reach `prims` ops, which have no mapping), else fxdsl's own (`OWN`)."""
+    reach `prims` ops, which have no mapping), else fxdsl's own (`OWN`, and
+    the `_foreach_` ops per element: `aten_foreach`)."""
     import torch
 
     if not isinstance(target, torch._ops.OpOverload):
         return None
     if str(target) in OWN:
         return OWN[str(target)]
+    if (foreach := aten_foreach.decomposition(target)) is not None:
+        return foreach
     functional = _functional(target)
     if functional is not None and (found := decomposition(functional)) is not None:
         # the result of an in-place op is its written value: the functional

@@ -155,6 +155,18 @@ def _hypot(call: AtenCall) -> Tensor:
 ATEN["prims.hypot.default"] = _hypot
 
 
+def _fma(call: AtenCall) -> Tensor:
+    """Inductor's `prims.fma(a, b, c)`, `a * b + c` (Dynamo writes an
+    optimizer's `addcmul_(t1, t2, value=v)` as `fma(t1 * t2, v, self)`): a
+    multiply and an add, 16-bit ones in f32 and rounded once. The product
+    is rounded once more than a fused one, as eager's addcmul rounds it."""
+    a, b, c = widened(call.dtype, *(cast_to(v, call.dtype) for v in call.args[:3]))
+    return ops.add(ops.mul(a, b), c)
+
+
+ATEN["prims.fma.default"] = _fma
+
+
 def _nan_ignoring(fn: Callable[[Any, Any], Tensor]) -> Handler:
     """torch's fmax/fmin: a NaN operand yields the other one."""
 
