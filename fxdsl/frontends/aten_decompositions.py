@@ -37,6 +37,9 @@ from typing import Any
 from fxdsl.frontends import aten_foreach
 from fxdsl.frontends.aten_grouped_mm import DECOMPOSITIONS as GROUPED_MM
 from fxdsl.frontends.aten_ops import UnsupportedNode
+from fxdsl.frontends.aten_transformer_fast_path import (
+    DECOMPOSITIONS as TRANSFORMER_FAST_PATH,
+)
 
 
 @functools.cache
@@ -93,10 +96,12 @@ OWN: dict[str, Callable[..., Any]] = {
         _linear_cross_entropy
     ),
     **GROUPED_MM,
+    **TRANSFORMER_FAST_PATH,
 }
 """fxdsl's decompositions of ops torch gives none for (custom ops whose
 kernel is Python torch cannot trace into, mixture-of-experts grouped
-matmuls: `aten_grouped_mm`), by overload name."""
+matmuls: `aten_grouped_mm`, `torch.nn`'s Transformer fast path:
+`aten_transformer_fast_path`), by overload name."""
 
 
 def decomposition(target: Any) -> Any:
