@@ -454,6 +454,7 @@ def compile_and_check(
     autocast: Any = None,
     tol: float = 1e-3,
     train: bool = False,
+    equal_nan: bool = False,
 ) -> Outcome:
     """`model(**inputs)` compiled with the fxdsl backend (CPU), its
     partition counted from the backend's own plans, and its outputs checked
@@ -462,7 +463,9 @@ def compile_and_check(
     `autocast` (a dtype), eager and compiled run under CPU autocast. With
     `train`, one training step instead (`training_step`: dropout off, the
     forward, a loss, the backward), checked as the runner's `--training`
-    does: the loss and every parameter's gradient."""
+    does: the loss and every parameter's gradient. `equal_nan` counts NaN
+    where eager has NaN as a match (a module fed values outside its domain,
+    as PyTorch's own module samples do)."""
     import copy
 
     import torch
@@ -505,7 +508,14 @@ def compile_and_check(
     finally:
         torch._dynamo.reset()
     outcome.accurate = len(got) == len(eager) and bool(
-        same(eager, got, reference, cos_similarity=reference is None, tol=tol)
+        same(
+            eager,
+            got,
+            reference,
+            cos_similarity=reference is None,
+            tol=tol,
+            equal_nan=equal_nan,
+        )
     )
     return outcome
 
