@@ -304,7 +304,9 @@ def _traced(
         updated: list[int] = []
         traced = _functionalized(call, updated)
         try:
-            with torch._guards.tracing(None):
+            # without oneDNN: torch's LSTM decomposition would pick its
+            # oneDNN layer op (`mkldnn_rnn_layer`), which has no mapping
+            with torch._guards.tracing(None), torch.backends.mkldnn.flags(False):
                 module = make_fx(traced, tracing_mode="fake")(*examples)
         except UnsupportedNode as error:
             raise UnsupportedNode(

@@ -61,7 +61,9 @@ def draws_random(target: str, args: Sequence[Any], kwargs: dict[str, Any]) -> bo
     """Whether a call of an op that torch tags `nondeterministic_seeded`
     draws random numbers with these (fx) arguments: a dropout only in
     training with p > 0 (`native_dropout`'s `train=None` means training),
-    attention only with `dropout_p > 0`; every other such op always does."""
+    attention only with `dropout_p > 0`, a recurrent net (`lstm`, `gru`,
+    `rnn_tanh`, `rnn_relu`) only in training with dropout between several
+    layers; every other such op always does."""
 
     def arg(index: int, name: str, default: Any) -> Any:
         return args[index] if index < len(args) else kwargs.get(name, default)
@@ -80,7 +82,17 @@ def draws_random(target: str, args: Sequence[Any], kwargs: dict[str, Any]) -> bo
         "aten._scaled_dot_product_cudnn_attention.default",
     ):
         return float(arg(5, "dropout_p", 0.0)) > 0
+    op, _, overload = target.removeprefix("aten.").partition(".")
+    if op in RECURRENT and overload in ("input", "data"):
+        # `.data` (packed sequences) has the batch sizes before the rest
+        first = 4 if overload == "input" else 5
+        layers, dropout, train = (arg(first + i, "", None) for i in range(3))
+        return bool(train) and float(dropout) > 0 and int(layers) > 1
     return True
+
+
+RECURRENT = frozenset({"lstm", "gru", "rnn_tanh", "rnn_relu"})
+"""The recurrent nets' ATen ops, whose dropout acts between layers."""
 
 
 # --------------------------------------------------------------------------- #
