@@ -567,8 +567,8 @@ class _Runner:
         self.returned = list(self.main.body.block.last_op.operands)  # type: ignore[union-attr]
         self.fresh = {i for i, leaf in enumerate(self.leaves) if _new_tensor(leaf)}
         """Outputs that are new tensors in torch (a `clone`, an op's result),
-        not views of an input: where the import erased the op and returns
-        the input itself, the runner hands back a copy."""
+        not views of an input: where the import made one an input, another
+        output or a constant, the runner hands back a copy."""
 
     def _torch_step(self, op: func.CallOp) -> Callable[[list[Any]], list[Any]]:
         """Run the op's fx node with torch: node arguments in order, folded
@@ -638,20 +638,30 @@ class _Runner:
         for op, step in self.steps:
             env.update(zip(op.results, step([env[v] for v in op.operands])))
         returned = iter(self.returned)
-        flat = []
+        flat: list[Any] = []
+        handed: dict[Any, Any] = {}  # fx leaf -> the tensor handed out for it
+        taken = {id(a) for a in args}  # tensors the caller holds already
         for leaf in self.leaves:
             if leaf is None or not hasattr(leaf, "name"):
                 flat.append(leaf)
                 continue
             value = next(returned)  # the function returns every tensor leaf
+            if leaf in handed:  # the graph returns one node twice: one tensor
+                flat.append(handed[leaf])
+                continue
             folded = self.folded.get(leaf.name)
+            shared = folded is not None  # a constant, handed out on every call
             if folded is None:
                 folded = _as_torch_holds(env[value], leaf.meta.get("val"))
-                if len(flat) in self.fresh and any(folded is a for a in args):
-                    # an input returned as a new tensor (an erased clone): the
-                    # caller's later writes to either (AOTAutograd's copy of a
-                    # mutated input's new value) must not reach the other
-                    folded = folded.clone()
+            # A new tensor in torch (a clone, an op's result) that the import
+            # made an input, another output or a folded constant: a copy, so
+            # the caller's writes to one (AOTAutograd's copy of a mutated
+            # input's new value, `out.add_(1)`) never reach the other.
+            copied = shared or id(folded) in taken
+            if copied and len(flat) in self.fresh and hasattr(folded, "clone"):
+                folded = folded.clone()
+            taken.add(id(folded))
+            handed[leaf] = folded
             flat.append(folded)
         result = pytree.tree_unflatten(flat, self.spec)
         return result if isinstance(result, tuple | list) else (result,)

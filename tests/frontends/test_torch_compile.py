@@ -616,3 +616,35 @@ def test_a_clone_of_an_input_written_later_keeps_the_old_value() -> None:
     torch.testing.assert_close(compiled_x, want_saved + y)
     torch.testing.assert_close(doubled, 2 * (want_saved + y))
     assert flat.data_ptr() == compiled_x.data_ptr()  # a view stays a view
+
+
+def test_outputs_torch_makes_distinct_are_distinct_tensors() -> None:
+    """`y` and `y.clone()` are one value to the import; the caller gets two
+    tensors, so writing one leaves the other as eager does. A node returned
+    twice stays one tensor, as in eager."""
+
+    def fn(x: Any) -> Any:
+        y = x * 2
+        return y, y.clone(), y.detach().clone(), y
+
+    first, copy_, detached, again = torch.compile(fn, backend="fxdsl")(torch.ones(3))
+    assert again is first
+    first.add_(1)
+    torch.testing.assert_close(copy_, torch.full((3,), 2.0))
+    torch.testing.assert_close(detached, torch.full((3,), 2.0))
+
+
+def test_a_constant_output_is_a_new_tensor_on_every_call() -> None:
+    """An output the import folds to a constant (`torch.zeros(3)`) is handed
+    out as a copy: a write to one call's result never reaches the next."""
+
+    def fn(x: Any) -> Any:
+        return x + 1, torch.zeros(3), torch.arange(4) * 2
+
+    compiled = torch.compile(fn, backend="fxdsl")
+    _, zeros, steps = compiled(torch.ones(3))
+    zeros.add_(5)
+    steps.add_(1)
+    _, zeros, steps = compiled(torch.ones(3))
+    torch.testing.assert_close(zeros, torch.zeros(3))
+    torch.testing.assert_close(steps, torch.arange(4) * 2)
