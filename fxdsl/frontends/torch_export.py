@@ -81,7 +81,9 @@ def from_torch(
     the core-ATen graph (`run_decompositions()`) instead of the default
     one; the IR is the same either way. `freeze`: as `from_exported_program`'s.
     A model returning a non-tensor output torch.export cannot flatten (a
-    Hugging Face `DynamicCache`) is a TorchImportError saying what to do.
+    Hugging Face `DynamicCache`) is a TorchImportError saying what to do;
+    any other failure of torch.export is a TorchImportError too, with
+    torch's exception as its cause.
     """
     import torch
 
@@ -102,11 +104,19 @@ def from_torch(
             program = torch.export.export(model, tuple(args), kwargs, strict=strict)
             if decompose:
                 program = program.run_decompositions()
-    except RuntimeError as error:
+    except Exception as error:
         clear = _unflattenable_output(error)
-        if clear is None:
-            raise
-        raise clear from None
+        if clear is not None:
+            raise clear from None
+        # torch.export's own failure (a data-dependent branch, an op it
+        # cannot trace): one exception type for callers, torch's message
+        # and traceback kept as the cause
+        first = (str(error).strip().splitlines() or [""])[0]
+        raise TorchImportError(
+            f"torch.export could not export the model ({type(error).__name__}: "
+            f"{first[:300]}); fxdsl imports what torch.export gives, so the "
+            "model must export first (torch's message is this error's cause)"
+        ) from error
     finally:
         if training:
             model.train()

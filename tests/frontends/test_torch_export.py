@@ -33,6 +33,7 @@ from fxdsl.testing.torch_models import (  # noqa: E402
     MODELS,
     ImportCache,
     eager_outputs,
+    function_module,
     gpt2,
 )
 
@@ -389,3 +390,14 @@ def test_low_precision_ops_with_scalars_round_as_torch(dtype: Any) -> None:
     got = fxdsl.run(program.module, *program.weights, to_numpy(x))
     for g, w in zip(got, _Scalars()(x), strict=True):
         np.testing.assert_array_equal(g, to_numpy(w), strict=True)
+
+
+def test_a_model_torch_export_refuses_is_a_torch_import_error() -> None:
+    """A data-dependent branch (GaussianNLLLoss validates its variance so):
+    torch.export's failure reaches the caller as a TorchImportError naming
+    it, torch's exception kept as the cause."""
+    loss = torch.nn.GaussianNLLLoss()
+    args = (torch.randn(4, 3), torch.randn(4, 3), torch.rand(4, 1) + 0.1)
+    with pytest.raises(TorchImportError, match="torch.export could not export") as info:
+        from_torch(function_module(loss), args)
+    assert info.value.__cause__ is not None
