@@ -411,7 +411,9 @@ class _Specialising:
             return self.gm(*merged)
 
         tensors = [args[i] for i in positions]
-        static = make_fx(with_sizes, tracing_mode="fake")(*tensors)
+        static = _concrete(self.gm, args)
+        if static is None:  # a graph the cheap way cannot take: trace again
+            static = make_fx(with_sizes, tracing_mode="fake")(*tensors)
         LOG.info(
             "fxdsl: specialised a dynamic graph to %s",
             [tuple(t.shape) for t in tensors],
@@ -422,6 +424,46 @@ class _Specialising:
             static, tensors, self.settings, self.label, True, with_sizes
         )
         return lambda *tensors: compiled(list(tensors))
+
+
+def _concrete(gm: Any, args: Sequence[Any]) -> Any:
+    """A copy of the shape-generic `gm` for this call's inputs: torch's
+    values propagated through its nodes on fake tensors of the call's shapes
+    (`FakeTensorProp`), every int it computes (sizes, their arithmetic,
+    int inputs) made a constant, so only tensor inputs are left, as a
+    trace with `make_fx` gives, at about a third of its cost (the decode
+    steps of HF's dynamic cache specialise every step). None when a value
+    stays symbolic (a size read from a tensor) or propagation fails."""
+    import torch
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    from torch.fx.node import map_arg
+    from torch.fx.passes.fake_tensor_prop import FakeTensorProp
+
+    graph = torch.fx.Graph()
+    graph.output(graph.graph_copy(gm.graph, {}))
+    copy = torch.fx.GraphModule(gm, graph)
+    try:
+        with torch._guards.tracing(None):
+            mode = FakeTensorMode(allow_non_fake_inputs=True)
+            FakeTensorProp(copy, mode).propagate(*args)
+    except Exception:  # noqa: BLE001 - make_fx, the general way, then tries
+        return None
+    for node in list(graph.nodes):
+        value = node.meta.get("val")
+        if node.op not in ("placeholder", "call_function"):
+            continue
+        if not isinstance(value, int | float | bool) or isinstance(value, torch.Tensor):
+            continue
+
+        def constant(n: Any, node: Any = node, value: Any = value) -> Any:
+            return value if n is node else n
+
+        for user in list(node.users):
+            user.args = map_arg(user.args, constant)
+            user.kwargs = map_arg(user.kwargs, constant)
+        graph.erase_node(node)
+    copy.recompile()
+    return None if _symbolic(copy) else copy
 
 
 def _leaves(value: Any) -> list[Any]:

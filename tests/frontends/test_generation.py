@@ -247,3 +247,43 @@ def test_prompts_padded_to_one_length_share_the_compiled_graphs() -> None:
     assert compiled_first == 2
     assert len(plans) == 2, "the second prompt compiled again"
     assert torch.equal(got, want)
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("fresh_dynamo")
+def test_the_default_dynamic_cache_gives_eagers_tokens(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """HF's default cache grows every step, so Dynamo makes the step
+    shape-generic and the backend specialises it per length, by propagating
+    the call's shapes through the graph (`_concrete`), not tracing again."""
+    from fxdsl.frontends import torch_compile
+
+    made: list[bool] = []
+    real = torch_compile._concrete
+
+    def counted(gm: Any, args: Any) -> Any:
+        static = real(gm, args)
+        made.append(static is not None)
+        return static
+
+    monkeypatch.setattr(torch_compile, "_concrete", counted)
+    model = build_decoder("llama")
+    inputs = prompts(1, PROMPT, padded=False)
+
+    def run() -> Any:
+        with torch.no_grad():
+            return model.generate(
+                **inputs, max_new_tokens=6, min_new_tokens=6, do_sample=False
+            )
+
+    want = run()
+    original = model.forward
+    model.forward = torch.compile(original, backend="fxdsl")
+    try:
+        got = run()
+    finally:
+        model.forward = original
+    assert torch.equal(got, want)
+    assert len(made) >= 3
+    assert all(made)

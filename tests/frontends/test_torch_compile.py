@@ -648,3 +648,32 @@ def test_a_constant_output_is_a_new_tensor_on_every_call() -> None:
     _, zeros, steps = compiled(torch.ones(3))
     torch.testing.assert_close(zeros, torch.zeros(3))
     torch.testing.assert_close(steps, torch.arange(4) * 2)
+
+
+def test_a_dynamic_graph_is_made_concrete_without_tracing_again() -> None:
+    """`_concrete` propagates the call's shapes through the shape-generic
+    graph and folds every size it computes, so the copy is static, takes
+    only the tensors and computes what the graph does (at a third of a new
+    `make_fx` trace's cost); a size read from values keeps it symbolic:
+    None, and `make_fx` is the way."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    from fxdsl.frontends.torch_compile import _concrete, _symbolic
+
+    def fn(x: Any, n: int) -> Any:
+        return x.reshape(x.shape[0] * x.shape[1], -1).sum(0) * n
+
+    generic = make_fx(fn, tracing_mode="symbolic")(torch.randn(2, 3, 4), 5)
+    assert _symbolic(generic)
+    x = torch.randn(3, 5, 2)
+    static = _concrete(generic, [x, 7])
+    assert static is not None
+    assert not _symbolic(static)
+    assert [n.op for n in static.graph.nodes].count("placeholder") == 1
+    torch.testing.assert_close(static(x), fn(x, 7))
+
+    def nonzero(x: Any) -> Any:
+        return x.nonzero().sum()
+
+    data = make_fx(nonzero, tracing_mode="symbolic")(torch.tensor([1.0, 0.0, 2.0]))
+    assert _concrete(data, [torch.tensor([0.0, 3.0])]) is None
