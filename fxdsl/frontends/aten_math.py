@@ -501,19 +501,31 @@ def _index_put(call: AtenCall) -> Tensor:
 def _masked_put(
     x: Tensor, given: list[tuple[int, Tensor]], values: Any, accumulate: bool
 ) -> Tensor:
-    """`x[mask] = value` (`+=` with accumulate) with one boolean mask over
-    `x`'s leading dims and one value: a select. More values than one would
-    go to as many elements as the mask holds, a data-dependent count."""
+    """`x[mask] = values` (`+=` with accumulate) with one boolean mask over
+    `x`'s leading dims. The values broadcast to the selected slices: one
+    slice for all (a scalar, or the trailing dims' shape), or one slice per
+    true position of the mask, taken in order (the k-th true position gets
+    row k, as `masked_scatter` does: the count is the values', which eager
+    checks against the mask's)."""
     ((dim, mask),) = given if len(given) == 1 else ((-1, None),)
-    if mask is None or dim != 0 or math.prod(getattr(values, "shape", ())) != 1:
+    if mask is None or dim != 0:
         raise UnsupportedNode(
-            "index_put with a boolean mask takes one mask over the leading dims "
-            "and one value (else its size depends on the mask's values)"
+            "index_put with a boolean mask takes one mask over the leading dims"
         )
+    trailing = [int(d) for d in x.shape[mask.ndim :]]
     value = cast_to(values, x.dtype)
-    if isinstance(value, Tensor):
-        value = reshape(value, [])
-    keep = reshape(mask, [*mask.shape, *[1] * (x.ndim - mask.ndim)])
+    keep = reshape(mask, [*mask.shape, *[1] * len(trailing)])
+    rows = isinstance(value, Tensor) and value.ndim == len(trailing) + 1
+    if rows and value.shape[0] != 1:
+        count, available = math.prod(mask.shape), int(value.shape[0])
+        flat_mask = reshape(mask, [count])
+        order = ops.sub(ops.cumsum(ops.cast(flat_mask, "i64"), 0), 1)
+        order = ops.minimum(ops.maximum(order, 0), available - 1)
+        table = ops.broadcast_to(value, [available, *trailing])
+        value = reshape(ops.index(table, [order]), list(x.shape))
+    elif isinstance(value, Tensor):
+        shape = value.shape[1:] if rows else value.shape
+        value = ops.broadcast_to(reshape(value, list(shape)), trailing)
     if accumulate:
         return ops.add(x, ops.where(keep, value, 0))
     return ops.where(keep, value, x)

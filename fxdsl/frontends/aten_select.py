@@ -35,6 +35,17 @@ def _index_select(call: AtenCall) -> Tensor:
     return reshape(ops.index(x, [None] * dim + [flat]), call.shape)
 
 
+@aten("take.default")
+def _take(call: AtenCall) -> Tensor:
+    """`x.flatten()[index]`, a negative index counting from the end (torch's
+    decomposition reads the index's values to check them: data-dependent)."""
+    x, index = call.args[:2]
+    count = math.prod(x.shape)
+    flat = reshape(index, [math.prod(index.shape)])
+    wrapped = ops.where(ops.lt(flat, 0), ops.add(flat, count), flat)
+    return reshape(ops.index(reshape(x, [count]), [wrapped]), call.shape)
+
+
 @aten("as_strided.default", "as_strided_copy.default")
 def _as_strided(call: AtenCall) -> Tensor:
     # Elements of the input's storage at offset + sum(i_k * stride_k): a

@@ -289,6 +289,20 @@ COMPOSITES = {
         )
     ),
     "index_put mask and one value": lambda x: x.index_put((x > 1,), torch.tensor(-1.0)),
+    "index_put row mask and one row": lambda x: x.index_put(
+        (torch.tensor([True, False, True, True]),), torch.arange(5.0)
+    ),
+    "index_put row mask and a row per true position": lambda x: x.index_put(
+        (torch.tensor([True, False, True, True]),), torch.arange(15.0).reshape(3, 5)
+    ),
+    "index_put row mask accumulating rows": lambda x: x.index_put(
+        (torch.tensor([False, True, False, True]),),
+        torch.arange(10.0).reshape(2, 5),
+        accumulate=True,
+    ),
+    "take counting from the end": lambda x: torch.take(
+        x, torch.tensor([[0, -1], [7, -20]])
+    ),
     "histc": lambda x: torch.histc(torch.nan_to_num(x, 0.0, 8.0, -9.0), 7, -3, 8),
     "histc of the data's range": lambda x: torch.histc(torch.nan_to_num(x), 5),
     "histogram weighted density": lambda x: torch.histogram(
