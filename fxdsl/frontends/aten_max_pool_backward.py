@@ -31,13 +31,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from fxdsl.frontends.aten_conv import pad, per_dim
-from fxdsl.frontends.aten_registry import HALF_DTYPES, AtenCall, aten, cast_to
+from fxdsl.frontends.aten_registry import AtenCall, aten, cast_to, in_f32
 from fxdsl.tracing import ops
 from fxdsl.tracing.tracer import Tensor
-
-
-def _in_f32(grad: Tensor) -> Tensor:
-    return ops.cast(grad, "f32") if grad.dtype in HALF_DTYPES else grad
 
 
 def _lead(x: Tensor, rank: int) -> list[int]:
@@ -53,7 +49,7 @@ def added_at_indices(grad: Tensor, x: Tensor, index: Tensor, rank: int) -> Tenso
     # hit[..., p, j]: output j's gradient goes to input position p
     positions = ops.constant(np.arange(size, dtype=np.int64).reshape(size, 1), "i64")
     hit = ops.eq(ops.reshape(cast_to(index, "i64"), [*lead, 1, count]), positions)
-    flat = ops.reshape(_in_f32(grad), [*lead, 1, count])
+    flat = ops.reshape(in_f32(grad), [*lead, 1, count])
     summed = ops.sum(ops.where(hit, flat, 0.0), [len(lead) + 1])
     return ops.reshape(summed, [int(d) for d in x.shape])
 
@@ -89,7 +85,7 @@ def strided_backward(
     spatial = [int(d) for d in x.shape[-rank:]]
     out = [int(d) for d in grad.shape[-rank:]]
     strides = [math.prod(spatial[a + 1 :]) for a in range(rank)]
-    grad, index = _in_f32(grad), cast_to(index, "i64")
+    grad, index = in_f32(grad), cast_to(index, "i64")
     total: Tensor | None = None
     for tap in np.ndindex(*kernel):
         offsets = [t * d - p for t, d, p in zip(tap, dilation, padding)]

@@ -14,7 +14,7 @@ are summed in f32 and rounded once.
 from __future__ import annotations
 
 from fxdsl.frontends.aten_conv import pad
-from fxdsl.frontends.aten_registry import HALF_DTYPES, AtenCall, aten, cast_to
+from fxdsl.frontends.aten_registry import AtenCall, aten, cast_to, in_f32
 from fxdsl.tracing import ops
 from fxdsl.tracing.tracer import Tensor
 
@@ -52,8 +52,7 @@ def replicated_backward(grad: Tensor, dim: int, size: int, before: int) -> Tenso
 )
 def _replication_pad_backward(call: AtenCall) -> Tensor:
     grad, x, padding = call.args[:3]
-    if grad.dtype in HALF_DTYPES:
-        grad = ops.cast(grad, "f32")
+    grad = in_f32(grad)
     # padding lists (before, after) pairs from the last dim backwards
     for k in range(len(padding) // 2):
         dim = x.ndim - 1 - k

@@ -26,7 +26,7 @@ import numpy as np
 
 from fxdsl.frontends.aten_conv import batched, conv_transpose, per_dim
 from fxdsl.frontends.aten_pooling import adaptive_bounds
-from fxdsl.frontends.aten_registry import HALF_DTYPES, AtenCall, aten, cast_to
+from fxdsl.frontends.aten_registry import AtenCall, aten, cast_to, in_f32
 from fxdsl.tracing import ops
 from fxdsl.tracing.tracer import Tensor
 
@@ -40,10 +40,6 @@ def _divisors(
     if include_pad:
         return end - start
     return np.minimum(end, size) - np.maximum(start, 0)
-
-
-def _in_f32(grad: Tensor) -> Tensor:
-    return ops.cast(grad, "f32") if grad.dtype in HALF_DTYPES else grad
 
 
 @aten("avg_pool2d_backward.default", "avg_pool3d_backward.default")
@@ -75,7 +71,7 @@ def _avg_pool_backward(call: AtenCall) -> Tensor:
 
     def spread(g: Tensor) -> Tensor:
         channels = g.shape[1]
-        scaled = ops.div(_in_f32(g), ops.constant(divisor.astype(np.float32), "f32"))
+        scaled = ops.div(in_f32(g), ops.constant(divisor.astype(np.float32), "f32"))
         ones = ops.full([channels, 1, *kernel], 1.0, "f32")
         window = (stride, padding, extra, [1] * rank, channels)
         return conv_transpose(scaled, ones, None, *window)
@@ -99,7 +95,7 @@ def _adaptive_avg_pool_backward(call: AtenCall) -> Tensor:
     rank = 2 if "pool2d" in call.target else 3
     out, spatial = grad.shape[-rank:], x.shape[-rank:]
     rows, cols = _membership(spatial[-2], out[-2]), _membership(spatial[-1], out[-1])
-    spread = ops.matmul(_in_f32(grad), _constant(cols))  # (..., OH, W)
+    spread = ops.matmul(in_f32(grad), _constant(cols))  # (..., OH, W)
     result = ops.matmul(_constant(rows.T), spread)  # (..., H, W)
     if rank == 3:  # then depth: (..., OD, H W) to (..., D, H W)
         lead = list(grad.shape[:-3])

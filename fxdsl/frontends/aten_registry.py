@@ -164,6 +164,12 @@ def widened(dtype: str, *values: Any) -> list[Any]:
     return [cast_to(v, "f32") if isinstance(v, Tensor) else v for v in values]
 
 
+def in_f32(x: Tensor) -> Tensor:
+    """A 16-bit tensor cast to f32 (any other as it is): what a gradient
+    summed by several graph ops is summed in, to be rounded once."""
+    return ops.cast(x, "f32") if x.dtype in HALF_DTYPES else x
+
+
 def dim_of(x: Tensor, dim: int) -> int:
     return ops.normalize_dim("import", int(dim), x.ndim)
 
