@@ -18,6 +18,7 @@ torch = need("torch")
 
 from fxdsl.frontends.torch_export import from_torch  # noqa: E402
 from fxdsl.testing.hf_suite import Outcome, counting_plans  # noqa: E402
+from fxdsl.testing.optimizers import mlp, stepped  # noqa: E402
 from fxdsl.testing.torch_models import function_module  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("fresh_dynamo")
@@ -37,34 +38,19 @@ OPTIMIZERS = {
 }
 
 
-def _steps(name: str, foreach: bool, backend: str | None) -> tuple[list[Any], Outcome]:
-    torch.manual_seed(0)
-    model = torch.nn.Sequential(
-        torch.nn.Linear(6, 5), torch.nn.Tanh(), torch.nn.Linear(5, 3)
-    )
+def _steps(name: str, foreach: bool, compiled: bool) -> tuple[list[Any], Outcome]:
+    model = mlp()
     optimizer = getattr(torch.optim, name)(
         model.parameters(), foreach=foreach, **OPTIMIZERS[name]
     )
-    step = (
-        optimizer.step
-        if backend is None
-        else torch.compile(optimizer.step, backend=backend)
-    )
-    x = torch.randn(4, 6, generator=torch.Generator().manual_seed(1))
-    outcome = Outcome()
-    with counting_plans(outcome):
-        for _ in range(3):
-            optimizer.zero_grad()
-            model(x).pow(2).sum().backward()
-            step()
-    return [p.detach().clone() for p in model.parameters()], outcome
+    return stepped(model, optimizer, compiled)
 
 
 @pytest.mark.parametrize("foreach", [True, False], ids=["foreach", "for-loop"])
 @pytest.mark.parametrize("name", list(OPTIMIZERS))
 def test_a_compiled_optimizer_step_matches_eager(name: str, foreach: bool) -> None:
-    eager, _ = _steps(name, foreach, None)
-    got, outcome = _steps(name, foreach, "fxdsl")
+    eager, _ = _steps(name, foreach, compiled=False)
+    got, outcome = _steps(name, foreach, compiled=True)
     assert outcome.total > 0
     assert outcome.compiled == outcome.total, outcome.summary()
     for g, want in zip(got, eager, strict=True):

@@ -22,7 +22,8 @@ torch = need("torch")
 
 from torch.testing._internal.common_optimizers import optim_db  # noqa: E402
 
-from fxdsl.testing.hf_suite import Outcome, counting_plans  # noqa: E402
+from fxdsl.testing.hf_suite import Outcome  # noqa: E402
+from fxdsl.testing.optimizers import mlp, stepped  # noqa: E402
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("fresh_dynamo")]
 
@@ -52,13 +53,6 @@ def _configs(info: Any) -> list[tuple[str, dict[str, Any]]]:
     return found
 
 
-def _model() -> Any:
-    torch.manual_seed(0)
-    return torch.nn.Sequential(
-        torch.nn.Linear(6, 5), torch.nn.Tanh(), torch.nn.Linear(5, 3)
-    )
-
-
 def _parameters(info: Any, model: Any) -> list[Any]:
     """The parameters an optimizer takes: Muon only matrices."""
     if info.optim_cls.__name__ == "Muon":
@@ -69,19 +63,8 @@ def _parameters(info: Any, model: Any) -> list[Any]:
 def _three_steps(
     info: Any, kwargs: dict[str, Any], compiled: bool
 ) -> tuple[Any, Outcome]:
-    model = _model()
-    optimizer = info.optim_cls(_parameters(info, model), **kwargs)
-    step = (
-        torch.compile(optimizer.step, backend="fxdsl") if compiled else optimizer.step
-    )
-    x = torch.randn(4, 6, generator=torch.Generator().manual_seed(1))
-    outcome = Outcome()
-    with counting_plans(outcome):
-        for _ in range(3):
-            optimizer.zero_grad()
-            model(x).pow(2).sum().backward()
-            step()
-    return [p.detach().clone() for p in model.parameters()], outcome
+    model = mlp()
+    return stepped(model, info.optim_cls(_parameters(info, model), **kwargs), compiled)
 
 
 @pytest.mark.parametrize("name", sorted(INFOS))
@@ -91,7 +74,7 @@ def test_every_configuration_of_an_optimizer_compiles_and_matches(name: str) -> 
     assert configs
     for label, kwargs in configs:
         try:
-            info.optim_cls(_parameters(info, _model()), **copy.deepcopy(kwargs))
+            info.optim_cls(_parameters(info, mlp()), **copy.deepcopy(kwargs))
         except (ValueError, RuntimeError):  # a combination torch refuses
             continue
         want, _ = _three_steps(info, copy.deepcopy(kwargs), compiled=False)
