@@ -22,14 +22,17 @@ import math
 from typing import Any
 
 
-def _additive(mask: Any, mask_type: Any, batch: int, heads: int) -> Any:
-    """The merged mask as a float to add to (B, H, T, S) scores."""
+def _additive(mask: Any, mask_type: Any, batch: int, dtype: Any) -> Any:
+    """The mask as a float of `dtype` (the scores') to add to (B, H, T, S)
+    scores: mask_type 1 is a (B, S) key padding mask, any other broadcasts
+    as it is ((T, S) or merged (B, H, T, S))."""
     import torch
 
     if mask is None:
         return None
     if mask.dtype == torch.bool:  # True: masked out
-        mask = torch.zeros(mask.shape).masked_fill(mask, -math.inf)
+        zeros = torch.zeros_like(mask, dtype=dtype)
+        mask = zeros.masked_fill(mask, -math.inf)
     if mask_type == 1:
         return mask.reshape(batch, 1, 1, mask.shape[-1])
     return mask
@@ -60,7 +63,7 @@ def _attention(
 
     q, k, v = split(query, wq, bq), split(key, wk, bk), split(value, wv, bv)
     scores = torch.matmul(q / math.sqrt(embed // heads), k.transpose(-2, -1))
-    added = _additive(mask, mask_type, batch, heads)
+    added = _additive(mask, mask_type, batch, scores.dtype)
     if added is not None:
         scores = scores + added
     probabilities = torch.softmax(scores, -1)

@@ -102,3 +102,37 @@ def test_multi_head_attention_on_the_fast_path_compiles(need_weights: bool) -> N
     torch.testing.assert_close(got[0], want[0], rtol=1e-5, atol=1e-5)
     if need_weights:
         torch.testing.assert_close(got[1], want[1], rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("mask_type", [1, 2], ids=["key-padding", "merged"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=str)
+def test_a_boolean_mask_is_added_in_the_scores_type(dtype: Any, mask_type: int) -> None:
+    """A boolean mask becomes -inf where True, in the scores' own type: a
+    merged (B, H, T, S) mask and a (B, S) key padding mask, f32 and bf16
+    (an f32 mask beside bf16 scores would promote them)."""
+    torch.manual_seed(0)
+    attention = nn.MultiheadAttention(16, 4, batch_first=True).eval().to(dtype)
+    weights = [
+        attention.in_proj_weight,
+        attention.in_proj_bias,
+        attention.out_proj.weight,
+        attention.out_proj.bias,
+    ]
+    merged = torch.rand(3, 4, 7, 7, generator=torch.Generator().manual_seed(1)) > 0.6
+    merged[..., 0] = False  # every query keeps a key
+    mask = merged if mask_type == 2 else PADDING
+    x = X.to(dtype)
+
+    def fused(x: Any) -> Any:
+        return torch._native_multi_head_attention(
+            x, x, x, 16, 4, *weights, mask, True, False, mask_type
+        )
+
+    with torch.no_grad():
+        want = fused(x)
+    got, outcome = _compiled(fused, x)
+    assert outcome.compiled == outcome.total > 0, outcome.summary()
+    tolerance = 1e-5 if dtype == torch.float32 else 2e-2
+    for mine, eager in zip(got, want, strict=True):
+        assert mine.dtype == dtype
+        torch.testing.assert_close(mine, eager, rtol=tolerance, atol=tolerance)
