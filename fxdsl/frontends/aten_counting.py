@@ -24,6 +24,7 @@ from fxdsl.frontends.aten_registry import (
     aten,
     cast_to,
     dim_of,
+    extreme_value,
     graph_dtype,
 )
 from fxdsl.frontends.aten_select import product_of
@@ -244,8 +245,8 @@ def _mode(call: AtenCall) -> tuple[Tensor, Tensor]:
     pairs = ops.eq(reshape(moved, [*outer, n, 1]), reshape(moved, [*outer, 1, n]))
     counts = ops.sum(ops.cast(pairs, "i64"), [last + 1])  # (..., n)
     most = ops.eq(counts, ops.max(counts, [last], keepdim=True))
-    inf = math.inf if x.dtype[0] == "f" else float(np.iinfo(np.int64).max)
-    value = ops.min(ops.where(most, moved, inf), [last], keepdim=True)
+    largest = extreme_value(x.dtype, largest=True)
+    value = ops.min(ops.where(most, moved, largest), [last], keepdim=True)
     at = ops.where(ops.eq(moved, value), _arange(n, [1] * last + [n]), -1)
     index = ops.max(at, [last], keepdim=True)
     if dim != last:

@@ -18,6 +18,7 @@ from fxdsl.frontends.aten_registry import (
     aten,
     cast_to,
     dim_of,
+    extreme_value,
     is_integer,
     widened,
 )
@@ -355,8 +356,7 @@ def _scatter_region(
     elif reduce in ("amax", "amin"):
         fill = -math.inf if reduce == "amax" else math.inf
         if is_integer(x.dtype):
-            info = np.iinfo(np.int64 if x.dtype == "i64" else np.int32)
-            fill = float(info.min if reduce == "amax" else info.max)
+            fill = extreme_value(x.dtype, largest=reduce != "amax")
         extreme = ops.max if reduce == "amax" else ops.min
         combined = extreme(ops.where(hit, values, fill), [last + 1])
         if include_self:
@@ -603,10 +603,7 @@ def _cummax(call: AtenCall) -> tuple[Tensor, Tensor]:
         ops.constant(np.arange(x.shape[dim], dtype=np.int64).reshape(positions), "i64"),
         list(x.shape),
     )
-    pad = -math.inf if largest else math.inf
-    if is_integer(x.dtype):
-        info = np.iinfo(np.int64 if x.dtype == "i64" else np.int32)
-        pad = float(info.min if largest else info.max)
+    pad = extreme_value(x.dtype, largest=not largest)
 
     def combine(
         left: tuple[Tensor, ...], right: tuple[Tensor, ...]

@@ -9,12 +9,17 @@ so the table is complete wherever it is read through that module.
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from fxdsl.ir import graph
+from fxdsl.ir.dtypes import numpy_dtype
 from fxdsl.tracing import ops
+from fxdsl.tracing.trace_state import dtype_attr
 from fxdsl.tracing.tracer import Tensor
 
 TORCH_DTYPES = {
@@ -168,6 +173,19 @@ def in_f32(x: Tensor) -> Tensor:
     """A 16-bit tensor cast to f32 (any other as it is): what a gradient
     summed by several graph ops is summed in, to be rounded once."""
     return ops.cast(x, "f32") if x.dtype in HALF_DTYPES else x
+
+
+def extreme_value(dtype: str, largest: bool) -> float | int:
+    """The largest (or smallest) value of `dtype`: +-inf for a float, the
+    integer type's own bound (exact: an int64 bound is no float64) for an
+    integer, True/False for i1. What a max (min) starts from, and what
+    pads a sort so the padding sorts last."""
+    if dtype[0] in "fb":
+        return math.inf if largest else -math.inf
+    if dtype == "i1":
+        return int(largest)
+    info = np.iinfo(numpy_dtype(dtype_attr(dtype)))
+    return int(info.max if largest else info.min)
 
 
 def dim_of(x: Tensor, dim: int) -> int:

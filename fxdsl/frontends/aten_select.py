@@ -18,6 +18,7 @@ from fxdsl.frontends.aten_registry import (
     aten,
     cast_to,
     dim_of,
+    extreme_value,
     is_integer,
 )
 from fxdsl.tracing import ops
@@ -269,8 +270,7 @@ def _sorted_along(x: Tensor, dim: int, descending: bool) -> tuple[Tensor, Tensor
     values = x
     if size > n:
         if is_integer(x.dtype):
-            info = np.iinfo(np.int64 if x.dtype == "i64" else np.int32)
-            pad = float(info.min if descending else info.max)
+            pad = extreme_value(x.dtype, largest=not descending)
         else:
             pad = -math.inf if descending else math.nan
         values = ops.concat([x, ops.full([*outer, size - n], pad, x.dtype)], last)

@@ -12,8 +12,9 @@ from typing import Any
 
 RTOL, ATOL = 1e-4, 1e-5
 
-DTYPES = ("float32", "bfloat16", "float16")
-"""The sample dtypes the harness takes (`--dtype`)."""
+DTYPES = ("float32", "bfloat16", "float16", "int64", "int32", "uint8", "bool")
+"""The sample dtypes the harness takes (`--dtype`): the float ones, and
+integer and bool samples (results compared exactly)."""
 
 LOW_PRECISION = {"bfloat16": (1.6e-2, 1e-2), "float16": (1e-3, 1e-3)}
 """`(rtol, atol)` against eager for a 16-bit dtype (torch's `assert_close`
@@ -32,10 +33,11 @@ SIGN_FREE = ("svd", "linalg.svd", "linalg.eigh")
 through each sample's `output_process_fn_grad` (their absolute values, or
 `U @ Vh`), and so does this harness, on both sides."""
 
-TIE_ORDER = {"sort": (1, 0), "argsort": (0, 0), "topk": (1, 1)}
+TIE_ORDER = {"sort": (1, 0), "argsort": (0, 0), "topk": (1, 1), "kthvalue": (1, 1)}
 """op -> (which output holds indices, which argument is `dim`): among equal
 values an unstable sort or a top-k may give their indices in any order (a
-bf16 sample of 8000 values is full of ties), so, unless the sample asks
+bf16 or integer sample of 8000 values is full of ties), and which of equal
+k-th values `kthvalue` names is not defined, so, unless the sample asks
 for `stable=True`, the indices are compared by the values they pick."""
 
 
@@ -54,8 +56,11 @@ def picked_values(name: str, sample: Any) -> Callable[[Any], Any]:
         parts = list(out) if isinstance(out, tuple | list) else [out]
         index = parts[output]
         dim = given if source.dim() else 0
+        reduced = 0 < index.dim() < source.dim()  # kthvalue without keepdim
+        if reduced:
+            index = index.unsqueeze(dim)
         gathered = torch.gather(source, dim, index) if source.dim() else source
-        parts[output] = gathered
+        parts[output] = gathered.squeeze(dim) if reduced else gathered
         return tuple(parts)
 
     return picked
@@ -106,6 +111,11 @@ def compare(
         ) or want.is_complex() != np.iscomplexobj(got):
             return f"output {i}: dtype {got.dtype}, torch {want.dtype}"
         if not values:
+            continue
+        if not (want.is_floating_point() or want.is_complex()):
+            if not np.array_equal(got, want_np):
+                wrong = int(np.sum(got != want_np)) if got.shape else 1
+                return f"output {i}: {wrong} of {got.size} integer values differ"
             continue
         ok = np.isclose(got, want_np, rtol=RTOL, atol=ATOL, equal_nan=True)
         if not ok.all() and want.dtype == torch.float32 and case is not None:

@@ -38,6 +38,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from fxdsl.ir import graph
+from fxdsl.ir.dtypes import numpy_dtype
 from fxdsl.ir.graph import SCOPE, ScopeAttr, dtype_of, shape_of
 from fxdsl.ir.shape_rules import ShapeError
 from fxdsl.tracing.trace_state import (
@@ -411,7 +412,7 @@ def _lift(name: str, value: object, like: Tensor) -> Tensor:
     if like.dtype == "i1" and not np.isin(array, (0, 1)).all():
         raise TypeError(f"{name}: {what} {shown} is not a valid i1 value")
     if array.ndim == 0 and not isinstance(value, np.ndarray):
-        return full((), float(array), like.dtype)
+        return full((), array.item(), like.dtype)
     return constant(array, like.dtype)
 
 
@@ -1120,11 +1121,23 @@ def constant(value: Any, dtype: str | None = None) -> Tensor:
 
 
 def full(shape: Sequence[int], value: float, dtype: str = "f32") -> Tensor:
-    """A tensor of `shape` filled with `value` (`graph.full`)."""
+    """A tensor of `shape` filled with `value` (`graph.full`, whose value
+    is a float64: an integer it cannot hold exactly, such as int64's
+    largest, is a 0-d `graph.constant` broadcast instead)."""
     name = graph.FullOp.name
     element = dtype_attr(dtype)
     dims = [int(d) for d in shape]
+    if dtype in INTEGER_DTYPES and dtype != "i1" and _beyond_f64(value):
+        exact = np.asarray(int(value), dtype=numpy_dtype(element))
+        return broadcast_to(constant(exact, dtype), dims)
     return wrap(emit(lambda: graph.FullOp(dims, value, element), name).result)
+
+
+def _beyond_f64(value: Any) -> bool:
+    """Whether `value` is an integer that a float64 does not hold exactly."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        return False
+    return int(float(value)) != int(value)
 
 
 def arange(start: float, end: float, step: float = 1, dtype: str = "i64") -> Tensor:
