@@ -19,6 +19,7 @@ from fxdsl.frontends.aten_registry import (
     aten,
     cast_to,
     graph_dtype,
+    is_integer,
 )
 from fxdsl.ir import graph
 from fxdsl.ir.dtypes import to_element_type
@@ -134,14 +135,16 @@ def _clamp_tensor(call: AtenCall) -> Tensor:
 @aten("isinf.default")
 def _isinf(call: AtenCall) -> Tensor:
     x = call.args[0]
-    if x.dtype not in FLOAT_DTYPES:
-        raise UnsupportedNode(f"isinf on {x.dtype} (only on floats)")
+    if x.dtype not in FLOAT_DTYPES:  # no integer is infinite
+        return ops.full(list(x.shape), 0, "i1")
     return ops.eq(ops.abs(x), math.inf)
 
 
 @aten("hardtanh.default", "hardtanh_.default")
 def _hardtanh(call: AtenCall) -> Tensor:
     low, high = call.arg(1, "min_val", -1.0), call.arg(2, "max_val", 1.0)
+    if is_integer(call.dtype):  # torch converts the bounds to the type: -0.5 -> 0
+        low, high = int(low), int(high)
     return ops.clamp(call.args[0], low, high)
 
 
@@ -209,8 +212,10 @@ def _div_mode(call: AtenCall) -> Tensor:
     lhs, rhs = (cast_to(a, call.dtype) for a in call.args[:2])
     if mode is None:
         return ops.div(lhs, rhs)
-    if mode == "floor" and call.dtype in ("i64", "i32", "i16", "i8", "ui8"):
+    if mode == "floor" and is_integer(call.dtype):
         return ops.div(lhs, rhs)
+    if mode == "trunc" and is_integer(call.dtype):
+        return _truncated_division(lhs, rhs, call.dtype)[0]
     if call.dtype not in FLOAT_DTYPES:
         raise UnsupportedNode(f"rounding_mode={mode!r} on {call.dtype}")
     if mode == "trunc":
@@ -233,6 +238,33 @@ def _remainder(call: AtenCall) -> Tensor:
 
 
 ATEN["prims.remainder.default"] = _remainder
+
+
+def _truncated_division(lhs: Any, rhs: Any, dtype: str) -> tuple[Tensor, Tensor]:
+    """(quotient rounded toward zero, C's remainder, the sign of `lhs`) of
+    integers: graph.div floors, which is one less where the division is
+    inexact and the signs differ."""
+    lhs, rhs = (
+        v if isinstance(v, Tensor) else ops.full([], v, dtype) for v in (lhs, rhs)
+    )
+    floor = ops.div(lhs, rhs)
+    inexact = ops.ne(ops.sub(lhs, ops.mul(floor, rhs)), 0)
+    signs = ops.ne(ops.lt(lhs, 0), ops.lt(rhs, 0))
+    step = ops.cast(ops.logical_and(inexact, signs), dtype)
+    quotient = ops.add(floor, step)
+    return quotient, ops.sub(lhs, ops.mul(quotient, rhs))
+
+
+@aten("fmod.Tensor", "fmod.Scalar")
+def _fmod(call: AtenCall) -> Tensor:
+    # integers: C's %; floats: graph.fmod
+    if is_integer(call.dtype):
+        lhs, rhs = (cast_to(a, call.dtype) for a in call.args[:2])
+        return _truncated_division(lhs, rhs, call.dtype)[1]
+    return _float_elementwise(graph.FmodOp)(call)
+
+
+ATEN["prims.fmod.default"] = _fmod
 
 
 def _floor_divide(a: Tensor, b: Tensor) -> Tensor:
@@ -299,30 +331,67 @@ def _where(call: AtenCall) -> Tensor:
 def _logical(fn: Callable[[Tensor, Tensor], Tensor]) -> Handler:
     def handler(call: AtenCall) -> Tensor:
         lhs, rhs = call.args[:2]
-        if call.dtype != "i1":
-            raise UnsupportedNode(f"bitwise ops on {call.dtype} (only on bool)")
         return fn(cast_to(lhs, "i1"), cast_to(rhs, "i1"))
 
     return handler
 
 
-aten("logical_and.default", "bitwise_and.Tensor", "__and__.Tensor")(
-    _logical(ops.logical_and)
-)
-aten("logical_or.default", "bitwise_or.Tensor", "__or__.Tensor")(
-    _logical(ops.logical_or)
-)
-aten("logical_xor.default", "bitwise_xor.Tensor", "__xor__.Tensor")(_logical(ops.ne))
-# torch's decompositions of logical ops reach the bitwise prims on bools
-for _prim, _fn in (("and", ops.logical_and), ("or", ops.logical_or), ("xor", ops.ne)):
-    ATEN[f"prims.bitwise_{_prim}.default"] = _logical(_fn)
+def _bitwise(
+    on_ints: Callable[[Any, Any], Tensor],
+    on_bools: Callable[[Tensor, Tensor], Tensor] | None,
+) -> Handler:
+    """A bitwise op of torch's promoted type: the graph's bitwise op on
+    integers, its logical form on bools (where the result is i1; torch
+    does not shift bools)."""
+
+    def handler(call: AtenCall) -> Tensor:
+        if call.dtype == "i1" and on_bools is not None:
+            return _logical(on_bools)(call)
+        if not is_integer(call.dtype):
+            raise UnsupportedNode(f"bitwise ops on {call.dtype} (integers only)")
+        lhs, rhs = (cast_to(v, call.dtype) for v in call.args[:2])
+        return on_ints(lhs, rhs)
+
+    return handler
+
+
+BITWISE_OVERLOADS = ("Tensor", "Scalar", "Scalar_Tensor")
+SHIFT_OVERLOADS = ("Tensor", "Tensor_Scalar", "Scalar_Tensor")
+DUNDER_OVERLOADS = ("Tensor", "Scalar")
+"""ATen's overloads of `bitwise_and` (or, xor), of the shifts and of the
+operator forms (`__and__`, `__lshift__`)."""
+
+aten("logical_and.default")(_logical(ops.logical_and))
+aten("logical_or.default")(_logical(ops.logical_or))
+aten("logical_xor.default")(_logical(ops.ne))
+for _name, _dunder, _prim, _ints, _bools in (
+    ("bitwise_and", "__and__", "bitwise_and", ops.bitwise_and, ops.logical_and),
+    ("bitwise_or", "__or__", "bitwise_or", ops.bitwise_or, ops.logical_or),
+    ("bitwise_xor", "__xor__", "bitwise_xor", ops.bitwise_xor, ops.ne),
+    ("bitwise_left_shift", "__lshift__", "shift_left", ops.shift_left, None),
+    ("bitwise_right_shift", "__rshift__", "shift_right_arithmetic", ops.shift_right,
+     None),
+):  # fmt: skip
+    _handler = _bitwise(_ints, _bools)
+    kinds = SHIFT_OVERLOADS if "shift" in _name else BITWISE_OVERLOADS
+    for _target in (
+        *(f"{_name}.{kind}" for kind in kinds),
+        *(f"{_dunder}.{kind}" for kind in DUNDER_OVERLOADS),
+        f"prims.{_prim}.default",
+    ):
+        ATEN[_target if _target.startswith("prims.") else f"aten.{_target}"] = _handler
 
 
 @aten("logical_not.default", "bitwise_not.default")
 def _logical_not(call: AtenCall) -> Tensor:
-    if call.target.startswith("aten.bitwise_not") and call.dtype != "i1":
-        raise UnsupportedNode(f"bitwise_not on {call.dtype} (only on bool)")
-    return ops.logical_not(cast_to(call.args[0], "i1"))
+    if call.target.startswith("aten.logical_not") or call.dtype == "i1":
+        return ops.logical_not(cast_to(call.args[0], "i1"))
+    if not is_integer(call.dtype):
+        raise UnsupportedNode(f"bitwise_not on {call.dtype} (integers only)")
+    return ops.bitwise_not(cast_to(call.args[0], call.dtype))
+
+
+ATEN["prims.bitwise_not.default"] = _logical_not
 
 
 # --------------------------------------------------------------------------- #

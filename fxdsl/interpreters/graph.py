@@ -154,6 +154,24 @@ def arange_values(op: graph.ArangeOp) -> Array:
     return int(start) + int(step) * np.arange(length, dtype=np.int64)
 
 
+def integer_power(base: Array, exponent: Array) -> Array:
+    """torch's pow of integer tensors: wrapping, and for a negative
+    exponent 1 where the base is 1, +-1 where it is -1 (by the exponent's
+    parity), else 0 (numpy raises instead)."""
+    base, exponent = np.broadcast_arrays(np.asarray(base), np.asarray(exponent))
+    negative = exponent < 0
+    result = np.power(base, np.where(negative, 0, exponent))
+    odd = (exponent % 2).astype(bool)
+    inverse = np.where(base == 1, 1, np.where(base == -1, np.where(odd, -1, 1), 0))
+    return np.where(negative, inverse, result).astype(result.dtype)
+
+
+def _power(lhs: Array, rhs: Array) -> Array:
+    if np.issubdtype(lhs.dtype, np.integer):
+        return integer_power(lhs, rhs)
+    return np.power(lhs, rhs)
+
+
 def _div(lhs: Array, rhs: Array) -> Array:
     if np.issubdtype(lhs.dtype, np.integer):
         return np.floor_divide(lhs, rhs)
@@ -252,6 +270,7 @@ UNARY: dict[type[Operation], Callable[[Array], Array]] = {
     graph.ReciprocalOp: np.reciprocal,
     graph.CastOp: lambda x: x,  # `_finish` converts to the result type
     graph.LogicalNotOp: np.logical_not,
+    graph.BitwiseNotOp: np.invert,
     graph.HardsigmoidOp: lambda x: _relu6_of_x_plus_3(x) / x.dtype.type(6),
     graph.HardswishOp: lambda x: x * _relu6_of_x_plus_3(x) / x.dtype.type(6),
     graph.TanOp: np.tan,
@@ -273,8 +292,7 @@ BINARY: dict[type[Operation], Callable[[Array, Array], Array]] = {
     graph.SubOp: np.subtract,
     graph.MulOp: np.multiply,
     graph.DivOp: _div,
-    # numpy raises ValueError for integers to negative integer powers, as torch.
-    graph.PowOp: np.power,
+    graph.PowOp: _power,
     graph.MaximumOp: np.maximum,
     graph.MinimumOp: np.minimum,
     graph.EqOp: np.equal,
@@ -285,6 +303,12 @@ BINARY: dict[type[Operation], Callable[[Array, Array], Array]] = {
     graph.GeOp: np.greater_equal,
     graph.LogicalAndOp: np.logical_and,
     graph.LogicalOrOp: np.logical_or,
+    graph.BitwiseAndOp: np.bitwise_and,
+    graph.BitwiseOrOp: np.bitwise_or,
+    graph.BitwiseXorOp: np.bitwise_xor,
+    # numpy's shifts give 0 (or the sign fill) past the width, as torch's
+    graph.ShiftLeftOp: np.left_shift,
+    graph.ShiftRightOp: np.right_shift,
     graph.Atan2Op: np.arctan2,
     graph.CopysignOp: np.copysign,
     graph.FmodOp: np.fmod,

@@ -90,7 +90,7 @@ CALLS: dict[type[Operation], str] = {
     math.Atan2Op: "atan2f", math.CopySignOp: "copysignf", math.FmaOp: "fmaf",
     arith.MaximumfOp: "fx_maximumf", arith.MinimumfOp: "fx_minimumf",
     arith.MaxSIOp: "fx_max", arith.MinSIOp: "fx_min",
-    arith.FloorDivSIOp: "fx_floordivsi",
+    arith.FloorDivSIOp: "fx_floordivsi", arith.ShLIOp: "fx_shl",
 }  # fmt: skip
 """op -> C function of its operands (f32 math, or a helper of `PRELUDE`)."""
 
@@ -119,14 +119,21 @@ __device__ __forceinline__ float fx_minimumf(float a, float b) {
 template <typename T> FX_DEVICE T fx_max(T a, T b) { return a > b ? a : b; }
 template <typename T> FX_DEVICE T fx_min(T a, T b) { return a < b ? a : b; }
 template <typename T> FX_DEVICE T fx_absi(T a) { return a < 0 ? -a : a; }
+// a left shift in unsigned arithmetic (a negative value's is undefined in C),
+// wrapped back to T; the amount is already in [0, width)
+template <typename T> FX_DEVICE T fx_shl(T a, T b) {
+  return (T)((unsigned long long)a << b);
+}
 template <typename T> __device__ __forceinline__ T fx_floordivsi(T a, T b) {
   T q = a / b;
   return (q * b != a && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 // Integer pow by squaring in unsigned arithmetic: it wraps, as torch's does,
 // where signed overflow is undefined; the base is squared only while
-// exponent bits remain (cuda-sim's UBSan found the extra squaring).
+// exponent bits remain (cuda-sim's UBSan found the extra squaring). A
+// negative exponent gives torch's: 1 for a base of 1, +-1 for -1, else 0.
 template <typename T> __device__ __forceinline__ T fx_ipowi(T base, T exp) {
+  if (exp < 0) return base == 1 ? 1 : base == -1 ? ((exp & 1) ? -1 : 1) : 0;
   unsigned long long b = (unsigned long long)base, result = 1;
   for (; exp > 0; exp >>= 1) {
     if (exp & 1) result *= b;

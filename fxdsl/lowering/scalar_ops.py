@@ -23,6 +23,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     IntegerType,
+    Signedness,
     f32,
     i1,
 )
@@ -215,6 +216,58 @@ def _not(e: Emitter, args: list[SSAValue], _op: Operation) -> SSAValue:
     return e.emit(arith.CmpiOp(args[0], e.const(0, i1), "eq"))
 
 
+def _xor(e: Emitter, a: SSAValue, b: SSAValue) -> SSAValue:
+    return e.emit(arith.CmpiOp(a, b, "ne"))
+
+
+def _bitwise(
+    kind: type[arith.AndIOp | arith.OrIOp | arith.XOrIOp],
+    logical: Callable[[Emitter, SSAValue, SSAValue], SSAValue],
+) -> Callable[[Emitter, list[SSAValue], Operation], SSAValue]:
+    """An integer bitwise op; on i1 its logical form (`_and`, ...)."""
+
+    def rule(e: Emitter, args: list[SSAValue], _op: Operation) -> SSAValue:
+        a, b = args
+        return logical(e, a, b) if a.type == i1 else e.emit(kind(a, b))
+
+    return rule
+
+
+def _bitwise_not(e: Emitter, args: list[SSAValue], op: Operation) -> SSAValue:
+    (x,) = args
+    if x.type == i1:
+        return _not(e, args, op)
+    assert isinstance(x.type, IntegerType)
+    unsigned = x.type.signedness.data == Signedness.UNSIGNED
+    ones = (1 << x.type.width.data) - 1 if unsigned else -1
+    return e.emit(arith.XOrIOp(x, e.const(ones, x.type)))
+
+
+def _shift(left: bool) -> Callable[[Emitter, list[SSAValue], Operation], SSAValue]:
+    """torch's shifts: an amount outside [0, width) gives 0 (left) or the
+    sign fill (right), where C's shift is undefined; so the amount is
+    clamped into range before the shift (no undefined shift is ever
+    computed, even where its result is not selected)."""
+
+    def rule(e: Emitter, args: list[SSAValue], _op: Operation) -> SSAValue:
+        a, b = args
+        assert isinstance(a.type, IntegerType)
+        width = a.type.width.data
+        inside = _and(
+            e,
+            e.emit(arith.CmpiOp(b, e.const(0, b.type), "sge")),
+            e.emit(arith.CmpiOp(b, e.const(width, b.type), "slt")),
+        )
+        fallback = e.const(0 if left else width - 1, b.type)
+        amount = e.emit(arith.SelectOp(inside, b, fallback))
+        if not left:
+            return e.emit(arith.ShRSIOp(a, amount))
+        shifted = e.emit(arith.ShLIOp(a, amount))
+        return e.emit(arith.SelectOp(inside, shifted, e.const(0, a.type)))
+
+    return rule
+
+
 def _clamp(e: Emitter, args: list[SSAValue], op: Operation) -> SSAValue:
     assert isinstance(op, graph.ClampOp)
     (x,) = args
@@ -316,6 +369,12 @@ SCALAR_OPS: dict[type[Operation], ScalarRule] = {
     graph.LogicalAndOp: _logical(_and),
     graph.LogicalOrOp: _logical(_or),
     graph.LogicalNotOp: _not,
+    graph.BitwiseAndOp: _bitwise(arith.AndIOp, _and),
+    graph.BitwiseOrOp: _bitwise(arith.OrIOp, _or),
+    graph.BitwiseXorOp: _bitwise(arith.XOrIOp, _xor),
+    graph.BitwiseNotOp: _bitwise_not,
+    graph.ShiftLeftOp: _shift(left=True),
+    graph.ShiftRightOp: _shift(left=False),
     graph.ClampOp: _clamp,
     graph.HardsigmoidOp: _hardsigmoid,
     graph.HardswishOp: _hardswish,

@@ -48,6 +48,7 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
+from fxdsl.interpreters.graph import integer_power
 from fxdsl.interpreters.linalg import NUMPY_LINALG, flags_of
 from fxdsl.ir import graph
 from fxdsl.ir.dtypes import numpy_dtype, round_to_bf16
@@ -99,6 +100,7 @@ SCALAR: dict[type[Operation], Callable[..., Any]] = {
     arith.MaxSIOp: max, arith.MinSIOp: min,
     arith.AndIOp: lambda a, b: a & b, arith.OrIOp: lambda a, b: a | b,
     arith.XOrIOp: lambda a, b: a ^ b, arith.ShRSIOp: lambda a, b: a >> b,
+    arith.ShLIOp: lambda a, b: a << b,
     arith.NegfOp: lambda a: -a,
     arith.SelectOp: lambda c, a, b: a if c else b,
     math.ExpOp: np.exp, math.Exp2Op: np.exp2, math.LogOp: np.log,
@@ -106,7 +108,7 @@ SCALAR: dict[type[Operation], Callable[..., Any]] = {
     math.RsqrtOp: lambda a: np.float32(1) / np.sqrt(a), math.TanhOp: np.tanh,
     math.ErfOp: _erf, math.SinOp: np.sin, math.CosOp: np.cos,
     math.AbsFOp: abs, math.AbsIOp: abs, math.PowFOp: np.power,
-    math.IPowIOp: lambda a, b: a ** b,
+    math.IPowIOp: lambda a, b: integer_power(a, b)[()],
     math.TanOp: np.tan, math.AcosOp: np.arccos, math.AsinOp: np.arcsin,
     math.AtanOp: np.arctan, math.SinhOp: np.sinh, math.CoshOp: np.cosh,
     math.AsinhOp: np.arcsinh, math.AcoshOp: np.arccosh, math.AtanhOp: np.arctanh,

@@ -343,6 +343,35 @@ class _Builder:
         exponent = self.emit(g.TanhOp(a), 1.0)
         self.emit(_create(g.PowOp, [b, exponent]), self.bound[b])
 
+    def bits(self) -> None:
+        """A bitwise op or shift of i32 values, back in f32 (squashed): the
+        i32 operands are exact integers in [-64, 64] (constants times 64,
+        so no backend's rounding moves them), the shift amounts include
+        negative ones and ones past 32. Up to 10 ops."""
+        shape = shape_of(self.pick())
+        sixty_four = self.full_of(64.0)
+
+        def integers(constant: SSAValue) -> SSAValue:
+            product = _create(g.MulOp, [constant, sixty_four])
+            scaled = self.emit(product, 64.0, squash=False)
+            return self.emit(g.CastOp(scaled, g.i32), 64.0, squash=False)
+
+        left = integers(self.constant(shape or (1,)))
+        right = integers(self.constant((shape[-1],) if shape else (1,)))
+        op_type = self.choice(
+            (g.BitwiseAndOp, g.BitwiseOrOp, g.BitwiseXorOp, g.ShiftLeftOp,
+             g.ShiftRightOp, g.BitwiseNotOp)
+        )  # fmt: skip
+        if op_type is g.BitwiseNotOp:
+            mixed = self.emit(g.BitwiseNotOp(left), 65.0, squash=False)
+        else:
+            mixed = self.emit(_create(op_type, [left, right]), 2.0**31, squash=False)
+        self.emit(g.CastOp(mixed, g.f32), 2.0**31)
+
+    def full_of(self, value: float) -> SSAValue:
+        """A one-element `graph.full` of `value` (never squashed)."""
+        return self.emit(g.FullOp((1,), value), abs(value), squash=False)
+
     def logical(self, cond: SSAValue) -> SSAValue:
         """`cond` negated, or combined with an earlier i1 value of the same
         shape (a shape that keeps the select's operands broadcasting)."""
@@ -780,6 +809,7 @@ _STEPS: tuple[tuple[int, Callable[[_Builder], None]], ...] = (
     (1, _Builder.slice),
     (1, _Builder.concat),
     (1, _Builder.split),
+    (1, _Builder.bits),
 )
 _STEP_TOTAL = sum(w for w, _ in _STEPS)
 

@@ -639,6 +639,35 @@ def logical_or(lhs: Any, rhs: Any) -> Tensor:
     return _binary(graph.LogicalOrOp, lhs, rhs)
 
 
+def bitwise_and(lhs: Any, rhs: Any) -> Tensor:
+    """`lhs & rhs` on integer (or i1) tensors."""
+    return _binary(graph.BitwiseAndOp, lhs, rhs)
+
+
+def bitwise_or(lhs: Any, rhs: Any) -> Tensor:
+    return _binary(graph.BitwiseOrOp, lhs, rhs)
+
+
+def bitwise_xor(lhs: Any, rhs: Any) -> Tensor:
+    return _binary(graph.BitwiseXorOp, lhs, rhs)
+
+
+def bitwise_not(x: Tensor) -> Tensor:
+    """`~x` on an integer tensor (`!x` on i1)."""
+    return _unary(graph.BitwiseNotOp, x)
+
+
+def shift_left(lhs: Any, rhs: Any) -> Tensor:
+    """`lhs << rhs`, wrapping; 0 for a shift outside [0, width)."""
+    return _binary(graph.ShiftLeftOp, lhs, rhs)
+
+
+def shift_right(lhs: Any, rhs: Any) -> Tensor:
+    """`lhs >> rhs` (arithmetic; logical for ui8); the sign fill for a
+    shift outside [0, width)."""
+    return _binary(graph.ShiftRightOp, lhs, rhs)
+
+
 def _scalar_dtype(*values: Any) -> str:
     """torch's dtype for Python scalars alone: bool, else i64, f32 with a float."""
     kinds = {np.asarray(v).dtype.kind for v in values}
@@ -1179,6 +1208,10 @@ __all__ = [
     "arange",
     "avg_pool2d",
     "batch_norm",
+    "bitwise_and",
+    "bitwise_not",
+    "bitwise_or",
+    "bitwise_xor",
     "broadcast_to",
     "cast",
     "clamp",
@@ -1231,6 +1264,8 @@ __all__ = [
     "rsqrt",
     "scaled_dot_product_attention",
     "select",
+    "shift_left",
+    "shift_right",
     "sigmoid",
     "silu",
     "sin",

@@ -87,3 +87,66 @@ def test_a_full_of_int64s_largest_is_exact() -> None:
     x = np.zeros(3, np.int64)
     (got,) = fxdsl.run(trace(lambda x: ops.add(x, INT64.max), x), x)
     assert got.tolist() == [INT64.max] * 3
+
+
+BITWISE: dict[str, Callable[..., Any]] = {
+    "and or xor": lambda x, y: (x & y, x | y, x ^ y),
+    "with scalars": lambda x, y: (x & 0xF, 5 | x, 3 ^ y),
+    "not": lambda x, y: (~x, torch.bitwise_not(y)),
+    "shifts": lambda x, y: (x << y, x >> y, x >> 2, 1 << y),
+    "unpacking int4 pairs": lambda x, y: ((x >> 4) & 0xF, x & 0xF),
+}
+
+
+@pytest.mark.parametrize("dtype", [torch.int64, torch.int32, torch.uint8, torch.int8])
+@pytest.mark.parametrize("case", list(BITWISE))
+def test_bitwise_ops_on_integers(case: str, dtype: Any) -> None:
+    """Before, bitwise ops took only bools: on integers they ran in torch.
+    The shift amounts include negative ones and ones past the width."""
+    generator = torch.Generator().manual_seed(0)
+    low = 0 if dtype == torch.uint8 else -100
+    x = torch.randint(low, 100, (64,), generator=generator).to(dtype)
+    y = torch.randint(-3, 70, (64,), generator=generator)
+    y = y.clamp(min=0).to(dtype) if dtype == torch.uint8 else y.to(dtype)
+    compiled_equals_eager(BITWISE[case], x, y)
+
+
+def test_bitwise_ops_on_bools_stay_logical() -> None:
+    a = torch.tensor([True, False, True, False])
+    b = torch.tensor([True, True, False, False])
+    compiled_equals_eager(lambda a, b: (a & b, a | b, a ^ b, ~a), a, b)
+
+
+SIGNS = (
+    torch.tensor([-7, -3, -2, -1, 0, 1, 2, 3, 7]),
+    torch.tensor([2, -2, 3, -3, 5, -5, 2, -2, -3]),
+)
+
+
+def test_truncating_division_and_fmod_of_integers() -> None:
+    """C's rounding toward zero, where graph.div floors: they differ where
+    the signs differ and the division is inexact."""
+    compiled_equals_eager(
+        lambda x, y: (
+            torch.fmod(x, y),
+            torch.fmod(x, -3),
+            torch.div(x, y, rounding_mode="trunc"),
+            torch.div(x, 3, rounding_mode="trunc"),
+        ),
+        *SIGNS,
+    )
+
+
+def test_integer_pow_with_negative_exponents() -> None:
+    """torch gives 0, or +-1 for a base of +-1 (numpy raises; the CUDA
+    helper gave 1 for every base)."""
+    base = torch.tensor([-3, -1, -1, 0, 1, 2, 5, 2])
+    exponent = torch.tensor([-1, -2, -3, -1, -5, -1, 2, 62])
+    compiled_equals_eager(lambda b, e: (torch.pow(b, e), 2**e), base, exponent)
+
+
+def test_float_predicates_and_hardtanh_of_integers() -> None:
+    compiled_equals_eager(
+        lambda x: (torch.isinf(x), torch.nn.functional.hardtanh(x, -2.5, 1.5)),
+        SIGNS[0],
+    )

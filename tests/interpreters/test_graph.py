@@ -320,6 +320,35 @@ big = np.array([[-100.0, -20.0, 0.0, 20.0, 100.0]] * 3, np.float32)
 cmp_a, cmp_b = ints(4, 1, low=-2, high=3), ints(8, low=-2, high=3)
 div_a, div_b = ints(4, 1), np.array([-3, -2, -1, 1, 2, 3, 5, -7], np.int32)
 
+bit_pair = ints(4, 1, low=-50, high=50), ints(8, low=-50, high=50)
+shift_pair = (
+    np.array([[-77], [-1], [5], [1 << 30]], np.int32),
+    np.array([-1, 0, 1, 3, 31, 32, 33, 100], np.int32),
+)
+
+
+def _shl32(a: int, b: int) -> int:
+    """i32's `a << b`: two's complement wrap; 0 outside [0, 32)."""
+    if not 0 <= b < 32:
+        return 0
+    bits = (a << b) & 0xFFFFFFFF
+    return bits - (1 << 32) if bits >> 31 else bits
+
+
+def _shr32(a: int, b: int) -> int:
+    """i32's `a >> b`, arithmetic; the sign fill outside [0, 32)."""
+    return a >> b if 0 <= b < 32 else (-1 if a < 0 else 0)
+
+
+def _per_element(fn: Callable[[int, int], int]) -> Callable[[Array, Array], Array]:
+    def ref(a: Array, b: Array) -> Array:
+        pairs = np.broadcast_arrays(a, b)
+        flat = [fn(int(x), int(y)) for x, y in zip(*(p.ravel() for p in pairs))]
+        return np.array(flat, np.int32).reshape(pairs[0].shape)
+
+    return ref
+
+
 CASES: list[Case] = [
     unary("neg", lambda x: -f64(x)),
     unary("neg-i32", lambda x: -x, ints(3, 5), "tensor<3x5xi32>", exact=True),
@@ -770,6 +799,12 @@ CASES: list[Case] = [
         "logical_or", np.logical_or, bools(4, 8), bools(8), TB, "tensor<8xi1>", TB, True
     ),
     unary("logical_not", lambda x: ~x, bools(3, 5), "tensor<3x5xi1>", exact=True),
+    binary("bitwise_and", lambda a, b: a & b, *bit_pair, *TI, exact=True),
+    binary("bitwise_or", lambda a, b: a | b, *bit_pair, *TI, exact=True),
+    binary("bitwise_xor", lambda a, b: a ^ b, *bit_pair, *TI, exact=True),
+    unary("bitwise_not", lambda x: -x - 1, ints(3, 5), "tensor<3x5xi32>", exact=True),
+    binary("shift_left", _per_element(_shl32), *shift_pair, *TI, exact=True),
+    binary("shift_right", _per_element(_shr32), *shift_pair, *TI, exact=True),
     Case(
         "any",
         "graph.any %a0 dims [1] : (tensor<3x4xi1>) -> tensor<3xi1>",
@@ -1303,13 +1338,18 @@ def test_embedding_index_out_of_range_is_an_error() -> None:
         _run_text(text, np.array([0, 5], np.int32), np.zeros((3, 2), np.float32))
 
 
-def test_integer_pow_with_negative_exponent_is_an_error() -> None:
-    text = """func.func @f(%a: tensor<2xi32>, %b: tensor<2xi32>) -> tensor<2xi32> {
-      %r = graph.pow %a, %b : tensor<2xi32>
-      func.return %r : tensor<2xi32>
+def test_integer_pow_with_negative_exponents_is_torchs() -> None:
+    """torch's integer pow of tensors: a negative exponent gives 0, 1 for
+    a base of 1, and +-1 for -1 by its parity (numpy raises instead)."""
+    text = """func.func @f(%a: tensor<6xi32>, %b: tensor<6xi32>) -> tensor<6xi32> {
+      %r = graph.pow %a, %b : tensor<6xi32>
+      func.return %r : tensor<6xi32>
     }"""
-    with pytest.raises(ValueError, match="graph.pow: .*negative"):
-        _run_text(text, np.array([2, 2], np.int32), np.array([1, -1], np.int32))
+    base = np.array([2, 2, 1, -1, -1, 0], np.int32)
+    exponent = np.array([3, -1, -7, -2, -3, -1], np.int32)
+    (out,) = _run_text(text, base, exponent)
+    want = np.array([8, 0, 1, 1, -1, 0], np.int32)
+    np.testing.assert_array_equal(out, want, strict=True)
 
 
 def test_type_checker_catches_wrong_dtype() -> None:

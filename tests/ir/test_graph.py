@@ -89,6 +89,11 @@ BUILDERS: list[tuple[str, Callable[[], Operation], list[str]]] = [
         for cls in (g.LogicalAndOp, g.LogicalOrOp)
     ],
     ("graph.logical_not", lambda: g.LogicalNotOp(value([3], g.i1)), ["tensor<3xi1>"]),
+    *[
+        (cls.name, (lambda cls=cls: cls(value([4, 1], g.i32), value([8], g.i32))), ["tensor<4x8xi32>"])
+        for cls in (g.BitwiseAndOp, g.BitwiseOrOp, g.BitwiseXorOp, g.ShiftLeftOp, g.ShiftRightOp)
+    ],
+    ("graph.bitwise_not", lambda: g.BitwiseNotOp(value([3], g.ui8)), ["tensor<3xui8>"]),
     ("graph.any", lambda: g.AnyOp(value([4, 8], g.i1), [1]), ["tensor<4xi1>"]),
     ("graph.all", lambda: g.AllOp(value([4, 8], g.i1), [], True), ["tensor<1x1xi1>"]),
     (

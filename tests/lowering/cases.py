@@ -22,6 +22,7 @@ UNARY = ["neg", "abs", "relu", *_float_only(graph.UnaryOp)]
 BINARY = ["add", "sub", "mul", "div", "pow", "maximum", "minimum"]
 FLOAT_BINARY = _float_only(graph.BinaryOp)
 COMPARE = ["eq", "ne", "lt", "le", "gt", "ge"]
+BITWISE = ["bitwise_and", "bitwise_or", "bitwise_xor", "shift_left", "shift_right"]
 REDUCE = ["sum", "mean", "max", "min", "var"]
 FLOATS = ["f32", "f16", "bf16"]
 VIEW_ONLY = {"reshape"}
@@ -76,6 +77,40 @@ def binary_cases() -> dict[str, str]:
                 f"{op}_{dtype}", f"%a: {a}, %b: {b}", result,
                 f"%y = graph.{op} %a, %b : ({a}, {b}) -> {result}", f"%y : {result}",
             )  # fmt: skip
+    for dtype in ["i64", "i32"]:  # what kernels compute integers in
+        a, b, r = (f"tensor<{s}x{dtype}>" for s in ("4x1x8", "5x8", "4x5x8"))
+        for op in BITWISE:
+            cases[f"{op}_{dtype}"] = _func(
+                f"{op}_{dtype}", f"%a: {a}, %b: {b}", r,
+                f"%y = graph.{op} %a, %b : ({a}, {b}) -> {r}", f"%y : {r}",
+            )  # fmt: skip
+        cases[f"bitwise_not_{dtype}"] = _func(
+            f"bitwise_not_{dtype}", f"%a: {a}", a,
+            f"%y = graph.bitwise_not %a : {a}", f"%y : {a}",
+        )  # fmt: skip
+        # shifts by amounts outside [0, width), of negative values too (C
+        # leaves both undefined; cuda-sim's UBSan would say so)
+        amounts = "[-1, 0, 1, 31, 32, 40, 63, 64]"
+        x, k = f"tensor<5x8x{dtype}>", f"tensor<8x{dtype}>"
+        for op in ("shift_left", "shift_right"):
+            body = "\n    ".join([
+                f"%k = graph.constant dense<{amounts}> : {k}",
+                f"%n = graph.neg %a : {x}",
+                f"%y = graph.{op} %n, %k : ({x}, {k}) -> {x}",
+            ])  # fmt: skip
+            name = f"{op}_edges_{dtype}"
+            cases[name] = _func(name, f"%a: {x}", x, body, f"%y : {x}")
+        # integer pow with negative exponents (torch: 0, or +-1 for a base
+        # of +-1); bases -3..4, so -1, 0 and 1 occur
+        body = "\n    ".join([
+            f"%k = graph.constant dense<[-1, -2, -3, 0, 1, 2, 3, -64]> : {k}",
+            f"%four = graph.full value 4.0 : {x}",
+            f"%b = graph.sub %a, %four : {x}",
+            f"%y = graph.pow %b, %k : ({x}, {k}) -> {x}",
+        ])  # fmt: skip
+        cases[f"pow_negative_{dtype}"] = _func(
+            f"pow_negative_{dtype}", f"%a: {x}", x, body, f"%y : {x}"
+        )
     t, c = "tensor<4x8xf16>", "tensor<4x1xi1>"
     cases["select_f16"] = _func(
         "select_f16", f"%c: {c}, %a: {t}, %b: tensor<8xf16>", t,

@@ -236,6 +236,17 @@ class BoolOperands:
                 raise ShapeError(f"expects i1 tensors, got {operand.type}")
 
 
+class IntegerOperands:
+    """Mixin for bitwise ops: every operand is an integer or i1 tensor."""
+
+    def verify_operands(self) -> None:
+        super().verify_operands()  # type: ignore[misc]
+        assert isinstance(self, Operation)
+        for operand in self.operands:
+            if dtype_of(operand) in FLOAT_TYPES:
+                raise ShapeError(f"expects integer tensors, got {operand.type}")
+
+
 # --------------------------------------------------------------------------- #
 # Base class: shared syntax and verification
 # --------------------------------------------------------------------------- #

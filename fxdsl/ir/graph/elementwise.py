@@ -26,6 +26,7 @@ from fxdsl.ir.graph.base import (
     FLOAT_TYPES,
     BoolOperands,
     GraphOp,
+    IntegerOperands,
     dtype_of,
     i1,
     shape_of,
@@ -500,6 +501,59 @@ class LogicalOrOp(BoolOperands, BinaryOp):
     """`lhs || rhs` on i1, broadcasting."""
 
     name = "graph.logical_or"
+
+
+@irdl_op_definition
+class BitwiseAndOp(IntegerOperands, BinaryOp):
+    """`lhs & rhs` on integers (two's complement), broadcasting.
+
+    %r = graph.bitwise_and %a, %b : (tensor<8xi32>, tensor<8xi32>) -> tensor<8xi32>
+    """
+
+    name = "graph.bitwise_and"
+
+
+@irdl_op_definition
+class BitwiseOrOp(IntegerOperands, BinaryOp):
+    """`lhs | rhs` on integers, broadcasting."""
+
+    name = "graph.bitwise_or"
+
+
+@irdl_op_definition
+class BitwiseXorOp(IntegerOperands, BinaryOp):
+    """`lhs ^ rhs` on integers, broadcasting."""
+
+    name = "graph.bitwise_xor"
+
+
+@irdl_op_definition
+class ShiftLeftOp(IntegerOperands, BinaryOp):
+    """`lhs << rhs` on integers, wrapping to the type's width; a shift by a
+    negative amount or by the width or more gives 0 (torch's and numpy's
+    rule, where C leaves it undefined)."""
+
+    name = "graph.shift_left"
+
+
+@irdl_op_definition
+class ShiftRightOp(IntegerOperands, BinaryOp):
+    """`lhs >> rhs` on integers: arithmetic for signed types (the sign
+    fills in), logical for ui8; a shift by a negative amount or by the
+    width or more gives the sign fill (-1 or 0)."""
+
+    name = "graph.shift_right"
+
+
+@irdl_op_definition
+class BitwiseNotOp(IntegerOperands, UnaryOp):
+    """`~x` on integers (`!x` on i1).
+
+    %y = graph.bitwise_not %x : tensor<8xi64>
+    """
+
+    name = "graph.bitwise_not"
+    FLOAT_ONLY: ClassVar[bool] = False
 
 
 @irdl_op_definition

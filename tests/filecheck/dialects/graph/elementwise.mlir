@@ -202,6 +202,29 @@ func.func @logical() {
   func.return
 }
 
+// CHECK-LABEL: func.func @bitwise
+func.func @bitwise() {
+  %a = "test.op"() : () -> (tensor<4x1xi32>)
+  %b = "test.op"() : () -> (tensor<8xi32>)
+  %u = "test.op"() : () -> (tensor<8xui8>)
+  // CHECK:      %[[A:.*]] = "test.op"() : () -> tensor<4x1xi32>
+  // CHECK-NEXT: %[[B:.*]] = "test.op"() : () -> tensor<8xi32>
+  // CHECK-NEXT: %[[U:.*]] = "test.op"() : () -> tensor<8xui8>
+  // CHECK-NEXT: %[[AND:.*]] = graph.bitwise_and %[[A]], %[[B]] : (tensor<4x1xi32>, tensor<8xi32>) -> tensor<4x8xi32>
+  // CHECK-NEXT: %{{.*}} = graph.bitwise_or %[[AND]], %[[B]] : (tensor<4x8xi32>, tensor<8xi32>) -> tensor<4x8xi32>
+  // CHECK-NEXT: %{{.*}} = graph.bitwise_xor %[[B]], %[[B]] : tensor<8xi32>
+  // CHECK-NEXT: %{{.*}} = graph.bitwise_not %[[U]] : tensor<8xui8>
+  // CHECK-NEXT: %{{.*}} = graph.shift_left %[[A]], %[[B]] : (tensor<4x1xi32>, tensor<8xi32>) -> tensor<4x8xi32>
+  // CHECK-NEXT: %{{.*}} = graph.shift_right %[[U]], %[[U]] : tensor<8xui8>
+  %0 = graph.bitwise_and %a, %b : (tensor<4x1xi32>, tensor<8xi32>) -> tensor<4x8xi32>
+  %1 = graph.bitwise_or %0, %b : (tensor<4x8xi32>, tensor<8xi32>) -> tensor<4x8xi32>
+  %2 = graph.bitwise_xor %b, %b : tensor<8xi32>
+  %3 = graph.bitwise_not %u : tensor<8xui8>
+  %4 = graph.shift_left %a, %b : (tensor<4x1xi32>, tensor<8xi32>) -> tensor<4x8xi32>
+  %5 = graph.shift_right %u, %u : tensor<8xui8>
+  func.return
+}
+
 // CHECK-LABEL: func.func @clamp_and_hard_activations
 func.func @clamp_and_hard_activations() {
   %x = "test.op"() : () -> (tensor<4x8xf16>)

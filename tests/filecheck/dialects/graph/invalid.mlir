@@ -751,6 +751,21 @@ func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
+// graph.bitwise_and: integer operands only.
+%a = "test.op"() : () -> (tensor<4xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.bitwise_and: expects integer tensors, got tensor<4xf32>
+%r = graph.bitwise_and %a, %a : tensor<4xf32>
+
+// -----
+
+// graph.shift_left: operands of one type.
+%a = "test.op"() : () -> (tensor<4xi32>)
+%b = "test.op"() : () -> (tensor<4xi64>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.shift_left: element types differ: lhs tensor<4xi32>, rhs tensor<4xi64>
+%r = graph.shift_left %a, %b : (tensor<4xi32>, tensor<4xi64>) -> tensor<4xi32>
+
+// -----
+
 // graph.logical_and: i1 operands only.
 %a = "test.op"() : () -> (tensor<4xf32>)
 // CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.logical_and: expects i1 tensors, got tensor<4xf32>
