@@ -32,6 +32,11 @@ Options (`options={...}`):
   report is headed by a label: its name, the Dynamo graph it came from (one
   per graph break), inference/forward/backward, and its first source line.
 - `dump_ir`: a folder; each graph's partitioned IR is written there.
+- `fallback_random`: True leaves every op that draws random numbers to
+  torch, so that `torch.manual_seed` gives eager's very numbers (for
+  comparing with eager; fxdsl's own draws are as random, not the same).
+  Default: Inductor's `torch._inductor.config.fallback_random`, which tests
+  written for Inductor set.
 """
 
 from __future__ import annotations
@@ -94,6 +99,7 @@ class Options:
     torch_executed_ops: frozenset[str] = field(default_factory=frozenset)
     dryrun: bool | str = False
     dump_ir: str | None = None
+    fallback_random: bool = False
 
     @staticmethod
     def parse(options: dict[str, Any] | None, mode: str | None = None) -> Options:
@@ -122,9 +128,11 @@ class Options:
             raise ValueError(
                 f"fxdsl backend: min_block_size must be an integer >= 1, got {size!r}"
             )
+        given.setdefault("fallback_random", _inductors_fallback_random())
         for name, kinds, what in (
             ("pipeline", (str, type(None)), "a pipeline string"),
             ("cuda_graph", (bool,), "True or False"),
+            ("fallback_random", (bool,), "True or False"),
             ("dryrun", (bool, str, PathLike), "True, False or a path"),
             ("dump_ir", (str, PathLike, type(None)), "a folder"),
         ):
@@ -143,6 +151,15 @@ class Options:
             )
         given["torch_executed_ops"] = frozenset(_overload_name(o) for o in ops)
         return Options(**given)
+
+
+def _inductors_fallback_random() -> bool:
+    """Inductor's `fallback_random` setting, where Inductor's config is
+    loaded (importing it only to read False would cost a second)."""
+    import sys
+
+    config = sys.modules.get("torch._inductor.config")
+    return bool(getattr(config, "fallback_random", False))
 
 
 def _overload_name(op: Any) -> str:
@@ -270,6 +287,7 @@ def _compile(
             settings.min_block_size,
             settings.torch_executed_ops,
             kernel_types_only=device == "cuda",
+            fallback_random=settings.fallback_random,
         )
     except Exception as error:  # noqa: BLE001 - a model must never fail to run
         # Nodes the importer cannot take run in torch one by one (`plan`);

@@ -275,8 +275,14 @@ class _Importer:
             if p.op == "placeholder" and p not in self.folded and _is_tensor(p)
         ]
         specs = [self._spec(p) for p in tensor_inputs]
+        # only draws fxdsl makes take a seed: one left to torch draws from
+        # torch's generator itself (drawing a seed anyway would move that
+        # generator, and `fallback_random` would not give eager's numbers)
         seeded = any(
-            n.op == "call_function" and n in self.needed and draws_random(n)
+            n.op == "call_function"
+            and n in self.needed
+            and draws_random(n)
+            and self._left_to_torch(n, target_name(n.target)) is None
             for n in graph.nodes
         )
         if seeded:  # the last argument: see `ImportedProgram.seeded`

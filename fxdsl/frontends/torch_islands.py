@@ -42,7 +42,7 @@ from fxdsl.frontends.torch_export import (
     TorchImportError,
     from_graph_module,
 )
-from fxdsl.frontends.torch_nodes import _source_line
+from fxdsl.frontends.torch_nodes import _source_line, draws_random
 from fxdsl.ir import graph
 from fxdsl.transforms.partitioner import CapabilityBasedPartitioner, Partition
 
@@ -109,11 +109,14 @@ def torch_only_report(module: Any, reason: str) -> str:
 
 MIN_BLOCK_REASON = "below min_block_size"
 EXECUTED_OPS_REASON = "listed in torch_executed_ops"
+RANDOM_REASON = "draws random numbers, left to torch by fallback_random"
 
 
 def chosen_by_option(reason: str) -> bool:
     """Whether an option, not a missing mapping, sent a node to torch."""
-    return MIN_BLOCK_REASON in reason or EXECUTED_OPS_REASON in reason
+    return any(
+        why in reason for why in (MIN_BLOCK_REASON, EXECUTED_OPS_REASON, RANDOM_REASON)
+    )
 
 
 def plan(
@@ -121,15 +124,23 @@ def plan(
     min_block_size: int = 5,
     torch_executed_ops: frozenset[str] = frozenset(),
     kernel_types_only: bool = False,
+    fallback_random: bool = False,
 ) -> Plan:
     """Import, partition and outline the ATen GraphModule `module`; a
     TorchImportError for a graph the importer cannot take at all.
     `kernel_types_only` (islands that run as GPU kernels) leaves to torch
     the nodes whose graph ops hold a type kernels do not compute in (f64,
     i16, i8, ui8): the reference interpreter takes them, the GPU lowering
-    does not."""
+    does not. `fallback_random` leaves to torch every node that draws
+    random numbers (torch's generator draws them, as in eager)."""
     nodes = {n.name: n for n in module.graph.nodes}
     forced: dict[str, str] = {}
+    if fallback_random:
+        forced = {
+            n.name: RANDOM_REASON
+            for n in module.graph.nodes
+            if n.op == "call_function" and draws_random(n)
+        }
     while True:
         try:
             imported = from_graph_module(

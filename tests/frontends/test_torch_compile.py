@@ -259,6 +259,7 @@ def test_partitioned_ir_is_dumped(tmp_path: Any) -> None:
         ({"dryrun": 3}, "dryrun must be True, False or a path, got 3"),
         ({"cuda_graph": "yes"}, "cuda_graph must be True or False, got 'yes'"),
         ({"dump_ir": 1}, "dump_ir must be a folder, got 1"),
+        ({"fallback_random": "yes"}, "fallback_random must be True or False"),
     ],
 )
 def test_bad_options_are_clear_errors(options: dict[str, Any], message: str) -> None:

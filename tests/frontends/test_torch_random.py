@@ -364,3 +364,47 @@ def test_draws_under_cuda_graph_capture_are_refused(monkeypatch: Any) -> None:
     assert first.dtype == torch.int64
     assert first.shape == (2,)
     assert not torch.equal(first, second)
+
+
+def _dropout_mlp(x: Any) -> Any:
+    h = F.dropout(torch.tanh(x @ x.T), 0.3, training=True)
+    return torch.rand_like(h) + F.dropout(h * 2.0, 0.5, training=True)
+
+
+def test_fallback_random_gives_eagers_numbers() -> None:
+    """`fallback_random`: every draw runs in torch (Inductor's option of
+    that name), the rest in fxdsl, and under one `torch.manual_seed` the
+    result is eager's very numbers, call after call: fxdsl then draws no
+    seed of its own, which would move torch's generator between draws."""
+    from fxdsl.testing.hf_suite import Outcome, counting_plans
+
+    x = torch.randn(16, 16, generator=torch.Generator().manual_seed(0))
+    compiled = torch.compile(
+        _dropout_mlp,
+        backend="fxdsl",
+        options={"fallback_random": True, "min_block_size": 1},
+    )
+    counted = Outcome()
+    with counting_plans(counted):
+        torch.manual_seed(3)
+        got = [compiled(x), compiled(x)]
+    torch.manual_seed(3)
+    want = [_dropout_mlp(x), _dropout_mlp(x)]
+    for mine, eager in zip(got, want, strict=True):
+        torch.testing.assert_close(mine, eager, rtol=1e-6, atol=1e-6)
+    assert counted.compiled > 0
+    assert set(counted.in_torch) == {
+        "aten.native_dropout.default", "aten.rand_like.default"
+    }, counted.summary()  # fmt: skip
+
+
+def test_fallback_random_follows_inductors_setting() -> None:
+    from torch._inductor import config
+
+    x = torch.randn(16, 16, generator=torch.Generator().manual_seed(0))
+    with config.patch(fallback_random=True):
+        compiled = torch.compile(_dropout_mlp, backend="fxdsl")
+        torch.manual_seed(3)
+        got = compiled(x)
+    torch.manual_seed(3)
+    torch.testing.assert_close(got, _dropout_mlp(x), rtol=1e-6, atol=1e-6)
