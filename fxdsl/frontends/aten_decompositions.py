@@ -162,6 +162,36 @@ class Decomposed:
     updated: tuple[int, ...] = ()
 
 
+FIXED_POINT_RESAMPLING = (
+    "upsample_bilinear2d",
+    "upsample_bicubic2d",
+    "upsample_linear1d",
+    "upsample_trilinear3d",
+    "_upsample_bilinear2d_aa",
+    "_upsample_bicubic2d_aa",
+)
+"""Interpolating resizes whose uint8 kernel in torch computes in fixed
+point (weights in integers, its own rounding): a float decomposition
+rounds elsewhere in one element in six, so uint8 ones stay in torch."""
+
+
+def _check_integer_resampling(node: Any) -> None:
+    import torch
+
+    name = getattr(node.target, "_schema", None)
+    base = name.name.removeprefix("aten::") if name is not None else ""
+    value = node.meta.get("val")
+    if (
+        base in FIXED_POINT_RESAMPLING
+        and isinstance(value, torch.Tensor)
+        and not value.is_floating_point()
+    ):
+        raise UnsupportedNode(
+            f"{base} of {value.dtype} (torch's fixed-point kernel; a float "
+            "decomposition rounds differently)"
+        )
+
+
 def decompose(node: Any, value_of: Callable[[Any], Any]) -> Decomposed | None:
     """`node` (a call_function fx node) traced through torch's decomposition,
     or None when torch has none for its op. An argument node with a tensor
@@ -172,6 +202,7 @@ def decompose(node: Any, value_of: Callable[[Any], Any]) -> Decomposed | None:
 
     if decomposition(node.target) is None:
         return None
+    _check_integer_resampling(node)
 
     def resolve(leaf: Any) -> Any:
         if isinstance(leaf, torch.fx.Node) and not isinstance(

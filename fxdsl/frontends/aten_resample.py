@@ -58,6 +58,8 @@ def antialias_weights(size: int, out: int, align_corners: bool, scale: Any) -> A
 
 @aten("_upsample_bilinear2d_aa.default")
 def _upsample_bilinear2d_aa(call: AtenCall) -> Tensor:
+    if call.dtype[0] not in "fb":  # torch's uint8 kernel is fixed-point
+        raise UnsupportedNode(f"_upsample_bilinear2d_aa of {call.dtype}")
     x: Tensor = cast_to(call.args[0], call.dtype)
     oh, ow = (int(s) for s in call.args[1])
     align_corners = bool(call.args[2])

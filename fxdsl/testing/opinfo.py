@@ -395,11 +395,35 @@ def _through_backend(case: Case) -> tuple[str, str]:
         )
         or differs
     )
+    if why and not random and _as_torchs_own_compile(case, first):
+        why = f"torch.compile's own graph (aot_eager) gives the same: {why}"
+        return ("export", why)
     if why:
         return ("wrong", why)
     if counted.in_torch:
         return ("fallback", counted.summary())
     return ("pass", "")
+
+
+def _as_torchs_own_compile(case: Case, first: Sequence[Any]) -> bool:
+    """Whether torch's own `aot_eager` backend gives `first` too: the graph
+    Dynamo and AOTAutograd hand over already differs from eager (uint8
+    bilinear resizing: a Python decomposition in float where eager's
+    kernel is fixed-point), so no backend can match eager."""
+    import torch
+
+    torch._dynamo.reset()
+    try:
+        compiled = torch.compile(
+            function_module(case.call), backend="aot_eager", fullgraph=True
+        )
+        with torch.no_grad():
+            theirs = compiled(*case.tensors)
+    except Exception:  # noqa: BLE001 - then it is no evidence either way
+        return False
+    finally:
+        torch._dynamo.reset()
+    return compare(theirs, first, process=case.process, case=case) is None
 
 
 def _fails_in_torch(case: Case) -> str | None:

@@ -150,3 +150,29 @@ def test_float_predicates_and_hardtanh_of_integers() -> None:
         lambda x: (torch.isinf(x), torch.nn.functional.hardtanh(x, -2.5, 1.5)),
         SIGNS[0],
     )
+
+
+def test_uint8_bilinear_resizing_is_left_to_torch() -> None:
+    """torch's uint8 bilinear kernels compute in fixed point; a float
+    decomposition rounds one element in six elsewhere (the antialiased
+    one's weights even became uint8 zeros). The importer leaves them to
+    torch, with the reason, so the numbers are eager's."""
+    from fxdsl.frontends.torch_export import TorchImportError, from_torch
+    from fxdsl.testing.torch_models import function_module
+
+    x = torch.randint(0, 256, (1, 3, 8, 8), dtype=torch.uint8)
+
+    def resize(x: Any) -> Any:
+        return torch.nn.functional.interpolate(x, size=(5, 13), mode="bilinear")
+
+    with pytest.raises(TorchImportError, match="upsample_bilinear2d of torch.uint8"):
+        from_torch(function_module(resize), (x,))
+
+    def antialiased(x: Any) -> Any:
+        return torch.ops.aten._upsample_bilinear2d_aa(x, [5, 13], False)
+
+    outcome = Outcome()
+    with torch.no_grad(), counting_plans(outcome):
+        got = torch.compile(antialiased, backend="fxdsl")(x)
+    assert torch.equal(got, antialiased(x))
+    assert "aten._upsample_bilinear2d_aa.default" in outcome.in_torch
