@@ -629,6 +629,12 @@ class _Runner:
         """Outputs that are new tensors in torch (a `clone`, an op's result),
         not views of an input: where the import made one an input, another
         output or a constant, the runner hands back a copy."""
+        self.views = _views_of_outputs(self.leaves)
+        """Outputs that are views (a chain of view ops) of another output:
+        rebuilt in torch from the tensor handed out for that one, so they
+        alias it as in eager (AOTAutograd rebuilds views of inputs, and of
+        intermediates in training, itself; in inference it trusts the
+        compiled graph's)."""
 
     def _torch_step(self, op: func.CallOp) -> Callable[[list[Any]], list[Any]]:
         """Run the op's fx node with torch: node arguments in order, folded
@@ -723,8 +729,46 @@ class _Runner:
             taken.add(id(folded))
             handed[leaf] = folded
             flat.append(folded)
+        for index, (base, chain) in self.views.items():
+            flat[index] = _viewed(handed[base], chain, flat[index])
         result = pytree.tree_unflatten(flat, self.spec)
         return result if isinstance(result, tuple | list) else (result,)
+
+
+def _views_of_outputs(leaves: Sequence[Any]) -> dict[int, tuple[Any, list[Any]]]:
+    """Output position -> (the output node it is a view of, the view nodes
+    from there to it), for outputs reached from another output by view ops
+    whose other arguments are constants (no fx node among them)."""
+    import torch
+    import torch.utils._pytree as pytree
+
+    returned = {leaf for leaf in leaves if hasattr(leaf, "name")}
+    views: dict[int, tuple[Any, list[Any]]] = {}
+    for index, leaf in enumerate(leaves):
+        chain, node = [], leaf
+        while getattr(node, "op", None) == "call_function" and _is_view(node):
+            arguments = pytree.tree_leaves((node.args[1:], node.kwargs))
+            if any(isinstance(a, torch.fx.Node) for a in arguments):
+                break
+            chain.append(node)
+            node = node.args[0]
+            if node in returned:
+                views[index] = (node, chain[::-1])
+                break
+    return views
+
+
+def _viewed(base: Any, chain: list[Any], computed: Any) -> Any:
+    """`chain`'s view ops applied to `base` in torch: a tensor aliasing it;
+    `computed` (the island's values) where torch refuses the view on this
+    base (its strides are fxdsl's, not eager's)."""
+    view = base
+    try:
+        for node in chain:
+            view = node.target(view, *node.args[1:], **node.kwargs)
+    except RuntimeError:
+        return computed
+    return view
 
 
 def _new_tensor(node: Any) -> bool:

@@ -635,6 +635,29 @@ def test_outputs_torch_makes_distinct_are_distinct_tensors() -> None:
     torch.testing.assert_close(detached, torch.full((3,), 2.0))
 
 
+def test_a_view_of_another_output_aliases_it() -> None:
+    """An output that is a view of another output (`y` and `y.view(-1)`,
+    also returned before its base) shares its storage, as in eager: in
+    inference AOTAutograd hands the compiled graph's views out as they are,
+    and the island's were new tensors, so a write to one did not reach the
+    other. Found by PyTorch's AOTAutograd tests through the backend."""
+
+    def fn(x: Any) -> Any:
+        y = x * 3
+        return y.t(), y, y.view(-1), y
+
+    with torch.no_grad():
+        got = torch.compile(fn, backend="fxdsl")(torch.ones(2, 3))
+        want = fn(torch.ones(2, 3))
+    for outputs in (got, want):
+        transposed, base, flat, _ = outputs
+        assert transposed._base is base and flat._base is base
+        flat.mul_(2)
+        transposed.add_(1)
+    for mine, eager in zip(got, want, strict=True):
+        torch.testing.assert_close(mine, eager)
+
+
 def test_a_constant_output_is_a_new_tensor_on_every_call() -> None:
     """An output the import folds to a constant (`torch.zeros(3)`) is handed
     out as a copy: a write to one call's result never reaches the next."""
