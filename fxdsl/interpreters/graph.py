@@ -95,8 +95,17 @@ class InterpretationFailure(ValueError):
         self.where = where
 
 
+class IndexOutOfRange(InterpretationFailure, IndexError):
+    """An index out of its dim's range: an IndexError too, as torch's
+    eager indexing raises (code that catches torch's catches fxdsl's)."""
+
+
 def _fail(op: Operation, message: str) -> InterpretationFailure:
     return InterpretationFailure(f"{op.name}: {message}", location_of(op))
+
+
+def _out_of_range(op: Operation, message: str) -> IndexOutOfRange:
+    return IndexOutOfRange(f"{op.name}: {message}", location_of(op))
 
 
 def _widen(value: Array) -> Array:
@@ -644,7 +653,7 @@ class GraphFunctions(InterpreterFunctions):
             size = x.shape[dim]
             if index.size and (index.min() < -size or index.max() >= size):
                 bad = index[(index < -size) | (index >= size)].flat[0]
-                raise _fail(
+                raise _out_of_range(
                     op, f"index {bad} is out of range for dim {dim} of size {size}"
                 )
             selection[dim] = index.astype(np.intp)
@@ -712,7 +721,7 @@ class GraphFunctions(InterpreterFunctions):
 def _check_indices(op: Operation, indices: Array, size: int) -> None:
     if indices.size and (indices.min() < 0 or indices.max() >= size):
         bad = indices[(indices < 0) | (indices >= size)].flat[0]
-        raise _fail(op, f"index {bad} is out of range [0, {size})")
+        raise _out_of_range(op, f"index {bad} is out of range [0, {size})")
 
 
 # --------------------------------------------------------------------------- #

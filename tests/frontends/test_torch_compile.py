@@ -701,3 +701,16 @@ def test_a_dynamic_graph_is_made_concrete_without_tracing_again() -> None:
 
     data = make_fx(nonzero, tracing_mode="symbolic")(torch.tensor([1.0, 0.0, 2.0]))
     assert _concrete(data, [torch.tensor([0.0, 3.0])]) is None
+
+
+def test_an_index_out_of_range_is_an_index_error_as_in_eager() -> None:
+    """`a[[0]]` of an empty tensor: eager raises IndexError, and so does the
+    compiled function (the reference interpreter's failure is one)."""
+
+    def fn(a: Any) -> Any:
+        return a[[0]] + 1
+
+    with pytest.raises(IndexError):
+        fn(torch.tensor([]))
+    with pytest.raises(IndexError, match="graph.index: index 0 is out of range"):
+        torch.compile(fn, backend="fxdsl")(torch.tensor([]))
