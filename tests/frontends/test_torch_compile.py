@@ -651,7 +651,8 @@ def test_a_view_of_another_output_aliases_it() -> None:
         want = fn(torch.ones(2, 3))
     for outputs in (got, want):
         transposed, base, flat, _ = outputs
-        assert transposed._base is base and flat._base is base
+        assert transposed._base is base
+        assert flat._base is base
         flat.mul_(2)
         transposed.add_(1)
     for mine, eager in zip(got, want, strict=True):
