@@ -702,10 +702,33 @@ def _sin_pi(x: Tensor) -> Tensor:
     return ops.abs(ops.sin(ops.mul(r, math.pi)))
 
 
-def _lgamma_positive(x: Tensor) -> Tensor:
-    """log|Gamma(x)| for x > 0: Stirling's series at y >= 8, moved down by
-    log(x (x + 1) ... (x + 7)) below 8."""
-    y, small = _shifted(x)
+def _zeta(k: int) -> float:
+    """Riemann's zeta(k), k >= 2: 1000 terms and the Euler-Maclaurin tail."""
+    n = 1000
+    head = math.fsum(m ** -float(k) for m in range(1, n + 1))
+    tail = n ** (1.0 - k) / (k - 1) - n ** -float(k) / 2 + k * n ** (-k - 1.0) / 12
+    return head + tail
+
+
+_EULER_GAMMA = 0.5772156649015329
+_NEAR_ONE = [-_EULER_GAMMA] + [(-1) ** k * _zeta(k) / k for k in range(2, 28)]
+"""Taylor coefficients of lgamma(1 + z) from z^1 on (|z| <= 1/2: the
+27th term is below 1e-9): -gamma, then (-1)^k zeta(k) / k."""
+_NEAR_TWO = [1 - _EULER_GAMMA] + [(-1) ** k * (_zeta(k) - 1) / k for k in range(2, 16)]
+"""Those of lgamma(2 + z): 1 - gamma, then (-1)^k (zeta(k) - 1) / k."""
+_STIRLING_FROM = 8.5
+"""Stirling's series (three terms) from here on: its error is below 1e-9."""
+
+
+def _power_series(z: Tensor, coefficients: list[float]) -> Tensor:
+    """sum_k coefficients[k - 1] z^k (Horner)."""
+    total: Any = coefficients[-1]
+    for coefficient in reversed(coefficients[:-1]):
+        total = ops.add(ops.mul(total, z), coefficient)
+    return ops.mul(total, z)
+
+
+def _stirling(y: Tensor) -> Tensor:
     inverse = ops.div(1.0, y)
     square = ops.mul(inverse, inverse)
     series = ops.mul(
@@ -715,14 +738,40 @@ def _lgamma_positive(x: Tensor) -> Tensor:
             ops.mul(square, ops.add(-1 / 360, ops.mul(square, 1 / 1260))),
         ),
     )
-    stirling = ops.add(
+    return ops.add(
         ops.sub(ops.mul(ops.sub(y, 0.5), ops.log(y)), y),
         ops.add(series, 0.5 * math.log(2 * math.pi)),
     )
-    product = x
-    for k in range(1, _SHIFT):
-        product = ops.mul(product, ops.add(x, float(k)))
-    return ops.where(small, ops.sub(stirling, ops.log(product)), stirling)
+
+
+def _lgamma_positive(x: Tensor) -> Tensor:
+    """log|Gamma(x)| for x > 0, without cancellation: the Taylor series
+    about lgamma's roots 1 and 2 on [0.5, 2.5) (below 0.5, lgamma(x + 1)
+    - log(x)); on [2.5, 8.5) the
+    recurrence down to [1.5, 2.5), lgamma(x) = log((x-1)...(x-m)) +
+    lgamma(x - m), every term positive; Stirling's series from 8.5. (The
+    old form, Stirling's at x + 8 minus log(x (x+1) ... (x+7)), lost the
+    small values near the roots: lgamma(2) came out 1e-6, not 0.)"""
+    steps = floor(ops.sub(ops.minimum(x, _STIRLING_FROM - 1.0), 1.5))
+    steps = ops.maximum(steps, 0.0)  # m: how far the recurrence goes down
+    product: Any = 1.0
+    for j in range(1, int(_STIRLING_FROM - 2.5) + 1):
+        factor = ops.where(ops.ge(steps, float(j)), ops.sub(x, float(j)), 1.0)
+        product = ops.mul(product, factor)
+    reduced = ops.sub(x, steps)  # in [1.5, 2.5) where x >= 1.5
+    near_two = ops.add(
+        ops.log(product), _power_series(ops.sub(reduced, 2.0), _NEAR_TWO)
+    )
+    # below 1/2: lgamma(x + 1) - log(x), x + 1 within 1/2 of 1 again
+    tiny = ops.lt(x, 0.5)
+    lifted = ops.where(tiny, x, ops.sub(x, 1.0))
+    near_one = _power_series(lifted, _NEAR_ONE)
+    positive = ops.where(tiny, x, 1.0)  # no log of the other x taken
+    near_one = ops.where(tiny, ops.sub(near_one, ops.log(positive)), near_one)
+    small = ops.where(ops.lt(x, 1.5), near_one, near_two)
+    large = ops.ge(x, _STIRLING_FROM)
+    safe = ops.where(large, x, _STIRLING_FROM)  # no log of small x taken
+    return ops.where(large, _stirling(safe), small)
 
 
 @aten("lgamma.default", "lgamma_.default")
