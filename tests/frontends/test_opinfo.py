@@ -1,5 +1,5 @@
 """Every OpInfo op (PyTorch's op test database, CPU samples in float32,
-bfloat16 and float16) through `from_torch` at both import levels and
+bfloat16, float16 and int64) through `from_torch` at both import levels and
 through the torch.compile backend against torch eager
 (`fxdsl.testing.opinfo`), held against each dtype's expected-failure table
 `opinfo_expected*.py` (op -> level -> reason).
@@ -51,10 +51,13 @@ TABLES = {
     "float32": "opinfo_expected.py",
     "bfloat16": "opinfo_expected_bf16.py",
     "float16": "opinfo_expected_f16.py",
+    "int64": "opinfo_expected_int64.py",
 }
 """The expected-failure table of each sample dtype: real GPU work runs in
 bf16 and f16, where other ops fail (16-bit `nextafter`) and the numbers are
-judged otherwise (`opinfo_compare.LOW_PRECISION`)."""
+judged otherwise (`opinfo_compare.LOW_PRECISION`); integer samples are
+compared exactly (int64 found a sort that put its padding first, and
+bitwise ops that only took bools)."""
 
 
 def expected_failures(dtype: str = "float32") -> dict[str, dict[str, str]]:
