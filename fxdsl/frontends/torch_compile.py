@@ -726,6 +726,8 @@ class _Runner:
             copied = shared or id(folded) in taken
             if copied and len(flat) in self.fresh and hasattr(folded, "clone"):
                 folded = folded.clone()
+            if len(flat) in self.fresh:
+                folded = _in_torchs_strides(folded, leaf.meta.get("val"))
             taken.add(id(folded))
             handed[leaf] = folded
             flat.append(folded)
@@ -733,6 +735,35 @@ class _Runner:
             flat[index] = _viewed(handed[base], chain, flat[index])
         result = pytree.tree_unflatten(flat, self.spec)
         return result if isinstance(result, tuple | list) else (result,)
+
+
+def _in_torchs_strides(tensor: Any, val: Any) -> Any:
+    """`tensor` laid out with the strides torch's graph gives it (`val`, the
+    node's fake tensor), copied where they differ. The import drops the
+    value-preserving `clone`s and `contiguous` calls, so an island may hand
+    back `x.permute(...)` strides for `x.permute(...).contiguous()`; code
+    after a graph break then calls `.view()` on it, which eager allows."""
+    import torch
+
+    if not isinstance(tensor, torch.Tensor) or not isinstance(val, torch.Tensor):
+        return tensor
+    wanted = val.stride()
+    if not all(isinstance(s, int) for s in wanted) or tensor.shape != val.shape:
+        return tensor  # symbolic strides: nothing fixed to match
+    if _same_layout(tensor.shape, tensor.stride(), wanted):
+        return tensor
+    laid_out = torch.empty_strided(
+        tensor.shape, wanted, dtype=tensor.dtype, device=tensor.device
+    )
+    return laid_out.copy_(tensor)
+
+
+def _same_layout(shape: Any, strides: Any, wanted: Any) -> bool:
+    """Strides equal wherever they matter (dims of size 1 read one element
+    whatever their stride; an empty tensor has no layout)."""
+    if 0 in shape:
+        return True
+    return all(n == 1 or a == b for n, a, b in zip(shape, strides, wanted))
 
 
 def _views_of_outputs(leaves: Sequence[Any]) -> dict[int, tuple[Any, list[Any]]]:

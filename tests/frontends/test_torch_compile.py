@@ -715,3 +715,27 @@ def test_an_index_out_of_range_is_an_index_error_as_in_eager() -> None:
         fn(torch.tensor([]))
     with pytest.raises(IndexError, match="graph.index: index 0 is out of range"):
         torch.compile(fn, backend="fxdsl")(torch.tensor([]))
+
+
+def test_outputs_have_the_strides_torchs_graph_gives_them() -> None:
+    """The import drops `contiguous` (the value is the same), so the island
+    handed back `x.permute(...)`'s strides for `x.permute(...).contiguous()`
+    and Dynamo's `.view()` after a graph break failed; a channels-last
+    result keeps its layout too. Found by Inductor's test_output_strides."""
+
+    def across_a_break(x: Any) -> Any:
+        y = x.permute(0, 2, 3, 1).contiguous()
+        torch._dynamo.graph_break()
+        return y.view(-1, 4)
+
+    def channels_last(x: Any) -> Any:
+        return x.contiguous(memory_format=torch.channels_last) * 2, x.mT.contiguous()
+
+    x = torch.rand(4, 4, 4, 4)
+    torch.testing.assert_close(
+        torch.compile(across_a_break, backend="fxdsl")(x), across_a_break(x)
+    )
+    got = torch.compile(channels_last, backend="fxdsl")(x)
+    for mine, eager in zip(got, channels_last(x), strict=True):
+        assert mine.stride() == eager.stride()
+        torch.testing.assert_close(mine, eager)
