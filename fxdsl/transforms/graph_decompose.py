@@ -9,7 +9,9 @@ one pattern each):
   is a view (no copy); without a bias only the matmul and transpose remain.
 
 * `any` / `all` over i1 -> `max` / `min` over i1 (the same values; the
-  kernels already reduce booleans with max and min).
+  kernels already reduce booleans with max and min); over an empty dim,
+  the constant false / true, as torch's (max and min of nothing are an
+  error).
 
 * `arange` -> `constant` (shapes are static, so its values are known;
   the reference interpreter computes them).
@@ -114,6 +116,15 @@ class DecomposeBooleanReduction(RewritePattern):
     ) -> None:
         fold = BOOLEAN_REDUCTIONS.get(type(op))
         if fold is None:
+            return
+        shape = graph.shape_of(op.input)
+        if any(shape[d] == 0 for d in op.reduced_dims()):
+            # nothing to fold: the combiner's identity (any: false, all:
+            # true), where max and min of nothing are an error
+            identity = 1.0 if isinstance(op, graph.AllOp) else 0.0
+            result_shape = graph.shape_of(op.result)
+            full = graph.FullOp(result_shape, identity, graph.i1)
+            rewriter.replace(op, with_provenance([full], op), [full.result])
             return
         reduction = fold.create_inferred([op.input], dict(op.properties))
         rewriter.replace(op, with_provenance([reduction], op), [reduction.result])

@@ -739,3 +739,16 @@ def test_outputs_have_the_strides_torchs_graph_gives_them() -> None:
     for mine, eager in zip(got, channels_last(x), strict=True):
         assert mine.stride() == eager.stride()
         torch.testing.assert_close(mine, eager)
+
+
+def test_any_and_all_over_an_empty_dim_are_false_and_true() -> None:
+    """Torch's identities; graph-decompose's max/min of nothing was an
+    error (Inductor's test_zero_dim_reductions through the backend)."""
+    x = torch.zeros(2, 0, dtype=torch.float16)
+
+    def fn(x: Any) -> Any:
+        return torch.any(x, 1, keepdim=True), torch.all(x, 1), torch.all(x)
+
+    got = torch.compile(fn, backend="fxdsl")(x)
+    for mine, eager in zip(got, fn(x), strict=True):
+        assert torch.equal(mine, eager)

@@ -73,6 +73,18 @@ func.func @boolean_reductions(%m: tensor<4x8xi1>) -> (tensor<4x1xi1>, tensor<i1>
   func.return %a, %b : tensor<4x1xi1>, tensor<i1>
 }
 
+// over an empty dim: false for any, true for all (torch's), not a max or min
+// of nothing.
+// CHECK-LABEL: func.func @boolean_reductions_of_nothing
+// CHECK-NEXT:    %[[A:.*]] = graph.full value 0.000000e+00 : tensor<4x1xi1>
+// CHECK-NEXT:    %[[B:.*]] = graph.full value 1.000000e+00 : tensor<i1>
+// CHECK-NEXT:    func.return %[[A]], %[[B]]
+func.func @boolean_reductions_of_nothing(%m: tensor<4x0xi1>) -> (tensor<4x1xi1>, tensor<i1>) {
+  %a = graph.any %m dims [1] keepdim : (tensor<4x0xi1>) -> tensor<4x1xi1>
+  %b = graph.all %m dims [] : (tensor<4x0xi1>) -> tensor<i1>
+  func.return %a, %b : tensor<4x1xi1>, tensor<i1>
+}
+
 // arange -> its values as a constant.
 // CHECK-LABEL: func.func @arange
 // CHECK-NEXT:    %[[C:.*]] = graph.constant dense<[5, 2, -1]> : tensor<3xi32>
