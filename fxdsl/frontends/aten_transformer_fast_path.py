@@ -91,7 +91,7 @@ def native_multi_head_attention(
         query, key, value, num_head, weights, mask, mask_type
     )
     if not need_weights:
-        return out, query.new_empty((0,))
+        return out, None  # torch's: an undefined tensor, None to the caller
     if average_attn_weights:
         probabilities = probabilities.mean(1)
     return out, probabilities

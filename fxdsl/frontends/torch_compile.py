@@ -607,6 +607,7 @@ class _Runner:
         position = {name: i for i, name in enumerate(placeholders)}
         self.argument_index = [position[n] for n in partitioned.imported.input_names]
         self.seeded, self.device = partitioned.imported.seeded, device
+        self.undefined = partitioned.imported.undefined
         self.seed_buffer: Any = None
         # Each step maps the call's operand values to its result values.
         self.steps: list[tuple[func.CallOp, Callable[[list[Any]], list[Any]]]] = []
@@ -710,6 +711,9 @@ class _Runner:
         for leaf in self.leaves:
             if leaf is None or not hasattr(leaf, "name"):
                 flat.append(leaf)
+                continue
+            if leaf.name in self.undefined:  # torch gives None for it
+                flat.append(None)
                 continue
             value = next(returned)  # the function returns every tensor leaf
             if leaf in handed:  # the graph returns one node twice: one tensor

@@ -98,6 +98,11 @@ class ImportedProgram:
     """The user outputs that are complex: the function returns each as its
     real view (shape + [2], `aten_complex`), as it takes a complex input;
     `run` converts both ways."""
+    undefined: frozenset[str] = frozenset()
+    """Outputs (fx node names) that hold an undefined tensor: torch returns
+    None for them (`_native_multi_head_attention`'s weights without
+    `need_weights`, which its fake kernel gives as an empty tensor); the
+    function does not return them (torch.compile's backend only)."""
 
     def __iter__(self) -> Iterator[Any]:
         return iter((self.module, self.weights))
@@ -292,6 +297,7 @@ class _Importer:
         placeholders = {p.name: p for p in graph.find_nodes(op="placeholder")}
         returned: list[Any] = []
         complex_outputs: set[int] = set()
+        undefined: set[str] = set()
 
         def body(*args: Tensor) -> list[Tensor]:
             for placeholder, arg in zip(tensor_inputs, args):
@@ -307,6 +313,9 @@ class _Importer:
                 if node.op == "call_function" and node in self.needed:
                     self._import_node(node)
             for i, o in enumerate(outputs):
+                if self.fallback is not None and self.values.get(o, ...) is None:
+                    undefined.add(o.name)  # torch returns None for it
+                    continue
                 value = self._tensor_of(o, ())
                 if isinstance(value, aten_complex.Complex):
                     complex_outputs.add(i)  # returned as its real view
@@ -345,6 +354,7 @@ class _Importer:
             },
             seeded=seeded,
             complex_outputs=frozenset(complex_outputs),
+            undefined=frozenset(undefined),
             updates=[
                 StateUpdate("weight", weighted.index(p), weights[p.name][0])
                 if p in weighted

@@ -102,6 +102,9 @@ def test_multi_head_attention_on_the_fast_path_compiles(need_weights: bool) -> N
     torch.testing.assert_close(got[0], want[0], rtol=1e-5, atol=1e-5)
     if need_weights:
         torch.testing.assert_close(got[1], want[1], rtol=1e-5, atol=1e-5)
+    else:  # eager's fast path gives None, though its fake kernel a tensor
+        assert want[1] is None
+        assert got[1] is None
 
 
 @pytest.mark.parametrize("mask_type", [1, 2], ids=["key-padding", "merged"])
@@ -136,3 +139,28 @@ def test_a_boolean_mask_is_added_in_the_scores_type(dtype: Any, mask_type: int) 
     for mine, eager in zip(got, want, strict=True):
         assert mine.dtype == dtype
         torch.testing.assert_close(mine, eager, rtol=tolerance, atol=tolerance)
+
+
+def test_the_op_without_weights_returns_none_as_eager() -> None:
+    """Called directly with need_weights=False, torch's op returns None for
+    the weights (its fake kernel gives an empty tensor, which the compiled
+    op returned before). Inductor's test_multihead_attention_cpu."""
+    torch.manual_seed(0)
+    attention = nn.MultiheadAttention(16, 4, batch_first=True).eval()
+    weights = [
+        attention.in_proj_weight,
+        attention.in_proj_bias,
+        attention.out_proj.weight,
+        attention.out_proj.bias,
+    ]
+
+    def fused(x: Any) -> Any:
+        return torch._native_multi_head_attention(x, x, x, 16, 4, *weights, None, False)
+
+    with torch.no_grad():
+        want = fused(X)
+    got, outcome = _compiled(fused, X)
+    assert outcome.compiled == outcome.total > 0, outcome.summary()
+    assert want[1] is None
+    assert got[1] is None
+    torch.testing.assert_close(got[0], want[0], rtol=1e-5, atol=1e-5)
