@@ -275,6 +275,12 @@ def _convolution(call: AtenCall) -> Tensor:
     window = (per_dim(stride, rank), per_dim(padding, rank))
     if transposed:
         extra = per_dim(output_padding, rank)
+        for added, step, spread in zip(extra, window[0], dilation, strict=True):
+            if added >= max(step, spread):  # eager raises: so does torch's node
+                raise UnsupportedNode(
+                    f"output padding {added} is not smaller than the stride "
+                    f"({step}) or the dilation ({spread})"
+                )
         return batched(
             x,
             rank,

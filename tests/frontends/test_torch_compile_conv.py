@@ -140,3 +140,17 @@ def test_16_bit_conv_nets_match_eager(net: str, dtype: str) -> None:
         size = np.maximum(np.abs(want), 2.0**-4)
         ulp = 2.0 ** (np.floor(np.log2(size)) - bits)
         assert np.max(np.abs(got - want) / ulp) <= 2
+
+
+def test_an_output_padding_eager_refuses_raises_as_in_eager() -> None:
+    """output_padding >= stride and dilation: eager raises, and fxdsl
+    computed a result anyway; the node now runs in torch, which raises
+    eager's error (Inductor's test_unsupported_conv_transpose)."""
+    conv = torch.nn.ConvTranspose2d(3, 6, 3, stride=1, padding=1, output_padding=1)
+    x = torch.randn(1, 3, 8, 8)
+    message = "output padding must be smaller than either stride or dilation"
+    with torch.no_grad():
+        with pytest.raises(RuntimeError, match=message):
+            conv.eval()(x)
+        with pytest.raises(RuntimeError, match=message):
+            torch.compile(conv.eval(), backend="fxdsl")(x)
