@@ -37,6 +37,7 @@ from typing import Any
 from fxdsl.frontends import aten_foreach
 from fxdsl.frontends.aten_grouped_mm import DECOMPOSITIONS as GROUPED_MM
 from fxdsl.frontends.aten_ops import UnsupportedNode
+from fxdsl.frontends.aten_quantized import DECOMPOSITIONS as QUANTIZED
 from fxdsl.frontends.aten_transformer_fast_path import (
     DECOMPOSITIONS as TRANSFORMER_FAST_PATH,
 )
@@ -97,11 +98,13 @@ OWN: dict[str, Callable[..., Any]] = {
     ),
     **GROUPED_MM,
     **TRANSFORMER_FAST_PATH,
+    **QUANTIZED,
 }
 """fxdsl's decompositions of ops torch gives none for (custom ops whose
 kernel is Python torch cannot trace into, mixture-of-experts grouped
 matmuls: `aten_grouped_mm`, `torch.nn`'s Transformer fast path:
-`aten_transformer_fast_path`), by overload name."""
+`aten_transformer_fast_path`, PT2E's quantize/dequantize ops:
+`aten_quantized`), by overload name."""
 
 
 def decomposition(target: Any) -> Any:
