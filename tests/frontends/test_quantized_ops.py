@@ -14,7 +14,7 @@ from fxdsl.testing.optional import need
 
 torch = need("torch")
 
-import torch.ao.quantization.fx._decomposed  # noqa: E402,F401 - registers the ops
+from torch.ao.quantization.fx import _decomposed  # noqa: E402,F401 - the ops
 
 from fxdsl.testing.hf_suite import Outcome, counting_plans  # noqa: E402
 
@@ -65,7 +65,9 @@ def test_per_tensor_with_tensor_parameters() -> None:
 def test_per_channel_weights_in_a_linear_layer() -> None:
     def fn(x: Any, w: Any, scales: Any, zero_points: Any) -> Any:
         qw = qd.quantize_per_channel(w, scales, zero_points, 0, -127, 127, torch.int8)
-        dq = qd.dequantize_per_channel(qw, scales, zero_points, 0, -127, 127, torch.int8)
+        dq = qd.dequantize_per_channel(
+            qw, scales, zero_points, 0, -127, 127, torch.int8
+        )
         return qw, torch.nn.functional.linear(x, dq)
 
     generator = torch.Generator().manual_seed(0)
