@@ -157,14 +157,22 @@ def _relu6(call: AtenCall) -> Tensor:
 def _by_scalar(
     fn: Callable[[Any, Any], Tensor], dtype: str, lhs: Any, rhs: Any
 ) -> Tensor:
-    """`fn(lhs, rhs)` in `dtype`, for torch's mul and div. A bf16 or f16
-    tensor times (or over) a Python scalar that dtype cannot hold is
+    """`fn(lhs, rhs)` in `dtype`, for torch's mul and div (`rhs` as the
+    call has it, not yet cast). A bf16 or f16 tensor times (or over) a
+    Python scalar that dtype cannot hold, or a 0-d f32/f64 tensor, is
     computed in f32 and rounded once: torch takes that scalar unrounded, in
     its f32 compute type (`x * 0.1` in bf16 differs from `x * bf16(0.1)` in
     half the elements). Torch's CPU add and sub round the scalar first, as
     the importer does for every other op."""
-    if dtype not in ("bf16", "f16") or isinstance(rhs, Tensor | bool):
-        return fn(lhs, rhs)
+    if dtype not in ("bf16", "f16") or isinstance(rhs, bool):
+        return fn(lhs, cast_to(rhs, dtype))
+    if isinstance(rhs, Tensor):
+        # a 0-d f32/f64 tensor: torch's CPU kernels read it as a scalar of
+        # the f32 compute type, unrounded to the 16-bit one
+        if rhs.ndim == 0 and rhs.dtype in ("f32", "f64"):
+            wide = fn(cast_to(lhs, "f32"), ops.cast(rhs, "f32"))
+            return ops.cast(wide, dtype)
+        return fn(lhs, cast_to(rhs, dtype))
     wide = float(np.float32(rhs))
     narrow = float(to_element_type(np.float32(wide), dtype_attr(dtype)))
     if narrow == wide or math.isnan(wide):
@@ -180,8 +188,8 @@ def _arith(fn: Callable[[Any, Any], Tensor], reverse: bool = False) -> Handler:
             rhs = ops.mul(rhs, alpha)
         if reverse:
             return fn(rhs, lhs)
-        if fn is ops.mul and isinstance(lhs, Tensor):
-            return _by_scalar(fn, call.dtype, lhs, rhs)
+        if fn is ops.mul and isinstance(lhs, Tensor) and alpha == 1:
+            return _by_scalar(fn, call.dtype, lhs, call.args[1])
         return fn(lhs, rhs)
 
     return handler
@@ -201,7 +209,7 @@ def _div(call: AtenCall) -> Tensor:
     lhs, rhs = (cast_to(a, call.dtype) for a in call.args[:2])
     if not isinstance(lhs, Tensor):
         return ops.div(lhs, rhs)
-    return _by_scalar(ops.div, call.dtype, lhs, rhs)
+    return _by_scalar(ops.div, call.dtype, lhs, call.args[1])
 
 
 @aten("div.Tensor_mode", "div.Scalar_mode", "floor_divide.default")
@@ -241,9 +249,10 @@ ATEN["prims.remainder.default"] = _remainder
 
 
 def _truncated_division(lhs: Any, rhs: Any, dtype: str) -> tuple[Tensor, Tensor]:
-    """(quotient rounded toward zero, C's remainder, the sign of `lhs`) of
-    integers: graph.div floors, which is one less where the division is
-    inexact and the signs differ."""
+    """(the quotient rounded toward zero, C's remainder: the sign of `lhs`)
+    of integers: graph.div floors, which is one less where the division is
+    inexact and the signs differ. (A zero divisor gives a value where
+    eager raises, as integer floor division does.)"""
     lhs, rhs = (
         v if isinstance(v, Tensor) else ops.full([], v, dtype) for v in (lhs, rhs)
     )
@@ -356,10 +365,11 @@ def _bitwise(
 
 
 BITWISE_OVERLOADS = ("Tensor", "Scalar", "Scalar_Tensor")
+"""ATen's overloads of `bitwise_and` (or, xor)."""
 SHIFT_OVERLOADS = ("Tensor", "Tensor_Scalar", "Scalar_Tensor")
+"""Those of `bitwise_left_shift` and `bitwise_right_shift`."""
 DUNDER_OVERLOADS = ("Tensor", "Scalar")
-"""ATen's overloads of `bitwise_and` (or, xor), of the shifts and of the
-operator forms (`__and__`, `__lshift__`)."""
+"""Those of the operator forms (`__and__`, `__lshift__`)."""
 
 aten("logical_and.default")(_logical(ops.logical_and))
 aten("logical_or.default")(_logical(ops.logical_or))
@@ -373,9 +383,9 @@ for _name, _dunder, _prim, _ints, _bools in (
      None),
 ):  # fmt: skip
     _handler = _bitwise(_ints, _bools)
-    kinds = SHIFT_OVERLOADS if "shift" in _name else BITWISE_OVERLOADS
+    _kinds = SHIFT_OVERLOADS if "shift" in _name else BITWISE_OVERLOADS
     for _target in (
-        *(f"{_name}.{kind}" for kind in kinds),
+        *(f"{_name}.{kind}" for kind in _kinds),
         *(f"{_dunder}.{kind}" for kind in DUNDER_OVERLOADS),
         f"prims.{_prim}.default",
     ):

@@ -354,9 +354,7 @@ def _scatter_region(
         if include_self:
             combined = ops.mul(combined, target)
     elif reduce in ("amax", "amin"):
-        fill = -math.inf if reduce == "amax" else math.inf
-        if is_integer(x.dtype):
-            fill = extreme_value(x.dtype, largest=reduce != "amax")
+        fill = extreme_value(x.dtype, largest=reduce != "amax")
         extreme = ops.max if reduce == "amax" else ops.min
         combined = extreme(ops.where(hit, values, fill), [last + 1])
         if include_self:

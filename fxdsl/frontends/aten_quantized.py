@@ -14,7 +14,9 @@ quantized layer.
 
 The `.tensor` overloads take 0-d tensors for scale and zero point; torch
 reads them with `.item()`, which a graph cannot, so they stay tensors,
-with the same arithmetic.
+with the same arithmetic. (A float64 scale, as PT2E's `choose_qparams`
+gives, keeps its reciprocal's node in torch on a GPU, whose kernels take
+no f64.)
 """
 
 from __future__ import annotations
@@ -59,10 +61,9 @@ def dequantize_per_tensor(
 ) -> Any:
     import torch
 
-    wide = q.to(out_dtype or torch.float32)
-    if isinstance(scale, torch.Tensor):
-        scale = scale.to(wide.dtype)
-    return (wide - zero_point) * scale
+    # a 0-d scale multiplies as torch's Python float does: in the compute
+    # type of `out_dtype`, unrounded to a 16-bit out_dtype first
+    return (q.to(out_dtype or torch.float32) - zero_point) * scale
 
 
 def _along(values: Any, axis: int, ndim: int) -> Any:

@@ -17,7 +17,13 @@ from typing import Any
 import numpy as np
 
 from fxdsl.frontends.aten_math import floor, round_half_even
-from fxdsl.frontends.aten_registry import AtenCall, UnsupportedNode, aten, cast_to
+from fxdsl.frontends.aten_registry import (
+    AtenCall,
+    UnsupportedNode,
+    aten,
+    cast_to,
+    is_integer,
+)
 from fxdsl.tracing import ops
 from fxdsl.tracing.tracer import Tensor
 
@@ -58,7 +64,7 @@ def antialias_weights(size: int, out: int, align_corners: bool, scale: Any) -> A
 
 @aten("_upsample_bilinear2d_aa.default")
 def _upsample_bilinear2d_aa(call: AtenCall) -> Tensor:
-    if call.dtype[0] not in "fb":  # torch's uint8 kernel is fixed-point
+    if is_integer(call.dtype):  # torch's uint8 kernel is fixed-point
         raise UnsupportedNode(f"_upsample_bilinear2d_aa of {call.dtype}")
     x: Tensor = cast_to(call.args[0], call.dtype)
     oh, ow = (int(s) for s in call.args[1])

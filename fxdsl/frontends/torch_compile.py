@@ -730,7 +730,7 @@ class _Runner:
             copied = shared or id(folded) in taken
             if copied and len(flat) in self.fresh and hasattr(folded, "clone"):
                 folded = folded.clone()
-            if len(flat) in self.fresh:
+            if len(flat) in self.fresh and not _is_view(leaf):
                 folded = _in_torchs_strides(folded, leaf.meta.get("val"))
             taken.add(id(folded))
             handed[leaf] = folded
@@ -759,7 +759,10 @@ def _in_torchs_strides(tensor: Any, val: Any) -> Any:
     laid_out = torch.empty_strided(
         tensor.shape, wanted, dtype=tensor.dtype, device=tensor.device
     )
-    return laid_out.copy_(tensor)
+    try:
+        return laid_out.copy_(tensor)
+    except RuntimeError:  # strides that overlap (an expand's): no layout to copy
+        return tensor
 
 
 def _same_layout(shape: Any, strides: Any, wanted: Any) -> bool:
@@ -787,9 +790,8 @@ def _views_of_outputs(leaves: Sequence[Any]) -> dict[int, tuple[Any, list[Any]]]
                 break
             chain.append(node)
             node = node.args[0]
-            if node in returned:
-                views[index] = (node, chain[::-1])
-                break
+            if node in returned:  # the farthest one: a view of a view aliases
+                views[index] = (node, chain[::-1])  # the root too
     return views
 
 

@@ -258,11 +258,17 @@ def _shift(left: bool) -> Callable[[Emitter, list[SSAValue], Operation], SSAValu
             e.emit(arith.CmpiOp(b, e.const(0, b.type), "sge")),
             e.emit(arith.CmpiOp(b, e.const(width, b.type), "slt")),
         )
-        fallback = e.const(0 if left else width - 1, b.type)
+        # a signed right shift past the width is the sign fill: a shift by
+        # width - 1; a left one, or an unsigned (logical) right one, is 0
+        unsigned = a.type.signedness.data == Signedness.UNSIGNED
+        fills_sign = not left and not unsigned
+        fallback = e.const(width - 1 if fills_sign else 0, b.type)
         amount = e.emit(arith.SelectOp(inside, b, fallback))
-        if not left:
+        if fills_sign:
             return e.emit(arith.ShRSIOp(a, amount))
-        shifted = e.emit(arith.ShLIOp(a, amount))
+        # (ShRSI on an unsigned C type is C's logical shift)
+        kind = arith.ShLIOp if left else arith.ShRSIOp
+        shifted = e.emit(kind(a, amount))
         return e.emit(arith.SelectOp(inside, shifted, e.const(0, a.type)))
 
     return rule

@@ -350,11 +350,6 @@ COMPOSITES = {
 }
 
 
-ABSOLUTE_ERROR: dict[str, float] = {}
-"""Composites exact only to an absolute error (lgamma was, about 1e-6 near
-its roots 1 and 2, until its Taylor series there)."""
-
-
 @pytest.mark.parametrize("decompose", [False, True], ids=["default", "core"])
 @pytest.mark.parametrize("name", list(COMPOSITES))
 def test_composites_match_torch_on_awkward_values(name: str, decompose: bool) -> None:
@@ -369,8 +364,7 @@ def test_composites_match_torch_on_awkward_values(name: str, decompose: bool) ->
     assert len(gots) == len(wants)
     for got, w in zip(gots, wants, strict=True):
         assert got.shape == tuple(w.shape)
-        atol = ABSOLUTE_ERROR.get(name, 0)
-        np.testing.assert_allclose(got, w.numpy(), rtol=1e-6, atol=atol)
+        np.testing.assert_allclose(got, w.numpy(), rtol=1e-6, atol=0)
 
 
 @pytest.mark.parametrize("decompose", [False, True], ids=["default", "core"])

@@ -62,6 +62,23 @@ def test_per_tensor_with_tensor_parameters() -> None:
     _check(fn, X, scale, torch.tensor(-2))
 
 
+@pytest.mark.parametrize("out_dtype", [torch.bfloat16, torch.float16], ids=str)
+def test_dequantize_into_16_bits_keeps_the_scale_unrounded(out_dtype: Any) -> None:
+    """torch multiplies by the scale as a Python float, in f32, and rounds
+    the product once; a scale rounded to the 16-bit type first differs in
+    a quarter of the values."""
+
+    def fn(q: Any, scale: Any, zero_point: Any) -> Any:
+        return (
+            qd.dequantize_per_tensor.tensor(
+                q, scale, zero_point, 0, 255, torch.uint8, out_dtype=out_dtype
+            ),
+        )
+
+    q = torch.arange(256, dtype=torch.uint8)
+    _check(fn, q, torch.tensor(0.0123, dtype=torch.float64), torch.tensor(7))
+
+
 def test_per_channel_weights_in_a_linear_layer() -> None:
     def fn(x: Any, w: Any, scales: Any, zero_points: Any) -> Any:
         qw = qd.quantize_per_channel(w, scales, zero_points, 0, -127, 127, torch.int8)

@@ -659,6 +659,29 @@ def test_a_view_of_another_output_aliases_it() -> None:
         torch.testing.assert_close(mine, eager)
 
 
+def test_a_view_of_a_view_aliases_the_root_and_an_expand_is_returned() -> None:
+    """`y`, `v = y.view(-1)` and `v.view(3, 2)` all share `y`'s storage (the
+    view is rebuilt from the farthest returned output); an expanded
+    intermediate (strides of 0) is handed out as computed, not copied
+    into strides that overlap."""
+
+    def fn(x: Any) -> Any:
+        y = x * 3
+        v = y.view(-1)
+        s = x.sum(0, keepdim=True) * 2
+        return y, v, v.view(3, 2), s.expand(4, 3)
+
+    x = torch.ones(2, 3)
+    with torch.no_grad():
+        got = torch.compile(fn, backend="fxdsl", options={"min_block_size": 1})(x)
+        want = fn(x)
+    assert got[2].data_ptr() == got[0].data_ptr()
+    got[0].add_(1)
+    want[0].add_(1)
+    for mine, eager in zip(got, want, strict=True):
+        torch.testing.assert_close(mine, eager)
+
+
 def test_a_constant_output_is_a_new_tensor_on_every_call() -> None:
     """An output the import folds to a constant (`torch.zeros(3)`) is handed
     out as a copy: a write to one call's result never reaches the next."""

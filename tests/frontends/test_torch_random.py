@@ -401,10 +401,17 @@ def test_fallback_random_gives_eagers_numbers() -> None:
 def test_fallback_random_follows_inductors_setting() -> None:
     from torch._inductor import config
 
+    from fxdsl.testing.hf_suite import Outcome, counting_plans
+
     x = torch.randn(16, 16, generator=torch.Generator().manual_seed(0))
-    with config.patch(fallback_random=True):
-        compiled = torch.compile(_dropout_mlp, backend="fxdsl")
+    counted = Outcome()
+    with config.patch(fallback_random=True), counting_plans(counted):
+        compiled = torch.compile(
+            _dropout_mlp, backend="fxdsl", options={"min_block_size": 1}
+        )
         torch.manual_seed(3)
         got = compiled(x)
     torch.manual_seed(3)
     torch.testing.assert_close(got, _dropout_mlp(x), rtol=1e-6, atol=1e-6)
+    assert counted.compiled > 0
+    assert "aten.rand_like.default" in counted.in_torch
