@@ -212,6 +212,8 @@ def _addmm(call: AtenCall) -> Tensor:
         product = ops.sum(product, [0])
     if alpha != 1:
         product = ops.mul(product, alpha)
+    if beta == 0:  # torch ignores the input then: its NaN and inf do not count
+        return ops.broadcast_to(product, [int(n) for n in call.shape])
     return ops.add(product, bias if beta == 1 else ops.mul(bias, beta))
 
 

@@ -606,6 +606,7 @@ class _Runner:
         placeholders = [n.name for n in gm.graph.nodes if n.op == "placeholder"]
         position = {name: i for i, name in enumerate(placeholders)}
         self.argument_index = [position[n] for n in partitioned.imported.input_names]
+        self.position = position
         self.seeded, self.device = partitioned.imported.seeded, device
         self.undefined = partitioned.imported.undefined
         self.seed_buffer: Any = None
@@ -631,11 +632,13 @@ class _Runner:
         not views of an input: where the import made one an input, another
         output or a constant, the runner hands back a copy."""
         self.views = _views_of_outputs(self.leaves)
-        """Outputs that are views (a chain of view ops) of another output:
-        rebuilt in torch from the tensor handed out for that one, so they
-        alias it as in eager (AOTAutograd rebuilds views of inputs, and of
-        intermediates in training, itself; in inference it trusts the
-        compiled graph's)."""
+        """Outputs that are views (a chain of view ops) of another output or
+        of an input: rebuilt in torch from the tensor handed out for that
+        output, or from the caller's input, so they alias it as in eager,
+        strides included (AOTAutograd rebuilds a view of an input from the
+        compiled graph's output with `as_strided`, its strides taken as
+        they are; in inference it trusts the compiled graph's views of
+        outputs)."""
 
     def _torch_step(self, op: func.CallOp) -> Callable[[list[Any]], list[Any]]:
         """Run the op's fx node with torch: node arguments in order, folded
@@ -736,7 +739,11 @@ class _Runner:
             handed[leaf] = folded
             flat.append(folded)
         for index, (base, chain) in self.views.items():
-            flat[index] = _viewed(handed[base], chain, flat[index])
+            if base.op == "placeholder":
+                root = args[self.position[base.name]]
+            else:
+                root = handed[base]
+            flat[index] = _viewed(root, chain, flat[index])
         result = pytree.tree_unflatten(flat, self.spec)
         return result if isinstance(result, tuple | list) else (result,)
 
@@ -774,9 +781,10 @@ def _same_layout(shape: Any, strides: Any, wanted: Any) -> bool:
 
 
 def _views_of_outputs(leaves: Sequence[Any]) -> dict[int, tuple[Any, list[Any]]]:
-    """Output position -> (the output node it is a view of, the view nodes
-    from there to it), for outputs reached from another output by view ops
-    whose other arguments are constants (no fx node among them)."""
+    """Output position -> (the output or input node it is a view of, the
+    view nodes from there to it), for outputs reached from another output
+    or from an input by view ops whose other arguments are constants (no fx
+    node among them). An input is the farthest root there is."""
     import torch
     import torch.utils._pytree as pytree
 
@@ -790,8 +798,9 @@ def _views_of_outputs(leaves: Sequence[Any]) -> dict[int, tuple[Any, list[Any]]]
                 break
             chain.append(node)
             node = node.args[0]
-            if node in returned:  # the farthest one: a view of a view aliases
-                views[index] = (node, chain[::-1])  # the root too
+            # the farthest one: a view of a view aliases the root too
+            if node in returned or getattr(node, "op", None) == "placeholder":
+                views[index] = (node, chain[::-1])
     return views
 
 

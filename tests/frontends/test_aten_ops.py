@@ -347,6 +347,16 @@ COMPOSITES = {
         torch.nan_to_num(x), "mean", offsets=torch.tensor([0, 1, 1, 4])
     ),
     "resize_ smaller": lambda x: x.clone().resize_(3, 4),
+    # beta=0: the input is ignored, its NaN and inf too (Inductor's tests)
+    "addmm beta=0": lambda x: torch.addmm(
+        x, torch.ones(4, 3), torch.ones(3, 5), beta=0
+    ),
+    "baddbmm beta=0 alpha": lambda x: torch.baddbmm(
+        x[3:4, 1:4], torch.ones(4, 5, 2), torch.ones(4, 2, 3), beta=0.0, alpha=2
+    ),
+    "addbmm beta=0": lambda x: torch.addbmm(
+        x[3:4, 1:4], torch.ones(2, 5, 4), torch.ones(2, 4, 3), beta=0
+    ),
 }
 
 

@@ -682,6 +682,28 @@ def test_a_view_of_a_view_aliases_the_root_and_an_expand_is_returned() -> None:
         torch.testing.assert_close(mine, eager)
 
 
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_a_view_of_an_input_is_a_view_with_eagers_strides(dynamic: bool) -> None:
+    """An output that is a view of an input (`a.expand_as(b)`) is handed
+    out as a view of the caller's tensor: AOTAutograd rebuilds it from the
+    graph's output with `as_strided`, taking that output's strides as they
+    are, and a shape-generic graph's were the island's (a fresh tensor's),
+    out of bounds of the input. Found by Inductor's dynamic-shape tests."""
+
+    def fn(a: Any, b: Any) -> Any:
+        return a.expand_as(b), (a + 1).expand_as(b + 1) + 1
+
+    a, b = torch.randn(6, 1, 10), torch.randn(6, 12, 10)
+    compiled = torch.compile(fn, backend="fxdsl", dynamic=dynamic)
+    for rows in (12, 7):  # a second shape: the shape-generic graph again
+        b = torch.randn(6, rows, 10)
+        got, want = compiled(a, b), fn(a, b)
+        assert got[0].stride() == want[0].stride() == (10, 0, 1)
+        assert got[0].data_ptr() == a.data_ptr()
+        for mine, eager in zip(got, want, strict=True):
+            torch.testing.assert_close(mine, eager)
+
+
 def test_a_constant_output_is_a_new_tensor_on_every_call() -> None:
     """An output the import folds to a constant (`torch.zeros(3)`) is handed
     out as a copy: a write to one call's result never reaches the next."""
