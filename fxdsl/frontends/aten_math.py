@@ -436,13 +436,35 @@ def _along_index(
     return reshape(combined, call.shape)
 
 
+INDEX_ADD_LIMIT = 1 << 32
+"""The most (result element, index entry) pairs a `graph.index_add` takes:
+its GPU kernel walks the whole index for each result element (no atomics,
+so the sums are deterministic and in the reference's order). A GPT-2
+(50257 x 768 table) training step's embedding gradient fits up to about
+100 tokens a step; beyond, the node runs in torch."""
+
+
 def _scatter_along(
     x: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, include_self: bool
 ) -> Tensor:
     """`x` with each slice of `source` along `dim` combined into the slice
-    of `x` its entry of the 1-D `index` names: the index spread over the
-    source's other dims, so only positions along `dim` are compared."""
-    along = [math.prod(index.shape) if d == dim else 1 for d in range(x.ndim)]
+    of `x` its entry of the 1-D `index` names (a negative entry counts from
+    the end). A sum is `graph.index_add` (cost: the source's size on the
+    CPU); other reductions spread the index over the source's other dims,
+    so only positions along `dim` are compared."""
+    count = math.prod(index.shape)
+    if reduce == "sum" and include_self and x.ndim:
+        n = x.shape[dim]
+        if math.prod(x.shape) * count > INDEX_ADD_LIMIT:
+            raise UnsupportedNode(
+                f"index_add of {count} slices into {math.prod(x.shape)} elements "
+                f"(more than {INDEX_ADD_LIMIT} element-index pairs)"
+            )
+        if index.dtype not in ("i64", "i32"):
+            index = cast_to(index, "i64")
+        index = ops.where(ops.lt(index, 0), ops.add(index, n), index)
+        return ops.index_add(x, dim, reshape(index, [count]), source)
+    along = [count if d == dim else 1 for d in range(x.ndim)]
     spread = ops.broadcast_to(reshape(index, along), list(source.shape))
     return _scatter(x, dim, spread, source, reduce, include_self)
 
@@ -460,10 +482,10 @@ def _index_add(call: AtenCall) -> Tensor:
 @aten("index_put.default")
 def _index_put(call: AtenCall) -> Tensor:
     """`x[indices] = values` (`+=` with accumulate=True) with integer index
-    tensors (negative ones count from the end). One 1-D index (what
-    `index_copy_` on a static KV cache becomes) is an index_copy, the
-    values broadcast to the indexed slices (with accumulate, index_add's
-    scatter along that dim);
+    tensors (negative ones count from the end). One index tensor (what
+    `index_copy_` on a static KV cache becomes; an embedding's gradient)
+    is an index_copy of the flattened index, the values broadcast to the
+    indexed slices (with accumulate, an index_add);
     any other is a scatter into the flattened `x` at the flat positions the
     indices select (a constant of `x`'s positions, indexed). Boolean masks
     (data-dependent) stay in torch."""
@@ -473,11 +495,16 @@ def _index_put(call: AtenCall) -> Tensor:
     given = [(d, t) for d, t in enumerate(indices) if t is not None]
     if any(t.dtype == "i1" for _, t in given):
         return _masked_put(x, given, values, accumulate)
-    if len(given) == 1 and given[0][1].ndim == 1:
+    if len(given) == 1 and given[0][1].ndim >= 1:
         ((dim, index),) = given
-        shape = [index.shape[0] if d == dim else n for d, n in enumerate(x.shape)]
-        source = ops.broadcast_to(cast_to(values, call.dtype), shape)
-        if accumulate:  # index_add's (a gathered table's gradient: Swin's bias)
+        # the index's dims replace `dim`; flattened, one 1-D index
+        spread = [*x.shape[:dim], *index.shape, *x.shape[dim + 1 :]]
+        count = math.prod(index.shape)
+        shape = [count if d == dim else n for d, n in enumerate(x.shape)]
+        source = reshape(ops.broadcast_to(cast_to(values, call.dtype), spread), shape)
+        index = reshape(index, [count])
+        if accumulate:  # index_add's (an embedding's or a gathered table's
+            # gradient: the token ids, Swin's and BEiT's position bias)
             return _scatter_along(x, dim, index, source, "sum", True)
         # a negative index counts from the end, as in `x[..., -1] = v` (HF's
         # sliding-window cache writes its last slot so); index_copy's do not

@@ -25,7 +25,8 @@ Values are numpy arrays of exactly the dtype and shape of their IR type
   converted (torch's CPU accumulation types).
 - index_copy: torch's `index_copy` on a copy of the input (the input is
   never changed); out of range is an error, a repeated index keeps the last
-  source slice.
+  source slice. index_add: the slices added in index order, each sum
+  rounded to a 16-bit type (torch's CPU kernels).
 - index: torch's advanced indexing (numpy's rule for where the indexed dims
   go); negative indices count from the end, out of range is an error.
 - attention: torch's SDPA; an i1 mask sets masked scores to -inf, another
@@ -54,7 +55,7 @@ from collections.abc import Callable
 from typing import Any, cast
 
 import numpy as np
-from xdsl.dialects.builtin import DenseArrayBase, IntegerType, TensorType
+from xdsl.dialects.builtin import DenseArrayBase, IntegerType, TensorType, bf16, f16
 from xdsl.interpreter import (
     Interpreter,
     InterpreterFunctions,
@@ -670,6 +671,27 @@ class GraphFunctions(InterpreterFunctions):
         # numpy assigns repeated positions in order: the last slice wins
         selection = (slice(None),) * dim + (index.astype(np.intp),)
         result[selection] = source
+        return _finish(op, result)
+
+    @impl(graph.IndexAddOp)
+    def run_index_add(
+        self, interpreter: Interpreter, op: graph.IndexAddOp, args: PythonValues
+    ) -> PythonValues:
+        x, index, source = args
+        dim = op.dim.value.data
+        _check_indices(op, index, x.shape[dim])
+        # slice by slice in the order of the index, as torch's CPU kernels
+        # add; in a 16-bit type each sum is rounded to it, as there
+        result = x.copy()
+        at = np.moveaxis(result, dim, 0)  # views: writes reach `result`
+        rows = np.moveaxis(source, dim, 0)
+        element = graph.dtype_of(op.result)
+        if element not in (bf16, f16):
+            np.add.at(at, index.astype(np.intp), rows)
+            return _finish(op, result)
+        for k, position in enumerate(index.astype(np.intp)):
+            total = at[position].astype(np.float32) + rows[k].astype(np.float32)
+            at[position] = to_element_type(total, element)
         return _finish(op, result)
 
     @impl(graph.ConstantOp)

@@ -119,9 +119,8 @@ _INDEX_PRESERVING = (*graph.view_ops(), graph.CastOp)
 def index_bound(module: ModuleOp, value: SSAValue) -> int | None:
     """The exclusive upper bound of valid values for `value` when it is used
     (directly, through data movement, fusion groups or calls) as the indices
-    of graph.embedding, the index of graph.gather or graph.index_copy or an
-    index of graph.index;
-    None when it is not."""
+    of graph.embedding, the index of graph.gather, graph.index_copy or
+    graph.index_add or an index of graph.index; None when it is not."""
     bound: int | None = None
     work, seen = [value], {value}
     while work:
@@ -136,7 +135,7 @@ def index_bound(module: ModuleOp, value: SSAValue) -> int | None:
                 limit = graph.shape_of(user.input)[user.dim.value.data]
             elif isinstance(user, graph.IndexOp) and index > 0:
                 limit = graph.shape_of(user.input)[user.dim_list[index - 1]]
-            elif isinstance(user, graph.IndexCopyOp) and index == 1:
+            elif isinstance(user, graph.IndexUpdate) and index == 1:
                 limit = graph.shape_of(user.input)[user.dim.value.data]
             elif isinstance(user, graph.FusionGroupOp):
                 followed = [user.body.block.args[index]]

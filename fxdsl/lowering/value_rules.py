@@ -18,7 +18,7 @@ from fxdsl.ir import graph
 from fxdsl.ir.graph import dtype_of, shape_of
 from fxdsl.lowering.kernel_emitter import Index, KernelEmitter
 from fxdsl.lowering.random_rule import random_element
-from fxdsl.lowering.scalar_ops import compute_type
+from fxdsl.lowering.scalar_ops import compute_type, convert
 
 ValueRule = Callable[[KernelEmitter, Operation, SSAValue, Index], SSAValue]
 
@@ -163,6 +163,37 @@ def _index_copy(
     return b.loop(*bounds, [start], step)[0]
 
 
+def _index_add(
+    b: KernelEmitter, op: Operation, value: SSAValue, idx: Index
+) -> SSAValue:
+    """Element `idx` is the input's plus the source's slice `k` for every
+    `k` (in order) whose `index[k]` is `idx[dim]`: one thread per result
+    element walks the index, so the sum's order, and with it the rounding,
+    is the reference's (in a 16-bit type each sum rounded to it). No
+    atomics: deterministic, at the cost of reading the index once per
+    element."""
+    assert isinstance(op, graph.IndexAddOp)
+    dim, dtype = op.dim.value.data, dtype_of(value)
+    typ = compute_type(dtype)
+    add = arith.AddfOp if isinstance(typ, AnyFloat) else arith.AddiOp
+
+    def added(carried: SSAValue, source: Index) -> SSAValue:
+        total = b.emit(add(carried, b.value_at(op.source, source)))
+        return convert(b, total, dtype)  # rounded to a 16-bit type
+
+    def step(k: SSAValue, carried: list[SSAValue]) -> list[SSAValue]:
+        position = b.emit(arith.IndexCastOp(b.value_at(op.index, (k,)), IndexType()))
+        hit = b.emit(arith.CmpiOp(position, idx[dim], "eq"))
+        source = (*idx[:dim], k, *idx[dim + 1 :])
+        return [
+            b.choose(hit, typ, lambda: added(carried[0], source), lambda: carried[0])
+        ]
+
+    start = b.value_at(op.input, idx)
+    bounds = (b.index(0), b.index(shape_of(op.index)[0]), b.index(1))
+    return b.loop(*bounds, [start], step)[0]
+
+
 def _full(b: KernelEmitter, op: Operation, value: SSAValue, _idx: Index) -> SSAValue:
     assert isinstance(op, graph.FullOp)
     typ = compute_type(dtype_of(value))
@@ -200,6 +231,7 @@ VALUE_RULES: dict[type[Operation], ValueRule] = {
     graph.EmbeddingOp: _embedding,
     graph.IndexOp: _index,
     graph.IndexCopyOp: _index_copy,
+    graph.IndexAddOp: _index_add,
     graph.FullOp: _full,
     graph.ConstantOp: _constant,
     graph.RandomOp: random_element,

@@ -368,6 +368,32 @@ class _Builder:
             mixed = self.emit(_create(op_type, [left, right]), 2.0**31, squash=False)
         self.emit(g.CastOp(mixed, g.f32), 2.0**31)
 
+    def index_update(self) -> None:
+        """`graph.index_add` or `graph.index_copy` of source slices into a
+        value along one dim, at a constant index with repeats (up to twice
+        the dim's size entries; a repeated position sums or keeps the last
+        slice)."""
+        picked = self.pick_dim()
+        if picked is None:
+            return self.unary()
+        x, dim = picked
+        shape = shape_of(x)
+        count = self.draw(1, 2 * shape[dim])
+        source_shape = tuple(count if d == dim else n for d, n in enumerate(shape))
+        if _numel(source_shape) > MAX_NUMEL:
+            return self.unary()
+        rng = random.Random(self.draw(0, 2**16))
+        positions = [rng.randrange(shape[dim]) for _ in range(count)]
+        attr = DenseIntOrFPElementsAttr.from_list(TensorType(i64, (count,)), positions)
+        index = self.emit(g.ConstantOp(attr), float(shape[dim]), squash=False)
+        source = self.constant(source_shape)
+        if self.chance(50):
+            op: Operation = g.IndexAddOp(x, index, source, dim)
+            bound = self.bound[x] + count * self.bound[source]
+        else:
+            op, bound = g.IndexCopyOp(x, index, source, dim), self.bound[x]
+        self.emit(op, bound)
+
     def full_of(self, value: float) -> SSAValue:
         """A one-element `graph.full` of `value` (never squashed)."""
         return self.emit(g.FullOp((1,), value), abs(value), squash=False)
@@ -810,6 +836,7 @@ _STEPS: tuple[tuple[int, Callable[[_Builder], None]], ...] = (
     (1, _Builder.concat),
     (1, _Builder.split),
     (1, _Builder.bits),
+    (1, _Builder.index_update),
 )
 _STEP_TOTAL = sum(w for w, _ in _STEPS)
 

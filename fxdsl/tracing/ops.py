@@ -1119,6 +1119,17 @@ def index_copy(x: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     return wrap(emit(make, name, x, idx, src).result)
 
 
+def index_add(x: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    """torch's `x.index_add(dim, index, source)`: `x` with each slice of
+    `source` along `dim` added to the slice the 1-D i64/i32 `index` names
+    (a repeated index sums). A new value: `x` itself is not changed."""
+    name = graph.IndexAddOp.name
+    x, idx, src = _tensor(name, x), _tensor(name, index), _tensor(name, source)
+    d = normalize_dim(name, dim, x.ndim)
+    make = lambda: graph.IndexAddOp(x.value, idx.value, src.value, d)
+    return wrap(emit(make, name, x, idx, src).result)
+
+
 def embedding(indices: Tensor, weight: Tensor) -> Tensor:
     """Rows of `weight` (num, dim) selected by integer `indices`."""
     name = graph.EmbeddingOp.name
@@ -1235,6 +1246,8 @@ __all__ = [
     "hardsigmoid",
     "hardswish",
     "index",
+    "index_add",
+    "index_copy",
     "layer_norm",
     "le",
     "linear",

@@ -31,7 +31,8 @@ Every op falls in one fusibility class (the table `FUSIBILITY`):
   (the kernel reads its operands as strided buffers, float4 per row) and
   no reductions; one attention per group.
 * `OPAQUE`: matmul and linear (library calls; run `graph-decompose` first so the
-  bias add of a linear can fuse), gather, embedding and index (data-dependent
+  bias add of a linear can fuse), gather, embedding, index, index_copy and
+  index_add (data-dependent
   indexing),
   split (several outputs with offsets: a memory operation between kernels),
   reductions over non-trailing dims (a column
@@ -102,7 +103,7 @@ _REDUCTION_OPS = tuple(
 _CONSTANT_OPS = tuple(op for op in graph.GRAPH_OPS if op.has_trait(ConstantLike))
 _OPAQUE_OPS = (
     graph.MatmulOp, graph.LinearOp, graph.GatherOp, graph.EmbeddingOp,
-    graph.IndexOp, graph.IndexCopyOp, graph.SplitOp,
+    graph.IndexOp, graph.IndexCopyOp, graph.IndexAddOp, graph.SplitOp,
 )  # fmt: skip
 # Every view fuses as index math, but split (several results) is opaque.
 _VIEW_OPS = tuple(op for op in graph.view_ops() if op not in _OPAQUE_OPS)

@@ -464,3 +464,24 @@ def test_index_copy_into_a_0d_tensor(decompose: bool) -> None:
     index = torch.tensor(0)
     fn = lambda x: x.index_copy(0, index, source)
     _assert_imports_as_torch(fn, torch.tensor(3.0), decompose)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_an_accumulating_index_put_is_an_index_add(dtype: str) -> None:
+    """`index_put(..., accumulate=True)` with one index tensor (an
+    embedding's gradient: a table, the token ids, one row per token) is a
+    `graph.index_add` of the flattened ids, whose cost is the rows', not
+    the table's times the ids' (the dense scatter refused this size and
+    left it to torch). Repeated ids sum in order, as torch's CPU kernel
+    adds them: bit for bit, a 16-bit sum rounded at each step too."""
+    kind = getattr(torch, dtype)
+    generator = torch.Generator().manual_seed(3)
+    table = torch.zeros(5000, 8, dtype=kind)
+    ids = torch.randint(0, 40, (4, 2048), generator=generator)  # many repeats
+    rows = torch.randn(4, 2048, 8, generator=generator).to(kind)
+    fn = lambda t, i, r: t.index_put((i,), r, accumulate=True)
+    imported = from_torch(function_module(fn), (table, ids, rows))
+    assert "graph.index_add" in str(imported.module)
+    (got,) = imported.run(table, ids, rows)
+    want = fn(table, ids, rows).float().numpy()
+    np.testing.assert_array_equal(np.asarray(got, dtype=np.float32), want)

@@ -894,6 +894,32 @@ CASES: list[Case] = [
         exact=True,
     ),
     Case(
+        "index-add-repeated-index",
+        "graph.index_add %a0, %a1, %a2 dim 1 : (tensor<2x5x3xf32>, "
+        "tensor<4xi64>, tensor<2x4x3xf32>) -> tensor<2x5x3xf32>",
+        ["tensor<2x5x3xf32>", "tensor<4xi64>", "tensor<2x4x3xf32>"],
+        ["tensor<2x5x3xf32>"],
+        [f32(2, 5, 3), np.array([4, 1, 4, 4]), f32(2, 4, 3)],
+        # position 4 takes three slices, 1 one, the others none
+        lambda x, i, s: [
+            [x[a, r] + sum(s[a, k] for k in range(4) if i[k] == r) for r in range(5)]
+            for a in range(2)
+        ],
+    ),
+    Case(
+        "index-add-int",
+        "graph.index_add %a0, %a1, %a2 dim 0 : (tensor<3x2xi32>, "
+        "tensor<3xi32>, tensor<3x2xi32>) -> tensor<3x2xi32>",
+        ["tensor<3x2xi32>", "tensor<3xi32>", "tensor<3x2xi32>"],
+        ["tensor<3x2xi32>"],
+        [ints(3, 2), np.array([2, 2, 0], dtype=np.int32), ints(3, 2)],
+        lambda x, i, s: [
+            [x[r, c] + sum(s[k, c] for k in range(3) if i[k] == r) for c in range(2)]
+            for r in range(3)
+        ],
+        exact=True,
+    ),
+    Case(
         "attention-bool-mask",
         "graph.attention %a0, %a1, %a2, %a3 scale 0.5 : (tensor<2x3x4xf32>, "
         "tensor<2x5x4xf32>, tensor<2x5x2xf32>, tensor<3x5xi1>) -> tensor<2x3x2xf32>",

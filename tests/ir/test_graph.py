@@ -158,6 +158,11 @@ BUILDERS: list[tuple[str, Callable[[], Operation], list[str]]] = [
         ["tensor<2x6x3xf32>"],
     ),
     (
+        "graph.index_add",
+        lambda: g.IndexAddOp(value([5, 4], g.bf16), value([7], g.i32), value([7, 4], g.bf16), 0),
+        ["tensor<5x4xbf16>"],
+    ),
+    (
         "graph.embedding",
         lambda: g.EmbeddingOp(value([1, 5], g.i32), value([10, 6], g.f16)),
         ["tensor<1x5x6xf16>"],

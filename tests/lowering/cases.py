@@ -232,6 +232,16 @@ def movement_cases() -> dict[str, str]:
         "%y = graph.embedding %i, %w : (tensor<2x5xi32>, tensor<10x16xbf16>) -> tensor<2x5x16xbf16>",
         "%y : tensor<2x5x16xbf16>",
     )  # fmt: skip
+    # more index entries than positions: some positions sum several slices
+    for dtype, dim in (("f32", 1), ("bf16", 0), ("i64", 1)):
+        x, s = f"tensor<5x6x{dtype}>", ("tensor<5x9x" if dim else "tensor<9x6x") + f"{dtype}>"
+        for op in ("index_add", "index_copy"):
+            name = f"{op}_{dtype}"
+            cases[name] = _func(
+                name, f"%x: {x}, %i: tensor<9xi64>, %s: {s}", x,
+                f"%y = graph.{op} %x, %i, %s dim {dim} : ({x}, tensor<9xi64>, {s}) -> {x}",
+                f"%y : {x}",
+            )  # fmt: skip
     cases["constant"] = _func(
         "constant", "%x: tensor<4xi64>", "tensor<4xi64>",
         "%c = graph.constant dense<[3, 1, 4, 1]> : tensor<4xi64>\n"

@@ -309,23 +309,14 @@ class IndexOp(GraphOp):
         return [tensor(shape, dtype_of(self.input))]
 
 
-@irdl_op_definition
-class IndexCopyOp(GraphOp):
-    """torch's `index_copy`: the input with the slices at `index` along
-    `dim` replaced by the source's, `out[..., index[k], ...] = source[...,
-    k, ...]` (a static KV cache's update, `aten.index_put` with one index
-    tensor). Value semantics, as every graph op: the input is not changed;
-    writing the result into the input's buffer is a bufferization decision
-    (`graph-bufferize`, for an input marked `bufferization.writable`).
-    Indices past the end are an error in the reference; where an index
-    repeats, the last source slice wins.
+class IndexUpdate(GraphOp):
+    """The slices of the input at a 1-D `index` along `dim`, updated from
+    the source's slices in order (`graph.index_copy`, `graph.index_add`):
+    the source is the input's shape with `dim` of the index's size, the
+    result the input's shape and type. Value semantics, as every graph op:
+    the input is not changed. Indices past the end are an error in the
+    reference."""
 
-    %y = graph.index_copy %cache, %pos, %new dim 2
-           : (tensor<1x2x16x8xf32>, tensor<1xi64>, tensor<1x2x1x8xf32>)
-           -> tensor<1x2x16x8xf32>
-    """
-
-    name = "graph.index_copy"
     input = operand_def(TensorType)
     index = operand_def(TensorType)
     source = operand_def(TensorType)
@@ -354,6 +345,41 @@ class IndexCopyOp(GraphOp):
             shape_of(self.source),
         )
         return [tensor(shape, dtype_of(self.input))]
+
+
+@irdl_op_definition
+class IndexCopyOp(IndexUpdate):
+    """torch's `index_copy`: the input with the slices at `index` along
+    `dim` replaced by the source's, `out[..., index[k], ...] = source[...,
+    k, ...]` (a static KV cache's update, `aten.index_put` with one index
+    tensor). Writing the result into the input's buffer is a bufferization
+    decision (`graph-bufferize`, for an input marked
+    `bufferization.writable`). Where an index repeats, the last source
+    slice wins.
+
+    %y = graph.index_copy %cache, %pos, %new dim 2
+           : (tensor<1x2x16x8xf32>, tensor<1xi64>, tensor<1x2x1x8xf32>)
+           -> tensor<1x2x16x8xf32>
+    """
+
+    name = "graph.index_copy"
+
+
+@irdl_op_definition
+class IndexAddOp(IndexUpdate):
+    """torch's `index_add`: the input with each source slice added to the
+    slice `index` names, `out[..., index[k], ...] += source[..., k, ...]`,
+    in order of `k` (a repeated index sums; in 16-bit types the sum is
+    kept in f32 and rounded once). The gradient of an embedding or of a
+    gathered table (`aten.index_put` with `accumulate=True`): its cost is
+    the source's size, not the input's times the index's.
+
+    %g = graph.index_add %zeros, %ids, %rows dim 0
+           : (tensor<50x8xf32>, tensor<6xi64>, tensor<6x8xf32>)
+           -> tensor<50x8xf32>
+    """
+
+    name = "graph.index_add"
 
 
 @irdl_op_definition

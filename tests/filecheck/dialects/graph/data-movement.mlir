@@ -111,3 +111,16 @@ func.func @index_copy() {
   %0 = graph.index_copy %cache, %pos, %new dim 2 : (tensor<1x2x16x8xf32>, tensor<1xi64>, tensor<1x2x1x8xf32>) -> tensor<1x2x16x8xf32>
   func.return
 }
+
+// CHECK-LABEL: func.func @index_add
+func.func @index_add() {
+  %table = "test.op"() : () -> (tensor<50x8xbf16>)
+  %ids = "test.op"() : () -> (tensor<6xi32>)
+  %rows = "test.op"() : () -> (tensor<6x8xbf16>)
+  // CHECK:      %[[T:.*]] = "test.op"() : () -> tensor<50x8xbf16>
+  // CHECK-NEXT: %[[I:.*]] = "test.op"() : () -> tensor<6xi32>
+  // CHECK-NEXT: %[[R:.*]] = "test.op"() : () -> tensor<6x8xbf16>
+  // CHECK-NEXT: %{{.*}} = graph.index_add %[[T]], %[[I]], %[[R]] dim 0 : (tensor<50x8xbf16>, tensor<6xi32>, tensor<6x8xbf16>) -> tensor<50x8xbf16>
+  %0 = graph.index_add %table, %ids, %rows dim 0 : (tensor<50x8xbf16>, tensor<6xi32>, tensor<6x8xbf16>) -> tensor<50x8xbf16>
+  func.return
+}

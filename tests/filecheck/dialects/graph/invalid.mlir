@@ -909,6 +909,24 @@ func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
+// graph.index_add: the source is the input with dim of the index's size.
+%x = "test.op"() : () -> (tensor<4x6xf32>)
+%i = "test.op"() : () -> (tensor<3xi64>)
+%s = "test.op"() : () -> (tensor<2x6xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.index_add: source shape [2, 6] must be the input's with dim 0 of the index's size: [3, 6] (operands: tensor<4x6xf32>, tensor<3xi64>, tensor<2x6xf32>)
+%y = graph.index_add %x, %i, %s dim 0 : (tensor<4x6xf32>, tensor<3xi64>, tensor<2x6xf32>) -> tensor<4x6xf32>
+
+// -----
+
+// graph.index_add: an integer index.
+%x = "test.op"() : () -> (tensor<4x6xf32>)
+%i = "test.op"() : () -> (tensor<2xf32>)
+%s = "test.op"() : () -> (tensor<2x6xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.index_add: index must be i64 or i32, got tensor<2xf32> (operands: tensor<4x6xf32>, tensor<2xf32>, tensor<2x6xf32>)
+%y = graph.index_add %x, %i, %s dim 0 : (tensor<4x6xf32>, tensor<2xf32>, tensor<2x6xf32>) -> tensor<4x6xf32>
+
+// -----
+
 // graph.index_copy: source and input share the element type.
 %x = "test.op"() : () -> (tensor<4x6xf32>)
 %i = "test.op"() : () -> (tensor<2xi64>)
