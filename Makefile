@@ -8,7 +8,13 @@ BIN := $(VENV)/bin
 # registry wheel does not load with the CPU torch and breaks transformers.
 TORCH_PACKAGES ?= torch==2.13.0 transformers
 
-.PHONY: demo test test-all install
+# The TIMM suite needs torchvision, which does not load beside the CPU torch
+# above: its own venv, with the CUDA build of torch (about 5.5 GB; it runs
+# on the CPU here) and the torchvision that loads with it.
+TIMM_VENV ?= .venv-timm
+TIMM_PACKAGES ?= torch==2.14.1 torchvision==0.29.1 timm
+
+.PHONY: demo test test-all test-timm install
 install: $(VENV)/.installed
 
 $(VENV)/.installed: pyproject.toml
@@ -41,10 +47,21 @@ test: install
 	$(BIN)/ruff check fxdsl tests benchmarks examples
 	$(BIN)/ruff format --check fxdsl tests benchmarks examples
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/lit tests/filecheck
-	$(PYTEST) -m "not slow"
+	$(PYTEST) -m "not slow and not timm"
 
 # What CI runs: `make test`, then the slow suites against real references
 # (the Hugging Face model list in f32/bf16/f16, OpInfo, the bench harness on
 # every workload), marked `slow`.
-test-all: test
-	$(PYTEST) -m slow
+test-all: test test-timm
+	$(PYTEST) -m "slow and not timm"
+
+$(TIMM_VENV)/.installed: pyproject.toml
+	python3 -m venv $(TIMM_VENV)
+	$(TIMM_VENV)/bin/python -m pip install -q --upgrade pip
+	$(TIMM_VENV)/bin/python -m pip install -q -e '.[dev]' $(TIMM_PACKAGES)
+	touch $@
+
+# PyTorch's TIMM model list (tests/frontends/test_timm_suite.py, marked timm).
+test-timm: $(TIMM_VENV)/.installed
+	$(TIMM_VENV)/bin/pytest -n auto --dist load --durations=10 -m timm \
+		tests/frontends/test_timm_suite.py
