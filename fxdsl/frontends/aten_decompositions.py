@@ -91,7 +91,30 @@ def _linear_cross_entropy(
     )
 
 
+def _embedding_renorm(
+    weight: Any, indices: Any, max_norm: float, norm_type: float
+) -> Any:
+    """`embedding_renorm` (`F.embedding(..., max_norm=...)`'s write into its
+    table) as its new value: each row the indices name whose `norm_type`
+    norm exceeds `max_norm` scaled by `max_norm / (norm + 1e-7)`, as torch's
+    kernel scales it (the norm in the table's type; the scale in f32 where
+    torch's is a double rounded to f32 at the multiply); other rows as they
+    are. Which rows are named is an index_add of ones."""
+    import torch
+
+    flat = indices.reshape(-1)
+    hits = torch.zeros(weight.shape[0], device=weight.device).index_add(
+        0, flat, torch.ones(flat.shape, device=weight.device)
+    )
+    norm = torch.linalg.vector_norm(weight, norm_type, dim=1, keepdim=True)
+    scale = max_norm / (norm.float() + 1e-7)
+    scaled = (weight.float() * scale).to(weight.dtype)
+    renormed = (hits > 0).unsqueeze(1) & (norm > max_norm)
+    return torch.where(renormed, scaled, weight)
+
+
 OWN: dict[str, Callable[..., Any]] = {
+    "aten.embedding_renorm.default": _embedding_renorm,
     "torch_nn._linear_cross_entropy_batch_chunked.default": _linear_cross_entropy,
     "torch_nn._linear_cross_entropy_batch_chunked_no_reduction.default": (
         _linear_cross_entropy
@@ -100,7 +123,8 @@ OWN: dict[str, Callable[..., Any]] = {
     **TRANSFORMER_FAST_PATH,
     **QUANTIZED,
 }
-"""fxdsl's decompositions of ops torch gives none for (custom ops whose
+"""fxdsl's decompositions of ops torch gives none for (`embedding_renorm`,
+custom ops whose
 kernel is Python torch cannot trace into, mixture-of-experts grouped
 matmuls: `aten_grouped_mm`, `torch.nn`'s Transformer fast path:
 `aten_transformer_fast_path`, PT2E's quantize/dequantize ops:

@@ -413,8 +413,16 @@ class _Importer:
             for i, leaf in enumerate(pytree.tree_leaves(output.args[0]))
             if i not in effects and hasattr(leaf, "op")
         ]
-        # and every write into a placeholder: the program's new value of it
-        pending = [*roots, *self._writes_to_inputs(graph)]
+        # and every write into a placeholder: the program's new value of it;
+        # and every in-place op writing a value (or a view's base) another
+        # node reads: nothing in the graph depends on it, yet a later read
+        # sees its write (`_write` takes it, or refuses a view's)
+        shared = [
+            n
+            for n in graph.nodes
+            if n.op == "call_function" and _mutates_a_shared_value(n)
+        ]
+        pending = [*roots, *self._writes_to_inputs(graph), *shared]
         while pending:
             node = pending.pop()
             if node in needed:

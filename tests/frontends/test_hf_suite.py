@@ -9,8 +9,8 @@ with `use_cache` False and True, every model compiles at least
 `hf_suite.TARGET` % of its operators (`TORCH_ONLY` aside; `BELOW_TARGET`
 lists the exceptions with their reason), and no graph runs in torch whole.
 Autocast (bf16) on GPT-2 and Llama compiles whole and matches eager. One
-f32 training step of every model compiles and its gradients match. Slow:
-CI runs it."""
+f32 training step of every model, and one under bf16 autocast, compiles
+and its gradients match. Slow: CI runs it."""
 
 from __future__ import annotations
 
@@ -105,6 +105,27 @@ def test_suite_model_trains(name: str) -> None:
     gradient pass the runner's check against float64."""
     model, inputs = build(name, torch.float32)
     outcome = compile_and_check(model, inputs, tol=TOLERANCE["f32"], train=True)
+    assert outcome.accurate, f"{name}: a gradient differs from eager's"
+    assert outcome.refused == [], outcome.refused
+    share = compiled_share(name, outcome)
+    assert share >= TARGET, f"{name}: {share:.2f} %; {outcome.summary()}"
+
+
+AMP_TRAINING_TOLERANCE = 1e-2
+"""The dynamo runner's tolerance for a training step under autocast."""
+
+
+@pytest.mark.parametrize("name", list(SUITE))
+def test_suite_model_trains_under_bf16_autocast(name: str) -> None:
+    """One training step under `torch.autocast("cpu", dtype=torch.bfloat16)`
+    (the runner's `--training --amp`, its default for training): the casts
+    AOTAutograd records are graph casts, so the forward and backward graphs
+    compile every operator the f32 step does, and the loss and every
+    gradient pass the runner's check against float64."""
+    model, inputs = build(name, torch.float32)
+    outcome = compile_and_check(
+        model, inputs, autocast=torch.bfloat16, train=True, tol=AMP_TRAINING_TOLERANCE
+    )
     assert outcome.accurate, f"{name}: a gradient differs from eager's"
     assert outcome.refused == [], outcome.refused
     share = compiled_share(name, outcome)

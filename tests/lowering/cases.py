@@ -234,7 +234,10 @@ def movement_cases() -> dict[str, str]:
     )  # fmt: skip
     # more index entries than positions: some positions sum several slices
     for dtype, dim in (("f32", 1), ("bf16", 0), ("i64", 1)):
-        x, s = f"tensor<5x6x{dtype}>", ("tensor<5x9x" if dim else "tensor<9x6x") + f"{dtype}>"
+        x, s = (
+            f"tensor<5x6x{dtype}>",
+            ("tensor<5x9x" if dim else "tensor<9x6x") + f"{dtype}>",
+        )
         for op in ("index_add", "index_copy"):
             name = f"{op}_{dtype}"
             cases[name] = _func(
