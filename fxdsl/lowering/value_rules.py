@@ -138,60 +138,57 @@ def _index(b: KernelEmitter, op: Operation, _v: SSAValue, idx: Index) -> SSAValu
     return b.value_at(op.input, tuple(source))
 
 
-def _index_copy(
-    b: KernelEmitter, op: Operation, value: SSAValue, idx: Index
+def _over_index(
+    b: KernelEmitter,
+    op: graph.IndexUpdate,
+    value: SSAValue,
+    idx: Index,
+    update: Callable[[SSAValue, Index], SSAValue],
 ) -> SSAValue:
-    """The functional form (a new buffer): element `idx` is the source's
-    slice `k` where `index[k]` is `idx[dim]` (the last such `k`), else the
-    input's. Where the input's buffer may be written in place, the group is
-    a scatter kernel instead (`scatter_kernel.py`)."""
-    assert isinstance(op, graph.IndexCopyOp)
+    """Element `idx` of an index_copy/index_add: the input's, then
+    `update(carried, source position)` for each `k` (in order) whose
+    `index[k]` is `idx[dim]`. One thread per result element walks the whole
+    index: no atomics, so the result is deterministic and in the
+    reference's order, at the cost of reading the index once per element."""
     dim, typ = op.dim.value.data, compute_type(dtype_of(value))
-    count = shape_of(op.index)[0]
 
     def step(k: SSAValue, carried: list[SSAValue]) -> list[SSAValue]:
         position = b.emit(arith.IndexCastOp(b.value_at(op.index, (k,)), IndexType()))
         hit = b.emit(arith.CmpiOp(position, idx[dim], "eq"))
         source = (*idx[:dim], k, *idx[dim + 1 :])
-        taken = b.choose(
-            hit, typ, lambda: b.value_at(op.source, source), lambda: carried[0]
-        )
-        return [taken]
+        kept = lambda: carried[0]
+        return [b.choose(hit, typ, lambda: update(carried[0], source), kept)]
 
     start = b.value_at(op.input, idx)
-    bounds = (b.index(0), b.index(count), b.index(1))
+    bounds = (b.index(0), b.index(shape_of(op.index)[0]), b.index(1))
     return b.loop(*bounds, [start], step)[0]
+
+
+def _index_copy(
+    b: KernelEmitter, op: Operation, value: SSAValue, idx: Index
+) -> SSAValue:
+    """The functional form (a new buffer): the source's slice `k` for the
+    last `k` whose `index[k]` is `idx[dim]`, else the input's. Where the
+    input's buffer may be written in place, the group is a scatter kernel
+    instead (`scatter_kernel.py`)."""
+    assert isinstance(op, graph.IndexCopyOp)
+    return _over_index(b, op, value, idx, lambda _, at: b.value_at(op.source, at))
 
 
 def _index_add(
     b: KernelEmitter, op: Operation, value: SSAValue, idx: Index
 ) -> SSAValue:
-    """Element `idx` is the input's plus the source's slice `k` for every
-    `k` (in order) whose `index[k]` is `idx[dim]`: one thread per result
-    element walks the index, so the sum's order, and with it the rounding,
-    is the reference's (in a 16-bit type each sum rounded to it). No
-    atomics: deterministic, at the cost of reading the index once per
-    element."""
+    """The input's element plus the source's slices `index` names for it,
+    each sum rounded to a 16-bit type as the reference rounds it."""
     assert isinstance(op, graph.IndexAddOp)
-    dim, dtype = op.dim.value.data, dtype_of(value)
-    typ = compute_type(dtype)
-    add = arith.AddfOp if isinstance(typ, AnyFloat) else arith.AddiOp
+    dtype = dtype_of(value)
+    add = arith.AddfOp if isinstance(compute_type(dtype), AnyFloat) else arith.AddiOp
 
-    def added(carried: SSAValue, source: Index) -> SSAValue:
-        total = b.emit(add(carried, b.value_at(op.source, source)))
-        return convert(b, total, dtype)  # rounded to a 16-bit type
+    def added(carried: SSAValue, at: Index) -> SSAValue:
+        total = b.emit(add(carried, b.value_at(op.source, at)))
+        return convert(b, total, dtype)
 
-    def step(k: SSAValue, carried: list[SSAValue]) -> list[SSAValue]:
-        position = b.emit(arith.IndexCastOp(b.value_at(op.index, (k,)), IndexType()))
-        hit = b.emit(arith.CmpiOp(position, idx[dim], "eq"))
-        source = (*idx[:dim], k, *idx[dim + 1 :])
-        return [
-            b.choose(hit, typ, lambda: added(carried[0], source), lambda: carried[0])
-        ]
-
-    start = b.value_at(op.input, idx)
-    bounds = (b.index(0), b.index(shape_of(op.index)[0]), b.index(1))
-    return b.loop(*bounds, [start], step)[0]
+    return _over_index(b, op, value, idx, added)
 
 
 def _full(b: KernelEmitter, op: Operation, value: SSAValue, _idx: Index) -> SSAValue:
