@@ -369,10 +369,11 @@ class IndexCopyOp(IndexUpdate):
 class IndexAddOp(IndexUpdate):
     """torch's `index_add`: the input with each source slice added to the
     slice `index` names, `out[..., index[k], ...] += source[..., k, ...]`,
-    in order of `k` (a repeated index sums; in 16-bit types the sum is
-    kept in f32 and rounded once). The gradient of an embedding or of a
-    gathered table (`aten.index_put` with `accumulate=True`): its cost is
-    the source's size, not the input's times the index's.
+    in order of `k` (a repeated index sums; in 16-bit types each sum is
+    rounded to the type, as torch's CPU kernels add). The gradient of an
+    embedding or of a gathered table (`aten.index_put` with
+    `accumulate=True`): its cost is the source's size, not the input's
+    times the index's.
 
     %g = graph.index_add %zeros, %ids, %rows dim 0
            : (tensor<50x8xf32>, tensor<6xi64>, tensor<6x8xf32>)
