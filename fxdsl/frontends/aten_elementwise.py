@@ -392,6 +392,35 @@ for _name, _dunder, _prim, _ints, _bools in (
         ATEN[_target if _target.startswith("prims.") else f"aten.{_target}"] = _handler
 
 
+@aten("gcd.default")
+def _gcd(call: AtenCall) -> Tensor:
+    if not is_integer(call.dtype) or call.dtype == "i1":
+        raise UnsupportedNode(f"gcd on {call.dtype} (integers only)")
+    return ops.gcd(*(cast_to(a, call.dtype) for a in call.args[:2]))
+
+
+ATEN["prims.gcd.default"] = _gcd
+
+
+@aten("lcm.default")
+def _lcm(call: AtenCall) -> Tensor:
+    # torch's: |a / gcd * b|, 0 where gcd is 0 (both 0); a / gcd is exact
+    a, b = (cast_to(x, call.dtype) for x in call.args[:2])
+    divisor = ops.maximum(_gcd(call), ops.full([], 1, call.dtype))
+    return ops.abs(ops.mul(ops.div(a, divisor), b))
+
+
+def _prims_div(call: AtenCall) -> Tensor:
+    """prims.div: true division of floats, truncated division of integers."""
+    if is_integer(call.dtype):
+        lhs, rhs = (cast_to(a, call.dtype) for a in call.args[:2])
+        return _truncated_division(lhs, rhs, call.dtype)[0]
+    return _div(call)
+
+
+ATEN["prims.div.default"] = _prims_div
+
+
 @aten("logical_not.default", "bitwise_not.default")
 def _logical_not(call: AtenCall) -> Tensor:
     if call.target.startswith("aten.logical_not") or call.dtype == "i1":

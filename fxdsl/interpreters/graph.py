@@ -323,6 +323,7 @@ BINARY: dict[type[Operation], Callable[[Array, Array], Array]] = {
     graph.CopysignOp: np.copysign,
     graph.FmodOp: np.fmod,
     graph.RemainderOp: np.remainder,
+    graph.GcdOp: np.gcd,
 }
 
 

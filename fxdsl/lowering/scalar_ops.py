@@ -327,6 +327,28 @@ def _remainder(e: Emitter, args: list[SSAValue], _op: Operation) -> SSAValue:
     return _plus_where_sign_differs(e, _fmod_of(e, a, b), b, b)
 
 
+def _gcd(e: Emitter, args: list[SSAValue], _op: Operation) -> SSAValue:
+    """Euclid's algorithm on `|a|`, `|b|`, unrolled to its worst case: a
+    kernel has no loops, and by Lamé's theorem w-bit operands need at most
+    about 1.44 w remainder steps (Fibonacci neighbours are the worst). A
+    step whose divisor is already 0 keeps the pair (and divides by 1, not 0)."""
+    a, b = (e.emit(math.AbsIOp(x)) for x in args)
+    assert isinstance(a.type, IntegerType)
+    zero, one = e.const(0, a.type), e.const(1, a.type)
+    for _ in range(gcd_steps(a.type.width.data)):
+        nonzero = e.emit(arith.CmpiOp(b, zero, "ne"))
+        rest = e.emit(arith.RemSIOp(a, e.emit(arith.SelectOp(nonzero, b, one))))
+        a = e.emit(arith.SelectOp(nonzero, b, a))
+        b = e.emit(arith.SelectOp(nonzero, rest, zero))
+    return a
+
+
+def gcd_steps(width: int) -> int:
+    """Remainder steps that finish Euclid's algorithm on any two w-bit
+    non-negative operands: log_phi(2^w) + 2."""
+    return int(width * 1.4405) + 2
+
+
 def _relu6_of_x_plus_3(e: Emitter, x: SSAValue) -> SSAValue:
     # torch's order of operations (see the reference interpreter)
     shifted = e.emit(arith.AddfOp(x, e.const(3.0, x.type)))
@@ -386,6 +408,7 @@ SCALAR_OPS: dict[type[Operation], ScalarRule] = {
     graph.HardswishOp: _hardswish,
     graph.FmodOp: _fmod,
     graph.RemainderOp: _remainder,
+    graph.GcdOp: _gcd,
 } | {
     op: _math(op.SCALAR_MATH)
     for op in graph.GRAPH_OPS

@@ -96,6 +96,7 @@ SCALAR: dict[type[Operation], Callable[..., Any]] = {
     arith.AddiOp: lambda a, b: a + b, arith.SubiOp: lambda a, b: a - b,
     arith.MuliOp: lambda a, b: a * b, arith.DivUIOp: lambda a, b: a // b,
     arith.RemUIOp: lambda a, b: a % b, arith.FloorDivSIOp: _floordiv,
+    arith.RemSIOp: np.fmod,  # C's %: truncated, the dividend's sign
     arith.MaximumfOp: _maximum, arith.MinimumfOp: _minimum,
     arith.MaxSIOp: max, arith.MinSIOp: min,
     arith.AndIOp: lambda a, b: a & b, arith.OrIOp: lambda a, b: a | b,

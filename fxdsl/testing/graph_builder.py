@@ -344,7 +344,7 @@ class _Builder:
         self.emit(_create(g.PowOp, [b, exponent]), self.bound[b])
 
     def bits(self) -> None:
-        """A bitwise op or shift of i32 values, back in f32 (squashed): the
+        """A bitwise op, shift or gcd of i32 values, back in f32 (squashed): the
         i32 operands are exact integers in [-64, 64] (constants times 64,
         so no backend's rounding moves them), the shift amounts include
         negative ones and ones past 32. Up to 10 ops."""
@@ -360,7 +360,7 @@ class _Builder:
         right = integers(self.constant((shape[-1],) if shape else (1,)))
         op_type = self.choice(
             (g.BitwiseAndOp, g.BitwiseOrOp, g.BitwiseXorOp, g.ShiftLeftOp,
-             g.ShiftRightOp, g.BitwiseNotOp)
+             g.ShiftRightOp, g.BitwiseNotOp, g.GcdOp)
         )  # fmt: skip
         if op_type is g.BitwiseNotOp:
             mixed = self.emit(g.BitwiseNotOp(left), 65.0, squash=False)

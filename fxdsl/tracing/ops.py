@@ -668,6 +668,11 @@ def shift_right(lhs: Any, rhs: Any) -> Tensor:
     return _binary(graph.ShiftRightOp, lhs, rhs)
 
 
+def gcd(lhs: Any, rhs: Any) -> Tensor:
+    """The greatest common divisor of `|lhs|` and `|rhs|` (integers)."""
+    return _binary(graph.GcdOp, lhs, rhs)
+
+
 def _scalar_dtype(*values: Any) -> str:
     """torch's dtype for Python scalars alone: bool, else i64, f32 with a float."""
     kinds = {np.asarray(v).dtype.kind for v in values}
@@ -1240,6 +1245,7 @@ __all__ = [
     "exp",
     "full",
     "gather",
+    "gcd",
     "ge",
     "gelu",
     "gt",

@@ -26,17 +26,9 @@ EXPECTED: dict[str, dict[str, str]] = {
         "default": "aten.combinations.default: dynamic shape (u0, 1): fxdsl imports static shapes only; a size that depends on a tensor's values, which a static-shape compiler cannot take (pass such ",
         "core": "aten.masked_select.default: dynamic shape (u0,): fxdsl imports static shapes only; a size that depends on a tensor's values, which a static-shape compiler cannot take (pass such ",
     },
-    "gcd": {
-        "default": "aten.gcd.default has no graph-dialect mapping, and in torch's decomposition of it prims.gcd.default does not import: prims.gcd.default has no graph-dialect mapping",
-        "core": "aten.gcd.default has no graph-dialect mapping, and in torch's decomposition of it prims.gcd.default does not import: prims.gcd.default has no graph-dialect mapping",
-    },
     "hash_tensor": {
         "default": "aten.hash_tensor.default has no graph-dialect mapping",
         "core": "aten.hash_tensor.default has no graph-dialect mapping",
-    },
-    "lcm": {
-        "default": "aten.lcm.default: aten.gcd.default has no graph-dialect mapping, and in torch's decomposition of it prims.gcd.default does not import: prims.gcd.default has no graph-dialect mapping",
-        "core": "aten.lcm.default: aten.gcd.default has no graph-dialect mapping, and in torch's decomposition of it prims.gcd.default does not import: prims.gcd.default has no graph-dialect mapping",
     },
     "masked_select": {
         "default": "aten.masked_select.default: dynamic shape (u0,): fxdsl imports static shapes only; a size that depends on a tensor's values, which a static-shape compiler cannot take (pass such ",

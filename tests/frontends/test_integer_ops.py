@@ -111,6 +111,26 @@ def test_bitwise_ops_on_integers(case: str, dtype: Any) -> None:
     compiled_equals_eager(BITWISE[case], x, y)
 
 
+@pytest.mark.parametrize("dtype", [torch.int64, torch.int32, torch.int16, torch.uint8])
+def test_gcd_and_lcm(dtype: Any) -> None:
+    """Before, gcd had no mapping (lcm's decomposition reaches gcd and
+    prims.div): both ran in torch. Zeros, signs and Fibonacci neighbours
+    (the most remainder steps a pair of the type can take)."""
+    generator = torch.Generator().manual_seed(1)
+    low = 0 if dtype == torch.uint8 else -60
+    x = torch.randint(low, 60, (8, 16), generator=generator).to(dtype)
+    y = torch.randint(low, 60, (16,), generator=generator).to(dtype)
+    x[0, :4], y[2:5] = 0, 0
+    fibonacci = {torch.int64: (7540113804746346429, 4660046610375530309),
+                 torch.int32: (1836311903, 1134903170), torch.int16: (28657, 17711),
+                 torch.uint8: (233, 144)}[dtype]  # fmt: skip
+    x[1, :2], y[:2] = (
+        torch.tensor(fibonacci, dtype=dtype),
+        torch.tensor(fibonacci[::-1], dtype=dtype),
+    )
+    compiled_equals_eager(lambda x, y: (torch.gcd(x, y), torch.lcm(x % 7, y % 5)), x, y)
+
+
 def test_bitwise_ops_on_bools_stay_logical() -> None:
     a = torch.tensor([True, False, True, False])
     b = torch.tensor([True, True, False, False])

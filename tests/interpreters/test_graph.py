@@ -805,6 +805,7 @@ CASES: list[Case] = [
     unary("bitwise_not", lambda x: -x - 1, ints(3, 5), "tensor<3x5xi32>", exact=True),
     binary("shift_left", _per_element(_shl32), *shift_pair, *TI, exact=True),
     binary("shift_right", _per_element(_shr32), *shift_pair, *TI, exact=True),
+    binary("gcd", _per_element(math.gcd), *bit_pair, *TI, exact=True),
     Case(
         "any",
         "graph.any %a0 dims [1] : (tensor<3x4xi1>) -> tensor<3xi1>",

@@ -91,7 +91,8 @@ BUILDERS: list[tuple[str, Callable[[], Operation], list[str]]] = [
     ("graph.logical_not", lambda: g.LogicalNotOp(value([3], g.i1)), ["tensor<3xi1>"]),
     *[
         (cls.name, (lambda cls=cls: cls(value([4, 1], g.i32), value([8], g.i32))), ["tensor<4x8xi32>"])
-        for cls in (g.BitwiseAndOp, g.BitwiseOrOp, g.BitwiseXorOp, g.ShiftLeftOp, g.ShiftRightOp)
+        for cls in (g.BitwiseAndOp, g.BitwiseOrOp, g.BitwiseXorOp, g.ShiftLeftOp, g.ShiftRightOp,
+                    g.GcdOp)
     ],
     ("graph.bitwise_not", lambda: g.BitwiseNotOp(value([3], g.ui8)), ["tensor<3xui8>"]),
     ("graph.any", lambda: g.AnyOp(value([4, 8], g.i1), [1]), ["tensor<4xi1>"]),

@@ -22,7 +22,15 @@ UNARY = ["neg", "abs", "relu", *_float_only(graph.UnaryOp)]
 BINARY = ["add", "sub", "mul", "div", "pow", "maximum", "minimum"]
 FLOAT_BINARY = _float_only(graph.BinaryOp)
 COMPARE = ["eq", "ne", "lt", "le", "gt", "ge"]
-BITWISE = ["bitwise_and", "bitwise_or", "bitwise_xor", "shift_left", "shift_right"]
+BITWISE = [
+    "bitwise_and", "bitwise_or", "bitwise_xor", "shift_left", "shift_right", "gcd"
+]  # fmt: skip
+FIBONACCI = {
+    "i64": (4660046610375530309, 7540113804746346429),
+    "i32": (1134903170, 1836311903),
+}
+"""The largest Fibonacci neighbours of each type: Euclid's worst case (each
+remainder step only steps one back), which an unrolled gcd must finish."""
 REDUCE = ["sum", "mean", "max", "min", "var"]
 FLOATS = ["f32", "f16", "bf16"]
 VIEW_ONLY = {"reshape"}
@@ -100,6 +108,18 @@ def binary_cases() -> dict[str, str]:
             ])  # fmt: skip
             name = f"{op}_edges_{dtype}"
             cases[name] = _func(name, f"%a: {x}", x, body, f"%y : {x}")
+        # gcd of zeros, signs, and the worst case for Euclid's step count
+        small, big = FIBONACCI[dtype]
+        body = "\n    ".join([
+            f"%k = graph.constant dense<[0, -12, 7, {big}, 0, -18, 1, {small}]> : {k}",
+            f"%m = graph.constant dense<[0, 18, -21, {small}, 5, 0, -1, {big}]> : {k}",
+            f"%z = graph.sub %a, %a : {x}",
+            f"%s = graph.add %z, %k : ({x}, {k}) -> {x}",
+            f"%y = graph.gcd %s, %m : ({x}, {k}) -> {x}",
+        ])  # fmt: skip
+        cases[f"gcd_edges_{dtype}"] = _func(
+            f"gcd_edges_{dtype}", f"%a: {x}", x, body, f"%y : {x}"
+        )
         # integer pow with negative exponents (torch: 0, or +-1 for a base
         # of +-1); bases -3..4, so -1, 0 and 1 occur
         body = "\n    ".join([

@@ -546,6 +546,17 @@ class ShiftRightOp(IntegerOperands, BinaryOp):
 
 
 @irdl_op_definition
+class GcdOp(IntegerOperands, BinaryOp):
+    """The greatest common divisor of `|lhs|` and `|rhs|`, broadcasting;
+    `gcd(0, 0) = 0` (torch's and numpy's rule).
+
+    %r = graph.gcd %a, %b : (tensor<8xi64>, tensor<8xi64>) -> tensor<8xi64>
+    """
+
+    name = "graph.gcd"
+
+
+@irdl_op_definition
 class BitwiseNotOp(IntegerOperands, UnaryOp):
     """`~x` on integers (`!x` on i1).
 

@@ -216,12 +216,14 @@ func.func @bitwise() {
   // CHECK-NEXT: %{{.*}} = graph.bitwise_not %[[U]] : tensor<8xui8>
   // CHECK-NEXT: %{{.*}} = graph.shift_left %[[A]], %[[B]] : (tensor<4x1xi32>, tensor<8xi32>) -> tensor<4x8xi32>
   // CHECK-NEXT: %{{.*}} = graph.shift_right %[[U]], %[[U]] : tensor<8xui8>
+  // CHECK-NEXT: %{{.*}} = graph.gcd %[[A]], %[[B]] : (tensor<4x1xi32>, tensor<8xi32>) -> tensor<4x8xi32>
   %0 = graph.bitwise_and %a, %b : (tensor<4x1xi32>, tensor<8xi32>) -> tensor<4x8xi32>
   %1 = graph.bitwise_or %0, %b : (tensor<4x8xi32>, tensor<8xi32>) -> tensor<4x8xi32>
   %2 = graph.bitwise_xor %b, %b : tensor<8xi32>
   %3 = graph.bitwise_not %u : tensor<8xui8>
   %4 = graph.shift_left %a, %b : (tensor<4x1xi32>, tensor<8xi32>) -> tensor<4x8xi32>
   %5 = graph.shift_right %u, %u : tensor<8xui8>
+  %6 = graph.gcd %a, %b : (tensor<4x1xi32>, tensor<8xi32>) -> tensor<4x8xi32>
   func.return
 }
 

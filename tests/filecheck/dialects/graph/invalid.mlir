@@ -788,6 +788,13 @@ func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
+// graph.gcd: integers only.
+%a = "test.op"() : () -> (tensor<4xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.gcd: expects integer tensors, got tensor<4xf32>
+%r = graph.gcd %a, %a : tensor<4xf32>
+
+// -----
+
 // graph.any: i1 input only.
 %a = "test.op"() : () -> (tensor<4x8xf32>)
 // CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.any: expects i1 tensors, got tensor<4x8xf32>
