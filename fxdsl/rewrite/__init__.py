@@ -26,6 +26,7 @@ _EXPORTS: dict[str, str] = {
     "PassManager": "fxdsl.rewrite.pass_manager",
     "PassResult": "fxdsl.rewrite.pass_manager",
     "PassManagerError": "fxdsl.rewrite.pass_manager",
+    "this_before_that_pass_constraint": "fxdsl.rewrite.pass_manager",
     # exposing Python passes to -p pipelines and fxdsl-opt
     "register_pass": "fxdsl.pipeline.registry",
     # partitioning (graph-partition issue)

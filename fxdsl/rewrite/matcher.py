@@ -8,11 +8,16 @@ feed a returned value are ignored.
 
 Ops match on structure: same op name, operand and result counts, equal
 properties, and matching operands. Types (shapes, dtypes) are NOT compared, so
-a pattern traced on placeholder shapes matches any shapes. Literals are
-`graph.constant` / `graph.full` ops (compared by value: a splat constant equals
-a full of the same value) and the properties of other ops; with
-`ignore_literals=True` a literal op matches any literal op and properties are
-not compared. Discardable attributes (`scope`, locations) never matter.
+a pattern traced on placeholder shapes matches any shapes -- except the data
+some ops carry in their declared result type instead of a property (the
+target shape of `reshape` / `broadcast_to`, the element type of `cast`: FX's
+list and dtype arguments): the graph op must infer its own result types when
+given the pattern op's declared ones. Literals are `graph.constant` /
+`graph.full` ops (compared by value: a splat constant equals a full of the
+same value), the properties of other ops and that result-type data; with
+`ignore_literals=True` a literal op matches any literal op and neither
+properties nor result-type data are compared. Discardable attributes
+(`scope`, locations) never matter.
 
 As in `torch.fx.passes.utils.matcher_utils`:
 
@@ -45,7 +50,9 @@ from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FloatAttr, ModuleOp
 from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 from xdsl.traits import ConstantLike
 
+from fxdsl.ir.graph import GraphOp
 from fxdsl.ir.parsing import parse_module
+from fxdsl.ir.shape_rules import ShapeError
 from fxdsl.ir.utils import verify_ssa
 from fxdsl.rewrite.editing import functions
 
@@ -123,6 +130,29 @@ def _literal_key(op: Operation) -> Any:
     return ("props", tuple(sorted(op.properties.items())))
 
 
+def _same_type_data(pattern_op: Operation, graph_op: Operation) -> bool:
+    """Does `graph_op` carry the same data in its result types as `pattern_op`?
+
+    Some graph ops take part of their meaning from the declared result type
+    (a reshape's target shape, a cast's element type). Built on the graph
+    op's operands with the pattern op's declared result types, such an op
+    keeps those types (or rejects them); an op whose result types are
+    inferred from its operands alone gets the graph op's types back. So the
+    two agree exactly when the pattern's result-type data is the graph's.
+    """
+    if not isinstance(graph_op, GraphOp):
+        return True
+    try:
+        probed = type(graph_op).inferred_types(
+            list(graph_op.operands),
+            dict(graph_op.properties),
+            [result.type for result in pattern_op.results],
+        )
+    except ShapeError:
+        return False
+    return probed == [result.type for result in graph_op.results]
+
+
 class SubgraphMatcher:
     """Finds the occurrences of `pattern` (see the module docstring)."""
 
@@ -168,7 +198,11 @@ class SubgraphMatcher:
             return False
         if len(pattern_op.results) != len(graph_op.results):
             return False
-        return self.ignore_literals or pattern_op.properties == graph_op.properties
+        if self.ignore_literals:
+            return True
+        return pattern_op.properties == graph_op.properties and _same_type_data(
+            pattern_op, graph_op
+        )
 
     # -- matching --------------------------------------------------------- #
 
