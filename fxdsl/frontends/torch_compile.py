@@ -843,6 +843,10 @@ def _as_torch_holds(value: Any, val: Any) -> Any:
     if getattr(getattr(val, "dtype", None), "is_complex", False) and not (
         value.is_complex()
     ):
+        if value.numel() == 0:
+            # an empty tensor counts as contiguous whatever its strides, so
+            # .contiguous() keeps them, and view_as_complex wants stride 1
+            return value.new_empty(value.shape[:-1], dtype=val.dtype)
         return torch.view_as_complex(value.contiguous())
     return value
 

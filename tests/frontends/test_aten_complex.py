@@ -213,3 +213,12 @@ def test_a_complex_value_between_torch_and_fxdsl(fresh_dynamo: Any) -> None:
     (plan,) = plans
     assert sorted(plan.fallbacks) == ["_conj_physical", "_fft_r2c"], plan.report()
     assert plan.compiled == plan.total - 2
+
+
+def test_an_empty_complex_output(fresh_dynamo: Any) -> None:
+    """A complex output with no elements: the real view came back with the
+    strides of its broadcast (empty tensors count as contiguous whatever
+    their strides), and `view_as_complex` refused it (OpInfo `complex`)."""
+    real, imag = torch.rand(0, 1, 3), torch.rand(0, 10, 3)
+    got = torch.compile(torch.complex, backend="fxdsl")(real, imag)
+    assert got.shape == (0, 10, 3) and got.dtype == torch.complex64
