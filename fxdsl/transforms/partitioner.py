@@ -5,21 +5,29 @@ the largest groups it can grow such that collapsing every group into one node
 leaves the program acyclic; `fuse_partitions()` outlines each group into a
 function (`func.call @fused_<id>`) or a `graph.fusion_group`.
 
-Algorithm (near-linear on real programs): the ops of a block are visited in
-program order and added to a `DependencyGraph` (one node per op, an edge per
-def-use). A supported op is contracted with the partition of each supported producer,
-retrying refused producers after each success (a merge can make an earlier
-one legal); `DependencyGraph.contract` refuses a merge that would put the
-merged node on a cycle, which is exactly the trap `a -> b(unsupported) -> c`
-plus `a -> c`: `a` and `c` stay apart. Supported ops that share no edge stay
-in separate partitions. Each contraction searches only the affected window of
-the graph's online topological order; since a merged partition takes the
-newest op's place, a partition growing along a chain is re-searched only over
-the ops added since its last merge. Cost O((ops + uses) * w), w the average
-window: measured ~1.3 nodes per op on GPT-2 stacks from 1k to 20k ops (flat,
-so linear); on random DAGs whose operands are drawn from anywhere earlier w
-grows with the graph (5 per op at 1k ops, 78 at 20k), the quadratic worst case
-of windowed searches.
+Algorithm (near-linear on real programs), torch.fx's without its horizontal
+merging: the ops of a block and their def-use edges go into a
+`DependencyGraph` (one node per op); then the ops are visited last to first
+and a supported op is contracted with the partition of each supported user,
+retrying refused users after each success (a merge can make an earlier one
+legal). `DependencyGraph.contract` refuses a merge that would put the merged
+node on a cycle, which is exactly the trap `a -> b(unsupported) -> c` plus
+`a -> c`: `a` and `c` stay apart. Supported ops that share no edge stay in
+separate partitions (torch.fx also tries every pair of partitions, an
+all-pairs search). Visiting users first gives torch.fx's partitions where the
+greedy order matters: an op that can join either its producers' partition
+or its users' joins its users' (tests/transforms/test_fx_peer_partition.py,
+torch's forward1). Each
+contraction searches only the window of the graph's topological order
+between the two nodes, and a merged partition takes the lower place, so a
+partition growing backwards along a chain is searched over a few nodes.
+Cost O((ops + uses) * w), w the average window: flat per op on GPT-2 stacks
+from 1k to 10k ops (~8 us/op, as the producer-first order it replaced); on
+random DAGs whose operands are drawn from anywhere earlier w grows with the
+graph, the quadratic worst case of windowed searches.
+
+`remove_bookend_non_compute_ops(partitions)` then optionally drops the
+`non_compute_ops` at a partition's edges (torch.fx's method of that name).
 
 Filtering, after growing: a partition whose ops are all `non_compute_ops` is
 dropped; one with a single compute op is a single-node partition, dropped
@@ -30,7 +38,7 @@ order (functions in module order, then the first op of each partition).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.dialects import func
@@ -72,6 +80,40 @@ def _producers(op: Operation, index: dict[Operation, int]) -> list[int]:
     """Indices of the ops of the same block whose values `op` uses."""
     owners = (v.owner for v in used_values(op))
     return [index[o] for o in owners if isinstance(o, Operation) and o in index]
+
+
+def _producers_of(op: Operation) -> list[Operation]:
+    """The ops whose values `op` (or an op nested in it) uses."""
+    return [v.owner for v in used_values(op) if isinstance(v.owner, Operation)]
+
+
+def _users_of(op: Operation) -> list[Operation | None]:
+    """The ops of `op`'s block that use its values (directly or nested)."""
+    block = op.parent_block()
+    assert block is not None
+    return [
+        block.find_ancestor_op_in_block(use.operation)
+        for result in op.results
+        for use in result.uses
+    ]
+
+
+def _bookends(
+    ordered: Sequence[Operation],
+    members: set[Operation],
+    is_candidate: Callable[[Operation], bool],
+    neighbours: Callable[[Operation], Sequence[Operation | None]],
+) -> set[Operation]:
+    """The candidate ops of `ordered` whose `neighbours` inside `members` are
+    all such ops themselves; `ordered` lists each op after its neighbours
+    (program order for producers, reversed for users)."""
+    found: set[Operation] = set()
+    for op in ordered:
+        if is_candidate(op) and all(
+            n not in members or n in found for n in neighbours(op)
+        ):
+            found.add(op)
+    return found
 
 
 def _name(op: OpName) -> str:
@@ -137,6 +179,21 @@ class CapabilityBasedPartitioner:
                 ) from error
         return self.module
 
+    def remove_bookend_non_compute_ops(self, partitions: Sequence[Partition]) -> None:
+        """Drop, in place, the `non_compute_ops` at the edges of each
+        partition (torch.fx's method of that name): one whose operands all
+        come from outside the partition or from such dropped ops (a leading
+        reshape), or whose users are all outside or dropped (a trailing
+        transpose). Non-compute ops between compute ops stay."""
+        for partition in partitions:
+            members = set(partition.ops)
+            is_bookend = self._is_non_compute
+            leading = _bookends(partition.ops, members, is_bookend, _producers_of)
+            trailing = _bookends(partition.ops[::-1], members, is_bookend, _users_of)
+            partition.ops = [
+                op for op in partition.ops if op not in leading and op not in trailing
+            ]
+
     def partition_and_fuse(self, outline: OutlineKind = "func") -> ModuleOp:
         """`fuse_partitions(propose_partitions())`."""
         return self.fuse_partitions(self.propose_partitions(), outline)
@@ -144,7 +201,10 @@ class CapabilityBasedPartitioner:
     # ----------------------------------------------------------------- helpers
 
     def _grow(self, block: Block) -> list[list[Operation]]:
-        """Supported ops of `block` grouped by contraction, in program order."""
+        """Supported ops of `block` grouped by contraction, in program order.
+
+        As torch.fx, ops are visited last to first and each supported op is
+        contracted with the partitions of its supported users."""
         ops = [
             op
             for op in block.ops
@@ -152,7 +212,13 @@ class CapabilityBasedPartitioner:
         ]
         index = {op: i for i, op in enumerate(ops)}
         graph = DependencyGraph[int]()
-        merged_into: list[int] = []  # union-find parents over op indices
+        users: list[list[int]] = [[] for _ in ops]
+        for i, op in enumerate(ops):
+            graph.add_node(i)
+            for producer in dict.fromkeys(_producers(op, index)):
+                graph.add_edge(producer, i)
+                users[producer].append(i)
+        merged_into = list(range(len(ops)))  # union-find parents over op indices
         supported: set[int] = set()
 
         def find(node: int) -> int:
@@ -161,21 +227,16 @@ class CapabilityBasedPartitioner:
                 node = merged_into[node]
             return node
 
-        for i, op in enumerate(ops):
-            graph.add_node(i)
-            merged_into.append(i)
-            producers = _producers(op, index)
-            for producer in producers:
-                graph.add_edge(find(producer), i)
-            if not self.operator_support.is_node_supported(op):
+        for i in reversed(range(len(ops))):
+            if not self.operator_support.is_node_supported(ops[i]):
                 continue
             supported.add(i)
-            candidates = [p for p in dict.fromkeys(producers) if p in supported]
+            candidates = [u for u in users[i] if u in supported]
             progress = True
             while progress:
                 progress = False
-                for producer in candidates:
-                    mine, theirs = find(i), find(producer)
+                for user in candidates:
+                    mine, theirs = find(i), find(user)
                     if mine == theirs:
                         continue
                     survivor = graph.contract(theirs, mine)
@@ -186,6 +247,9 @@ class CapabilityBasedPartitioner:
         for i in sorted(supported):
             groups.setdefault(find(i), []).append(ops[i])
         return list(groups.values())
+
+    def _is_non_compute(self, op: Operation) -> bool:
+        return op.name in self.non_compute_ops
 
     def _keep(self, ops: list[Operation]) -> bool:
         compute = [op for op in ops if op.name not in self.non_compute_ops]
