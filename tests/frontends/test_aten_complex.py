@@ -221,4 +221,5 @@ def test_an_empty_complex_output(fresh_dynamo: Any) -> None:
     their strides), and `view_as_complex` refused it (OpInfo `complex`)."""
     real, imag = torch.rand(0, 1, 3), torch.rand(0, 10, 3)
     got = torch.compile(torch.complex, backend="fxdsl")(real, imag)
-    assert got.shape == (0, 10, 3) and got.dtype == torch.complex64
+    assert got.shape == (0, 10, 3)
+    assert got.dtype == torch.complex64
