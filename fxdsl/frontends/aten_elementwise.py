@@ -184,10 +184,10 @@ def _arith(fn: Callable[[Any, Any], Tensor], reverse: bool = False) -> Handler:
     def handler(call: AtenCall) -> Tensor:
         lhs, rhs = (cast_to(a, call.dtype) for a in call.args[:2])
         alpha = call.kwargs.get("alpha", call.args[2] if len(call.args) > 2 else 1)
+        if reverse:  # rsub(self, other, alpha) = other - alpha * self
+            return fn(rhs, lhs if alpha == 1 else ops.mul(lhs, alpha))
         if alpha != 1:
             rhs = ops.mul(rhs, alpha)
-        if reverse:
-            return fn(rhs, lhs)
         if fn is ops.mul and isinstance(lhs, Tensor) and alpha == 1:
             return _by_scalar(fn, call.dtype, lhs, call.args[1])
         return fn(lhs, rhs)

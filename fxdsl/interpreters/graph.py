@@ -373,9 +373,10 @@ def _run_reduction(
     (x,) = args
     keepdims = op.keepdim is not None
     # as torch: a max or min over no elements has no value (any and all,
-    # the same folds over i1, do: false and true)
+    # the same folds over i1, do: false and true); an empty result is fine
     extreme = op.COMBINER in (graph.Combiner.MAX, graph.Combiner.MIN)
-    if x.size == 0 and extreme and not isinstance(op, graph.BoolOperands):
+    empty_fold = x.size == 0 and np.prod(graph.shape_of(op.results[0])) > 0
+    if empty_fold and extreme and not isinstance(op, graph.BoolOperands):
         raise _fail(op, f"reduction of an empty tensor {op.input.type}")
     reduce = REDUCTIONS[type(op)]
     return _finish(op, reduce(_widen(x), axis=op.dim_list, keepdims=keepdims))

@@ -219,6 +219,8 @@ COMPOSITES = {
     "mT": lambda x: x.mT * 2,
     "cat with an empty cache": lambda x: torch.cat([torch.zeros(0), x], 0),
     "fmod": lambda x: torch.fmod(x, torch.tensor([1.5, -0.75, 2.0, -3.0, 0.0])),
+    # alpha scales self, the subtrahend (it scaled other: a silent wrong answer)
+    "rsub with alpha": lambda x: torch.rsub(x, x.flip(-1) + 1, alpha=2),
     "remainder": lambda x: torch.remainder(
         x, torch.tensor([1.5, -0.75, 2.0, -3.0, 0.0])
     ),

@@ -1406,6 +1406,28 @@ def test_softmax_over_empty_tensors_is_empty(
     assert (y.shape, y.dtype) == (shape, np.float32)
 
 
+@pytest.mark.parametrize("op", ["max", "min"])
+def test_max_over_an_empty_tensor_is_empty_or_an_error(op: str) -> None:
+    """Reducing a non-empty dim of an empty tensor gives an empty result,
+    as torch's `aminmax(x, dim=0)` of a 5x0x5 tensor (it raised, as a fold
+    over no elements does); folding the empty dim itself has no value."""
+    t = "tensor<5x0x5xf32>"
+    module = fxdsl.parse(
+        f"func.func @f(%x: {t}) -> tensor<0x5xf32> {{\n"
+        f"  %y = graph.{op} %x dims [0] : ({t}) -> tensor<0x5xf32>\n"
+        "  func.return %y : tensor<0x5xf32>\n}"
+    )
+    (y,) = run_reference(module, np.zeros((5, 0, 5), np.float32))
+    assert y.shape == (0, 5)
+    folded = fxdsl.parse(
+        f"func.func @f(%x: {t}) -> tensor<5x5xf32> {{\n"
+        f"  %y = graph.{op} %x dims [1] : ({t}) -> tensor<5x5xf32>\n"
+        "  func.return %y : tensor<5x5xf32>\n}"
+    )
+    with pytest.raises(Exception, match="reduction of an empty tensor"):
+        run_reference(folded, np.zeros((5, 0, 5), np.float32))
+
+
 def test_index_out_of_range_names_the_op_and_dim() -> None:
     text = """func.func @f(%x: tensor<4x3xf32>, %i: tensor<2xi64>) -> tensor<4x2xf32> {
       %r = graph.index %x, %i dims [1] : (tensor<4x3xf32>, tensor<2xi64>) -> tensor<4x2xf32>
