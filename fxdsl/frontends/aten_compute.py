@@ -245,6 +245,10 @@ def _embedding_bag(call: AtenCall) -> tuple[Any, ...]:
     samples = call.arg(6, "per_sample_weights")
     last_offset = bool(call.arg(7, "include_last_offset", False))
     padding = call.arg(8, "padding_idx", -1)
+    if call.target == "aten.embedding_bag.padding_idx" and padding is not None:
+        # the public overload counts a negative padding_idx from the end (its
+        # kernel normalizes it); in `_embedding_bag` -1 means none
+        padding = int(padding) % weight.shape[0]
     if mode is None or indices.ndim != 1:
         raise UnsupportedNode("embedding_bag needs 1-D indices and mode 0, 1 or 2")
     dtype, length = graph_dtype(call.result[0].dtype), indices.shape[0]

@@ -185,6 +185,11 @@ BAGS: dict[str, tuple[Callable[..., Any], tuple[Any, ...]]] = {
         lambda w, i, o: F.embedding_bag(i, w, o, mode="mean", padding_idx=2), ()
     ),
     "max": (lambda w, i, o: F.embedding_bag(i, w, o, mode="max"), ()),
+    # a negative padding_idx counts from the end (row 9 of 10); it was
+    # compared with the indices as -1, so row 9 was summed in
+    "sum-negative-padding_idx": (
+        lambda w, i, o: F.embedding_bag(i, w, o, mode="sum", padding_idx=-1), ()
+    ),
     "max-include_last_offset": (
         lambda w, i, o: F.embedding_bag(
             i, w, torch.cat([o, o.new_tensor([9])]), mode="max",
