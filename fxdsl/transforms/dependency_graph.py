@@ -104,11 +104,13 @@ class DependencyGraph(Generic[Node]):
         self._succ[src][dst] = None
         self._pred[dst][src] = None
 
-    def contract(self, a: Node, b: Node) -> Node | None:
+    def contract(self, a: Node, b: Node, budget: int | None = None) -> Node | None:
         """Merge `a` and `b` into one node, unless that node would lie on a
         cycle (a path between them through a third node): then change nothing
         and return None. Returns the surviving node (the one with more edges;
-        the other is removed)."""
+        the other is removed). With a `budget`, a search that expands more
+        nodes than that from each end gives up and refuses too (a refusal is
+        always safe: it only leaves two nodes apart)."""
         if self._ord[a] > self._ord[b]:
             a, b = b, a
         low, high = self._ord[a], self._ord[b]
@@ -117,8 +119,11 @@ class DependencyGraph(Generic[Node]):
         # visiting at most as many nodes as the other side would.
         forward = _Walk(self._succ, self._ord, a, low, high, target=b)
         backward = _Walk(self._pred, self._ord, b, low, high, target=a)
+        steps = 0
         while forward.step() and backward.step():
-            pass
+            steps += 1
+            if budget is not None and steps > budget:
+                return None
         if forward.found or backward.found:
             return None
         keep, gone = (a, b) if self._degree(a) >= self._degree(b) else (b, a)

@@ -55,6 +55,8 @@ class GraphPartitionPass(ModulePass):
     * `non-compute-ops`: ops that do not count as compute; a partition made
       only of them is dropped (e.g. `reshape,transpose`).
     * `single-node-ops`: ops allowed to form a single-node partition anyway.
+    * `skip-horizontal-fusion`: keep groups that share no edge apart (torch's
+      flag; default false: they are merged where no cycle forbids it).
     """
 
     name = "graph-partition"
@@ -64,6 +66,7 @@ class GraphPartitionPass(ModulePass):
     allow_single_node: bool = False
     non_compute_ops: tuple[str, ...] = ()
     single_node_ops: tuple[str, ...] = ()
+    skip_horizontal_fusion: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if not self.ops:
@@ -83,5 +86,6 @@ class GraphPartitionPass(ModulePass):
             allowed_single_node_partition_ops=_op_names(
                 ctx, "single-node-ops", self.single_node_ops
             ),
+            skip_horizontal_fusion=self.skip_horizontal_fusion,
         )
         partitioner.partition_and_fuse(self.outline)  # type: ignore[arg-type]

@@ -5,26 +5,32 @@ the largest groups it can grow such that collapsing every group into one node
 leaves the program acyclic; `fuse_partitions()` outlines each group into a
 function (`func.call @fused_<id>`) or a `graph.fusion_group`.
 
-Algorithm (near-linear on real programs), torch.fx's without its horizontal
-merging: the ops of a block and their def-use edges go into a
-`DependencyGraph` (one node per op); then the ops are visited last to first
-and a supported op is contracted with the partition of each supported user,
-retrying refused users after each success (a merge can make an earlier one
-legal). `DependencyGraph.contract` refuses a merge that would put the merged
-node on a cycle, which is exactly the trap `a -> b(unsupported) -> c` plus
-`a -> c`: `a` and `c` stay apart. Supported ops that share no edge stay in
-separate partitions (torch.fx also tries every pair of partitions, an
-all-pairs search). Visiting users first gives torch.fx's partitions where the
-greedy order matters: an op that can join either its producers' partition
-or its users' joins its users' (tests/transforms/test_fx_peer_partition.py,
-torch's forward1). Each
-contraction searches only the window of the graph's topological order
+Algorithm (near-linear on real programs), torch.fx's: the ops of a block
+and their def-use edges go into a `DependencyGraph` (one node per op); then
+the ops are visited last to first and a supported op is contracted with the
+partition of each supported user, retrying refused users after each success
+(a merge can make an earlier one legal). `DependencyGraph.contract` refuses
+a merge that would put the merged node on a cycle, which is exactly the trap
+`a -> b(unsupported) -> c` plus `a -> c`: `a` and `c` stay apart. Visiting
+users first gives torch.fx's partitions where the greedy order matters: an
+op that can join either its producers' partition or its users' joins its
+users' (tests/transforms/test_fx_peer_partition.py, torch's forward1).
+Each contraction searches only the window of the graph's topological order
 between the two nodes, and a merged partition takes the lower place, so a
 partition growing backwards along a chain is searched over a few nodes.
-Cost O((ops + uses) * w), w the average window: flat per op on GPT-2 stacks
-from 1k to 10k ops (~8 us/op, as the producer-first order it replaced); on
-random DAGs whose operands are drawn from anywhere earlier w grows with the
-graph, the quadratic worst case of windowed searches.
+
+Then, unless `skip_horizontal_fusion` (torch.fx's flag, default False as
+there), partitions that share no edge are merged too, where no cycle forbids
+it: every partition is folded into one chain, from the partition of the last
+op back (`a + b` and `c + d` become one partition, as torch.fx's forward17
+expects). torch.fx retries every pair at every node; here each partition is
+tried once, its cycle search capped at `HORIZONTAL_BUDGET` nodes (a capped
+search refuses, which is always safe).
+
+Cost O((ops + uses) * w), w the average window: on GPT-2 stacks ~55 us/op at
+1k and at 10k ops, outlining included (`benchmarks/bench_graph_partition.py`);
+on random DAGs whose operands are drawn from anywhere earlier w grows with
+the graph, the quadratic worst case of windowed searches.
 
 `remove_bookend_non_compute_ops(partitions)` then optionally drops the
 `non_compute_ops` at a partition's edges (torch.fx's method of that name).
@@ -57,6 +63,10 @@ from fxdsl.transforms.outlining import (
 )
 
 OpName = str | type[Operation]
+
+HORIZONTAL_BUDGET = 64
+"""Nodes a horizontal merge's cycle search may expand from each end before
+it gives up and keeps the two groups apart."""
 
 
 @dataclass
@@ -134,10 +144,12 @@ class CapabilityBasedPartitioner:
         allows_single_node_partition: bool = False,
         non_compute_ops: Iterable[OpName] = (),
         allowed_single_node_partition_ops: Iterable[OpName] = (),
+        skip_horizontal_fusion: bool = False,
     ) -> None:
         self.module = module
         self.operator_support = as_support(operator_support)
         self.allows_single_node_partition = allows_single_node_partition
+        self.skip_horizontal_fusion = skip_horizontal_fusion
         self.non_compute_ops = frozenset(map(_name, non_compute_ops))
         self.allowed_single_node_partition_ops = frozenset(
             map(_name, allowed_single_node_partition_ops)
@@ -243,10 +255,40 @@ class CapabilityBasedPartitioner:
                     if survivor is not None:
                         merged_into[mine] = merged_into[theirs] = survivor
                         progress = True
+        if not self.skip_horizontal_fusion:
+            self._merge_horizontally(graph, sorted(supported), find, merged_into)
         groups: dict[int, list[Operation]] = {}
         for i in sorted(supported):
             groups.setdefault(find(i), []).append(ops[i])
         return list(groups.values())
+
+    @staticmethod
+    def _merge_horizontally(
+        graph: DependencyGraph[int],
+        supported: list[int],
+        find: Callable[[int], int],
+        merged_into: list[int],
+    ) -> None:
+        """torch.fx's horizontal fusion: fold every partition into one chain
+        where no cycle forbids it, in torch's order (the partition of the
+        last op first), so independent groups (`a + b`, `c + d`) share one.
+        One try per partition, each search capped at `HORIZONTAL_BUDGET`
+        nodes from each end: two groups far apart in a sequential model
+        (every layer's group depends on the last) are refused after a few
+        steps instead of a walk over the layers between, which made the
+        fold quadratic (GPT-2 stacks: 2.4x slower per op at 10k ops)."""
+        newest: dict[int, int] = {}
+        for i in supported:
+            newest[find(i)] = i
+        order = sorted(newest, key=newest.__getitem__, reverse=True)
+        if len(order) < 2:
+            return
+        chain = order[0]
+        for other in order[1:]:
+            survivor = graph.contract(find(chain), find(other), HORIZONTAL_BUDGET)
+            if survivor is not None:
+                merged_into[find(chain)] = merged_into[find(other)] = survivor
+                chain = survivor
 
     def _is_non_compute(self, op: Operation) -> bool:
         return op.name in self.non_compute_ops

@@ -233,14 +233,6 @@ ALL_SEVEN = (
     "reshape",
     *(f"transpose{s}" for s in ("", "_1", "_2", "_3")),
 )
-HORIZONTAL = pytest.mark.xfail(
-    strict=True,
-    reason="fxdsl keeps supported ops that share no edge (directly or through "
-    "a partition) in separate partitions, as partitioner.py documents; torch "
-    "merges every pair of partitions it can (horizontal fusion), an "
-    "all-pairs search the near-linear contraction does not do",
-)
-
 # fn, expected with allows_single_node_partition=True, with False, extra ops
 PARTITIONER_CASES = [
     pytest.param(
@@ -267,7 +259,6 @@ PARTITIONER_CASES = [
         _sets(("add", "add_1", "add_2")),
         (),
         id="forward3",
-        marks=HORIZONTAL,
     ),
     pytest.param(
         forward4,
@@ -275,7 +266,6 @@ PARTITIONER_CASES = [
         _sets(("add", "add_1", "add_2")),
         (),
         id="forward4",
-        marks=HORIZONTAL,
     ),
     pytest.param(
         forward5, _sets(("add", "add_1")), _sets(("add", "add_1")), (), id="forward5"
@@ -375,7 +365,6 @@ def test_partitioner_no_cycle_after_merge(
 
 
 @pytest.mark.parametrize("single", [True, False])
-@HORIZONTAL
 def test_partitioner_independent_output(single: bool) -> None:
     # TestFXGraphPasses.test_partitioner_independent_output (forward17)
     module = _trace(forward17, 6)
@@ -391,12 +380,16 @@ def test_partitioner_independent_output(single: bool) -> None:
 
 @pytest.mark.parametrize("fn", [forward3, forward4])
 def test_partitioner_no_horizontal_fusion(fn: Callable[..., Any]) -> None:
-    # TestFXGraphPasses.test_partitioner_xfail (older torch): independent adds
-    # are not fused horizontally, with or without a common consumer
+    # TestFXGraphPasses.test_partitioner_xfail (older torch), now torch's
+    # skip_horizontal_fusion=True: independent adds are not fused
+    # horizontally, with or without a common consumer
     module = _trace(fn)
     before = clone_module(module)
     partitioner = CapabilityBasedPartitioner(
-        module, OpAllowList(MOCK), allows_single_node_partition=True
+        module,
+        OpAllowList(MOCK),
+        allows_single_node_partition=True,
+        skip_horizontal_fusion=True,
     )
     partitions = partitioner.propose_partitions()
     assert _named(module, partitions) == _sets(("add",), ("add_1",), ("add_2",))

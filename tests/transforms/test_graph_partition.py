@@ -399,3 +399,17 @@ def test_dependency_graph_contract_against_brute_force(
                     assert order[rep[a]] < order[rep[b]]
                     # the invariant the windowed searches rely on
                     assert graph._ord[rep[a]] < graph._ord[rep[b]]  # pyright: ignore
+
+
+def test_a_budgeted_contract_refuses_a_long_search() -> None:
+    """Node 0 starts a chain 0 -> ... -> 19 and node 40 ends another, 20 ->
+    ... -> 40, with no edge between them: the merge is legal, but proving it
+    walks a chain from each end; with a budget the search gives up and
+    refuses (safe), leaving the graph unchanged."""
+    graph = DependencyGraph[int](range(41))
+    for i in [*range(19), *range(20, 40)]:
+        graph.add_edge(i, i + 1)
+    assert graph.contract(0, 40, budget=8) is None
+    assert len(graph) == 41
+    assert graph.contract(0, 40, budget=30) is not None
+    assert len(graph) == 40

@@ -3,6 +3,7 @@
 // RUN: fxdsl-opt %s --split-input-file -p 'graph-partition{ops=exp,add,mul,neg,reshape,transpose non-compute-ops=reshape,transpose single-node-ops=exp}' | filecheck %s --check-prefix=EXP
 // RUN: fxdsl-opt %s --split-input-file -p 'graph-partition{ops=exp,add,mul,neg,reshape,transpose non-compute-ops=reshape,transpose outline=group}' | filecheck %s --check-prefix=GROUP
 // RUN: fxdsl-opt %s --split-input-file -p 'graph-partition{ops="graph.*"}' | filecheck %s --check-prefix=ALL
+// RUN: fxdsl-opt %s --split-input-file -p 'graph-partition{ops=exp,add,mul,neg,reshape,transpose non-compute-ops=reshape,transpose skip-horizontal-fusion=true}' | filecheck %s --check-prefix=SKIP
 
 // The trap: exp -> tanh (unsupported) -> add, and exp -> add directly.
 // Putting exp and add together would make the group both feed and consume
@@ -72,16 +73,16 @@ func.func @trap(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// Supported ops in islands that share no edge become separate partitions:
-// before and after the (unsupported) matmul, and a chain beside them that
-// reads the same argument.
+// Supported ops before and after the (unsupported) matmul stay apart (one
+// group would both feed and read it); the chain beside them that shares no
+// edge with either joins the one after it (torch.fx's horizontal fusion,
+// tried from the last partition back), unless skip-horizontal-fusion.
 
 // CHECK-LABEL: func.func @islands(
 // CHECK-SAME:      %[[X:[^:]+]]: tensor<4x4xf32>, %[[W:[^:]+]]: tensor<4x4xf32>)
 // CHECK-NEXT:    %[[B:.*]] = func.call @fused_0(%[[X]])
 // CHECK-NEXT:    %[[M:.*]] = graph.matmul %[[B]], %[[W]]
-// CHECK-NEXT:    %[[D:.*]] = func.call @fused_1(%[[M]])
-// CHECK-NEXT:    %[[F:.*]] = func.call @fused_2(%[[X]], %[[W]])
+// CHECK-NEXT:    %[[D:.*]], %[[F:.*]] = func.call @fused_1(%[[M]], %[[X]], %[[W]])
 // CHECK-NEXT:    func.return %[[D]], %[[F]]
 // CHECK:       func.func private @fused_0(
 // CHECK-NEXT:    graph.exp
@@ -90,14 +91,24 @@ func.func @trap(%x: tensor<4xf32>) -> tensor<4xf32> {
 // CHECK:       func.func private @fused_1(
 // CHECK-NEXT:    graph.exp
 // CHECK-NEXT:    graph.add
-// CHECK-NEXT:    func.return
-// CHECK:       func.func private @fused_2(
 // CHECK-NEXT:    graph.mul
 // CHECK-NEXT:    graph.add
 // CHECK-NEXT:    func.return
 
+// SKIP-LABEL: func.func @islands(
+// SKIP-SAME:      %[[X:[^:]+]]: tensor<4x4xf32>, %[[W:[^:]+]]: tensor<4x4xf32>)
+// SKIP-NEXT:    %[[B:.*]] = func.call @fused_0(%[[X]])
+// SKIP-NEXT:    %[[M:.*]] = graph.matmul %[[B]], %[[W]]
+// SKIP-NEXT:    %[[D:.*]] = func.call @fused_1(%[[M]])
+// SKIP-NEXT:    %[[F:.*]] = func.call @fused_2(%[[X]], %[[W]])
+// SKIP-NEXT:    func.return %[[D]], %[[F]]
+// SKIP:       func.func private @fused_2(
+// SKIP-NEXT:    graph.mul
+// SKIP-NEXT:    graph.add
+// SKIP-NEXT:    func.return
+
 // GROUP-LABEL: func.func @islands(
-// GROUP-COUNT-3: graph.fusion_group
+// GROUP-COUNT-2: graph.fusion_group
 // GROUP-NOT:     graph.fusion_group
 func.func @islands(%x: tensor<4x4xf32>, %w: tensor<4x4xf32>)
     -> (tensor<4x4xf32>, tensor<4x4xf32>) {
@@ -116,20 +127,21 @@ func.func @islands(%x: tensor<4x4xf32>, %w: tensor<4x4xf32>)
 // reshape and transpose are non-compute: the partition {reshape, reshape}
 // and the lone transpose are dropped even when single nodes are allowed;
 // {reshape, exp, reshape} has one compute op, so it is a single-node
-// partition.
+// partition. With single nodes allowed, {reshape, reshape} (no compute of
+// its own) joins it by horizontal fusion before the filter, as in torch.fx.
 
 // CHECK-LABEL: func.func @non_compute(
 // GROUP-LABEL: func.func @non_compute(
 // CHECK-NOT:     func.call
 // CHECK:         func.return
 // SINGLE-LABEL: func.func @non_compute(
-// SINGLE-NEXT:    %[[R:.*]] = graph.reshape
-// SINGLE-NEXT:    %[[R2:.*]] = graph.reshape %[[R]]
 // SINGLE-NEXT:    %[[T:.*]] = graph.transpose
 // SINGLE-NEXT:    %[[U:.*]] = graph.tanh %[[T]]
-// SINGLE-NEXT:    %[[W:.*]] = func.call @fused_0(%[[U]])
+// SINGLE-NEXT:    %[[R2:.*]], %[[W:.*]] = func.call @fused_0(%{{.*}}, %[[U]])
 // SINGLE-NEXT:    func.return %[[R2]], %[[W]]
 // SINGLE:       func.func private @fused_0(
+// SINGLE-NEXT:    graph.reshape
+// SINGLE-NEXT:    graph.reshape
 // SINGLE-NEXT:    graph.reshape
 // SINGLE-NEXT:    graph.exp
 // SINGLE-NEXT:    graph.reshape
