@@ -53,6 +53,7 @@ from fxdsl.frontends.torch_nodes import (
     read_after,
     written_arguments,
 )
+from fxdsl.frontends.torch_signatures import name_values
 from fxdsl.frontends.torch_source import Source, StateFound
 from fxdsl.frontends.torch_state import StateUpdate, check_writable, write_back
 from fxdsl.ir.graph import SCOPE, ScopeAttr, ScopeFrame
@@ -323,11 +324,13 @@ class _Importer:
                 returned.append(value)
             for written, name in mutations:
                 self._write(placeholders[name], self._tensor_of(written, ()), None)
+            named.update(self._signature_values(graph))
             returned.extend(self.updates.values())
             declarations.extend(self.externals.values())
             return returned
 
         declarations: list[Operation] = []
+        named: dict[str, Any] = {}
         module = trace(
             body,
             *specs,
@@ -338,6 +341,8 @@ class _Importer:
         if self.stale:
             raise StateFound(self.stale)
         _erase_unused(module)
+        if self.source.signatures:
+            name_values(module, self.source.signatures, named)
         weights = self.source.weights
         weighted = [p for p in tensor_inputs if p.name in weights]
         users = [p for p in tensor_inputs if p.name not in weights]
@@ -812,6 +817,25 @@ class _Importer:
         if node not in self.folded:
             self.folded[node] = self._evaluate(node)
         return self._materialise(node, frames)
+
+    def _signature_values(self, graph: Any) -> dict[str, Any]:
+        """The SSA value of each node a preserved signature names (None
+        where the node is not a tensor of the graph)."""
+        nodes = {node.name: node for node in graph.nodes}
+        named: dict[str, Any] = {}
+        for inputs, outputs in self.source.signatures.values():
+            for name in (*inputs, *outputs):
+                node = nodes.get(name)
+                if node not in self.values and node not in self.folded:
+                    named[name] = None
+                    continue
+                # a folded node is a constant per scope: its own scope's is
+                # the one its neighbours in the signature's caller read
+                frames = _frames(node)
+                with at_frames(frames):
+                    value = self._operand(node, frames)
+                named[name] = value.value if isinstance(value, Tensor) else None
+        return named
 
     def _tensor_of(
         self, node: Any, frames: tuple[ScopeFrame, ...]

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fxdsl.frontends.torch_nodes import TorchImportError
+from fxdsl.frontends.torch_signatures import preserved_signatures
 
 
 @dataclass
@@ -33,6 +34,11 @@ class Source:
     """Whether a write into a placeholder becomes a result (an exported
     program's); else it is an UnsupportedNode (a graph module's: the
     torch.compile backend's graphs are functional already)."""
+    signatures: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = field(
+        default_factory=dict
+    )
+    """Preserved module call signatures by call name: the names of their
+    input and output nodes (`torch_signatures`)."""
 
 
 class StateFound(Exception):
@@ -55,6 +61,7 @@ def exported_source(program: Any, state: frozenset[str] = frozenset()) -> Source
     kinds = {spec.arg.name: spec for spec in signature.input_specs}
     buffers = {spec.target: name for name, spec in kinds.items()}
     source = Source(program.graph, {}, {}, stateful=True)
+    source.signatures = preserved_signatures(program)
     for position, spec in enumerate(signature.output_specs):
         kind = spec.kind.name
         if kind == "USER_INPUT_MUTATION":

@@ -749,26 +749,58 @@ class Preserved(nn.Module):
         return self.bar(self.foo(x, y))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="importer: from_exported_program ignores ExportedProgram."
-    "module_call_graph, so preserve_module_call_signature reaches the IR as "
-    "neither graph.call_signatures nor graph.name on the values it names",
-)
 def test_preserved_signature_is_imported() -> None:
-    # test_unflatten_preserve_signature
+    # test_unflatten_preserve_signature, through the importer: the signature
+    # torch.export recorded names the values and becomes graph.call_signatures,
+    # so the unflattened call has torch's interface without any hand work
+    model = Preserved()
     args = (torch.rand(2, 3), torch.rand(2, 3))
     program = torch.export.export(
-        Preserved(), args, preserve_module_call_signature=("foo.nested",)
+        model, args, preserve_module_call_signature=("foo.nested",)
     )
-    module = from_exported_program(program).module
-    assert "foo.nested" in module.attributes[CALL_SIGNATURES].data
+    imported = from_exported_program(program)
+    module = imported.module
+    signature = module.attributes[CALL_SIGNATURES].data["foo.nested"]
+    assert signature.data == (("ones_like", "x", "y"), ("add", "mul"))
+    unflat = unflatten(clone_module(module))
+    nested_function = functions(unflat)["foo.nested"]
+    assert arg_names(nested_function) == ["ones_like", "x", "y"]
+    assert len(nested_function.function_type.outputs) == 2
+    got = fxdsl.run(unflat, *imported.weights, *leaves(args))
+    assert_close(got, eager(model, args))
+
+
+class TakesANumber(nn.Module):
+    def forward(self, x: Any, k: int) -> Any:
+        return x * k
+
+
+class PassesANumber(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.m = TakesANumber()
+
+    def forward(self, x: Any) -> Any:
+        return self.m(x, 3) + 1
+
+
+def test_a_preserved_signature_leaves_numbers_out() -> None:
+    # a Python number passed to a preserved call is a constant of the graph:
+    # the imported signature has the tensors only
+    model, args = PassesANumber(), (torch.rand(3),)
+    program = torch.export.export(model, args, preserve_module_call_signature=("m",))
+    imported = from_exported_program(program)
+    signature = imported.module.attributes[CALL_SIGNATURES].data["m"]
+    assert signature.data == (("x",), ("mul",))
+    unflat = unflatten(clone_module(imported.module))
+    assert arg_names(functions(unflat)["m"]) == ["x"]
+    assert_close(fxdsl.run(unflat, *leaves(args)), eager(model, args))
 
 
 def preserve(module: ModuleOp, call: str, values: dict[str, SSAValue],
              inputs: tuple[str, ...], outputs: tuple[str, ...]) -> None:  # fmt: skip
-    """Record the signature torch.export recorded, by hand (the importer does
-    not: see test_preserved_signature_is_imported)."""
+    """Record a signature by hand (the importer records torch.export's: see
+    test_preserved_signature_is_imported)."""
     for name, value in values.items():
         set_value_name(value, name)
     module.attributes[CALL_SIGNATURES] = DictionaryAttr(
