@@ -77,14 +77,29 @@ def _var_and_mean(call: AtenCall) -> tuple[Tensor, Tensor]:
         # var.dim's keepdim is positional (self, dim, unbiased, keepdim);
         # var.correction's is keyword-only.
         keepdim = bool(call.arg(3, "keepdim", False))
-    if correction != int(correction):
-        raise UnsupportedNode(f"a fractional correction ({correction})")
-    result = ops.var(x, dims, keepdim, int(correction))
+    if correction == int(correction):
+        result = ops.var(x, dims, keepdim, int(correction))
+    else:
+        result = _var_with_fractional_correction(x, dims, keepdim, float(correction))
     if ".std" in call.target:
         result = ops.sqrt(result)
     if "_mean." not in call.target:
         return result, result
     return result, ops.mean(x, dims, keepdim)
+
+
+def _var_with_fractional_correction(
+    x: Tensor, dims: Any, keepdim: bool, correction: float
+) -> Tensor:
+    """torch's var with a float correction c: sum((x - mean)^2) / max(N - c,
+    0), as the population variance times N / (N - c) (inf where N <= c, so
+    0/0 is NaN as in torch); 16-bit in f32, rounded once."""
+    (wide,) = widened(x.dtype, x)
+    reduced = range(x.ndim) if dims is None else dims
+    count = math.prod(x.shape[d] for d in reduced)
+    divisor = count - correction
+    scale = count / divisor if divisor > 0 else math.inf
+    return ops.mul(ops.var(wide, dims, keepdim, 0), scale)
 
 
 @aten("softmax.int", "_softmax.default", "_safe_softmax.default")

@@ -127,6 +127,10 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[tuple[int, ...], ...]]] = {
         lambda x: F.avg_pool2d(x, 3, 2, 1, ceil_mode=True, divisor_override=2),
         ((2, 3, 9, 8),),
     ),
+    # torch takes any nonzero divisor (OpInfo's bf16 samples have -2)
+    "avg_pool2d-negative-divisor_override": (
+        lambda x: F.avg_pool2d(x, 2, divisor_override=-2), ((1, 1, 4, 4),)
+    ),
     "avg_pool3d-ceil-exclude-pad": (
         lambda x: F.avg_pool3d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False),
         ((2, 3, 7, 9, 8),),

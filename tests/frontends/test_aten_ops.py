@@ -48,6 +48,11 @@ VARIANCES = {
     "var_mean keepdim": lambda x: torch.stack(torch.var_mean(x, 1, keepdim=True)),
     "std_mean correction=0": lambda x: torch.stack(torch.std_mean(x, 2, correction=0)),
     "std_mean all unbiased": lambda x: torch.stack(torch.std_mean(x, True)),
+    # a float correction (OpInfo's var_mean samples); N - c <= 0 is inf or NaN
+    "var_mean correction=1.3": lambda x: torch.stack(
+        torch.var_mean(x, 1, correction=1.3)
+    ),
+    "std correction=7.5 (more than N)": lambda x: torch.std(x, 2, correction=7.5),
 }
 
 

@@ -324,8 +324,8 @@ class AvgPool2dOp(Pool2dOp):
 
     def infer_result_types(self) -> list[Attribute]:
         divisor = self.divisor
-        if divisor is not None and divisor < 1:
-            raise ShapeError(f"divisor_override must be >= 1, got {divisor}")
+        if divisor == 0:  # torch's rule: any other value divides
+            raise ShapeError(f"divisor_override must be nonzero, got {divisor}")
         return super().infer_result_types()
 
 

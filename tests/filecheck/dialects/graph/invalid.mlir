@@ -1085,9 +1085,10 @@ func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// graph.avg_pool2d: divisor_override divides, so it is at least 1.
+// graph.avg_pool2d: divisor_override divides, so it is nonzero (a negative
+// one is torch's too).
 %x = "test.op"() : () -> (tensor<1x1x4x4xf32>)
-// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.avg_pool2d: divisor_override must be >= 1, got 0 (operands: tensor<1x1x4x4xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.avg_pool2d: divisor_override must be nonzero, got 0 (operands: tensor<1x1x4x4xf32>)
 %y = graph.avg_pool2d %x divisor_override 0 kernel [2, 2] padding [0, 0] stride [2, 2] : (tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32>
 
 // -----
