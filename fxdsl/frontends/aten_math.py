@@ -574,9 +574,11 @@ def _put(call: AtenCall) -> Tensor:
 
 @aten("masked_scatter.default")
 def _masked_scatter(call: AtenCall) -> Tensor:
-    # the k-th true position of the mask takes the source's k-th element
+    # the k-th true position of the mask takes the source's k-th element;
+    # the input and the mask broadcast to a common shape, the result's
     x: Tensor = cast_to(call.args[0], call.dtype)
-    mask = ops.broadcast_to(call.args[1], list(x.shape))
+    shape = list(np.broadcast_shapes(x.shape, call.args[1].shape))
+    x, mask = ops.broadcast_to(x, shape), ops.broadcast_to(call.args[1], shape)
     source = cast_to(call.args[2], x.dtype)
     count, available = math.prod(x.shape), math.prod(source.shape)
     if count == 0 or available == 0:

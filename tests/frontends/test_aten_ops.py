@@ -261,6 +261,10 @@ COMPOSITES = {
     "cummin dim 0": lambda x: torch.cummin(x, 0),
     "logcumsumexp": lambda x: torch.logcumsumexp(x, 1),
     "masked_scatter": lambda x: torch.masked_scatter(x, x > 0.4, -torch.arange(20.0)),
+    # the input broadcasts to the mask's shape (it was imported at its own)
+    "masked_scatter broadcasting the input": lambda x: torch.masked_scatter(
+        x[0], x > 0.4, -torch.arange(20.0)
+    ),
     "put accumulate": lambda x: torch.put(
         x, torch.tensor([0, -1, 0, 7]), torch.ones(4), accumulate=True
     ),
