@@ -54,14 +54,19 @@ def batched(x: Tensor, rank: int, build: Callable[[Tensor], Tensor]) -> Tensor:
     return ops.reshape(y, list(y.shape[1:]))
 
 
-def _same_padding(weight: Tensor, dilation: list[int]) -> list[int]:
+def _same_padding(
+    x: Tensor, weight: Tensor, dilation: list[int]
+) -> tuple[Tensor, list[int]]:
+    """torch's padding="same": a total of d (k - 1) per spatial dim, half
+    on each side, the odd one more on the right. Graph convolutions pad
+    symmetrically, so that extra one is padded onto `x` first (as torch's
+    kernel does). Returns (x, the symmetric padding)."""
     totals = [d * (k - 1) for k, d in zip(weight.shape[2:], dilation)]
-    if any(t % 2 for t in totals):
-        raise UnsupportedNode(
-            f'padding="same" needs uneven padding for kernel {weight.shape[2:]} '
-            "(graph convolutions pad symmetrically)"
-        )
-    return [t // 2 for t in totals]
+    first = x.ndim - len(totals)
+    for i, total in enumerate(totals):
+        if total % 2:
+            x = pad(x, first + i, 0, 1)
+    return x, [t // 2 for t in totals]
 
 
 def pad(x: Tensor, dim: int, before: int, after: int, value: float = 0.0) -> Tensor:
@@ -269,7 +274,7 @@ def _convolution(call: AtenCall) -> Tensor:
         dilation, groups = call.arg(5, "dilation", 1), call.arg(6, "groups", 1)
     dilation = per_dim(dilation, rank)
     if padding == "same":
-        padding = _same_padding(weight, dilation)
+        x, padding = _same_padding(x, weight, dilation)
     elif padding == "valid":
         padding = 0
     window = (per_dim(stride, rank), per_dim(padding, rank))

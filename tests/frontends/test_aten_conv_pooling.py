@@ -69,6 +69,14 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[tuple[int, ...], ...]]] = {
     "conv3d-same": (
         lambda x, w: F.conv3d(x, w, padding="same"), ((1, 2, 5, 6, 7), (3, 2, 3, 3, 1))
     ),
+    # even kernels: torch pads the odd one more on the right (was refused)
+    "conv2d-same-even-kernel": (
+        lambda x, w: F.conv2d(x, w, padding="same"), ((2, 3, 6, 7), (4, 3, 2, 4))
+    ),
+    "conv3d-same-unbatched-dilated": (
+        lambda x, w: F.conv3d(x, w, padding="same", dilation=(1, 3, 1)),
+        ((2, 5, 6, 7), (3, 2, 1, 2, 4)),
+    ),
     "conv_transpose1d": (
         lambda x, w, b: F.conv_transpose1d(x, w, b, 2, 1, 1),
         ((2, 4, 7), (4, 3, 3), (3,)),
