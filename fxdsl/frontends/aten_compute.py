@@ -332,6 +332,15 @@ def _sdpa(call: AtenCall) -> Tensor:
     scale = call.kwargs.get("scale")
     if call.kwargs.get("enable_gqa", False):
         k, v = repeat_heads(k, q.shape[-3]), repeat_heads(v, q.shape[-3])
+    # batch dims broadcast, as the matmuls of torch's math do (a 3-D query
+    # with 4-D keys); graph.attention takes equal ones
+    batch = list(np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2]))
+    q, k, v = (
+        t
+        if list(t.shape[:-2]) == batch
+        else ops.broadcast_to(t, [*batch, *t.shape[-2:]])
+        for t in (q, k, v)
+    )
     return attention(q, k, v, mask, causal, scale)
 
 

@@ -531,3 +531,17 @@ def test_embedding_max_norm_renormalizes_the_named_rows(name: str) -> None:
     np.testing.assert_allclose(got, fn(x).numpy(), rtol=1e-6, atol=0)
     with pytest.raises(TorchImportError, match="embedding_renorm_.*a view of"):
         from_torch(function_module(fn), (x,))
+
+
+@pytest.mark.parametrize("decompose", [False, True], ids=["default", "core"])
+def test_attention_broadcasts_batch_dims(decompose: bool) -> None:
+    """A 3-D query with 4-D keys and values: the batch dims broadcast, as
+    torch's math does (the default level refused: graph.attention takes
+    equal batch dims)."""
+    x = torch.randn(4, 4, 6, 8, generator=torch.Generator().manual_seed(3))
+
+    def attend(kv: Any) -> Any:
+        query = kv[0, :, :3] * 0.5
+        return torch.nn.functional.scaled_dot_product_attention(query, kv, kv.flip(-1))
+
+    _assert_imports_as_torch(attend, x, decompose)
