@@ -33,12 +33,16 @@ SIGN_FREE = ("svd", "linalg.svd", "linalg.eigh")
 through each sample's `output_process_fn_grad` (their absolute values, or
 `U @ Vh`), and so does this harness, on both sides."""
 
-TIE_ORDER = {"sort": (1, 0), "argsort": (0, 0), "topk": (1, 1), "kthvalue": (1, 1)}
+TIE_ORDER = {
+    "sort": (1, 0), "argsort": (0, 0), "topk": (1, 1), "kthvalue": (1, 1),
+    "mode": (1, 0),
+}  # fmt: skip
 """op -> (which output holds indices, which argument is `dim`): among equal
 values an unstable sort or a top-k may give their indices in any order (a
 bf16 or integer sample of 8000 values is full of ties), and which of equal
-k-th values `kthvalue` names is not defined, so, unless the sample asks
-for `stable=True`, the indices are compared by the values they pick."""
+k-th values `kthvalue` (or of the mode's occurrences `mode`) names is not
+defined, so, unless the sample asks for `stable=True`, the indices are
+compared by the values they pick."""
 
 
 def picked_values(name: str, sample: Any) -> Callable[[Any], Any]:

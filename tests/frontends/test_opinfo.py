@@ -314,6 +314,29 @@ def test_the_backend_level_checks_16_bit_dtypes() -> None:
     )
 
 
+def test_the_mode_of_a_vector_is_compared_by_the_value_its_index_picks() -> None:
+    """Which occurrence of the mode torch names is not defined (a bf16
+    OpInfo sample of 3000 values named its 14th of 21): another one
+    passes, an index of another value does not."""
+    import numpy as np
+    import torch
+
+    class Sample:
+        input = torch.tensor([3.0, 5.0, 3.0, 5.0, 5.0], dtype=torch.bfloat16)
+        args: tuple[Any, ...] = ()
+        kwargs: dict[str, Any] = {}
+
+    process = opinfo_compare.picked_values("mode", Sample())
+    case = opinfo.Case("mode", 0, torch.mode, (Sample.input,), process)
+    expected = torch.mode(Sample.input)
+    other = [np.array(5.0, np.float32), np.array(1)]
+    assert opinfo_compare.compare(expected, other, process=process, case=case) is None
+    wrong = [np.array(5.0, np.float32), np.array(0)]
+    assert "values differ" in (
+        opinfo_compare.compare(expected, wrong, process=process, case=case) or ""
+    )
+
+
 def test_tied_sort_indices_are_compared_by_the_values_they_pick() -> None:
     """An unstable sort may order equal values' indices either way: another
     valid order passes; indices that pick other values do not; with
