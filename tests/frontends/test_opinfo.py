@@ -322,13 +322,15 @@ def test_the_mode_of_a_vector_is_compared_by_the_value_its_index_picks() -> None
     import torch
 
     class Sample:
-        input = torch.tensor([3.0, 5.0, 3.0, 5.0, 5.0], dtype=torch.bfloat16)
-        args: tuple[Any, ...] = ()
-        kwargs: dict[str, Any] = {}
+        def __init__(self) -> None:
+            self.input = torch.tensor([3.0, 5.0, 3.0, 5.0, 5.0], dtype=torch.bfloat16)
+            self.args: tuple[Any, ...] = ()
+            self.kwargs: dict[str, Any] = {}
 
-    process = opinfo_compare.picked_values("mode", Sample())
-    case = opinfo.Case("mode", 0, torch.mode, (Sample.input,), process)
-    expected = torch.mode(Sample.input)
+    sample = Sample()
+    process = opinfo_compare.picked_values("mode", sample)
+    case = opinfo.Case("mode", 0, torch.mode, (sample.input,), process)
+    expected = torch.mode(sample.input)
     other = [np.array(5.0, np.float32), np.array(1)]
     assert opinfo_compare.compare(expected, other, process=process, case=case) is None
     wrong = [np.array(5.0, np.float32), np.array(0)]
