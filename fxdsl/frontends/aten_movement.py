@@ -67,6 +67,8 @@ def _permute(call: AtenCall) -> Tensor:
 @aten("transpose.int")
 def _transpose(call: AtenCall) -> Tensor:
     x: Tensor = call.args[0]
+    if x.ndim == 0:  # torch takes dims 0 and -1 of a 0-d tensor: a no-op
+        return x
     order = list(range(x.ndim))
     a, b = dim_of(x, call.args[1]), dim_of(x, call.args[2])
     order[a], order[b] = order[b], order[a]
@@ -149,7 +151,13 @@ def _embedding(call: AtenCall) -> Tensor:
 
 @aten("gather.default")
 def _gather(call: AtenCall) -> Tensor:
-    return ops.gather(call.args[0], call.args[1], call.args[2])
+    x, index = call.args[0], call.args[2]
+    if 0 in index.shape:  # torch takes any rank and type then: empty
+        return ops.full(list(index.shape), 0.0, x.dtype)
+    if x.ndim == 0:  # a 0-d tensor is one element along dim 0
+        picked = ops.gather(ops.reshape(x, [1]), 0, ops.reshape(index, [1]))
+        return ops.reshape(picked, list(index.shape))
+    return ops.gather(x, call.args[1], index)
 
 
 @aten("index.Tensor")

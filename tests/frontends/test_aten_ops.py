@@ -223,6 +223,12 @@ COMPOSITES = {
     "roll two dims (nested decompositions)": lambda x: torch.roll(x, (1, -2), (0, 1)),
     "mT": lambda x: x.mT * 2,
     "cat with an empty cache": lambda x: torch.cat([torch.zeros(0), x], 0),
+    # 0-d and empty edge cases OpInfo samples (each was refused)
+    "transpose of a 0-d tensor": lambda x: x.sum().transpose(0, -1) + x,
+    "gather of a 0-d tensor": lambda x: torch.gather(x.sum(), 0, torch.tensor(0)) + x,
+    "gather by an empty index": lambda x: torch.gather(
+        x[0], 0, torch.zeros(2, 0, dtype=torch.long)
+    ),
     "fmod": lambda x: torch.fmod(x, torch.tensor([1.5, -0.75, 2.0, -3.0, 0.0])),
     # alpha scales self, the subtrahend (it scaled other: a silent wrong answer)
     "rsub with alpha": lambda x: torch.rsub(x, x.flip(-1) + 1, alpha=2),
