@@ -10,18 +10,19 @@ the signatures as the module attribute `graph.call_signatures`, which
 Two nodes that import as one value (a `clone` imports as nothing) share the
 value's first name; the signatures are rewritten to it. Non-tensor
 arguments (a Python number passed to the module: a constant of the graph)
-are left out of the signature. A named tensor node that imports as no
-graph value (a complex value) makes the import fail with a clear error.
+are left out of the signature. A signature naming a node that imports as no
+live graph value (dead code, a complex value) is dropped with a warning:
+the import itself never fails for a signature.
 """
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from xdsl.dialects.builtin import DictionaryAttr, ModuleOp
 from xdsl.ir import Operation, SSAValue
 
-from fxdsl.frontends.torch_nodes import TorchImportError
 from fxdsl.ir.graph import CALL_SIGNATURES, SignatureAttr
 
 Signature = tuple[tuple[str, ...], tuple[str, ...]]
@@ -54,19 +55,24 @@ def name_values(
 
     first: dict[SSAValue, str] = {}
     alias: dict[str, str] = {}
+    kept: dict[str, Signature] = {}
     for call, (inputs, outputs) in signatures.items():
+        missing = [n for n in (*inputs, *outputs) if not _live(values.get(n))]
+        if missing:
+            warnings.warn(
+                f"the preserved signature of '{call}' is dropped: {missing} "
+                "import as no live tensor value of the graph (dead, or not "
+                "a tensor); graph-unflatten gives the call its own interface",
+                stacklevel=2,
+            )
+            continue
+        kept[call] = (inputs, outputs)
         for name in (*inputs, *outputs):
-            value = values.get(name)
-            if not isinstance(value, SSAValue):
-                raise TorchImportError(
-                    f"'{name}' of the preserved signature of '{call}' imports "
-                    "as no tensor value of the graph"
-                )
-            alias[name] = first.setdefault(value, name)
+            alias[name] = first.setdefault(values[name], name)
     for value, name in first.items():
-        if isinstance(value.owner, Operation) and value.owner.parent is None:
-            continue  # erased as unused: unflatten names it missing
         set_value_name(value, name)
+    if not kept:
+        return
     module.attributes[CALL_SIGNATURES] = DictionaryAttr(
         {
             call: SignatureAttr(
@@ -75,6 +81,14 @@ def name_values(
                     tuple(alias[n] for n in outputs),
                 )
             )
-            for call, (inputs, outputs) in signatures.items()
+            for call, (inputs, outputs) in kept.items()
         }
     )
+
+
+def _live(value: Any) -> bool:
+    """Is `value` an SSA value still in the program (not erased as unused)?"""
+    if not isinstance(value, SSAValue):
+        return False
+    owner = value.owner
+    return not isinstance(owner, Operation) or owner.parent is not None

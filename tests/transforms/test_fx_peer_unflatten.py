@@ -797,6 +797,32 @@ def test_a_preserved_signature_leaves_numbers_out() -> None:
     assert_close(fxdsl.run(unflat, *leaves(args)), eager(model, args))
 
 
+class TwoOut(nn.Module):
+    def forward(self, x: Any) -> Any:
+        return x.sin(), x.cos()
+
+
+class UsesOne(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.m = TwoOut()
+
+    def forward(self, x: Any) -> Any:
+        return self.m(x)[0] * 2
+
+
+def test_a_preserved_signature_naming_dead_code_is_dropped() -> None:
+    # the cos the caller never reads is dead: the import drops that call's
+    # signature with a warning instead of failing
+    model, args = UsesOne(), (torch.rand(3),)
+    program = torch.export.export(model, args, preserve_module_call_signature=("m",))
+    with pytest.warns(UserWarning, match="preserved signature of 'm' is dropped"):
+        imported = from_exported_program(program)
+    assert CALL_SIGNATURES not in imported.module.attributes
+    unflat = unflatten(clone_module(imported.module))
+    assert_close(fxdsl.run(unflat, *leaves(args)), eager(model, args))
+
+
 def preserve(module: ModuleOp, call: str, values: dict[str, SSAValue],
              inputs: tuple[str, ...], outputs: tuple[str, ...]) -> None:  # fmt: skip
     """Record a signature by hand (the importer records torch.export's: see
