@@ -16,10 +16,10 @@ What takes complex values here:
   `real`, `imag`, `complex`, `polar`, clones and casts to and from complex
   types (`HANDLERS`);
 - the FFTs ATen reduces every `torch.fft` function to (`_fft_r2c`,
-  `_fft_c2c`, `_fft_c2r`), as dense DFTs: one GEMM per transformed dim
-  with a constant table of twiddles (O(n^2) per dim, exact to f32
-  rounding; FNet's mixing layer, the one complex op of PyTorch's Hugging
-  Face suite, is two of them).
+  `_fft_c2c`, `_fft_c2r`), as DFT GEMMs with constant tables of twiddles:
+  dense for a short or prime length, split Cooley-Tukey style for a long
+  composite one (`_dft`; FNet's mixing layer, the one complex op of
+  PyTorch's Hugging Face suite, is two of them).
 
 A complex value crosses the program's boundary as its real view too: the
 function's complex inputs, weights and outputs are pairs (the importer's
@@ -452,15 +452,66 @@ def _along(x: Any, dim: int, table: np.ndarray) -> Any:
     return ops.swapaxes(product, dim, -1)
 
 
+# Transforms up to this length are one dense DFT (a GEMM by an n x n table);
+# a longer composite length is split (Cooley-Tukey). A dense DFT's rounding
+# error grows with n (6e-5 at n = 1000 in f32, five times torch's) and its
+# table with n squared (128 MB at n = 4096); the split keeps both near
+# torch's FFT.
+DENSE_DFT_MAX = 16
+
+
+def _split(n: int) -> int | None:
+    """The largest factor of n at most sqrt(n), when n is long enough to
+    split and is not prime; else None (a dense DFT)."""
+    if n <= DENSE_DFT_MAX:
+        return None
+    for n1 in range(math.isqrt(n), 1, -1):
+        if n % n1 == 0:
+            return n1
+    return None
+
+
+def _rotated(re: Any, im: Any, cos: Any, sin: Any, sign: float) -> tuple[Any, Any]:
+    """(re + i im)(cos -+ i sin) for sign +-1, with cos and sin tensors (or
+    applied by `_along`): a cos +- b sin + i (b cos -+ a sin)."""
+    return (
+        _plus(_times(re, cos), _times(im, sin), sign),
+        _plus(_times(im, cos), _times(re, sin), -sign),
+    )
+
+
 def _dft(re: Any, im: Any, dim: int, forward: bool) -> tuple[Any, Any]:
-    """The DFT of re + i im along `dim`: X_k = sum_j x_j e^(-+2 pi i jk/n)."""
-    n = int((re if re is not None else im).shape[dim])
-    cos, sin = _twiddles(n, n, n)
+    """The DFT of re + i im along `dim`: X_k = sum_j x_j e^(-+2 pi i jk/n).
+
+    A long composite n = n1 n2 takes the four-step route: with j = n2 j1 +
+    j2 and k = k1 + n1 k2, X_k = sum_j2 w_n^(j2 k1) w_n2^(j2 k2) sum_j1 x_j
+    w_n1^(j1 k1), so the signal viewed as n1 x n2 gets a DFT of length n1
+    down its columns, a twiddle w_n^(j2 k1) per element, a DFT of length n2
+    along its rows, and a transpose (k1 is the minor index of k)."""
+    part = re if re is not None else im
+    n = int(part.shape[dim])
     sign = 1.0 if forward else -1.0
-    # (a + ib)(cos -+ i sin) = a cos +- b sin + i (b cos -+ a sin)
-    new_re = _plus(_along(re, dim, cos), _along(im, dim, sin), sign)
-    new_im = _plus(_along(im, dim, cos), _along(re, dim, sin), -sign)
-    return new_re, new_im
+    n1 = _split(n)
+    if n1 is None:
+        cos, sin = _twiddles(n, n, n)
+        return (
+            _plus(_along(re, dim, cos), _along(im, dim, sin), sign),
+            _plus(_along(im, dim, cos), _along(re, dim, sin), -sign),
+        )
+    n2, rank = n // n1, len(part.shape)
+    dim %= rank
+    shape = [int(d) for d in part.shape]
+    grid = [*shape[:dim], n1, n2, *shape[dim + 1 :]]
+    re, im = (None if x is None else ops.reshape(x, grid) for x in (re, im))
+    re, im = _dft(re, im, dim, forward)
+    cos, sin = (ops.constant(t, part.dtype) for t in _twiddles(n1, n2, n))
+    if dim < rank - 1:  # the (n1, n2) table against the dims after the pair
+        trailing = [1] * (rank - 1 - dim)
+        cos, sin = (ops.reshape(t, [n1, n2, *trailing]) for t in (cos, sin))
+    re, im = _rotated(re, im, cos, sin, sign)
+    re, im = _dft(re, im, dim + 1, forward)
+    re, im = (None if x is None else ops.swapaxes(x, dim, dim + 1) for x in (re, im))
+    return tuple(None if x is None else ops.reshape(x, shape) for x in (re, im))  # type: ignore[return-value]
 
 
 def _scaled(x: Any, normalization: int, size: int) -> Any:
@@ -494,13 +545,35 @@ def _fft_r2c(call: AtenCall) -> Complex:
     dims = _dims(x, dims)
     last = dims[-1]
     n = int(x.shape[last])
-    cos, sin = _twiddles(n, n // 2 + 1 if onesided else n, n)
-    # 0 - x sin, not -(x sin): torch's exact zeros are +0 (an angle of them)
-    re, im = _along(x, last, cos), ops.sub(0.0, _along(x, last, sin))
+    if _split(n) is None:
+        cos, sin = _twiddles(n, n // 2 + 1 if onesided else n, n)
+        # 0 - x sin, not -(x sin): torch's exact zeros are +0 (an angle of them)
+        re, im = _along(x, last, cos), ops.sub(0.0, _along(x, last, sin))
+    else:  # the whole transform, then its first half
+        re, im = _dft(x, None, last, True)
+        if onesided:
+            limit = [int(d) for d in x.shape]
+            limit[last] = n // 2 + 1
+            start = [0] * len(limit)
+            re, im = ops.slice(re, start, limit), ops.slice(im, start, limit)
     for d in dims[:-1]:
         re, im = _dft(re, im, d, True)
     size = math.prod(int(x.shape[d]) for d in dims)
     return make(_scaled(re, normalization, size), _scaled(im, normalization, size))
+
+
+def _weighted(x: Any, dim: int, weight: np.ndarray, n: int) -> Any:
+    """x times `weight` along `dim`, zero-padded there to length n."""
+    if x is None:
+        return None
+    shape = [int(d) for d in x.shape]
+    table = [1] * len(shape)
+    table[dim] = len(weight)
+    x = ops.mul(x, ops.constant(weight.reshape(table), x.dtype))
+    if shape[dim] == n:
+        return x
+    shape[dim] = n - shape[dim]
+    return ops.concat([x, ops.full(shape, 0.0, x.dtype)], dim)
 
 
 @_complex("_fft_c2r.default")
@@ -516,7 +589,6 @@ def _fft_c2r(call: AtenCall) -> Tensor:
     # the k that are their own mirror (0 and n/2); the imaginary parts of
     # those do not count (sin is 0 there)
     rows = min(int(re.shape[last]), n // 2 + 1)
-    cos, sin = _twiddles(rows, n, n)
     weight = np.full((rows, 1), 2.0)
     weight[0] = 1.0
     if n % 2 == 0 and rows == n // 2 + 1:
@@ -526,6 +598,11 @@ def _fft_c2r(call: AtenCall) -> Tensor:
         limit = list(re.shape)
         limit[last] = rows
         re, im = ops.slice(re, start, limit), ops.slice(im, start, limit)
-    x = ops.sub(_along(re, last, weight * cos), _along(im, last, weight * sin))
+    if _split(n) is None:
+        cos, sin = _twiddles(rows, n, n)
+        x = ops.sub(_along(re, last, weight * cos), _along(im, last, weight * sin))
+    else:  # the same sum is Re of the inverse DFT of w X padded to n
+        re, im = (_weighted(part, last, weight[:, 0], n) for part in (re, im))
+        x = _dft(re, im, last, False)[0]
     size = math.prod(int(z.shape[d]) for d in dims[:-1]) * n
     return _scaled(x, normalization, size)
