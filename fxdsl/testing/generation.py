@@ -44,11 +44,12 @@ PAD = SPECIAL_TOKENS["pad_token_id"]
 
 
 def build_decoder(name: str, dtype: Any = None, **sizes: Any) -> Any:
-    """`DECODERS[name]`'s model in eval mode (seeded weights, `dtype` when
-    given), with the KV cache on; `sizes` override the tiny config's."""
+    """`DECODERS[name]`'s model (or the `hf_suite.SUITE` entry `name`'s) in
+    eval mode (seeded weights, `dtype` when given), with the KV cache on;
+    `sizes` override the tiny config's."""
     import transformers
 
-    recipe = SUITE[DECODERS[name]]
+    recipe = SUITE[DECODERS.get(name, name)]
     config_cls = getattr(transformers, recipe.config)
     config = config_cls(
         vocab_size=_VOCAB,

@@ -155,12 +155,22 @@ def _check(example: Example, level: str) -> None:
 CASES: list[Any] = []
 
 
-def case(*marks: Any) -> Callable[[Callable[[], Example]], Callable[[], Example]]:
+def case(**expect: Any) -> Callable[[Callable[[], Example]], Callable[[], Example]]:
     """Register a function building an `Example` as a case of
-    `test_matches_eager` (at both levels)."""
+    `test_matches_eager` at both levels. `expect` may give a level
+    (`default=`, `core=`) an xfail mark, or a regex: the level is then
+    expected to refuse the program with a TorchImportError matching it."""
 
     def register(build: Callable[[], Example]) -> Callable[[], Example]:
-        CASES.append(pytest.param(build, id=build.__name__, marks=marks))
+        for level in LEVELS:
+            what = expect.get(level)
+            marks = [what] if isinstance(what, pytest.MarkDecorator) else []
+            refused = what if isinstance(what, str) else None
+            CASES.append(
+                pytest.param(
+                    build, level, refused, id=f"{build.__name__}-{level}", marks=marks
+                )
+            )
         return build
 
     return register
@@ -168,6 +178,40 @@ def case(*marks: Any) -> Callable[[Callable[[], Example]], Callable[[], Example]
 
 def xfail(reason: str) -> Any:
     return pytest.mark.xfail(strict=True, reason=reason)
+
+
+CHAINED_WRITES = xfail(
+    "default level refuses a second in-place op on one buffer or input "
+    "(`buf.add_(1)` twice) as 'writes into add_, a view of the input ...': "
+    "torch_nodes._is_view counts an in-place op's aliasing result "
+    "(Tensor(a!)) as a view, so _Importer._write refuses; the core level "
+    "imports the same program"
+)
+STALE_VIEW = xfail(
+    "SILENT WRONG ANSWER at the default level: a view of an input or buffer "
+    "taken before an in-place write to it and read after keeps the old "
+    "values (_Importer._write rebinds the written placeholder but not the "
+    "views imported from its old value); the core level is right"
+)
+GRAD_MODE_HOP = xfail(
+    "default level: TorchImportError 'wrap_with_set_grad_enabled has no "
+    "graph-dialect mapping': the grad-mode wrapper torch.export emits for "
+    "a `with torch.enable_grad()/no_grad()` block is not inlined; the core "
+    "level imports the same model"
+)
+AUTOCAST_HOP = xfail(
+    "default level: TorchImportError 'wrap_with_autocast has no "
+    "graph-dialect mapping' for a `with torch.autocast(...)` block; the "
+    "core level imports the same model"
+)
+VMAP_NODES = xfail(
+    "default level: unclear TorchImportError '<function _add_batch_dim at "
+    "0x...> has no graph-dialect mapping' for torch.vmap's pre-dispatch "
+    "nodes (it names neither vmap nor the op); the core level imports it"
+)
+WRITE_INTO_VIEW = r"writes into \w+, a view of the input .*decompose=True"
+"""The default level's documented refusal of a write into a view of an
+input or buffer (the core-ATen graph has it as a value)."""
 
 
 def r(*shape: int) -> Any:
@@ -357,6 +401,48 @@ def placeholder_names_colliding_with_nodes() -> Example:
     return M(), (r(4, 4), r(4, 4), r(4, 4)), {}
 
 
+_Pair = __import__("collections").namedtuple("_Pair", ["a", "b"])
+
+
+@case()
+def namedtuple_output() -> Example:
+    return Fn(lambda x: _Pair(x + 1, x * 2)), (r(3),), {}
+
+
+class _Inputs:
+    """A dataclass input (test_dynamic_shapes_builder_pytree's Inp1),
+    registered with torch.export below."""
+
+    def __init__(self, x: Any, y: list[Any], z: dict[str, Any]) -> None:
+        self.x, self.y, self.z = x, y, z
+
+
+pytree.register_pytree_node(
+    _Inputs,
+    lambda d: ([d.x, d.y, d.z], None),
+    lambda children, _: _Inputs(*children),
+    serialized_type_name="test_export_peer_cases._Inputs",
+)
+
+
+@case()
+def registered_class_input() -> Example:
+    def f(inp: Any) -> Any:
+        return inp.x + inp.y[0] + inp.z["k"]
+
+    return Fn(f), (_Inputs(r(4), [r(4)], {"k": r(4)}),), {}
+
+
+@case()
+def ordered_dict_output_keys_not_sorted() -> Example:
+    from collections import OrderedDict
+
+    def f(d: Any) -> Any:
+        return OrderedDict(b=d["a"] * 2, a=d["b"] - 1)
+
+    return Fn(f), ({"a": r(2), "b": r(2)},), {}
+
+
 # --------------------------------------------------------------------------
 # Non-tensor inputs, specialised (test_mixed_input, test_constant_input_naming)
 
@@ -383,6 +469,11 @@ def float_and_bool_inputs() -> Example:
         return y.pow(n)
 
     return Fn(f), (r(3, 2), 0.5, True, 3), {}
+
+
+@case()
+def int_input_sizes_a_reshape() -> Example:
+    return Fn(lambda x, n: x.reshape(n, -1).sum(1)), (r(6, 2), 3), {}
 
 
 @case()
@@ -453,7 +544,7 @@ def unused_constant() -> Example:
     return Fn(f), (r(3),), {}
 
 
-@case()
+@case(default=GRAD_MODE_HOP)
 def tensor_made_in_forward_under_enable_grad() -> Example:
     def f(x: Any, y: Any) -> Any:
         with torch.enable_grad():
@@ -622,7 +713,7 @@ def buffer_add_() -> Example:
     return _AddToBuffer(), (r(3),), {}
 
 
-@case()
+@case(default=CHAINED_WRITES)
 def int_buffer_written_by_a_submodule_thrice() -> Example:
     class Child(nn.Module):
         def __init__(self) -> None:
@@ -646,7 +737,7 @@ def int_buffer_written_by_a_submodule_thrice() -> Example:
     return M(), (torch.ones(2, 3),), {}
 
 
-@case()
+@case(default=CHAINED_WRITES)
 def buffer_written_by_branch_on_a_bool_argument() -> Example:
     class N(nn.Module):
         def __init__(self) -> None:
@@ -670,7 +761,7 @@ def buffer_written_by_branch_on_a_bool_argument() -> Example:
     return M(), (r(1),), {}
 
 
-@case()
+@case(default=CHAINED_WRITES)
 def nested_buffers_read_and_written() -> Example:
     class Leaf(nn.Module):
         def __init__(self) -> None:
@@ -723,7 +814,7 @@ def registered_buffer_reassigned() -> Example:
     return M(), (r(2, 3),), {}
 
 
-@case()
+@case(default=WRITE_INTO_VIEW)
 def buffer_slice_assigned() -> Example:
     class M(nn.Module):
         def __init__(self) -> None:
@@ -755,7 +846,7 @@ def user_input_add_() -> Example:
     return M(), (torch.ones(2, 3),), {}
 
 
-@case()
+@case(default=WRITE_INTO_VIEW)
 def user_input_returned_after_a_write() -> Example:
     def f(x: Any, y: Any) -> Any:
         x.mul_(2)
@@ -823,6 +914,175 @@ def cast_of_input_treated_as_view() -> Example:
             return self.child(x) + x * 2 + x
 
     return M(), (torch.ones(2, 3),), {}
+
+
+@case()
+def mutated_input_returned() -> Example:
+    def f(x: Any) -> Any:
+        x.add_(1)
+        return x, x * 2
+
+    return Fn(f), (r(3, 4),), {}
+
+
+@case()
+def copy_into_input() -> Example:
+    def f(x: Any, y: Any) -> Any:
+        x.copy_(y)
+        return x.sum()
+
+    return Fn(f), (r(3, 4), r(4)), {}
+
+
+@case()
+def index_put_into_input() -> Example:
+    def f(x: Any, i: Any, v: Any) -> Any:
+        x.index_put_((i,), v)
+        return x * 1
+
+    return Fn(f), (r(3, 4), torch.tensor([2, 0]), r(2, 4)), {}
+
+
+@case()
+def buffer_read_before_and_after_write() -> Example:
+    class M(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.register_buffer("buf", torch.ones(3, 4))
+
+        def forward(self, x: Any) -> Any:
+            before = self.buf * 1
+            self.buf.add_(x)
+            return before, self.buf + 0, self.buf
+
+    return M(), (r(3, 4),), {}
+
+
+@case()
+def int_counter_buffer() -> Example:
+    class M(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.register_buffer("calls", torch.tensor(0))
+
+        def forward(self, x: Any) -> Any:
+            self.calls.add_(1)
+            return x * self.calls
+
+    return M(), (r(3),), {}
+
+
+@case(default=CHAINED_WRITES)
+def two_in_place_ops_on_an_input() -> Example:
+    def f(x: Any) -> Any:
+        x.add_(1)
+        x.mul_(2)
+        return x + 0
+
+    return Fn(f), (r(3),), {}
+
+
+@case(default=STALE_VIEW)
+def view_of_input_read_after_a_write() -> Example:
+    def f(x: Any) -> Any:
+        row = x[0]
+        x.add_(1)
+        return row * 2
+
+    return Fn(f), (r(2, 3),), {}
+
+
+@case(default=STALE_VIEW)
+def view_of_buffer_read_after_a_write() -> Example:
+    class M(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.register_buffer("buf", torch.zeros(3, 4))
+
+        def forward(self, x: Any) -> Any:
+            first = self.buf[0]
+            self.buf.add_(x)
+            return first * 1, self.buf * 1
+
+    return M(), (r(3, 4),), {}
+
+
+@case(default=WRITE_INTO_VIEW)
+def fill_into_a_column_of_an_input() -> Example:
+    def f(x: Any) -> Any:
+        x[:, 1].fill_(0)
+        return x + 1
+
+    return Fn(f), (r(3, 4),), {}
+
+
+@case(default=WRITE_INTO_VIEW)
+def write_through_transpose_of_a_buffer() -> Example:
+    class M(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.register_buffer("buf", torch.ones(3, 4))
+
+        def forward(self, x: Any) -> Any:
+            self.buf.t().mul_(3)
+            return self.buf + x
+
+    return M(), (r(3, 4),), {}
+
+
+# --------------------------------------------------------------------------
+# Wrappers torch.export puts around regions (grad mode, autocast, vmap)
+
+
+@case(default=GRAD_MODE_HOP)
+def enable_grad_block_around_a_linear() -> Example:
+    """from_torch exports under no_grad, so a `no_grad` block leaves no
+    wrapper; `enable_grad` does (test_setgrad_lifted_tensor)."""
+
+    class M(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.linear = nn.Linear(3, 3)
+
+        def forward(self, x: Any) -> Any:
+            with torch.enable_grad():
+                y = self.linear(x)
+            return y * 2
+
+    return M(), (r(2, 3),), {}
+
+
+@case(default=AUTOCAST_HOP)
+def autocast_block() -> Example:
+    def f(x: Any) -> Any:
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            y = x @ x.T
+        return y.float()
+
+    return Fn(f), (r(4, 3).round(),), {}
+
+
+@case(default=VMAP_NODES)
+def vmap_over_a_parameter_product() -> Example:
+    class M(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.w = nn.Parameter(torch.randn(3, 2))
+
+        def forward(self, x: Any) -> Any:
+            return torch.vmap(lambda a: a @ self.w)(x)
+
+    return M(), (r(4, 3),), {}
+
+
+@case(default=VMAP_NODES)
+def associative_scan_generic() -> Example:
+    from torch._higher_order_ops.associative_scan import associative_scan
+
+    def f(x: Any) -> Any:
+        return associative_scan(lambda a, b: a + b, x, dim=0, combine_mode="generic")
+
+    return Fn(f), (r(5, 3),), {}
 
 
 # --------------------------------------------------------------------------
@@ -1193,10 +1453,16 @@ def masked_fill_tril_einsum() -> Example:
 # The cases, at both levels
 
 
-@pytest.mark.parametrize("level", LEVELS)
-@pytest.mark.parametrize("build", CASES)
-def test_matches_eager(build: Callable[[], Example], level: str) -> None:
-    _check(build(), level)
+@pytest.mark.parametrize(("build", "level", "refused"), CASES)
+def test_matches_eager(
+    build: Callable[[], Example], level: str, refused: str | None
+) -> None:
+    if refused is None:
+        _check(build(), level)
+        return
+    model, args, kwargs = build()
+    with pytest.raises(TorchImportError, match=refused):
+        fxdsl.from_torch(model, args, kwargs, decompose=level == "core")
 
 
 # --------------------------------------------------------------------------
@@ -1370,8 +1636,38 @@ def _while_loop() -> Example:
     return Fn(f), (torch.tensor(2), r(3, 4), r(3, 4)), {}
 
 
-def _item() -> Example:
+def _item_added() -> Example:
     return Fn(lambda x, y: y + x.max().item()), (torch.tensor([1, 2]), r(2, 3)), {}
+
+
+def _item_multiplied() -> Example:
+    return Fn(lambda x, y: y * x.max().item()), (torch.tensor([1, 2]), r(2, 3)), {}
+
+
+def _float_item_added() -> Example:
+    return Fn(lambda x, y: y + x.sum().item()), (r(2), r(2, 3)), {}
+
+
+def _index_by_0d_tensor() -> Example:
+    return Fn(lambda x, i: x[i]), (r(4, 3), torch.tensor(2)), {}
+
+
+def _scan() -> Example:
+    from torch._higher_order_ops.scan import scan
+
+    def f(init: Any, xs: Any) -> Any:
+        return scan(lambda c, x: (c + x, c * 2), init, xs)
+
+    return Fn(f), (torch.zeros(3), r(4, 3)), {}
+
+
+def _hints_wrapper() -> Example:
+    from torch._higher_order_ops.hints_wrap import hints_wrapper
+
+    def f(x: Any, y: Any) -> Any:
+        return hints_wrapper(lambda a, b: a.relu() + b, (x + y, y), {}, hints={"h": 1})
+
+    return Fn(f), (r(2, 4), torch.ones(4)), {}
 
 
 def _nonzero() -> Example:
@@ -1403,7 +1699,28 @@ REFUSED = [
     pytest.param(_cond_returning_int, r"\bcond\b", id="cond_branches_return_int"),
     pytest.param(_map, r"\bmap", id="map"),
     pytest.param(_while_loop, r"while_loop", id="while_loop"),
-    pytest.param(_item, r"item|_local_scalar_dense", id="item_of_a_max"),
+    pytest.param(_scan, r"\bscan\b", id="scan"),
+    pytest.param(_hints_wrapper, r"hints_wrapper", id="hints_wrapper"),
+    pytest.param(_item_multiplied, r"item.*Python number", id="item_times_a_tensor"),
+    pytest.param(
+        _item_added,
+        r"item.*Python number",
+        id="item_plus_a_tensor",
+        marks=xfail(
+            "crash, not a refusal: AttributeError 'SymInt' object has no "
+            "attribute 'shape' in aten_patterns._shape, called by _linear, which "
+            "takes aten.add.Tensor(tensor, <item node>) for a linear's bias add "
+            "(hasattr(a, 'meta') holds for a SymInt-valued node)"
+        ),
+    ),
+    pytest.param(
+        _float_item_added,
+        r"item.*Python number",
+        id="float_item_plus_a_tensor",
+        marks=xfail("crash: AttributeError 'SymFloat' object has no attribute "
+                    "'shape' in aten_patterns._linear (as item_plus_a_tensor)"),
+    ),
+    pytest.param(_index_by_0d_tensor, r"item|_local_scalar_dense", id="index_by_0d"),
     pytest.param(_nonzero, r"nonzero|data-dependent|unbacked", id="nonzero"),
     pytest.param(_bincount, r"bincount|data-dependent|unbacked", id="bincount"),
     pytest.param(_int_output, r"not a tensor", id="int_output"),
@@ -1432,12 +1749,48 @@ def test_dim_auto_that_stays_static_imports() -> None:
     """Dim.AUTO on a dim the program specialises leaves no symbol: it
     imports as a static program."""
 
-    def f(x: Any) -> Any:
-        torch._check(x.shape[0] == 4)
-        return x * 2
+    class M(nn.Module):
+        def forward(self, x: Any) -> Any:
+            torch._check(x.shape[0] == 4)
+            return x * 2
 
-    model, x = Fn(f), r(4, 3)
+    model, x = M(), r(4, 3)
     ep = torch.export.export(
-        model, (x,), dynamic_shapes=((torch.export.Dim.AUTO, None),), strict=False
+        model, (x,), dynamic_shapes={"x": (torch.export.Dim.AUTO, None)}, strict=False
     )
+    _run_both(fxdsl.from_exported_program(ep), model, (x,), {})
+
+
+def test_is_exporting_picks_the_export_branch() -> None:
+    def f(x: Any) -> Any:
+        return x.sin() if torch.compiler.is_exporting() else x.cos()
+
+    x = r(3)
+    (got,) = fxdsl.from_torch(Fn(f), (x,)).run(x)
+    _assert_same(got, x.sin(), "output")
+
+
+def test_strict_export() -> None:
+    model, x = _mlp(), r(5, 10)
+    program = fxdsl.from_torch(model, (x,), strict=True)
+    _run_both(program, model, (x,), {})
+
+
+@GRAD_MODE_HOP
+def test_no_grad_block_in_a_program_exported_with_grad() -> None:
+    """A user's own export (grad enabled) of a model with a `no_grad` block
+    (Hugging Face's rotary embeddings are decorated so)."""
+
+    class M(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.linear = nn.Linear(3, 3)
+
+        def forward(self, x: Any) -> Any:
+            with torch.no_grad():
+                y = self.linear(x)
+            return y * 2
+
+    model, x = M(), r(2, 3)
+    ep = torch.export.export(model, (x,), strict=False)
     _run_both(fxdsl.from_exported_program(ep), model, (x,), {})

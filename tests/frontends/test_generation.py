@@ -83,6 +83,71 @@ def test_greedy_generation_equals_eager(
         assert gap <= MAX_TIE_ULPS, f"tokens part at {first}: not a tie ({gap} ulps)"
 
 
+MORE_GENERATORS = [
+    "GPTJForCausalLM",
+    "GPTNeoForCausalLM",
+    "OPTForCausalLM",
+    "XGLMForCausalLM",
+    "google/gemma-2-2b",
+    "google/gemma-3-4b-it",
+    "BartForConditionalGeneration",
+    "T5ForConditionalGeneration",
+    "M2M100ForConditionalGeneration",
+]
+"""More of the HF suite's generative models, decoder-only and
+encoder-decoder (whose `generate` runs the encoder once, then decodes
+with a self-attention and a cross-attention cache)."""
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("fresh_dynamo")
+@pytest.mark.parametrize("name", MORE_GENERATORS)
+def test_more_generators_give_eagers_tokens(name: str) -> None:
+    model = build_decoder(name)
+    got = generate_both(model, prompts(2, PROMPT, padded=True), new_tokens=8)
+    assert got.equal, (got.eager.sequences, got.compiled.sequences)
+    assert len(got.plans) == 2, [p.report() for p in got.plans]
+    for plan in got.plans:
+        assert plan.compiled == plan.total, plan.report()
+
+
+SEARCHES = {
+    "beam-3": {"num_beams": 3, "do_sample": False},
+    "top-k-sampling": {"do_sample": True, "top_k": 5, "temperature": 0.7},
+}
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("fresh_dynamo")
+@pytest.mark.parametrize("search", list(SEARCHES))
+@pytest.mark.parametrize("name", ["gpt2", "T5ForConditionalGeneration"])
+def test_beam_search_and_sampling_give_eagers_tokens(name: str, search: str) -> None:
+    """Beam search reorders the cache rows each step (`index_select` on the
+    batch dim); sampling draws in torch from the compiled logits (same seed,
+    same tokens)."""
+    from fxdsl.testing.generation import PAD
+
+    model = build_decoder(name)
+    inputs = prompts(2, PROMPT, padded=True)
+
+    def generate() -> Any:
+        torch.manual_seed(0)
+        with torch.no_grad():
+            return model.generate(
+                **inputs, max_new_tokens=8, min_new_tokens=8, pad_token_id=PAD,
+                **SEARCHES[search],
+            )  # fmt: skip
+
+    eager = generate()
+    original = model.forward
+    model.forward = torch.compile(original, backend="fxdsl")
+    try:
+        compiled = generate()
+    finally:
+        model.forward = original
+    assert torch.equal(eager, compiled), (eager, compiled)
+
+
 def _decode_island(name: str, dtype: Any) -> tuple[str, Any, list[Any]]:
     """The decode step's island of `name` generating two tokens through the
     backend (CPU), with the operands the backend gave it (cloned)."""
