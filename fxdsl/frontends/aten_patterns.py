@@ -74,6 +74,12 @@ def _view_source(node: Any, shape: tuple[int, ...]) -> Any:
     return found
 
 
+def _is_tensor_node(node: Any) -> bool:
+    """Whether `node` is an fx node whose value is a tensor (not the SymInt
+    of an `.item()`)."""
+    return hasattr(getattr(node, "meta", {}).get("val"), "shape")
+
+
 def _shape(node: Any) -> tuple[int, ...]:
     return tuple(int(d) for d in node.meta["val"].shape)
 
@@ -116,7 +122,7 @@ def _product(node: Any, lhs: Any, wt: Any) -> tuple[Any, Any] | None:
 
 def _linear(node: Any) -> Pattern | None:
     target, bias = _target(node), None
-    if target == "aten.add.Tensor" and all(hasattr(a, "meta") for a in node.args[:2]):
+    if target == "aten.add.Tensor" and all(_is_tensor_node(a) for a in node.args[:2]):
         node_inner, bias = node.args[:2]
         if len(_shape(bias)) != 1:
             return None

@@ -49,6 +49,7 @@ from typing import Any
 from xdsl.utils.exceptions import VerifyException
 
 from fxdsl.frontends import aten_ops
+from fxdsl.frontends.aten_registry import target_name
 from fxdsl.frontends.torch_importer import (
     ImportedProgram,
     _attribute,
@@ -171,12 +172,34 @@ def from_exported_program(
     import torch
 
     with torch.no_grad():
+        program = _without_predispatch_regions(program)
         imported = _import(
             lambda state: _Importer(exported_source(program, state)), name
         )
     if freeze:
         _freeze(imported, name)
     return imported
+
+
+PREDISPATCH_REGIONS = ("wrap_with_set_grad_enabled", "wrap_with_autocast")
+"""The higher-order ops torch.export's default graph wraps a `with
+torch.no_grad()/enable_grad()` or `with torch.autocast(...)` block in."""
+
+
+def _without_predispatch_regions(program: Any) -> Any:
+    """`program`, or where its default graph holds pre-dispatch regions
+    (grad-mode and autocast blocks, torch.vmap's batching calls) its
+    `run_decompositions({})`: the same ATen ops, no op decomposed, with the
+    regions inlined (autocast's casts spelled out, vmap batched away)."""
+    for node in program.graph.nodes:
+        if node.op != "call_function":
+            continue
+        module = getattr(node.target, "__module__", "") or ""
+        if target_name(node.target) in PREDISPATCH_REGIONS or module.startswith(
+            "torch._functorch.predispatch"
+        ):
+            return program.run_decompositions({})
+    return program
 
 
 def _freeze(imported: ImportedProgram, name: str) -> None:

@@ -48,10 +48,12 @@ from fxdsl.frontends.torch_nodes import (
     _mask_pattern,
     _mutates_a_shared_value,
     _NotDecomposed,
+    _returns_written,
     _torch_type,
     draws_random,
     read_after,
     written_arguments,
+    written_tensor,
 )
 from fxdsl.frontends.torch_signatures import name_values
 from fxdsl.frontends.torch_source import Source, StateFound
@@ -639,7 +641,10 @@ class _Importer:
         of the fx node `target`. A program input's new value becomes a
         result of the function (`updates`); an intermediate's is what the
         nodes after `node` read. A write into a view, or into a value known
-        at import, that is read again is an UnsupportedNode."""
+        at import, that is read again is an UnsupportedNode. Aliases of the
+        written tensor imported before `node` (an in-place op's result, a
+        view) see the new value (`_refresh_aliases`)."""
+        target = written_tensor(target)  # `x.add_(1).mul_(2)` writes x twice
         if target.op == "placeholder" and target.graph is self.source.graph:
             if not self.source.stateful:
                 raise UnsupportedNode(
@@ -656,6 +661,8 @@ class _Importer:
                 self.stale.add(target.name)  # a buffer: import it as an argument
                 return
             self.values[target] = self.updates[target] = value
+            if node is not None:
+                self._refresh_aliases(target, node)
             return
         if node is None:
             return
@@ -686,6 +693,30 @@ class _Importer:
                 "which is read again"
             )
         self.values[target] = value
+        self._refresh_aliases(target, node)
+
+    def _refresh_aliases(self, base: Any, node: Any) -> None:
+        """`node` wrote a new value into `base`: the aliases of it imported
+        before (in-place results, which are `base`; views, which show part
+        of it), and aliases of those, read its new contents from here on,
+        as torch's do. A view is imported again from the new value."""
+        pending = [(user, base) for user in base.users]
+        while pending:
+            alias, parent = pending.pop(0)
+            if (
+                alias is node
+                or alias not in self.values
+                or alias.op != "call_function"
+                or not alias.args
+                or alias.args[0] is not parent
+                or not _is_view(alias)
+            ):
+                continue
+            if _returns_written(alias):
+                self.values[alias] = self.values[parent]
+            else:
+                self._import_node(alias)
+            pending.extend((user, alias) for user in alias.users)
 
     def _decomposed(
         self, node: Any, target: str, frames: tuple[ScopeFrame, ...]

@@ -122,9 +122,27 @@ def read_after(value: Any, node: Any) -> bool:
 
 
 def _is_view(node: Any) -> bool:
-    """Whether `node`'s op returns a view of its first argument."""
+    """Whether `node`'s op returns a view of its first argument (or, for an
+    in-place op, the argument itself: `_returns_written`)."""
     schema = getattr(node.target, "_schema", None)
     return bool(schema is not None and schema.returns and schema.returns[0].alias_info)
+
+
+def _returns_written(node: Any) -> bool:
+    """Whether `node` is an in-place op whose result is the tensor it wrote
+    (`add_` returns `self`, `Tensor(a!)`): the same tensor, not a view."""
+    schema = getattr(getattr(node, "target", None), "_schema", None)
+    if schema is None or not schema.returns:
+        return False
+    alias = schema.returns[0].alias_info
+    return bool(alias is not None and alias.is_write)
+
+
+def written_tensor(node: Any) -> Any:
+    """The tensor `node` is: through in-place results (`x.add_(1)` is x)."""
+    while getattr(node, "op", None) == "call_function" and _returns_written(node):
+        node = node.args[0]
+    return node
 
 
 class _NotDecomposed(UnsupportedNode):
@@ -264,7 +282,11 @@ def _check_static(node: Any) -> None:
     values = value if isinstance(value, list | tuple) else [value]
     for item in values:
         shape = getattr(item, "shape", ())
-        symbolic = [d for d in shape if isinstance(d, torch.SymInt)]
+        # a SymInt torch.export specialised (Dim.AUTO on a dim the program
+        # fixes) has a constant expression: that dim is static
+        symbolic = [
+            d for d in shape if isinstance(d, torch.SymInt) and d.node.expr.free_symbols
+        ]
         if not symbolic:
             continue
         # an unbacked symbol (u0) is a size read from a tensor's values
