@@ -26,6 +26,7 @@ from fxdsl.frontends.aten_registry import (
     dim_of,
     extreme_value,
     graph_dtype,
+    is_integer,
 )
 from fxdsl.frontends.aten_select import product_of
 from fxdsl.tracing import ops
@@ -228,11 +229,21 @@ def _histogramdd_from_bin_tensors(call: AtenCall) -> Tensor:
 # --------------------------------------------------------------------------- #
 
 
+def _same(a: Tensor, b: Tensor) -> Tensor:
+    """a == b, with NaN equal to NaN (integers: plain equality)."""
+    if is_integer(a.dtype):
+        return ops.eq(a, b)
+    both_nan = ops.logical_and(ops.ne(a, a), ops.ne(b, b))
+    return ops.logical_or(ops.eq(a, b), both_nan)
+
+
 @aten("mode.default")
 def _mode(call: AtenCall) -> tuple[Tensor, Tensor]:
     """The most frequent value along `dim` (the smallest of several) and
     the last index holding it, as torch's: each element's count of equal
-    elements, over every (element, element) pair."""
+    elements, over every (element, element) pair. NaNs count as one value,
+    sorted after every number (as torch.sort puts them): the mode is NaN
+    only when NaNs are strictly the most frequent."""
     x: Tensor = call.args[0]
     if x.ndim == 0:
         x = reshape(x, [1])
@@ -242,12 +253,18 @@ def _mode(call: AtenCall) -> tuple[Tensor, Tensor]:
     last = x.ndim - 1
     moved = ops.swapaxes(x, dim, last) if dim != last else x
     outer = list(moved.shape[:-1])
-    pairs = ops.eq(reshape(moved, [*outer, n, 1]), reshape(moved, [*outer, 1, n]))
+    column, row = reshape(moved, [*outer, n, 1]), reshape(moved, [*outer, 1, n])
+    pairs = _same(column, row)
     counts = ops.sum(ops.cast(pairs, "i64"), [last + 1])  # (..., n)
     most = ops.eq(counts, ops.max(counts, [last], keepdim=True))
     largest = extreme_value(x.dtype, largest=True)
-    value = ops.min(ops.where(most, moved, largest), [last], keepdim=True)
-    at = ops.where(ops.eq(moved, value), _arange(n, [1] * last + [n]), -1)
+    if is_integer(x.dtype):
+        value = ops.min(ops.where(most, moved, largest), [last], keepdim=True)
+    else:  # the smallest number among the most frequent, else NaN
+        number = ops.logical_and(most, ops.eq(moved, moved))
+        smallest = ops.min(ops.where(number, moved, largest), [last], keepdim=True)
+        value = ops.where(ops.any(number, [last], keepdim=True), smallest, math.nan)
+    at = ops.where(_same(moved, value), _arange(n, [1] * last + [n]), -1)
     index = ops.max(at, [last], keepdim=True)
     if dim != last:
         value, index = ops.swapaxes(value, dim, last), ops.swapaxes(index, dim, last)

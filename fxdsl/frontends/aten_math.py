@@ -131,9 +131,9 @@ def _signbit(call: AtenCall) -> Tensor:
     x: Tensor = call.args[0]
     if is_integer(x.dtype):
         return ops.lt(x, 0)
-    # -0.0 has its sign bit set: its reciprocal is -inf (a NaN's sign is lost)
-    zero_below = ops.logical_and(ops.eq(x, 0.0), ops.lt(ops.reciprocal(x), 0.0))
-    return ops.logical_or(ops.lt(x, 0.0), zero_below)
+    # the sign bit itself, which copysign carries (-0.0's, a NaN's too)
+    one = ops.full([], 1.0, x.dtype)
+    return ops.lt(ops.elementwise(graph.CopysignOp, one, x), 0.0)
 
 
 ATEN["prims.signbit.default"] = _signbit

@@ -733,7 +733,9 @@ class _Runner:
             copied = shared or id(folded) in taken
             if copied and len(flat) in self.fresh and hasattr(folded, "clone"):
                 folded = folded.clone()
-            if len(flat) in self.fresh and not _is_view(leaf):
+            if len(flat) in self.fresh and len(flat) not in self.views:
+                # a view of an intermediate too: `x.repeat_interleave(3, 0)`
+                # is a view of a clone the import dropped
                 folded = _in_torchs_strides(folded, leaf.meta.get("val"))
             taken.add(id(folded))
             handed[leaf] = folded
