@@ -21,8 +21,9 @@ Options (`options={...}`):
   interpreter: for checking, not for speed).
 - `pipeline`: the pass pipeline for islands (default: `fxdsl.compile`'s).
 - `cuda_graph`: replay each island's kernels as a CUDA graph (CUDA only;
-  no effect on the CPU). `torch.compile(..., mode="reduce-overhead")` sets
-  it: a decode step that compiles to one island is then one graph replay.
+  no effect on the CPU). `torch.compile(..., mode="reduce-overhead")` (or
+  `"max-autotune"`: no autotuner here) sets it: a decode step that compiles
+  to one island is then one graph replay.
 - `min_block_size` (default 5, as Torch-TensorRT): islands with fewer fx
   nodes stay in torch, unless the island is the whole graph.
 - `torch_executed_ops`: ATen overloads to leave to torch
@@ -82,10 +83,22 @@ _GRAPH_IDS = itertools.count()
 _DYNAMO_GRAPH_IDS = itertools.count()
 
 
-MODES = (None, "default", "reduce-overhead")
-"""`torch.compile(..., mode=)` values the backend takes: `reduce-overhead`
-means the `cuda_graph` option (CUDA graphs cut the launch overhead, as
-Inductor's mode does; on the CPU, as there, it changes nothing)."""
+MODES = (
+    None,
+    "default",
+    "reduce-overhead",
+    "max-autotune",
+    "max-autotune-no-cudagraphs",
+)
+"""`torch.compile(..., mode=)` values the backend takes, Inductor's:
+`reduce-overhead` means the `cuda_graph` option (CUDA graphs cut the launch
+overhead, as Inductor's mode does; on the CPU, as there, it changes
+nothing). fxdsl has no autotuner (its kernels' shapes are fixed by the
+lowering), so `max-autotune` is `reduce-overhead` (Inductor's also turns
+CUDA graphs on) and `max-autotune-no-cudagraphs` is the default: code
+written for Inductor compiles unchanged."""
+
+GRAPHED_MODES = ("reduce-overhead", "max-autotune")
 
 
 @dataclass(frozen=True)
@@ -109,7 +122,7 @@ class Options:
                 f"fxdsl backend: mode must be one of {', '.join(map(str, MODES))}, "
                 f"got {mode!r}"
             )
-        if mode == "reduce-overhead":
+        if mode in GRAPHED_MODES:
             given.setdefault("cuda_graph", True)
         known = set(Options.__dataclass_fields__)
         unknown = sorted(set(given) - known)

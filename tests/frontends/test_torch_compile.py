@@ -286,15 +286,22 @@ def test_reduce_overhead_mode_means_cuda_graphs() -> None:
     assert not torch_compile.Options.parse(None, "default").cuda_graph
     explicit = torch_compile.Options.parse({"cuda_graph": False}, "reduce-overhead")
     assert not explicit.cuda_graph
+    # Inductor's autotuning modes: no autotuner here, CUDA graphs as there
+    assert torch_compile.Options.parse(None, "max-autotune").cuda_graph
+    assert not torch_compile.Options.parse(
+        None, "max-autotune-no-cudagraphs"
+    ).cuda_graph
     with pytest.raises(ValueError, match="mode must be one of None, default"):
-        torch_compile.Options.parse(None, "max-autotune")
-    # on the CPU the mode compiles and runs as the default does
+        torch_compile.Options.parse(None, "fastest")
+    # on the CPU the modes compile and run as the default does
     model, args, _ = mlp()
-    with torch.no_grad():
-        got = torch.compile(model, backend="fxdsl", mode="reduce-overhead")(*args)
-        np.testing.assert_allclose(
-            got.numpy(), model(*args).numpy(), rtol=1e-5, atol=1e-6
-        )
+    for mode in ("reduce-overhead", "max-autotune"):
+        torch._dynamo.reset()
+        with torch.no_grad():
+            got = torch.compile(model, backend="fxdsl", mode=mode)(*args)
+            np.testing.assert_allclose(
+                got.numpy(), model(*args).numpy(), rtol=1e-5, atol=1e-6
+            )
 
 
 def test_new_shapes_recompile_and_match() -> None:
