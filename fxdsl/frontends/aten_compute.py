@@ -182,9 +182,12 @@ def _batch_norm(call: AtenCall) -> Any:
     eps = float(call.args[-1] if "legit" in call.target else call.args[7])
     if mean is None or var is None:
         raise UnsupportedNode("batch_norm without running statistics")
-    x, (mean, var, weight, bias) = _in_parameters_type(x, mean, var, weight, bias)
-    y = ops.batch_norm(x, mean, var, weight, bias, eps)
-    y = cast_to(y, call.args[0].dtype)  # torch gives the input's type
+    if 0 in x.shape:  # nothing to normalise: torch takes any rank then
+        y = ops.full(list(x.shape), 0.0, x.dtype)
+    else:
+        x, (mean, var, weight, bias) = _in_parameters_type(x, mean, var, weight, bias)
+        y = ops.batch_norm(x, mean, var, weight, bias, eps)
+        y = cast_to(y, call.args[0].dtype)  # torch gives the input's type
     if call.target == "aten.batch_norm.default":
         return y
     # the saved statistics of eval mode: torch's empty tensors, which a

@@ -374,6 +374,13 @@ COMPOSITES = {
     "addbmm beta=0": lambda x: torch.addbmm(
         x[3:4, 1:4], torch.ones(2, 5, 4), torch.ones(2, 4, 3), beta=0
     ),
+    # an empty input of any rank: torch normalises nothing (OpInfo, f16)
+    "batch_norm of an empty 1-d input": lambda x: torch.nn.functional.batch_norm(
+        x[0, :0], x[0, :0], x[0, :0].exp()
+    ),
+    "mode with NaNs most frequent": lambda x: torch.mode(
+        torch.tensor([[math.nan, math.nan, 1.0], [2.0, math.nan, 2.0]]) + x[0, 0] * 0, 1
+    )[0],
 }
 
 
