@@ -45,6 +45,7 @@ from __future__ import annotations
 import functools
 import itertools
 import logging
+import operator
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from os import PathLike
@@ -55,6 +56,7 @@ import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 
+from fxdsl.frontends.aten_registry import target_name
 from fxdsl.frontends.torch_export import TorchImportError, to_numpy
 from fxdsl.frontends.torch_importer import draw_seed
 from fxdsl.frontends.torch_islands import (
@@ -294,6 +296,8 @@ def _compile(
         return _boxed(_Specialising(gm, settings, label))
     name = f"graph_{next(_GRAPH_IDS)}"
     device = _device(settings, example_inputs)
+    shown = gm  # the graph the report and the IR show
+    gm, hidden = _returning_shared_bases(gm)
     try:
         partitioned = plan(
             gm,
@@ -311,7 +315,7 @@ def _compile(
             reason += "please report it"
         LOG.warning("fxdsl: this graph runs in torch: %s", reason)
         if settings.dryrun:
-            report = torch_only_report(gm, reason)
+            report = torch_only_report(shown, reason)
             _write_report(report, settings.dryrun, _title(name, label, gm))
         return _boxed(in_torch)
     # AOTAutograd's metadata describes the forward's inputs, not a backward's
@@ -325,8 +329,44 @@ def _compile(
         _write_report(partitioned.report(), settings.dryrun, _title(name, label, gm))
         return _boxed(in_torch)
     _log_fallbacks(partitioned)
-    runner = _Runner(gm, partitioned, device, settings)
+    runner = _Runner(gm, partitioned, device, settings, hidden)
     return _boxed(runner)
+
+
+def _returning_shared_bases(gm: Any) -> tuple[Any, int]:
+    """`gm`, or a copy that also returns (after its own outputs) each
+    intermediate of which two or more outputs are views, and how many it
+    added. An inference graph's outputs that view one intermediate alias
+    each other in eager (`t = a * 2; return t.diagonal(), t.t()`: a write
+    into one shows in the other), and AOTAutograd trusts the compiled graph
+    for that; the runner rebuilds such views from the intermediate it hands
+    out no further (`_Runner`)."""
+    import torch
+    import torch.utils._pytree as pytree
+
+    output = next(n for n in gm.graph.nodes if n.op == "output")
+    flat = pytree.tree_leaves(output.args[0])
+    returned = dict.fromkeys(x for x in flat if hasattr(x, "op"))  # in order
+    sharing: dict[Any, int] = {}
+    for leaf in returned:
+        node = leaf
+        while _view_step(node) and not any(
+            isinstance(a, torch.fx.Node)
+            for a in pytree.tree_leaves((node.args[1:], node.kwargs))
+        ):
+            node = node.args[0]
+            if node in returned:
+                break
+        if node is not leaf and node not in returned and node.op == "call_function":
+            sharing[node] = sharing.get(node, 0) + 1
+    shared = [node for node, count in sharing.items() if count > 1]
+    if not shared:
+        return gm, 0
+    graph = torch.fx.Graph()
+    copies: dict[Any, Any] = {}
+    outputs = graph.graph_copy(gm.graph, copies)
+    graph.output((outputs, *(copies[node] for node in shared)))
+    return torch.fx.GraphModule(gm, graph), len(shared)
 
 
 def _mutated_inputs(gm: Any) -> list[str]:
@@ -604,7 +644,17 @@ class _Runner:
     """Runs a partitioned graph: islands compiled by fxdsl, the rest by torch,
     in the order of the partitioned function's ops."""
 
-    def __init__(self, gm: Any, partitioned: Plan, device: str, settings: Options):
+    def __init__(
+        self,
+        gm: Any,
+        partitioned: Plan,
+        device: str,
+        settings: Options,
+        hidden: int = 0,
+    ):
+        """`hidden`: how many trailing outputs of `gm` only serve as the
+        bases of other outputs' views (`_returning_shared_bases`), not
+        handed to the caller."""
         import torch.utils._pytree as pytree
 
         module = partitioned.imported.module
@@ -639,6 +689,9 @@ class _Runner:
                 )
         output = next(n for n in gm.graph.nodes if n.op == "output")
         self.leaves, self.spec = pytree.tree_flatten(output.args[0])
+        self.handed_out = len(self.leaves) - hidden
+        if hidden:
+            self.spec = pytree.tree_flatten(output.args[0][0])[1]
         self.returned = list(self.main.body.block.last_op.operands)  # type: ignore[union-attr]
         self.fresh = {i for i, leaf in enumerate(self.leaves) if _new_tensor(leaf)}
         """Outputs that are new tensors in torch (a `clone`, an op's result),
@@ -759,7 +812,7 @@ class _Runner:
             else:
                 root = handed[base]
             flat[index] = _viewed(root, chain, flat[index])
-        result = pytree.tree_unflatten(flat, self.spec)
+        result = pytree.tree_unflatten(flat[: self.handed_out], self.spec)
         return result if isinstance(result, tuple | list) else (result,)
 
 
@@ -795,11 +848,29 @@ def _same_layout(shape: Any, strides: Any, wanted: Any) -> bool:
     return all(n == 1 or a == b for n, a, b in zip(shape, strides, wanted))
 
 
+def _view_step(node: Any) -> bool:
+    """Whether the fx node `node` is a view of its first argument: a view
+    op, or an item of a view op's tuple (`split_with_sizes(x, ...)[i]`,
+    each a view of x)."""
+    if getattr(node, "op", None) != "call_function":
+        return False
+    if node.target is operator.getitem:
+        source = node.args[0]
+        return getattr(source, "op", None) == "call_function" and _is_view(source)
+    return _is_view(node)
+
+
+DETACH = "aten.alias.default"
+"""What `detach` becomes in the core decompositions: a view that torch
+hands out with no autograd history."""
+
+
 def _views_of_outputs(leaves: Sequence[Any]) -> dict[int, tuple[Any, list[Any]]]:
     """Output position -> (the output or input node it is a view of, the
     view nodes from there to it), for outputs reached from another output
-    or from an input by view ops whose other arguments are constants (no fx
-    node among them). An input is the farthest root there is."""
+    or from an input by view steps (`_view_step`) whose other arguments are
+    constants (no fx node among them). An input is the farthest root there
+    is."""
     import torch
     import torch.utils._pytree as pytree
 
@@ -807,7 +878,7 @@ def _views_of_outputs(leaves: Sequence[Any]) -> dict[int, tuple[Any, list[Any]]]
     views: dict[int, tuple[Any, list[Any]]] = {}
     for index, leaf in enumerate(leaves):
         chain, node = [], leaf
-        while getattr(node, "op", None) == "call_function" and _is_view(node):
+        while _view_step(node):
             arguments = pytree.tree_leaves((node.args[1:], node.kwargs))
             if any(isinstance(a, torch.fx.Node) for a in arguments):
                 break
@@ -820,22 +891,25 @@ def _views_of_outputs(leaves: Sequence[Any]) -> dict[int, tuple[Any, list[Any]]]
 
 
 def _viewed(base: Any, chain: list[Any], computed: Any) -> Any:
-    """`chain`'s view ops applied to `base` in torch: a tensor aliasing it;
-    `computed` (the island's values) where torch refuses the view on this
-    base (its strides are fxdsl's, not eager's)."""
+    """`chain`'s view steps applied to `base` in torch: a tensor aliasing
+    it (detached where the chain detaches: `o.t().detach()` is a view of o
+    that requires no grad); `computed` (the island's values) where torch
+    refuses the view on this base (its strides are fxdsl's, not eager's)."""
     view = base
     try:
         for node in chain:
             view = node.target(view, *node.args[1:], **node.kwargs)
     except RuntimeError:
         return computed
+    if any(target_name(node.target) == DETACH for node in chain):
+        view = view.detach()
     return view
 
 
 def _new_tensor(node: Any) -> bool:
     """Whether the fx output `node` is a tensor of its own in torch: not an
     input, nor a chain of views of one."""
-    while getattr(node, "op", None) == "call_function" and _is_view(node):
+    while _view_step(node):
         node = node.args[0]
     return getattr(node, "op", None) == "call_function"
 
