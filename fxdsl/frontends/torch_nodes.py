@@ -138,9 +138,18 @@ def _returns_written(node: Any) -> bool:
     return bool(alias is not None and alias.is_write)
 
 
+WHOLE_ALIASES = ("aten.detach.default", "aten.alias.default")
+"""View ops whose result is all of their input, element for element: a
+write into one is a write into the input (`embedding(max_norm=)` renorms
+`weight.detach()` in place)."""
+
+
 def written_tensor(node: Any) -> Any:
-    """The tensor `node` is: through in-place results (`x.add_(1)` is x)."""
-    while getattr(node, "op", None) == "call_function" and _returns_written(node):
+    """The tensor `node` is: through in-place results (`x.add_(1)` is x) and
+    whole aliases (`x.detach()`)."""
+    while getattr(node, "op", None) == "call_function" and (
+        _returns_written(node) or target_name(node.target) in WHOLE_ALIASES
+    ):
         node = node.args[0]
     return node
 

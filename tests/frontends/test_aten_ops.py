@@ -530,20 +530,38 @@ MAX_NORMS = {
 }
 
 
+@pytest.mark.parametrize("decompose", [False, True], ids=["default", "core"])
 @pytest.mark.parametrize("name", list(MAX_NORMS))
-def test_embedding_max_norm_renormalizes_the_named_rows(name: str) -> None:
+def test_embedding_max_norm_renormalizes_the_named_rows(
+    name: str, decompose: bool
+) -> None:
     """`F.embedding(..., max_norm=...)` writes the renormalized rows into its
     table (`embedding_renorm_`, on a detached view) before the lookup. The
     core-ATen graph has the write as a value (fxdsl's decomposition of
-    `embedding_renorm`); the default graph's in-place write into a view of a
-    value read again is refused, not dropped (it was: nothing in that graph
-    depends on the in-place node, and the lookup read the old rows)."""
+    `embedding_renorm`); in the default graph the write into `detach(w)` is
+    a write into w (a whole alias), which the lookup then reads (it once
+    read the old rows: nothing there depends on the in-place node)."""
     fn = MAX_NORMS[name]
     x = _awkward_values()
-    (got,) = from_torch(function_module(fn), (x,), decompose=True).run(x)
+    (got,) = from_torch(function_module(fn), (x,), decompose=decompose).run(x)
     np.testing.assert_allclose(got, fn(x).numpy(), rtol=1e-6, atol=0)
-    with pytest.raises(TorchImportError, match="embedding_renorm_.*a view of"):
-        from_torch(function_module(fn), (x,))
+
+
+def test_embedding_max_norm_writes_the_callers_table() -> None:
+    """At the default level the renormalized rows go back into the table
+    the caller passed, as torch's in-place renorm leaves them."""
+
+    def fn(table: Any, ids: Any) -> Any:
+        return torch.nn.functional.embedding(ids, table, max_norm=1.0) + 1
+
+    table = torch.randn(10, 4, generator=torch.Generator().manual_seed(2)) * 3
+    ids = torch.tensor([1, 2, 1])
+    program = from_torch(function_module(fn), (table.clone(), ids))
+    ours, theirs = table.clone(), table.clone()
+    (got,) = program.run(ours, ids)
+    np.testing.assert_allclose(got, fn(theirs, ids).numpy(), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6, atol=1e-6)
+    assert not torch.equal(ours, table)  # rows 1 and 2 were renormalized
 
 
 @pytest.mark.parametrize("decompose", [False, True], ids=["default", "core"])
