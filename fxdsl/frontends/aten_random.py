@@ -103,7 +103,9 @@ RECURRENT = frozenset({"lstm", "gru", "rnn_tanh", "rnn_relu"})
 def _float_dtype(call: AtenCall) -> str:
     dtype = call.dtype
     if dtype not in ("f32", "f16", "bf16"):
-        raise UnsupportedNode(f"{call.target} of dtype {dtype}: floats only")
+        raise UnsupportedNode(
+            f"{call.target} of dtype {dtype}: fxdsl draws f32, f16 and bf16 only"
+        )
     return dtype
 
 
