@@ -102,11 +102,34 @@ def _data_range(x: Tensor, low: float, high: float, widen: float) -> tuple[Any, 
 
 @aten("histc.default")
 def _histc(call: AtenCall) -> Tensor:
+    """torch's CPU histc: each element in [left, right] goes to bin
+    `trunc((x - left) * bins / (right - left))` (the last bin also holds
+    `right`), computed in the input's type, each step rounded there, as
+    the kernel's scalar arithmetic rounds; not by comparing with linspace
+    edges, which differ near a bin boundary in bf16/f16. A quotient that is
+    not finite (NaN where the range rounds to one value, bf16 300 +- 1; inf
+    where `(x - left) * bins` overflows f16) lands in bin 0, as in eager
+    (its int64 cast of it is INT64_MIN, an offset of 0 bytes once scaled by
+    the element size)."""
     x: Tensor = cast_to(call.args[0], call.dtype)
     bins = int(call.arg(1, "bins", 100))
     low, high = float(call.arg(2, "min", 0)), float(call.arg(3, "max", 0))
     low_v, high_v = _data_range(x, low, high, 1.0)
-    return _histogram(x, _edges(low_v, high_v, bins, x.dtype), None, False)
+    # the outer edges of torch's linspace edges: NaN where its step is not
+    # finite (a range of float32's extremes), which then counts nothing
+    edges = _edges(low_v, high_v, bins, x.dtype)
+    left = ops.slice(edges, [0], [1])
+    right = ops.slice(edges, [bins], [bins + 1])
+    count = math.prod(x.shape)
+    _check_pairs("a histogram", count * bins)
+    flat = reshape(x, [count, 1])
+    quotient = ops.div(ops.mul(ops.sub(flat, left), float(bins)), ops.sub(right, left))
+    finite = ops.lt(ops.abs(quotient), math.inf)
+    quotient = ops.where(finite, quotient, 0.0)
+    position = ops.minimum(ops.cast(quotient, "i64"), ops.full([], bins - 1, "i64"))
+    inside = ops.logical_and(ops.ge(flat, left), ops.le(flat, right))
+    hit = ops.logical_and(inside, ops.eq(position, _arange(bins, [1, bins])))
+    return ops.sum(ops.cast(hit, x.dtype), [0])
 
 
 @aten("histogram.bin_ct", "histogram.bins_tensor")

@@ -518,6 +518,46 @@ def test_an_accumulating_index_put_is_an_index_add(dtype: str) -> None:
     np.testing.assert_array_equal(np.asarray(got, dtype=np.float32), want)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])
+def test_histc_bins_as_torchs_kernel_does(dtype: str) -> None:
+    """histc's bin is `trunc((x - left) * bins / (right - left))` in the
+    input's type, not a comparison with linspace edges: near a boundary in
+    bf16 the two differ (100 among 5 bins of [99, 101] is bin 2, not 3); a
+    range that rounds to one value (bf16 300 +- 1) or a product that
+    overflows f16 puts the element in bin 0, as eager does. Random data,
+    scales and bin counts, against eager exactly."""
+    kind = getattr(torch, dtype)
+    generator = torch.Generator().manual_seed(7)
+    samples = [
+        (torch.tensor([100.0]), 5, {}),
+        (torch.tensor([300.0]), 4, {}),
+        (torch.tensor([-3000.0, -1000.0, 0.0, 2000.0, 3000.0]), 80, {}),
+    ]
+    for trial in range(12):
+        scale = 10.0 ** (trial % 5 - 1)
+        x = torch.randn(
+            int(torch.randint(1, 150, (1,), generator=generator)), generator=generator
+        )
+        bins = int(torch.randint(1, 110, (1,), generator=generator))
+        given = (
+            {"min": float(x.min()) * scale / 2, "max": float(x.max()) * scale}
+            if trial % 3 == 0
+            else {}
+        )
+        samples.append(((x * scale).round() if trial % 4 == 0 else x * scale, bins, given))  # fmt: skip
+    for x, bins, given in samples:
+        x = x.to(kind)
+
+        def fn(t: Any, bins: int = bins, given: Any = given) -> Any:
+            return torch.histc(t, bins=bins, **given)
+
+        (got,) = from_torch(function_module(fn), (x,)).run(x)
+        want = fn(x).float().numpy()
+        np.testing.assert_array_equal(
+            np.asarray(got, np.float32), want, err_msg=f"{x} {bins} {given}"
+        )
+
+
 MAX_NORMS = {
     # the named rows (1, 2, 3; 2 twice) past the norm scaled down, row 3's
     # inf to NaN (inf * 0) as in torch, a NaN row's norm not past it
