@@ -21,6 +21,7 @@ from fxdsl.frontends.aten_registry import (
     cast_to,
     dims_of,
     graph_dtype,
+    is_integer,
     widened,
 )
 from fxdsl.tracing import ops
@@ -218,6 +219,8 @@ def _matmul(call: AtenCall) -> Tensor:
 def _addmm(call: AtenCall) -> Tensor:
     bias, lhs, rhs = call.args[:3]
     beta, alpha = call.kwargs.get("beta", 1), call.kwargs.get("alpha", 1)
+    if is_integer(call.dtype):  # torch truncates them to the integer type
+        beta, alpha = int(beta), int(alpha)
     # 16-bit: the GEMM on its operands' type (tensor cores) stores its
     # product in f32, the rest is f32 too, rounded once at the end, as
     # torch's one kernel rounds (a bias that cancels the product keeps

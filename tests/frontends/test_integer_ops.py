@@ -196,3 +196,21 @@ def test_uint8_bilinear_resizing_is_left_to_torch() -> None:
         got = torch.compile(antialiased, backend="fxdsl")(x)
     assert torch.equal(got, antialiased(x))
     assert "aten._upsample_bilinear2d_aa.default" in outcome.in_torch
+
+
+def test_integer_gemms_truncate_float_alpha_and_beta() -> None:
+    """On integer tensors torch truncates a float alpha or beta to an
+    integer (0.6 is 0, 2.2 is 2); the import multiplied an i64 tensor by
+    the float and was refused (OpInfo addbmm/baddbmm, int64, 20 samples)."""
+    bias = torch.arange(6).reshape(2, 3)
+    left = torch.arange(16).reshape(2, 2, 4) - 5
+    right = torch.arange(24).reshape(2, 4, 3) % 7
+
+    def fn(m: Any, a: Any, b: Any) -> Any:
+        return (
+            torch.addbmm(m, a, b, beta=0.6, alpha=2.2),
+            torch.baddbmm(m, a, b, beta=1.6, alpha=-1.5),
+            torch.addmm(m, a[0], b[0], beta=3.9, alpha=0.4),
+        )
+
+    compiled_equals_eager(fn, bias, left, right)
