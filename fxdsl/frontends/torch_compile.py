@@ -235,17 +235,26 @@ def fxdsl_backend(
             op: fn for op, fn in decompositions.items() if "scaled_dot" not in str(op)
         }
 
-    def backend(decompositions: dict[Any, Any]) -> Callable[..., Any]:
+    def backend(
+        decompositions: dict[Any, Any], keep: bool = False
+    ) -> Callable[..., Any]:
         return aot_autograd(
             fw_compiler=compiler("forward"),
             bw_compiler=compiler("backward"),
             inference_compiler=compiler("inference"),
             decompositions=decompositions,
+            keep_inference_input_mutations=keep,
         )(gm, example_inputs)
 
     try:
         return backend(decompositions)
     except Exception as error:  # noqa: BLE001 - a model must never fail to run
+        if "set_ on a graph input" in str(error):
+            # `param.data *= k` in a forward: a `set_` beside other writes of
+            # one input, which AOTAutograd can only keep in the graph (the
+            # write then runs in torch, on the caller's tensor)
+            LOG.info("fxdsl: input mutations kept in the graph (%s)", error)
+            return backend(decompositions, keep=True)
         # A decomposition torch cannot trace on these inputs (`take`'s on a
         # data-dependent index): AOTAutograd's graph without them; the
         # importer decomposes node by node, leaving to torch what does not
@@ -727,7 +736,11 @@ class _Runner:
             def value(n: Any) -> Any:
                 if n.name in self.folded:
                     return self.folded[n.name]
-                return _as_torch_holds(next(given), n.meta.get("val"))
+                # torch's layout of it, where the island's differs: some ops
+                # read their operand's memory as the graph lays it out (the
+                # erased clone before `mkldnn_rnn_layer`, batch_first LSTMs)
+                held = _as_torch_holds(next(given), n.meta.get("val"))
+                return _in_torchs_strides(held, n.meta.get("val"))
 
             args = map_arg(node.args, value)
             kwargs = map_arg(node.kwargs, value)

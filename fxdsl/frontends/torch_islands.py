@@ -37,12 +37,13 @@ from xdsl.dialects.builtin import ArrayAttr, BoolAttr, DictionaryAttr
 from xdsl.ir import Block, Operation
 from xdsl.traits import ConstantLike
 
+from fxdsl.frontends.aten_registry import target_name
 from fxdsl.frontends.torch_export import (
     ImportedProgram,
     TorchImportError,
     from_graph_module,
 )
-from fxdsl.frontends.torch_nodes import _source_line, draws_random
+from fxdsl.frontends.torch_nodes import _is_view, _source_line, draws_random
 from fxdsl.ir import graph
 from fxdsl.transforms.partitioner import CapabilityBasedPartitioner, Partition
 
@@ -154,6 +155,7 @@ def plan(
             forced[error.node] = str(error).splitlines()[0]
             continue
         beyond = _beyond_kernel_types(imported) if kernel_types_only else {}
+        beyond.update(_storage_views(imported, nodes))
         if beyond.keys() - forced.keys():
             forced.update(beyond)
             continue
@@ -172,6 +174,32 @@ def plan(
             )
             forced.update(dict.fromkeys(names, reason))
     return _outline(imported, partitions, groups, nodes)
+
+
+STORAGE_RELATIVE = frozenset({"aten.as_strided.default"})
+"""Ops that read their input's storage, not its elements: in torch they
+need the input as torch lays it out, not an island's dense copy."""
+
+STORAGE_REASON = "a view that a storage-relative op left to torch reads through"
+
+
+def _storage_views(imported: ImportedProgram, nodes: dict[str, Any]) -> dict[str, str]:
+    """fx node name -> why, for the view nodes between a storage-relative
+    node left to torch (`as_strided` of a non-dense view) and the tensor
+    they view: run in torch too, they hand it a view of torch's own storage
+    (a graph input's, or a fresh tensor's), as in eager."""
+    chains: dict[str, str] = {}
+    for op in imported.module.walk():
+        if not (isinstance(op, func.CallOp) and "torch.node" in op.attributes):
+            continue
+        node = nodes[op.attributes["torch.node"].data]  # type: ignore[union-attr]
+        if target_name(node.target) not in STORAGE_RELATIVE:
+            continue
+        source = node.args[0]
+        while getattr(source, "op", None) == "call_function" and _is_view(source):
+            chains[source.name] = STORAGE_REASON
+            source = source.args[0]
+    return chains
 
 
 def _beyond_kernel_types(imported: ImportedProgram) -> dict[str, str]:
