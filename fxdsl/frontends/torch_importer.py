@@ -969,7 +969,13 @@ class _Importer:
             with at_frames(frames):
                 flat = array.reshape(-1)
                 if flat.size and bool((flat == flat[0]).all()):
-                    made = ops.full(array.shape, float(flat[0]), dtype)
+                    # an int64 a float64 cannot hold (int64's largest, a
+                    # masked amin's fill) goes as the int: ops.full keeps it
+                    first = flat[0].item()
+                    inexact = isinstance(first, int) and int(float(first)) != first
+                    made = ops.full(
+                        array.shape, first if inexact else float(first), dtype
+                    )
                 else:
                     made = ops.constant(array, dtype)
             self.constants[key] = made

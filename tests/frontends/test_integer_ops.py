@@ -214,3 +214,19 @@ def test_integer_gemms_truncate_float_alpha_and_beta() -> None:
         )
 
     compiled_equals_eager(fn, bias, left, right)
+
+
+def test_a_folded_int64_extreme_stays_exact() -> None:
+    """masked.amin fills the masked-out elements with a lifted constant
+    tensor holding int64's largest; folded into a `graph.full` through a
+    float64 it became int64's smallest (OpInfo int64 at 20 samples)."""
+    mask = torch.tensor([[True, False], [False, False]])
+
+    def fn(x: Any) -> Any:
+        return (
+            torch.masked.amin(x, dim=1, mask=mask),
+            torch.masked.amax(x, dim=1, mask=mask),
+            torch.masked.argmin(x, dim=1, mask=mask),
+        )
+
+    compiled_equals_eager(fn, torch.tensor([[-8, 6], [9, 0]]))
