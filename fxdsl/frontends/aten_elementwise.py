@@ -116,7 +116,19 @@ def _hardsigmoid(call: AtenCall) -> Tensor:
 @aten("clamp.default", "clamp_.default", "clip.default")
 def _clamp(call: AtenCall) -> Tensor:
     low, high = call.arg(1, "min"), call.arg(2, "max")
-    return ops.clamp(cast_to(call.args[0], call.dtype), low, high)
+    x = cast_to(call.args[0], call.dtype)
+
+    def inexact(bound: Any) -> bool:  # an int a float64 (clamp's) cannot hold
+        return isinstance(bound, int) and int(float(bound)) != bound
+
+    if is_integer(call.dtype) and (inexact(low) or inexact(high)):
+        # exact bounds as tensors: ops.full keeps an int64 extreme exact
+        if low is not None:
+            x = ops.maximum(x, ops.full([], low, call.dtype))
+        if high is not None:
+            x = ops.minimum(x, ops.full([], high, call.dtype))
+        return x
+    return ops.clamp(x, low, high)
 
 
 @aten("clamp.Tensor", "clamp_.Tensor", "clip.Tensor")

@@ -230,3 +230,15 @@ def test_a_folded_int64_extreme_stays_exact() -> None:
         )
 
     compiled_equals_eager(fn, torch.tensor([[-8, 6], [9, 0]]))
+
+
+def test_clamp_of_int64_by_a_bound_past_float64_is_exact() -> None:
+    """clamp's bounds are float64 attributes: an int64 bound near the
+    extremes rounded to 2**63 and the reference overflowed; such bounds
+    clamp through exact tensors instead."""
+    big = INT64.max
+
+    def fn(x: Any) -> Any:
+        return torch.clamp(x, min=-(big - 3), max=big - 11), torch.clamp(x, max=big)
+
+    compiled_equals_eager(fn, torch.tensor([2**62, big, -big, -5]))
