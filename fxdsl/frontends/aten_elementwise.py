@@ -198,8 +198,8 @@ def _arith(fn: Callable[[Any, Any], Tensor], reverse: bool = False) -> Handler:
         alpha = call.kwargs.get("alpha", call.args[2] if len(call.args) > 2 else 1)
         if reverse:  # rsub(self, other, alpha) = other - alpha * self
             return fn(rhs, lhs if alpha == 1 else ops.mul(lhs, alpha))
-        if alpha != 1:
-            rhs = ops.mul(rhs, alpha)
+        if alpha != 1:  # two Python numbers multiply in Python
+            rhs = ops.mul(rhs, alpha) if isinstance(rhs, Tensor) else rhs * alpha
         if fn is ops.mul and isinstance(lhs, Tensor) and alpha == 1:
             return _by_scalar(fn, call.dtype, lhs, call.args[1])
         return fn(lhs, rhs)

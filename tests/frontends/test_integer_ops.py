@@ -242,3 +242,13 @@ def test_clamp_of_int64_by_a_bound_past_float64_is_exact() -> None:
         return torch.clamp(x, min=-(big - 3), max=big - 11), torch.clamp(x, max=big)
 
     compiled_equals_eager(fn, torch.tensor([2**62, big, -big, -5]))
+
+
+def test_add_and_sub_of_a_number_with_alpha_compile() -> None:
+    """`torch.add(x, 5, alpha=3)`: other times alpha is two Python numbers,
+    which the handler multiplied as graph values and so left to torch."""
+
+    def fn(x: Any) -> Any:
+        return torch.add(x, 5, alpha=3), torch.sub(x, 2, alpha=-4) * 2
+
+    compiled_equals_eager(fn, torch.arange(6) - 2)
