@@ -685,7 +685,8 @@ class _Importer:
                     f"it writes into {target.name}, a view of {base.name}, "
                     "which is read again"
                 )
-        if not read_after(target, node):
+        aliases = self._aliases(target, node)
+        if not any(read_after(n, node) for n in (target, *aliases)):
             return
         if self._is_folded_node(target):
             raise UnsupportedNode(
@@ -695,11 +696,11 @@ class _Importer:
         self.values[target] = value
         self._refresh_aliases(target, node)
 
-    def _refresh_aliases(self, base: Any, node: Any) -> None:
-        """`node` wrote a new value into `base`: the aliases of it imported
-        before (in-place results, which are `base`; views, which show part
-        of it), and aliases of those, read its new contents from here on,
-        as torch's do. A view is imported again from the new value."""
+    def _aliases(self, base: Any, node: Any) -> list[Any]:
+        """The aliases of `base` imported before `node` (in-place results,
+        which are `base`; views, which show part of it), and aliases of
+        those, parents first."""
+        found: list[Any] = []
         pending = [(user, base) for user in base.users]
         while pending:
             alias, parent = pending.pop(0)
@@ -712,11 +713,20 @@ class _Importer:
                 or not _is_view(alias)
             ):
                 continue
+            found.append(alias)
+            pending.extend((user, alias) for user in alias.users)
+        return found
+
+    def _refresh_aliases(self, base: Any, node: Any) -> None:
+        """`node` wrote a new value into `base`: its aliases (`_aliases`)
+        read its new contents from here on, as torch's do (`v = t[0];
+        t.add_(1); v * 3` reads the new row). A view is imported again from
+        the new value."""
+        for alias in self._aliases(base, node):
             if _returns_written(alias):
-                self.values[alias] = self.values[parent]
+                self.values[alias] = self.values[alias.args[0]]
             else:
                 self._import_node(alias)
-            pending.extend((user, alias) for user in alias.users)
 
     def _decomposed(
         self, node: Any, target: str, frames: tuple[ScopeFrame, ...]

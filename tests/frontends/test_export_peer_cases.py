@@ -1001,6 +1001,19 @@ def view_of_input_read_after_a_write() -> Example:
 
 
 @case()
+def view_of_intermediate_read_after_a_write() -> Example:
+    """Only the view is read after the write, not the intermediate."""
+
+    def f(x: Any) -> Any:
+        t = x * 2
+        row, col = t[0], t[:, 1:]
+        t.add_(1)
+        return row * 3, col.sum(0)
+
+    return Fn(f), (r(2, 3),), {}
+
+
+@case()
 def view_of_buffer_read_after_a_write() -> Example:
     class M(nn.Module):
         def __init__(self) -> None:
