@@ -671,7 +671,7 @@ class _Importer:
                 f"it writes into {target.name}, an input of torch's decomposition "
                 "around it, which that decomposition does not say it writes"
             )
-        base = target
+        base, chain = target, {target}
         while _is_view(base):
             base = base.args[0]
             if base.op == "placeholder":
@@ -685,6 +685,16 @@ class _Importer:
                     f"it writes into {target.name}, a view of {base.name}, "
                     "which is read again"
                 )
+            chain.add(base)
+        if base is not target:
+            # another view of the base, taken before, would show the write
+            covered = chain | set(self._aliases(target, node))
+            for alias in self._aliases(base, node):
+                if alias not in covered and read_after(alias, node):
+                    raise UnsupportedNode(
+                        f"it writes into {target.name}, a view of {base.name}, "
+                        f"whose view {alias.name} is read again"
+                    )
         aliases = self._aliases(target, node)
         if not any(read_after(n, node) for n in (target, *aliases)):
             return

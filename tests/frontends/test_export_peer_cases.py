@@ -1013,6 +1013,21 @@ def view_of_intermediate_read_after_a_write() -> Example:
     return Fn(f), (r(2, 3),), {}
 
 
+@case(default=r"writes into \w+, a view of \w+, whose view \w+ is read again")
+def sibling_view_read_after_a_write_through_another() -> Example:
+    """A write through one view of an intermediate, another view of it read
+    after: refused at the default level (it read the old row), right at the
+    core level."""
+
+    def f(x: Any) -> Any:
+        t = x * 2
+        row = t[0]
+        t[0].add_(1)
+        return row * 3
+
+    return Fn(f), (r(2, 3),), {}
+
+
 @case()
 def view_of_buffer_read_after_a_write() -> Example:
     class M(nn.Module):
