@@ -264,6 +264,8 @@ class CudaExecutor:
         if not isinstance(value, np.ndarray | self.cp.ndarray) and hasattr(
             value, "__dlpack__"
         ):
+            if getattr(value, "requires_grad", False):
+                value = value.detach()  # DLPack refuses a tensor that needs grad
             array = self.cp.from_dlpack(value)  # torch tensors etc., zero-copy
         shape = tuple(getattr(array, "shape", ()))
         dtype = np.dtype(getattr(array, "dtype", type(value)))

@@ -52,9 +52,8 @@ def build_decoder(name: str, dtype: Any = None, **sizes: Any) -> Any:
     recipe = SUITE[DECODERS.get(name, name)]
     config_cls = getattr(transformers, recipe.config)
     config = config_cls(
-        vocab_size=_VOCAB,
         **SPECIAL_TOKENS,
-        **{**recipe.sizes, **SIZES.get(name, {}), **sizes},
+        **{"vocab_size": _VOCAB, **recipe.sizes, **SIZES.get(name, {}), **sizes},
     )
     model = seeded(lambda: getattr(transformers, recipe.model)(config))
     return model if dtype is None else model.to(dtype)

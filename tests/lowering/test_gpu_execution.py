@@ -333,7 +333,7 @@ def test_cuda_graph_replays_the_plan() -> None:
 
     module = gpt2_stack(2, B=1, T=8, D=16, heads=2)
     run = fxdsl.compile(module, backend="cuda", cuda_graph=True)
-    assert isinstance(run, GraphedExecutor)
+    assert isinstance(run.run, GraphedExecutor)  # behind the KeywordInputs wrapper
     inputs = example_inputs(module)
     device_inputs = [cupy.asarray(a) for a in inputs]
     (want,) = run_reference(module, *inputs)
