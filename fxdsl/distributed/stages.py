@@ -177,6 +177,11 @@ def _stage_module_class() -> type:
             self.call = staged.calls[index]
             function = staged.stage_function(index)
             self.run = compile_module(_single_function_module(function), backend)
+            self.held = None  # on the GPU: its weights converted once
+            if backend == "cuda":
+                from fxdsl.runtime.torch_operands import DeviceOperands
+
+                self.held = DeviceOperands()
             device = "cuda" if backend == "cuda" else "cpu"
             self.weight_names = [n for n in parameter_names(function) if n]
             for i, array in enumerate(staged.stage_weights(index)):
@@ -186,7 +191,7 @@ def _stage_module_class() -> type:
         def forward(self, *activations: Any) -> Any:
             weights = [getattr(self, f"w{i}") for i in range(len(self.weight_names))]
             outputs = call_island(
-                self.run, [*weights, *activations], self.backend, self.call
+                self.run, [*weights, *activations], self.backend, self.call, self.held
             )
             return outputs[0] if len(outputs) == 1 else tuple(outputs)
 

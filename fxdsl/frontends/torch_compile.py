@@ -693,9 +693,7 @@ class _Runner:
             else:
                 island = _island_module(functions[op.callee.string_value()])
                 run = _compiled(island, device, settings)
-                self.steps.append(
-                    (op, functools.partial(_island_step, run, device, op))
-                )
+                self.steps.append((op, _IslandStep(run, device, op)))
         output = next(n for n in gm.graph.nodes if n.op == "output")
         self.leaves, self.spec = pytree.tree_flatten(output.args[0])
         self.handed_out = len(self.leaves) - hidden
@@ -969,10 +967,21 @@ def _constants(main: func.FuncOp, device: str) -> dict[Any, Any]:
     return values
 
 
-def _island_step(
-    run: Callable[..., Any], device: str, op: func.CallOp, operands: list[Any]
-) -> list[Any]:
-    return call_island(run, operands, device, op)
+class _IslandStep:
+    """One island of the runner: its compiled function, called through
+    `call_island`; on the GPU with the island's own `DeviceOperands`, so the
+    weights and caches it reads on every call are converted once."""
+
+    def __init__(self, run: Callable[..., Any], device: str, op: func.CallOp):
+        self.run, self.device, self.op = run, device, op
+        self.held: Any = None
+        if device == "cuda":
+            from fxdsl.runtime.torch_operands import DeviceOperands
+
+            self.held = DeviceOperands()
+
+    def __call__(self, operands: list[Any]) -> list[Any]:
+        return call_island(self.run, operands, self.device, self.op, self.held)
 
 
 def _island_module(function: func.FuncOp) -> ModuleOp:
@@ -1004,25 +1013,31 @@ def _compiled(module: ModuleOp, device: str, settings: Options) -> Callable[...,
 
 
 def call_island(
-    run: Callable[..., Any], operands: list[Any], device: str, op: func.CallOp
+    run: Callable[..., Any],
+    operands: list[Any],
+    device: str,
+    op: func.CallOp,
+    held: Any = None,
 ) -> list[Any]:
     """Torch tensors in, torch tensors out: numpy on the CPU (zero-copy where
     the layout allows), DLPack on the GPU, where a bf16 tensor crosses as
     its `uint16` bits (as the executor holds bf16), both ways: a result given
     as bits is viewed back as bf16, one given as float32 values (an executor
-    compiled without `bf16_bits`) is rounded."""
-    import torch
-
+    compiled without `bf16_bits`) is rounded. `held`: the caller's
+    `DeviceOperands` on the GPU, which converts each tensor once across
+    calls (a fresh one, converting everything, when None)."""
     if device == "cuda":
+        import torch
+
+        from fxdsl.runtime.torch_operands import DeviceOperands
         from fxdsl.runtime.torch_stream import on_torch_stream
 
-        bits = [
-            t.view(torch.uint16) if t.dtype == torch.bfloat16 else t for t in operands
-        ]
+        held = held or DeviceOperands()
         with on_torch_stream():
-            results = [torch.from_dlpack(r) for r in run(*bits)]
+            arrays = held(operands)
+            results = [torch.from_dlpack(r) for r in run(*arrays)]
         return [
-            given if (given := aliased_operand(r, bits, operands)) is not None
+            given if (given := aliased_operand(r, operands, held.pointers)) is not None
             else _bf16_back(r, typ)
             for r, typ in zip(results, op.result_types)
         ]  # fmt: skip
@@ -1031,18 +1046,25 @@ def call_island(
     return [_to_torch(r, typ) for r, typ in zip(results, op.result_types)]
 
 
-def aliased_operand(result: Any, given: list[Any], operands: list[Any]) -> Any:
+def aliased_operand(result: Any, operands: list[Any], pointers: dict[int, int]) -> Any:
     """The operand whose memory `result` is (same address, shape, strides
-    and dtype as `given[i]`, the operand as the island got it): a buffer
-    written in place (a donated KV cache). Handing back the operand itself
-    lets AOTAutograd's copy of the new value into the input see one tensor
-    and skip the copy; None when `result` is memory of its own."""
-    for original, passed in zip(operands, given):
+    and element size; `pointers`: each operand's address -> its position): a
+    buffer written in place (a donated KV cache; a bf16 one comes back as
+    its `uint16` bits). Handing back the operand itself lets AOTAutograd's
+    copy of the new value into the input see one tensor and skip the copy;
+    None when `result` is memory of its own."""
+    import torch
+
+    address = result.data_ptr()
+    if address not in pointers:
+        return None
+    for original in (operands[pointers[address]], *operands):
+        crossed = torch.uint16 if original.dtype == torch.bfloat16 else original.dtype
         if (
-            result.data_ptr() == passed.data_ptr()
-            and result.shape == passed.shape
-            and result.stride() == passed.stride()
-            and result.dtype == passed.dtype
+            original.data_ptr() == address
+            and result.shape == original.shape
+            and result.stride() == original.stride()
+            and result.dtype == crossed
         ):
             return original
     return None

@@ -79,13 +79,17 @@ def prompts(batch: int, length: int, padded: bool, seed: int = 1) -> dict[str, A
 def greedy(model: Any, inputs: dict[str, Any], new_tokens: int) -> Any:
     """Greedy `generate` with a static cache (exactly `new_tokens` tokens:
     no stop at EOS, whose id is a drawn token in a tiny vocabulary); the
-    `GenerateOutput` with `sequences` and the `logits` of each step."""
+    `GenerateOutput` with `sequences` and the `logits` of each step.
+    `disable_compile`: on a CUDA device, HF's `generate` would otherwise
+    wrap the forward (compiled or not) in an Inductor `torch.compile` of its
+    own when the cache is static; the caller decides what is compiled."""
     import torch
 
     model.generation_config.cache_implementation = "static"
     with torch.no_grad():
         return model.generate(
             **inputs,
+            disable_compile=True,
             max_new_tokens=new_tokens,
             min_new_tokens=new_tokens,
             do_sample=False,

@@ -17,10 +17,12 @@ need("transformers")
 
 from fxdsl.testing.generation import (  # noqa: E402
     DECODERS,
+    PAD,
     build_decoder,
     cache_updates,
     generate_both,
     prompts,
+    recording_plans,
 )
 
 NEW_TOKENS = 32
@@ -49,6 +51,37 @@ def test_gpt2_generates_eagers_tokens_with_the_decode_step_compiled() -> None:
     # the decode step's graph takes one token per row
     decode = got.plans[1]
     assert len(decode.islands) == 1, decode.report()
+
+
+@pytest.mark.usefixtures("fresh_dynamo")
+def test_hfs_own_compile_config_takes_the_fxdsl_backend() -> None:
+    """The other documented recipe (docs/torch-compile.md): HF's
+    auto-compile of `generate` (on a GPU by default, forced here) with
+    `CompileConfig(backend="fxdsl")`; the tokens are eager's and fxdsl
+    compiled the decode step whole."""
+    import transformers
+
+    model = build_decoder("llama")
+    model.generation_config.cache_implementation = "static"
+    inputs = prompts(2, PROMPT, padded=True)
+
+    def generate(**options: Any) -> Any:
+        with torch.no_grad():
+            return model.generate(
+                **inputs, max_new_tokens=6, min_new_tokens=6, do_sample=False,
+                pad_token_id=PAD, **options,
+            )  # fmt: skip
+
+    want = generate(disable_compile=True)
+    config = transformers.CompileConfig(backend="fxdsl", mode="reduce-overhead")
+    config._compile_all_devices = True  # HF compiles on CUDA devices only
+    model.generation_config.compile_config = config
+    plans: list[Any] = []
+    with recording_plans(plans):
+        got = generate()
+    assert torch.equal(want, got), (want, got)
+    assert plans, "HF's compile did not reach the fxdsl backend"
+    assert all(plan.compiled == plan.total for plan in plans), plans[-1].report()
 
 
 CASES = [

@@ -272,13 +272,18 @@ def test_bad_options_are_clear_errors(options: dict[str, Any], message: str) -> 
 
 def test_a_result_in_an_operands_memory_is_that_operand() -> None:
     cache = torch.zeros(2, 3, dtype=torch.bfloat16)
+    row = cache[0]  # another operand at the same address, another shape
     bits = cache.view(torch.uint16)
+    pointers = {cache.data_ptr(): 0}
     same = torch.from_dlpack(bits)  # as the executor hands a donated buffer back
-    assert torch_compile.aliased_operand(same, [bits], [cache]) is cache
+    assert torch_compile.aliased_operand(same, [cache], pointers) is cache
+    assert torch_compile.aliased_operand(same, [row, cache], pointers) is cache
     other = bits.clone()
-    assert torch_compile.aliased_operand(other, [bits], [cache]) is None
+    assert torch_compile.aliased_operand(other, [cache], pointers) is None
     view = bits[:1]  # same address, another shape: not the operand
-    assert torch_compile.aliased_operand(view, [bits], [cache]) is None
+    assert torch_compile.aliased_operand(view, [cache], pointers) is None
+    values = same.view(torch.bfloat16)  # bf16 comes back as bits, not values
+    assert torch_compile.aliased_operand(values, [cache], pointers) is None
 
 
 def test_reduce_overhead_mode_means_cuda_graphs() -> None:
@@ -460,6 +465,29 @@ def test_cuda_islands_follow_torchs_current_stream() -> None:
     side.synchronize()
     want = model(x.cuda()) + 1.0
     torch.testing.assert_close(z, want, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.gpu
+def test_held_weights_and_host_scalars_on_gpu() -> None:
+    """Weights are converted once and held across calls (`DeviceOperands`):
+    a write into one between calls must still be read, and a CPU scalar
+    tensor beside CUDA ones (which DLPack cannot take) is copied over."""
+    model, (x,), _ = mlp(batch=32)
+    model, x = model.cuda(), x.cuda()
+    compiled = torch.compile(model, backend="fxdsl", options={"device": "cuda"})
+    with torch.no_grad():
+        for _ in range(3):
+            compiled(x)
+        for parameter in model.parameters():
+            parameter.mul_(0.5)  # in place: same tensors, same memory
+        torch.testing.assert_close(compiled(x), model(x), rtol=1e-4, atol=1e-4)
+
+    def scaled(a: Any, s: Any) -> Any:
+        return torch.relu(a) * s + 1.0
+
+    scale = torch.tensor(3.0)  # on the host
+    got = torch.compile(scaled, backend="fxdsl", options={"device": "cuda"})(x, scale)
+    torch.testing.assert_close(got, scaled(x, scale))
 
 
 def _mlp_of(layers: int) -> Any:

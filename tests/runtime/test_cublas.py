@@ -363,16 +363,17 @@ def test_bf16_crosses_the_torch_bridge_as_bits(
     torch = need("torch")
     from fxdsl.frontends import torch_compile
     from fxdsl.runtime import torch_stream
+    from fxdsl.runtime.torch_operands import DeviceOperands, crossing
 
     monkeypatch.setattr(torch_stream, "on_torch_stream", contextlib.nullcontext)
-    x = torch.tensor([1.0, -2.5, 3.140625], dtype=torch.bfloat16)
+    x = torch.tensor([1.0, -2.5, 3.140625], dtype=torch.bfloat16, requires_grad=True)
     n = torch.arange(3)
     seen: list[Any] = []
 
     def run(*operands: Any) -> tuple[np.ndarray, ...]:
         seen.extend(operands)
-        bits = operands[0].numpy()  # the island's results, as numpy "device" arrays
-        return bits.copy(), _from_bits(bits), operands[1].numpy() + 1
+        bits = operands[0]  # the island's results, as numpy "device" arrays
+        return bits.copy(), _from_bits(bits), operands[1] + 1
 
     module = parse(
         "func.func @f(%a: tensor<3xbf16>) -> (tensor<3xbf16>, tensor<3xbf16>, "
@@ -381,12 +382,16 @@ def test_bf16_crosses_the_torch_bridge_as_bits(
     )
     function = entry_function(module)
     op = types.SimpleNamespace(result_types=list(function.function_type.outputs))
-    from_bits, from_values, ints = torch_compile.call_island(run, [x, n], "cuda", op)
-    assert seen[0].dtype == torch.uint16
-    assert seen[1] is n
+    # numpy's DLPack import stands in for CuPy's (`torch_operands.to_cupy`)
+    held = DeviceOperands(lambda t: (np.from_dlpack(crossing(t)), True))
+    from_bits, from_values, ints = torch_compile.call_island(
+        run, [x, n], "cuda", op, held
+    )
+    assert seen[0].dtype == np.uint16
+    np.testing.assert_array_equal(seen[1], n.numpy())
     for got in (from_bits, from_values):
         assert got.dtype == torch.bfloat16
-        assert torch.equal(got, x)
+        assert torch.equal(got, x.detach())
     assert torch.equal(ints, n + 1)
 
 
