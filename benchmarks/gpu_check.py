@@ -6,10 +6,12 @@ time budget per stage, each stage writing its results as it ends:
 
   a. tests: the `gpu`-marked tests (`GPU_TEST_FILES`, most important first),
      under pytest with a JUnit report, so every test's outcome is recorded;
-  b. bench: `fxdsl-bench --backend cuda` on the rows that decide defaults and
+  b. profile: `benchmarks/profile_backend.py`, the backend's host time per
+     call and where it goes (cProfile), into the log;
+  c. bench: `fxdsl-bench --backend cuda` on the rows that decide defaults and
      goals (`BENCH_WORKLOADS` x `BENCH_VARIANTS`), its own JSON/markdown in
      the output folder;
-  c. summary: device, versions, every bench row and each test's outcome in
+  d. summary: device, versions, every bench row and each test's outcome in
      `<out>/<date>-<gpu>.{json,md}`, rewritten after every stage, so a stage
      cut short by its budget (or the device's limit) loses nothing before it.
 
@@ -18,9 +20,10 @@ time budget per stage, each stage writing its results as it ends:
 
 `--dry` runs the same script where there is no GPU (CI does, through a
 slow-marked test): stage a only collects the listed tests (so a renamed or
-new `gpu` test that the list misses fails the check), stage b runs the same
-workloads on the CPU reference at tiny sizes. Exit status 1 when a stage
-fails or runs out of its budget; the summary says which.
+new `gpu` test that the list misses fails the check), stage b profiles
+the backend on the CPU at tiny sizes, stage c runs the same workloads on the
+CPU reference at tiny sizes. Exit status 1 when a stage fails or runs out of
+its budget; the summary says which.
 """
 
 from __future__ import annotations
@@ -104,9 +107,9 @@ LOG = "gpu-check.log"
 """Every stage's output, one after another (the device tool brings back at
 most 8 files from $OUT)."""
 
-DEFAULT_BUDGETS = {"tests": 150, "bench": 300}
-"""Seconds per stage: tests and bench together stay under 8 minutes (a
-machine's start took about 30 s on 2026-11-27)."""
+DEFAULT_BUDGETS = {"tests": 120, "profile": 45, "bench": 300}
+"""Seconds per stage: together under 8 minutes (a machine's start took
+about 30 s on 2026-11-27; the tests took 46-53 s on the 2026-11-28 H200)."""
 
 
 WORKLOAD_FLOOR = 60.0
@@ -244,6 +247,16 @@ def tests_stage(out: Path, dry: bool, budget: float) -> Stage:
         stage.detail["outcomes"] = outcomes
         stage.detail["passed"] = sum(o == "passed" for o in outcomes.values())
         stage.detail["total"] = len(outcomes)
+    return stage
+
+
+def profile_stage(out: Path, dry: bool, budget: float) -> Stage:
+    """`benchmarks/profile_backend.py`: the backend's host time per call and
+    where it goes, into the log."""
+    stage = Stage("profile")
+    command = [sys.executable, str(ROOT / "benchmarks" / "profile_backend.py")]
+    command += ["--dry", "--calls", "5"] if dry else ["--calls", "30"]
+    run_stage(stage, command, budget, out / LOG)
     return stage
 
 
@@ -488,7 +501,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--out", type=Path, default=Path(os.environ.get("OUT", "/tmp/fxdsl-gpu-check"))
     )
     parser.add_argument(
-        "--stages", default="tests,bench", help="comma-separated: tests,bench"
+        "--stages",
+        default=",".join(DEFAULT_BUDGETS),
+        help="comma-separated: tests,profile,bench",
     )
     for name, seconds in DEFAULT_BUDGETS.items():
         parser.add_argument(
@@ -504,7 +519,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     stages = args.stages.split(",")
     unknown = sorted(set(stages) - set(DEFAULT_BUDGETS))
     if unknown:
-        parser.error(f"--stages: unknown {', '.join(unknown)} (tests, bench)")
+        parser.error(f"--stages: unknown {', '.join(unknown)} (tests, profile, bench)")
     args.out.mkdir(parents=True, exist_ok=True)
     device = device_name()
     summary: dict[str, Any] = {
@@ -519,6 +534,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name in stages:
         if name == "tests":
             stage = tests_stage(args.out, args.dry, args.tests_budget)
+        elif name == "profile":
+            stage = profile_stage(args.out, args.dry, args.profile_budget)
         else:
             stage = bench_stage(
                 args.out,

@@ -50,13 +50,22 @@ def build_decoder(name: str, dtype: Any = None, **sizes: Any) -> Any:
     import transformers
 
     recipe = SUITE[DECODERS.get(name, name)]
+    config = decoder_config(name, **sizes)
+    model = seeded(lambda: getattr(transformers, recipe.model)(config))
+    return model if dtype is None else model.to(dtype)
+
+
+def decoder_config(name: str, **sizes: Any) -> Any:
+    """`build_decoder`'s config, without building the model: the tiny
+    config's sizes, then `sizes` (a `vocab_size` among them included)."""
+    import transformers
+
+    recipe = SUITE[DECODERS.get(name, name)]
     config_cls = getattr(transformers, recipe.config)
-    config = config_cls(
+    return config_cls(
         **SPECIAL_TOKENS,
         **{"vocab_size": _VOCAB, **recipe.sizes, **SIZES.get(name, {}), **sizes},
     )
-    model = seeded(lambda: getattr(transformers, recipe.model)(config))
-    return model if dtype is None else model.to(dtype)
 
 
 def prompts(batch: int, length: int, padded: bool, seed: int = 1) -> dict[str, Any]:

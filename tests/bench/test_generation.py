@@ -23,6 +23,22 @@ def test_the_workloads_are_the_issue_rows() -> None:
     assert full["generate_llama1b_bf16_b1"]["hidden_size"] == 2048
 
 
+@pytest.mark.parametrize("scale", ["full", "small", "tiny"])
+def test_every_scales_config_builds(scale: str) -> None:
+    """The config of each workload at each scale (the model itself only on
+    the GPU at full scale): the 2026-11-28 GPU check found the full-scale
+    GPT-2 config refused (`vocab_size` given twice), which the dry run's tiny
+    scale never passes."""
+    need("transformers")
+    from fxdsl.testing.generation import decoder_config
+
+    for workload in GENERATE_WORKLOADS:
+        sizes = config_sizes(workload, workload.dims[scale])
+        config = decoder_config(workload.model, **sizes)
+        for key, value in sizes.items():
+            assert getattr(config, key) == value, (workload.name, key)
+
+
 def test_a_step_reads_every_weight_once_and_the_whole_cache() -> None:
     torch = need("torch")
     need("transformers")

@@ -91,6 +91,7 @@ def test_dry_run_passes_and_writes_every_stage(tmp_path: Path) -> None:
     assert code == 0, stages
     assert stages["tests"]["status"] == "passed"
     assert stages["tests"]["detail"]["files missing from GPU_TEST_FILES"] == []
+    assert stages["profile"]["status"] == "passed"
     assert set(stages["bench"]["detail"]["statuses"].values()) == {"passed"}
     workloads = {w["name"]: w for w in stages["bench"]["detail"]["workloads"]}
     assert set(workloads) == set(gpu_check.BENCH_WORKLOADS)
