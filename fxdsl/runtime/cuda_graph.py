@@ -13,14 +13,18 @@ kernels that fell back to the host (`HostKernel`). An f32, f16 or bf16
 program is one graph.
 
 A graph bakes in buffer addresses. Scratch buffers live as long as the
-executor; inputs and outputs do not, so captured graphs are cached by the
-device addresses of the call's inputs (`MAX_GRAPHS` of them): calling again
-with the same device arrays (the usual inference loop, and the benchmark)
-replays; new addresses capture a new entry; beyond `MAX_GRAPHS` distinct
-input sets the call runs eagerly (correct, without the launch savings).
-Numpy inputs are uploaded to fresh device arrays on every call, so they
-always take that path after the first few calls: pass CuPy arrays (or torch
-tensors, zero-copy) to benefit. Outputs are copied out of the entry's own
+executor; inputs and outputs do not. An input whose address changes from
+one call to the next (an activation, a decode step's token ids: a new array
+each call) is *moving*: from then on it is copied, before each replay, into
+a buffer of the executor's own, whose address the graphs bake in, as
+Inductor's CUDA graphs copy their non-static inputs. Inputs at the same
+address call after call (weights, a static KV cache) are read where they
+are. An input whose buffer the program hands back (a donated cache written
+in place, an identity result) is never copied: the caller must see the
+writes and get its own array back. Graphs are cached by the addresses they
+bake in (`MAX_GRAPHS` of them); a new address of such a pinned input
+captures a new entry, and beyond `MAX_GRAPHS` distinct sets the call runs
+eagerly (correct, without the launch savings). Outputs are copied out of the entry's own
 output buffers, so a later call never overwrites an array already returned;
 a replay allocates nothing but those copies. An output that is an argument's
 buffer (a donated KV cache the program updates in place) is the caller's
@@ -60,11 +64,23 @@ class GraphedExecutor:
         self.stream = self.cp.cuda.Stream(non_blocking=True)
         self.entries: dict[tuple[int, ...], _Entry] = {}
         self.plan = executor.plan
+        inputs = self.plan.num_inputs
+        self.pinned = {v.slot for v in self.plan.outputs if v.slot < inputs}
+        """Inputs the program hands back (written in place, or returned as
+        they are): never copied."""
+        self.moving: dict[int, Any] = {}
+        """Moving input -> the executor's own buffer it is copied into."""
+        self._last: list[int] | None = None
 
     def __call__(self, *inputs: Any) -> tuple[Any, ...]:
         executor = self.executor
         uploaded = executor.upload(inputs)
-        key = tuple(device_address(b) for b in uploaded)
+        addresses = [device_address(b) for b in uploaded]
+        self._find_moving(uploaded, addresses)
+        staged = list(uploaded)
+        for index, buffer in self.moving.items():
+            staged[index], addresses[index] = buffer, device_address(buffer)
+        key = tuple(addresses)
         entry = self.entries.get(key)
         if entry is None and len(self.entries) >= MAX_GRAPHS:
             buffers = executor.bind(uploaded)  # eager: too many distinct inputs
@@ -73,8 +89,10 @@ class GraphedExecutor:
         caller = self.cp.cuda.get_current_stream()
         self.stream.wait_event(caller.record())
         with self.stream:
+            for index, buffer in self.moving.items():
+                buffer[...] = uploaded[index]  # on the graphs' stream, in order
             if entry is None:  # a replay needs no buffers but the entry's
-                entry = self._capture(executor.bind(uploaded))
+                entry = self._capture(executor.bind(staged))
                 self.entries[key] = entry
             for piece in entry.pieces:
                 piece()
@@ -88,6 +106,23 @@ class GraphedExecutor:
             )
         caller.wait_event(self.stream.record())
         return results
+
+    def _find_moving(self, uploaded: list[Any], addresses: list[int]) -> None:
+        """Inputs at another address than on the last call become moving
+        (unless pinned), each with a buffer of its own; graphs captured with
+        their old addresses are dropped (they would not replay again)."""
+        last, self._last = self._last, list(addresses)
+        if last is None:
+            return
+        moved = [
+            index
+            for index, (now, before) in enumerate(zip(addresses, last))
+            if now != before and index not in self.pinned and index not in self.moving
+        ]
+        for index in moved:
+            self.moving[index] = self.cp.empty_like(uploaded[index])
+        if moved:
+            self.entries.clear()
 
     def _capture(self, buffers: list[Any]) -> _Entry:
         """Capture every run of launches of the plan on `self.stream` (the

@@ -22,7 +22,7 @@ NUMPY_NAMES = (
     "uint16", "uint32", "float32", "where", "isnan", "lib",
     "linalg", "tri", "eye", "swapaxes", "broadcast_to", "isfinite", "stack",
     "float64", "int32", "tile", "arange", "argmax", "abs", "sqrt", "sum",
-    "ones", "concatenate",
+    "ones", "concatenate", "empty_like",
 )  # fmt: skip
 """What the executor and the cuBLAS binding use of CuPy's numpy-like API."""
 

@@ -312,8 +312,9 @@ def test_cuda_graph_replays_without_allocating(executor_module: Any) -> None:
     """GraphedExecutor on the stand-in: the first call captures one graph
     per run of launches (GEMMs through cupy.matmul stay eager between them),
     a call with the same input arrays replays them and allocates nothing but
-    the output copies, earlier results survive later calls, and beyond
-    MAX_GRAPHS input sets the plan runs eagerly, still correct."""
+    the output copies, and earlier results survive later calls. Inputs that
+    come at a new address on each call (activations) are copied into the
+    executor's own buffers: one more capture, then every call replays."""
     from fxdsl.lowering.launch_plan import Gemm, build_launch_plan
     from fxdsl.runtime import cuda_graph
 
@@ -352,13 +353,19 @@ def test_cuda_graph_replays_without_allocating(executor_module: Any) -> None:
     assert streams.replays == 2 * runs
     assert streams.allocations == allocations  # the replay allocated nothing
     np.testing.assert_array_equal(first, kept)  # not overwritten
+    assert not graphed.moving
 
-    for seed in range(3, 3 + cuda_graph.MAX_GRAPHS):  # new arrays each time
-        fresh = random_inputs(module, entry=name, seed=seed)
+    weights = inputs[1:]  # the same arrays each call; the activation is new
+    for seed in range(3, 3 + 2 * cuda_graph.MAX_GRAPHS):
+        fresh = [random_inputs(module, entry=name, seed=seed)[0], *weights]
         (got,) = graphed(*fresh)
         (expected,) = run_reference(module, *fresh, entry=name)
         np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4)
-    assert len(graphed.entries) == cuda_graph.MAX_GRAPHS  # the last ran eagerly
+    assert set(graphed.moving) == {0}  # the activation, copied in
+    assert len(graphed.entries) == 1
+    assert streams.captures == 2 * runs  # once more, with its own buffer
+    assert streams.replays == (2 + 2 * cuda_graph.MAX_GRAPHS) * runs
+    np.testing.assert_array_equal(first, kept)
 
 
 def test_bf16_bits_round_to_nearest_even_with_any_array_module() -> None:
@@ -503,3 +510,32 @@ def test_a_donated_cache_is_updated_in_place_and_handed_back(
         assert np.shares_memory(got, cache)
         np.testing.assert_array_equal(cache[:, position], (new + step)[:, 0])
     assert np.count_nonzero(cache.any(axis=2)) == 4  # two rows of two batches
+
+
+def test_a_donated_cache_at_a_new_address_is_never_copied(
+    executor_module: Any,
+) -> None:
+    """A cache the program writes in place is pinned: a new cache array on
+    each call captures a graph for it (up to MAX_GRAPHS, then eagerly), and
+    each call writes into its own cache, never into a copy."""
+    from fxdsl.lowering.launch_plan import build_launch_plan
+    from fxdsl.runtime import cuda_graph
+
+    cp = sys.modules["cupy"]
+    lowered = apply(fxdsl.parse(IN_PLACE), GPU_PIPELINE)
+    plan = build_launch_plan(lowered)
+    machine = ir_emulator.Emulator(lowered)
+    streams = FakeStreams(cp)
+    kernels = {
+        name: CapturableKernel(HostKernel(cp, machine, name), streams)
+        for name in plan.kernels
+    }
+    run = cuda_graph.GraphedExecutor(executor_module.CudaExecutor(plan, kernels))
+    new = np.arange(8, dtype=np.float32).reshape(2, 1, 4) + 1
+    for step in range(cuda_graph.MAX_GRAPHS + 2):
+        cache = np.zeros((2, 8, 4), np.float32)
+        (got,) = run(cache, np.array([step]), new + step)
+        assert np.shares_memory(got, cache)
+        np.testing.assert_array_equal(cache[:, step], (new + step)[:, 0])
+    assert 0 not in run.moving
+    assert len(run.entries) == cuda_graph.MAX_GRAPHS
