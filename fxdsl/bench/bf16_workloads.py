@@ -272,6 +272,7 @@ BF16_WORKLOADS: tuple[Workload, ...] = (
             _attention,
             _torch_attention,
             reduce_overhead=True,
+            torch_attention=True,
             flops=lambda d: _causal_attention_flops(d["B"], d["H"], d["T"], d["D"]),
             tolerance=KERNEL_TOLERANCE,
         )
@@ -285,6 +286,7 @@ BF16_WORKLOADS: tuple[Workload, ...] = (
             _hf_builder("gpt2"),
             _hf_torch("gpt2"),
             reduce_overhead=True,
+            torch_attention=True,
             flops=_gpt2_flops,
             tolerance=MODEL_TOLERANCE,
         )
@@ -298,6 +300,7 @@ BF16_WORKLOADS: tuple[Workload, ...] = (
         _hf_builder("llama"),
         _hf_torch("llama"),
         reduce_overhead=True,
+        torch_attention=True,
         flops=_llama_flops,
         tolerance=MODEL_TOLERANCE,
     ),

@@ -7,7 +7,8 @@ decoder, timed per variant:
   compiled by Inductor (default mode, and CUDA graphs);
 * `fxdsl-backend`, `fxdsl-cudagraph`: `model.forward` compiled by
   `torch.compile(backend="fxdsl")`, the second with its `cuda_graph`
-  option (CUDA only);
+  option (CUDA only); `fxdsl-backend-sdpa`: attention left to torch's
+  SDPA kernels (`variants.SDPA_IN_TORCH`);
 * `copy`: a device copy moving the bytes one decode step must read at
   least (every weight once, the whole static cache once: the
   memory-bandwidth limit of a step, as the other workloads' copy row).
@@ -34,7 +35,7 @@ from statistics import median
 from typing import Any
 
 from fxdsl.bench.timing import Device
-from fxdsl.bench.variants import Skipped
+from fxdsl.bench.variants import SDPA_IN_TORCH, Skipped
 from fxdsl.bench.workloads import Dims
 
 TIE_ULPS = 2.0
@@ -123,10 +124,14 @@ def _forward(variant: str, device: str) -> Callable[[Any], Any] | None:
             )
         mode = "reduce-overhead" if variant.endswith("overhead") else None
         return lambda f: torch.compile(f, mode=mode)
-    if variant in ("fxdsl-backend", "fxdsl-cudagraph"):
+    if variant in ("fxdsl-backend", "fxdsl-cudagraph", "fxdsl-backend-sdpa"):
         if variant == "fxdsl-cudagraph" and device != "cuda":
             raise Skipped("CUDA graphs need a CUDA device")
-        options = {"cuda_graph": True} if variant == "fxdsl-cudagraph" else {}
+        options = {
+            "fxdsl-backend": {},
+            "fxdsl-cudagraph": {"cuda_graph": True},
+            "fxdsl-backend-sdpa": SDPA_IN_TORCH,
+        }[variant]
         return lambda f: torch.compile(f, backend="fxdsl", options=options)
     if variant == "fxdsl-backend-cudagraph":
         raise Skipped("the fxdsl-cudagraph row is the backend with cuda_graph here")

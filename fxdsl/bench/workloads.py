@@ -69,6 +69,10 @@ class Workload:
     but the qkv bias a kernel of its own (`fold-bias=false`), beside the
     default."""
 
+    torch_attention: bool = False
+    """Also time the torch backend with attention left to torch's own SDPA
+    kernels (`fxdsl-backend-sdpa`), beside fxdsl's fused attention."""
+
     skinny: bool = False
     """Also time fxdsl with `graph-split-k` (few-row GEMMs split along K),
     with and without CUDA graphs, beside the default."""

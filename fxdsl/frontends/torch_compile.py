@@ -225,7 +225,13 @@ def fxdsl_backend(
         label = f"Dynamo graph {dynamo_graph}, {kind}"
         return functools.partial(compile_aten_graph, settings=settings, label=label)
 
-    decompositions = core_aten_decompositions()
+    # An op the user leaves to torch stays whole: not decomposed first into
+    # ops fxdsl would then take (SDPA's CPU kernel decomposes into math).
+    decompositions = {
+        op: fn
+        for op, fn in core_aten_decompositions().items()
+        if str(op) not in settings.torch_executed_ops
+    }
     if _training(gm, example_inputs):
         # torch 2.13's core decomposition of scaled_dot_product_attention
         # leaves a backward (the flash kernel's) that does not match it:

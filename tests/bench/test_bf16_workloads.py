@@ -194,3 +194,33 @@ def test_fxdsl_rows_hand_cuda_bf16_bits(monkeypatch: pytest.MonkeyPatch) -> None
             assert all(g.dtype == np.float32 for g in inputs)
         assert out.dtype == np.float32
         np.testing.assert_allclose(out, product, rtol=1e-2, atol=1e-2)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_the_sdpa_variant_leaves_attention_to_torch(dtype: str) -> None:
+    """`fxdsl-backend-sdpa`'s options: SDPA's kernel runs in torch, the rest
+    in fxdsl, and the result is eager's. On the CPU torch's core
+    decompositions turn SDPA's kernel into math that fxdsl takes: an op in
+    `torch_executed_ops` is kept out of the decompositions."""
+    torch = need("torch")
+    from fxdsl.bench.variants import SDPA_IN_TORCH
+    from fxdsl.testing.generation import recording_plans
+
+    def block(q: Any, k: Any, v: Any) -> Any:
+        attended = torch.nn.functional.scaled_dot_product_attention(
+            q * 0.5, k, v, is_causal=True
+        )
+        return torch.tanh(attended) * 2.0 + 1.0
+
+    q, k, v = torch.randn(3, 1, 2, 8, 16, dtype=getattr(torch, dtype)).unbind(0)
+    torch._dynamo.reset()
+    plans: list[Any] = []
+    options = {"device": "cpu", "min_block_size": 1, **SDPA_IN_TORCH}
+    with recording_plans(plans):
+        got = torch.compile(block, backend="fxdsl", options=options)(q, k, v)
+    torch._dynamo.reset()
+    torch.testing.assert_close(got, block(q, k, v))
+    (plan,) = plans
+    in_torch = [target for target, _, _ in plan.fallbacks.values()]
+    assert any("scaled_dot_product" in t for t in in_torch), plan.report()
+    assert plan.islands, plan.report()
