@@ -686,16 +686,16 @@ class _Importer:
                     "which is read again"
                 )
             chain.add(base)
+        aliases = self._aliases(target, node)
         if base is not target:
             # another view of the base, taken before, would show the write
-            covered = chain | set(self._aliases(target, node))
+            covered = chain | set(aliases)
             for alias in self._aliases(base, node):
                 if alias not in covered and read_after(alias, node):
                     raise UnsupportedNode(
                         f"it writes into {target.name}, a view of {base.name}, "
                         f"whose view {alias.name} is read again"
                     )
-        aliases = self._aliases(target, node)
         if not any(read_after(n, node) for n in (target, *aliases)):
             return
         if self._is_folded_node(target):
@@ -704,7 +704,7 @@ class _Importer:
                 "which is read again"
             )
         self.values[target] = value
-        self._refresh_aliases(target, node)
+        self._refresh_aliases(target, node, aliases)
 
     def _aliases(self, base: Any, node: Any) -> list[Any]:
         """The aliases of `base` imported before `node` (in-place results,
@@ -727,12 +727,14 @@ class _Importer:
             pending.extend((user, alias) for user in alias.users)
         return found
 
-    def _refresh_aliases(self, base: Any, node: Any) -> None:
-        """`node` wrote a new value into `base`: its aliases (`_aliases`)
-        read its new contents from here on, as torch's do (`v = t[0];
-        t.add_(1); v * 3` reads the new row). A view is imported again from
-        the new value."""
-        for alias in self._aliases(base, node):
+    def _refresh_aliases(
+        self, base: Any, node: Any, aliases: list[Any] | None = None
+    ) -> None:
+        """`node` wrote a new value into `base`: its aliases (`_aliases`,
+        or `aliases` when the caller has them) read its new contents from
+        here on, as torch's do (`v = t[0]; t.add_(1); v * 3` reads the new
+        row). A view is imported again from the new value."""
+        for alias in self._aliases(base, node) if aliases is None else aliases:
             if _returns_written(alias):
                 self.values[alias] = self.values[alias.args[0]]
             else:
