@@ -91,20 +91,25 @@ check is torch's.
 from __future__ import annotations
 
 import contextlib
-import logging
-import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 
 from fxdsl.testing.optional import need
+from fxdsl.testing.peer_cases import (
+    assert_same,
+    assert_tensor,
+    backend_log,
+    fresh,
+    tensor_leaves,
+    warn_whole_graphs,
+)
 
 torch = need("torch")
 
 import torch.nn.functional as F  # noqa: E402
-import torch.utils._pytree as pytree  # noqa: E402
 from torch import nn  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("fresh_dynamo")
@@ -113,7 +118,6 @@ SEED = 20240
 OPTIONS = {"min_block_size": 1}
 F32 = {"rtol": 1e-5, "atol": 1e-5}
 BF16 = {"rtol": 1e-2, "atol": 1e-2}
-WHOLE_GRAPH_IN_TORCH = "this graph runs in torch"
 
 
 @dataclass
@@ -2077,39 +2081,8 @@ case(
 
 
 def _build(make: Callable[[], Any], seed: int = SEED) -> Setup:
-    torch.manual_seed(seed)
-    made = make()
+    made = fresh(make, seed)
     return made if isinstance(made, Setup) else Setup(tuple(made))
-
-
-def _tensors(value: Any) -> list[Any]:
-    return [t for t in pytree.tree_leaves(value) if isinstance(t, torch.Tensor)]
-
-
-def _close(got: Any, want: Any, tol: dict[str, float], what: str) -> None:
-    assert isinstance(got, torch.Tensor), (
-        f"{what}: {type(got).__name__} is not a tensor"
-    )
-    assert got.dtype == want.dtype, f"{what}: dtype {got.dtype} != {want.dtype}"
-    exact = not (want.is_floating_point() or want.is_complex())
-    torch.testing.assert_close(
-        got.detach(),
-        want.detach(),
-        equal_nan=True,
-        msg=lambda m: f"{what}: {m}",
-        **({"atol": 0, "rtol": 0} if exact else tol),
-    )
-
-
-def _same_values(got: Any, want: Any, tol: dict[str, float], what: str) -> None:
-    got_leaves, got_spec = pytree.tree_flatten(got)
-    want_leaves, want_spec = pytree.tree_flatten(want)
-    assert got_spec == want_spec, f"{what}: structure {got_spec} != {want_spec}"
-    for i, (g, w) in enumerate(zip(got_leaves, want_leaves, strict=True)):
-        if isinstance(w, torch.Tensor):
-            _close(g, w, tol, f"{what}[{i}]")
-        else:
-            assert g == w, f"{what}[{i}]: {g!r} != {w!r}"
 
 
 def _layout(t: Any) -> tuple[int | None, ...]:
@@ -2153,7 +2126,7 @@ def _aliasing(outputs: list[Any], inputs: list[Any]) -> list[tuple[str, int, int
 
 def _leaves(setup: Setup) -> list[Any]:
     found: list[Any] = []
-    candidates = [*setup.bases, *_tensors(setup.args)]
+    candidates = [*setup.bases, *tensor_leaves(setup.args)]
     if setup.module is not None:
         candidates += list(setup.module.parameters())
     for t in candidates:
@@ -2165,7 +2138,7 @@ def _leaves(setup: Setup) -> list[Any]:
 def _state(setup: Setup) -> list[Any]:
     """What a call may change, beside its outputs: the arguments (strides
     included), and a module's parameters and buffers."""
-    state = [(t, tuple(t.shape), t.stride()) for t in _tensors(setup.args)]
+    state = [(t, tuple(t.shape), t.stride()) for t in tensor_leaves(setup.args)]
     if setup.module is not None:
         state += [
             (t, tuple(t.shape), t.stride()) for t in setup.module.state_dict().values()
@@ -2179,9 +2152,9 @@ def _same_state(got: Setup, want: Setup, tol: dict[str, float], what: str) -> No
     for i, ((g, gs, gst), (w, ws, wst)) in enumerate(zip(got_state, want_state)):
         assert gs == ws, f"{what}[{i}]: shape {gs} != {ws}"
         assert _layout(g) == _layout(w), f"{what}[{i}]: strides {gst} != {wst}"
-        _close(g, w, tol, f"{what}[{i}]")
+        assert_tensor(g, w, tol, f"{what}[{i}]")
     for i, (g, w) in enumerate(zip(got.bases, want.bases)):
-        _close(g, w, tol, f"{what}: base[{i}]")
+        assert_tensor(g, w, tol, f"{what}: base[{i}]")
 
 
 def _call(spec: Case, setup: Setup, fn: Callable[..., Any]) -> Any:
@@ -2213,8 +2186,8 @@ def _check_call(
 ) -> None:
     want_out = _call(spec, want, eager)
     got_out = _call(spec, got, compiled)
-    _same_values(got_out, want_out, spec.tol, f"{call}: output")
-    want_flat, got_flat = _tensors(want_out), _tensors(got_out)
+    assert_same(got_out, want_out, spec.tol, f"{call}: output")
+    want_flat, got_flat = tensor_leaves(want_out), tensor_leaves(got_out)
     for i, (g, w) in enumerate(zip(got_flat, want_flat)):
         assert g.requires_grad == w.requires_grad, (
             f"{call}: output[{i}].requires_grad {g.requires_grad} != {w.requires_grad}"
@@ -2226,8 +2199,8 @@ def _check_call(
             f"{call}: output[{i}] strides {g.stride()} != {w.stride()}"
         )
     _same_state(got, want, spec.tol, f"{call}: argument after the call")
-    want_alias = _aliasing(want_flat, _tensors(want.args))
-    got_alias = _aliasing(got_flat, _tensors(got.args))
+    want_alias = _aliasing(want_flat, tensor_leaves(want.args))
+    got_alias = _aliasing(got_flat, tensor_leaves(got.args))
     assert got_alias == want_alias, (
         f"{call}: aliasing {got_alias} != eager's {want_alias}"
     )
@@ -2239,38 +2212,15 @@ def _check_call(
             # input no output depends on): the same gradient
             g_grad = torch.zeros_like(g) if g.grad is None else g.grad
             w_grad = torch.zeros_like(w) if w.grad is None else w.grad
-            _close(g_grad, w_grad, spec.tol, f"{call}: leaf[{i}].grad")
+            assert_tensor(g_grad, w_grad, spec.tol, f"{call}: leaf[{i}].grad")
     if spec.mutate_outputs:
         with torch.no_grad():
             for g, w in zip(got_flat, want_flat):
                 if w.is_floating_point():
                     g.mul_(2)
                     w.mul_(2)
-        _same_values(got_out, want_out, spec.tol, f"{call}: output written in place")
+        assert_same(got_out, want_out, spec.tol, f"{call}: output written in place")
         _same_state(got, want, spec.tol, f"{call}: argument after writing the outputs")
-
-
-class _Records(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.INFO)
-        self.messages: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.messages.append(record.getMessage())
-
-
-@contextlib.contextmanager
-def _backend_log() -> Iterator[_Records]:
-    logger = logging.getLogger("fxdsl.torch_compile")
-    handler = _Records()
-    old = logger.level
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
-    try:
-        yield handler
-    finally:
-        logger.removeHandler(handler)
-        logger.setLevel(old)
 
 
 def run_case(spec: Case, backend: str = "fxdsl") -> list[str]:
@@ -2281,22 +2231,19 @@ def run_case(spec: Case, backend: str = "fxdsl") -> list[str]:
     eager = want.module if want.module is not None else spec.fn
     target = got.module if got.module is not None else spec.fn
     compiled = torch.compile(target, backend=backend, options=options)
-    with _backend_log() as log, torch._dynamo.config.patch(**spec.dynamo):
+    with backend_log() as log, torch._dynamo.config.patch(**spec.dynamo):
         for n in range(spec.calls):
             if n:  # new values (a stale or folded input would show); one module
                 want_module, got_module = want.module, got.module
                 want, got = _build(spec.make, SEED + n), _build(spec.make, SEED + n)
                 want.module, got.module = want_module, got_module
             _check_call(spec, eager, compiled, want, got, f"call {n + 1}")
-    return log.messages
+    return log
 
 
 @pytest.mark.parametrize("spec", CASES)
 def test_matches_eager(spec: Case) -> None:
-    messages = run_case(spec)
-    whole = [m for m in messages if WHOLE_GRAPH_IN_TORCH in m]
-    if whole:
-        warnings.warn("; ".join(whole), stacklevel=1)
+    warn_whole_graphs(run_case(spec))
 
 
 @pytest.mark.parametrize("spec", FOUND)

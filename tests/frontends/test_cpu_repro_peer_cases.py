@@ -61,22 +61,20 @@ Not ported, and why:
 
 from __future__ import annotations
 
-import contextlib
 import itertools
-import logging
 import math
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from fxdsl.testing.optional import need
+from fxdsl.testing.peer_cases import Case, case, compare_with_eager, warn_whole_graphs
 
 torch = need("torch")
 
 import torch.nn.functional as F  # noqa: E402
-import torch.utils._pytree as pytree  # noqa: E402
 from torch import nn  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("fresh_dynamo")
@@ -84,8 +82,7 @@ pytestmark = pytest.mark.usefixtures("fresh_dynamo")
 aten = torch.ops.aten
 SEED = 2024
 INF, NAN = float("inf"), float("nan")
-WHOLE_GRAPH_IN_TORCH = "this graph runs in torch"
-LOWP = (torch.bfloat16, torch.float16)
+LOWP = {"atol": 1e-2, "rtol": 1e-2}  # the least tolerance of float16/bfloat16
 OPTIONS = {"min_block_size": 1}
 
 # What the port found, each now fixed (the cases that show it):
@@ -95,23 +92,6 @@ OPTIONS = {"min_block_size": 1}
 # mkldnn_rnn_layer ran in torch on a permuted view where the graph had a
 # contiguous clone; `conv_weight_masked_in_place`: `weight.data *= mask` in
 # a forward failed in AOTAutograd (a set_ beside other writes of one input).
-
-
-def case(
-    name: str,
-    fn: Callable[..., Any],
-    make: Callable[[], tuple[Any, ...]],
-    *,
-    atol: float | None = None,
-    rtol: float | None = None,
-    xfail: str | None = None,
-    dynamo: dict[str, Any] | None = None,
-) -> Any:
-    """One row: `fn` on `make()`'s arguments, compiled against eager;
-    `dynamo` patches `torch._dynamo.config` around the compiled calls."""
-    marks = [pytest.mark.xfail(strict=True, reason=xfail)] if xfail else []
-    tol = {} if atol is None else {"atol": atol, "rtol": rtol}
-    return pytest.param(fn, make, tol, dynamo or {}, id=name, marks=marks)
 
 
 def rn(*shape: int, dtype: Any = torch.float32) -> Any:
@@ -1503,105 +1483,11 @@ CASES = DTYPES + REDUCTIONS + INDEXING + VIEWS + NN + EXTRAS
 # the comparison
 
 
-def _fresh(make: Callable[[], tuple[Any, ...]]) -> tuple[Any, ...]:
-    torch.manual_seed(SEED)
-    return tuple(make())
-
-
-def _assert_tensor(got: Any, want: Any, tol: dict[str, float], what: str) -> None:
-    assert isinstance(got, torch.Tensor), f"{what}: {type(got).__name__}, not a tensor"
-    assert got.dtype == want.dtype, f"{what}: dtype {got.dtype}, eager's {want.dtype}"
-    if want.is_floating_point() or want.is_complex():
-        if want.dtype in LOWP:
-            atol = max(tol.get("atol", 0.0), 1e-2)
-            kwargs = {"atol": atol, "rtol": max(tol.get("rtol", 0.0), 1e-2)}
-        else:
-            kwargs = tol
-        if want.dtype.itemsize == 1:  # float8: compare as float32
-            got, want = got.float(), want.float()
-    else:
-        kwargs = {"atol": 0, "rtol": 0}
-    torch.testing.assert_close(
-        got.detach(),
-        want.detach(),
-        equal_nan=True,
-        msg=lambda m: f"{what}: {m}",
-        **kwargs,
-    )
-
-
-def _assert_same(got: Any, want: Any, tol: dict[str, float], what: str) -> None:
-    got_leaves, got_spec = pytree.tree_flatten(got)
-    want_leaves, want_spec = pytree.tree_flatten(want)
-    assert got_spec == want_spec, f"{what}: structure {got_spec} != {want_spec}"
-    for i, (g, w) in enumerate(zip(got_leaves, want_leaves, strict=True)):
-        if isinstance(w, torch.Tensor):
-            _assert_tensor(g, w, tol, f"{what}[{i}]")
-        elif isinstance(w, nn.Module):  # its parameters and buffers
-            _assert_same(
-                dict(g.state_dict()), dict(w.state_dict()), tol, f"{what}[{i}] state"
-            )
-        else:
-            assert g == w, f"{what}[{i}]: {g!r} != {w!r}"
-
-
-class _Records(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.INFO)
-        self.messages: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.messages.append(record.getMessage())
-
-
-@contextlib.contextmanager
-def _backend_log() -> Iterator[_Records]:
-    logger = logging.getLogger("fxdsl.torch_compile")
-    handler = _Records()
-    old = logger.level
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
-    try:
-        yield handler
-    finally:
-        logger.removeHandler(handler)
-        logger.setLevel(old)
-
-
-def run_case(
-    fn: Callable[..., Any],
-    make: Callable[[], tuple[Any, ...]],
-    tol: dict[str, float],
-    dynamo: dict[str, Any],
-    backend: str = "fxdsl",
-    options: dict[str, Any] | None = OPTIONS,
-) -> list[str]:
-    """Compares `fn` compiled with `backend` (called twice) with eager,
-    all under `torch.no_grad()`, and returns what the backend logged."""
-    with torch.no_grad():
-        want_args = _fresh(make)
-        want = fn(*want_args)
-        compiled = torch.compile(fn, backend=backend, options=options)
-        with _backend_log() as log, torch._dynamo.config.patch(**dynamo):
-            for call in ("first call", "second call"):
-                args = _fresh(make)
-                got = compiled(*args)
-                _assert_same(got, want, tol, f"{call}: output")
-                _assert_same(args, want_args, tol, f"{call}: argument")
-    return log.messages
-
-
-@pytest.mark.parametrize(("fn", "make", "tol", "dynamo"), CASES)
-def test_matches_eager(
-    fn: Callable[..., Any],
-    make: Callable[[], Any],
-    tol: dict[str, float],
-    dynamo: dict[str, Any],
-) -> None:
-    messages = run_case(fn, make, tol, dynamo)
-    whole = [m for m in messages if WHOLE_GRAPH_IN_TORCH in m]
-    if whole:
-        warnings.warn("; ".join(whole), stacklevel=1)
+@pytest.mark.parametrize("c", CASES)
+def test_matches_eager(c: Case) -> None:
+    """All under `torch.no_grad()`; float16/bfloat16 within 1e-2 at least."""
+    messages = compare_with_eager(c, SEED, options=OPTIONS, grad=False, lowp=LOWP)
+    warn_whole_graphs(messages)
 
 
 def test_case_names_are_unique() -> None:

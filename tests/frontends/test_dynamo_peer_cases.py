@@ -131,6 +131,7 @@ import numpy as np
 import pytest
 
 from fxdsl.testing.optional import need
+from fxdsl.testing.peer_cases import WHOLE_GRAPH_IN_TORCH, assert_tensor, fresh
 
 torch = need("torch")
 
@@ -150,7 +151,6 @@ SEED = 4242
 OPTIONS = {"min_block_size": 1}
 F32 = {"rtol": 1e-5, "atol": 1e-5}
 LOWP = {"rtol": 2e-2, "atol": 2e-2}
-WHOLE_GRAPH_IN_TORCH = "this graph runs in torch"
 BACKEND_FAILED = "Backend compiler exception"
 
 
@@ -2462,8 +2462,7 @@ CASES = [
 
 def _fresh(make: Callable[[], tuple[Any, ...]], seed: int) -> tuple[Any, ...]:
     _CALL_SEED[0] = seed
-    torch.manual_seed(seed)
-    return tuple(make())
+    return tuple(fresh(make, seed))
 
 
 def _assert_tensor(got: Any, want: Any, c: Case, what: str) -> None:
@@ -2480,21 +2479,11 @@ def _assert_tensor(got: Any, want: Any, c: Case, what: str) -> None:
     )
     if c.shapes_only:
         return
-    exact = not (want.is_floating_point() or want.is_complex())
-    if exact:
-        tol = {"atol": 0, "rtol": 0}
-    elif c.tol is not None:
+    if c.tol is not None:
         tol = c.tol
     else:
         tol = LOWP if want.dtype in (torch.float16, torch.bfloat16) else F32
-    torch.testing.assert_close(
-        got.detach(), want.detach(), equal_nan=True, msg=lambda m: f"{what}: {m}", **tol
-    )
-    if want.numel() and any(
-        n > 1 and a != b
-        for n, a, b in zip(want.shape, got.stride(), want.stride(), strict=True)
-    ):
-        raise AssertionError(f"{what}: strides {got.stride()}, eager's {want.stride()}")
+    assert_tensor(got, want, tol, what, strides=True)
 
 
 def _plain_attributes(module: Any) -> dict[str, Any]:

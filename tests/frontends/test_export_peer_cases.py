@@ -84,6 +84,7 @@ import numpy as np
 import pytest
 
 from fxdsl.testing.optional import need
+from fxdsl.testing.peer_cases import tensor_leaves
 
 torch = need("torch")
 
@@ -106,11 +107,6 @@ Example = tuple[Any, tuple[Any, ...], dict[str, Any]]
 # Helpers
 
 
-def _tensors(tree: Any) -> list[Any]:
-    """The tensor leaves of `tree` in torch.export's flattening order."""
-    return [x for x in pytree.tree_leaves(tree) if isinstance(x, torch.Tensor)]
-
-
 def _clone(tree: Any) -> Any:
     return pytree.tree_map(
         lambda x: x.clone() if isinstance(x, torch.Tensor) else x, tree
@@ -129,7 +125,7 @@ def _assert_same(got: Any, want: Any, what: str) -> None:
 
 
 def _compare(got: Any, want: Any) -> None:
-    want = _tensors(want)
+    want = tensor_leaves(want)
     assert len(got) == len(want), f"{len(got)} outputs, eager has {len(want)}"
     for i, (g, w) in enumerate(zip(got, want, strict=True)):
         _assert_same(g, w, f"output {i}")
@@ -144,9 +140,11 @@ def _run_both(
     ours_in = _clone((args, kwargs))
     with torch.no_grad():
         want = model(*eager_in[0], **eager_in[1])
-    got = program.run(*_tensors(ours_in))
+    got = program.run(*tensor_leaves(ours_in))
     _compare(got, want)
-    for i, (g, w) in enumerate(zip(_tensors(ours_in), _tensors(eager_in), strict=True)):
+    for i, (g, w) in enumerate(
+        zip(tensor_leaves(ours_in), tensor_leaves(eager_in), strict=True)
+    ):
         _assert_same(g.numpy(), w, f"input {i} after the call")
 
 

@@ -61,42 +61,23 @@ Not ported, and why:
 
 from __future__ import annotations
 
-import contextlib
-import logging
-import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from fxdsl.testing.optional import need
+from fxdsl.testing.peer_cases import Case, case, compare_with_eager, warn_whole_graphs
 
 torch = need("torch")
 
 import torch.nn.functional as F  # noqa: E402
-import torch.utils._pytree as pytree  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("fresh_dynamo")
 
 aten = torch.ops.aten
 SEED = 1234
 INF, NAN = float("inf"), float("nan")
-WHOLE_GRAPH_IN_TORCH = "this graph runs in torch"
-
-
-def case(
-    name: str,
-    fn: Callable[..., Any],
-    make: Callable[[], tuple[Any, ...]],
-    *,
-    atol: float | None = None,
-    rtol: float | None = None,
-    xfail: str | None = None,
-) -> Any:
-    """One row of the table: `fn` compared with eager on `make()`'s arguments."""
-    marks = [pytest.mark.xfail(strict=True, reason=xfail)] if xfail else []
-    tol = {} if atol is None else {"atol": atol, "rtol": rtol}
-    return pytest.param(fn, make, tol, id=name, marks=marks)
 
 
 def rn(*shape: int) -> Any:
@@ -1235,99 +1216,9 @@ CASES = (
 # the comparison
 
 
-def _fresh(make: Callable[[], tuple[Any, ...]]) -> tuple[Any, ...]:
-    torch.manual_seed(SEED)
-    return tuple(make())
-
-
-def _assert_tensor(got: Any, want: Any, tol: dict[str, float], what: str) -> None:
-    assert isinstance(got, torch.Tensor), (
-        f"{what}: {type(got).__name__} is not a tensor"
-    )
-    exact = not (want.is_floating_point() or want.is_complex())
-    kwargs = {"atol": 0, "rtol": 0} if exact else tol
-    torch.testing.assert_close(
-        got.detach(),
-        want.detach(),
-        equal_nan=True,
-        msg=lambda m: f"{what}: {m}",
-        **kwargs,
-    )
-    # strides where they matter: dims of more than one element, non-empty
-    if want.numel() and any(
-        n > 1 and a != b
-        for n, a, b in zip(want.shape, got.stride(), want.stride(), strict=True)
-    ):
-        raise AssertionError(f"{what}: strides {got.stride()}, eager's {want.stride()}")
-
-
-def _assert_same(got: Any, want: Any, tol: dict[str, float], what: str) -> None:
-    got_leaves, got_spec = pytree.tree_flatten(got)
-    want_leaves, want_spec = pytree.tree_flatten(want)
-    assert got_spec == want_spec, f"{what}: structure {got_spec} != {want_spec}"
-    for i, (g, w) in enumerate(zip(got_leaves, want_leaves, strict=True)):
-        if isinstance(w, torch.Tensor):
-            _assert_tensor(g, w, tol, f"{what}[{i}]")
-        elif isinstance(w, torch.nn.Module):  # its parameters and buffers
-            _assert_same(
-                dict(g.state_dict()), dict(w.state_dict()), tol, f"{what}[{i}] state"
-            )
-        else:
-            assert g == w, f"{what}[{i}]: {g!r} != {w!r}"
-
-
-class _Records(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.INFO)
-        self.messages: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.messages.append(record.getMessage())
-
-
-@contextlib.contextmanager
-def _backend_log() -> Iterator[_Records]:
-    logger = logging.getLogger("fxdsl.torch_compile")
-    handler = _Records()
-    old = logger.level
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
-    try:
-        yield handler
-    finally:
-        logger.removeHandler(handler)
-        logger.setLevel(old)
-
-
-def run_case(
-    fn: Callable[..., Any],
-    make: Callable[[], tuple[Any, ...]],
-    tol: dict[str, float],
-    backend: str = "fxdsl",
-    options: dict[str, Any] | None = None,
-) -> list[str]:
-    """Compares `fn` compiled with `backend` (called twice) with eager and
-    returns what the backend logged."""
-    want_args = _fresh(make)
-    want = fn(*want_args)
-    compiled = torch.compile(fn, backend=backend, options=options)
-    with _backend_log() as log:
-        for call in ("first call", "second call"):
-            args = _fresh(make)
-            got = compiled(*args)
-            _assert_same(got, want, tol, f"{call}: output")
-            _assert_same(args, want_args, tol, f"{call}: argument")
-    return log.messages
-
-
-@pytest.mark.parametrize(("fn", "make", "tol"), CASES)
-def test_matches_eager(
-    fn: Callable[..., Any], make: Callable[[], Any], tol: dict[str, float]
-) -> None:
-    messages = run_case(fn, make, tol)
-    whole = [m for m in messages if WHOLE_GRAPH_IN_TORCH in m]
-    if whole:
-        warnings.warn("; ".join(whole), stacklevel=1)
+@pytest.mark.parametrize("c", CASES)
+def test_matches_eager(c: Case) -> None:
+    warn_whole_graphs(compare_with_eager(c, SEED, strides=True))
 
 
 def test_case_names_are_unique() -> None:
