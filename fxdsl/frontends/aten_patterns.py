@@ -49,6 +49,10 @@ class Pattern:
     masks: set[int] = field(default_factory=set[int])
     """Indices of inputs that are attention masks (read as a pattern when
     folded)."""
+    nan_rows: int | None = None
+    """Index of an additive mask under a plain softmax: a query row whose
+    every key it masks (-inf) is NaN in eager, where `graph.attention`
+    gives zeros (SDPA's rule); the importer puts the NaNs back."""
 
 
 def _target(node: Any) -> str:
@@ -213,11 +217,31 @@ def _unguarded(node: Any) -> Any:
     return node
 
 
+_PRODUCTS = ("aten.bmm.default", "aten.matmul.default")
+
+
+def _scores_and_mask(add: Any) -> tuple[Any, Any]:
+    """(scores, mask) of `scores + mask` in either order, the mask a tensor
+    node added with alpha 1 (a Python number shifts every score alike);
+    (None, None) otherwise."""
+    if add.kwargs.get("alpha", 1) != 1:
+        return None, None
+    for scores, mask in (add.args[:2], add.args[1::-1]):
+        if _target(_through_views(scores)) in _PRODUCTS and _is_tensor_node(mask):
+            return scores, mask
+    return None, None
+
+
+def _is_float(node: Any) -> bool:
+    return bool(getattr(node.meta["val"].dtype, "is_floating_point", False))
+
+
 def _attention(node: Any) -> Pattern | None:
     bmm = _through_views(node)
-    if _target(bmm) not in ("aten.bmm.default", "aten.matmul.default"):
+    if _target(bmm) not in _PRODUCTS:
         return None
-    probs = _unguarded(_through_views(bmm.args[0]))
+    softmax = _through_views(bmm.args[0])
+    probs = _unguarded(softmax)
     if _target(probs) not in ("aten._softmax.default", "aten.softmax.int"):
         return None
     scores = probs.args[0]
@@ -225,7 +249,9 @@ def _attention(node: Any) -> Pattern | None:
         return None
     mask = None
     if _target(scores) == "aten.add.Tensor":
-        scores, mask = scores.args[:2]
+        scores, mask = _scores_and_mask(scores)
+        if scores is None:
+            return None
     qk = _through_views(scores)
     if _target(qk) not in ("aten.bmm.default", "aten.matmul.default"):
         return None
@@ -240,6 +266,10 @@ def _attention(node: Any) -> Pattern | None:
     v = _view_source(bmm.args[1], (*batch, s, dv))
     if q is None or k is None or v is None:
         return None
+    if mask is not None and (
+        len(_shape(scores)) != len(batch) + 2 or len(_shape(mask)) > len(batch) + 2
+    ):
+        return None  # a mask of the flattened scores (bmm's 3-d batch)
     scale = q_factor * k_factor
     inputs = [q, k, v] + ([mask] if mask is not None else [])
     narrow = _cast_back_to(node)
@@ -247,7 +277,20 @@ def _attention(node: Any) -> Pattern | None:
         build = lambda q, k, v, m=None: attention(q, k, v, m, False, scale)
     else:
         build = lambda q, k, v, m=None: _narrow_attention(q, k, v, m, scale, narrow)
-    return Pattern(inputs, build, masks={3} if mask is not None else set())
+    # A float mask is SDPA's additive one; a bool or integer tensor added
+    # to the scores is a number (True adds 1), not SDPA's keep-mask: cast.
+    additive = mask is not None and _is_float(mask)
+    if mask is not None and not additive:
+        to = TORCH_DTYPES[str(scores.meta["val"].dtype)]
+        wrapped = build
+        build = lambda q, k, v, m: wrapped(q, k, v, ops.cast(m, to))
+    guarded = probs is not softmax
+    return Pattern(
+        inputs,
+        build,
+        masks={3} if additive else set(),
+        nan_rows=3 if additive and not guarded else None,
+    )
 
 
 _CASTS = ("aten._to_copy.default", "prims.convert_element_type.default")

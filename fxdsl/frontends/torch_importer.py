@@ -7,6 +7,7 @@ friends (`torch_export`) are the way in; this module is their engine.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -589,7 +590,11 @@ class _Importer:
                 for i, n in enumerate(pattern.inputs)
             ]
             _check_graph_dtypes(inputs)
-            return pattern.build(*inputs)
+            built = pattern.build(*inputs)
+            if pattern.nan_rows is None:
+                return built
+            mask = pattern.inputs[pattern.nan_rows]
+            return self._nan_rows(built, mask, inputs[pattern.nan_rows], frames)
         if target == "<built-in function getitem>":
             source, index = node.args
             return self.values[source][index]
@@ -902,6 +907,26 @@ class _Importer:
         if not isinstance(value, Tensor | aten_complex.Complex):
             raise TorchImportError(f"output {node} is not a tensor ({value!r})")
         return value
+
+    def _nan_rows(
+        self, out: Any, node: Any, mask: Any, frames: tuple[ScopeFrame, ...]
+    ) -> Any:
+        """`out`, a recognised attention under a plain softmax, with NaN in
+        the query rows whose every key the additive mask `node` (imported
+        as `mask`) masks with -inf, as eager's softmax gives them: from the
+        folded value where it is known (nothing to add when no row is
+        dead), else computed from the mask."""
+        import torch
+
+        if self._is_folded_node(node):
+            self._mask_kind(node)  # evaluates it once
+            dead = torch.isneginf(self.folded[node]).all(-1, keepdim=True)
+            if not bool(dead.any()):
+                return out
+            rows = self._constant((node, "dead rows", frames), dead, frames)
+        else:
+            rows = ops.all(ops.eq(mask, -math.inf), [-1], keepdim=True)
+        return ops.where(rows, math.nan, out)
 
     def fold_mask(self, node: Any, frames: tuple[ScopeFrame, ...]) -> FoldedMask:
         """Read a folded attention mask (`_mask_pattern`): causal, all-true,
