@@ -131,6 +131,13 @@ matmuls: `aten_grouped_mm`, `torch.nn`'s Transformer fast path:
 `aten_quantized`), by overload name."""
 
 
+WRONG = frozenset({"aten.multilabel_margin_loss_forward.default"})
+"""Ops whose decomposition in torch gives another answer than their kernel,
+so fxdsl never uses it (the op runs in torch): `multilabel_margin_loss`'s
+counts the target slots after the -1 end marker as class 0 (torch 2.13;
+pytorch/pytorch#141017)."""
+
+
 def decomposition(target: Any) -> Any:
     """Torch's decomposition of the OpOverload `target`, or None: the one
     `run_decompositions()` applies, else any in `torch._decomp`'s table
@@ -139,7 +146,7 @@ def decomposition(target: Any) -> Any:
     the `_foreach_` ops per element: `aten_foreach`)."""
     import torch
 
-    if not isinstance(target, torch._ops.OpOverload):
+    if not isinstance(target, torch._ops.OpOverload) or str(target) in WRONG:
         return None
     if str(target) in OWN:
         return OWN[str(target)]

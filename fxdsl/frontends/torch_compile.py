@@ -56,6 +56,7 @@ import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 
+from fxdsl.frontends.aten_decompositions import WRONG
 from fxdsl.frontends.aten_registry import target_name
 from fxdsl.frontends.torch_export import TorchImportError, to_numpy
 from fxdsl.frontends.torch_importer import draw_seed
@@ -226,11 +227,12 @@ def fxdsl_backend(
         return functools.partial(compile_aten_graph, settings=settings, label=label)
 
     # An op the user leaves to torch stays whole: not decomposed first into
-    # ops fxdsl would then take (SDPA's CPU kernel decomposes into math).
+    # ops fxdsl would then take (SDPA's CPU kernel decomposes into math); so
+    # does one whose decomposition is wrong (`aten_decompositions.WRONG`).
     decompositions = {
         op: fn
         for op, fn in core_aten_decompositions().items()
-        if str(op) not in settings.torch_executed_ops
+        if str(op) not in settings.torch_executed_ops and str(op) not in WRONG
     }
     if _training(gm, example_inputs):
         # torch 2.13's core decomposition of scaled_dot_product_attention
