@@ -296,3 +296,16 @@ def _convolution(call: AtenCall) -> Tensor:
     return batched(
         x, rank, lambda t: conv(t, weight, bias, *window, dilation, int(groups))
     )
+
+
+@aten("conv_tbc.default")
+def _conv_tbc(call: AtenCall) -> Tensor:
+    """`conv_tbc(x (time, batch, in), weight (kernel, in, out), bias (out),
+    pad)`: a 1-d convolution on time-major data, as conv1d on (batch, in,
+    time) with the weight as (out, in, kernel), back to (time, batch, out)."""
+    x, weight, bias = (cast_to(t, call.dtype) for t in call.args[:3])
+    padding = int(call.arg(3, "pad", 0))
+    batch_major = ops.transpose(x, [1, 2, 0])
+    filters = ops.transpose(weight, [2, 1, 0])
+    out = conv(batch_major, filters, bias, [1], [padding], [1], 1)
+    return ops.transpose(out, [2, 0, 1])

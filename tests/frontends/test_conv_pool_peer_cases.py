@@ -49,8 +49,8 @@ Not ported, and why:
   design.
 
 What it found: no wrong answers and no whole graph left to torch. Four
-rows pass with one node run in torch (the backend logs it): `conv_tbc`
-(aten.conv_tbc has no graph-dialect mapping), `max_pool_zero_batch_1d_2d_3d`
+rows passed with one node run in torch (the backend logs it): `conv_tbc`
+(no graph-dialect mapping then; it has one now), `max_pool_zero_batch_1d_2d_3d`
 (max_pool3d_with_indices has no mapping, and torch's decomposition fails
 to trace a 0-element reshape), `fractional_max_pool2d_zero_output_size`
 (a graph.reshape of the (2, 3, 1) samples to a 0-element shape is
