@@ -306,9 +306,32 @@ def _floor_divide(a: Tensor, b: Tensor) -> Tensor:
     return ops.where(ops.eq(b, 0.0), plain, result)
 
 
+_POW_AS: dict[float, Callable[[Tensor], Tensor]] = {
+    0.5: ops.sqrt,
+    -0.5: ops.rsqrt,
+    -1.0: ops.reciprocal,
+    2.0: lambda x: ops.mul(x, x),
+    3.0: lambda x: ops.mul(ops.mul(x, x), x),
+    -2.0: lambda x: ops.reciprocal(ops.mul(x, x)),
+}
+"""Exponents torch's float pow kernels compute another way (CPU and CUDA
+alike), which decides the last bit and the sign of a zero: `(-0.0) ** -0.5`
+is rsqrt's -inf, not pow's inf. The products only for f32 and f64 (16-bit
+types would round between them)."""
+
+
 @aten("pow.Tensor_Scalar", "pow.Tensor_Tensor", "pow.Scalar")
 def _pow(call: AtenCall) -> Tensor:
     base, exponent = (cast_to(a, call.dtype) for a in call.args[:2])
+    if (
+        isinstance(base, Tensor)
+        and call.dtype in FLOAT_DTYPES
+        and isinstance(exponent, int | float)
+        and not isinstance(exponent, bool)
+        and float(exponent) in _POW_AS
+        and (abs(float(exponent)) == 0.5 or call.dtype in ("f32", "f64"))
+    ):
+        return _POW_AS[float(exponent)](base)
     return ops.pow(base, exponent)
 
 

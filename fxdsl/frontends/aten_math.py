@@ -57,23 +57,34 @@ def _floats_only(call: AtenCall) -> Tensor:
     return cast_to(x, call.dtype)
 
 
+def _signed_like(rounded: Tensor, x: Tensor) -> Tensor:
+    """`rounded` with the sign of `x`: every rounding to an integer keeps
+    it, zeros included (`trunc(-0.3)` is -0.0, which the trip through i64
+    and the ±1 steps lose)."""
+    return ops.elementwise(graph.CopysignOp, rounded, x)
+
+
 def trunc(x: Tensor) -> Tensor:
     """Round toward zero: through i64 where |x| < 2^23 (every f32 beyond is
     an integer already; inf and NaN stay as they are)."""
     if is_integer(x.dtype):
         return x
     whole = ops.cast(ops.cast(x, "i64"), x.dtype)
-    return ops.where(ops.lt(ops.abs(x), _EXACT), whole, x)
+    return _signed_like(ops.where(ops.lt(ops.abs(x), _EXACT), whole, x), x)
 
 
 def floor(x: Tensor) -> Tensor:
+    if is_integer(x.dtype):
+        return x
     t = trunc(x)
-    return ops.sub(t, ops.cast(ops.gt(t, x), x.dtype)) if not is_integer(x.dtype) else t
+    return _signed_like(ops.sub(t, ops.cast(ops.gt(t, x), x.dtype)), x)
 
 
 def ceil(x: Tensor) -> Tensor:
+    if is_integer(x.dtype):
+        return x
     t = trunc(x)
-    return ops.add(t, ops.cast(ops.lt(t, x), x.dtype)) if not is_integer(x.dtype) else t
+    return _signed_like(ops.add(t, ops.cast(ops.lt(t, x), x.dtype)), x)
 
 
 def round_half_even(x: Tensor) -> Tensor:
@@ -86,7 +97,7 @@ def round_half_even(x: Tensor) -> Tensor:
     odd = ops.ne(ops.sub(low, ops.mul(floor(ops.mul(low, 0.5)), 2.0)), 0.0)
     tie = ops.where(odd, high, low)
     near = ops.where(ops.lt(frac, 0.5), low, high)
-    return ops.where(ops.eq(frac, 0.5), tie, near)
+    return _signed_like(ops.where(ops.eq(frac, 0.5), tie, near), x)
 
 
 @aten("trunc.default", "fix.default")

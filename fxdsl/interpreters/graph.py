@@ -297,6 +297,15 @@ UNARY: dict[type[Operation], Callable[[Array], Array]] = {
     graph.Log10Op: np.log10,
 }
 
+
+def _remainder(a: Array, b: Array) -> Array:
+    """torch's (and C's) float remainder: fmod, then + b where it is not 0
+    and its sign is not b's; a zero keeps fmod's sign, the dividend's
+    (numpy's `remainder` gives it the divisor's)."""
+    mod = np.fmod(a, b)
+    return np.where((mod != 0) & ((mod < 0) != (b < 0)), mod + b, mod)
+
+
 BINARY: dict[type[Operation], Callable[[Array, Array], Array]] = {
     graph.AddOp: np.add,
     graph.SubOp: np.subtract,
@@ -322,7 +331,7 @@ BINARY: dict[type[Operation], Callable[[Array, Array], Array]] = {
     graph.Atan2Op: np.arctan2,
     graph.CopysignOp: np.copysign,
     graph.FmodOp: np.fmod,
-    graph.RemainderOp: np.remainder,
+    graph.RemainderOp: _remainder,
     graph.GcdOp: np.gcd,
 }
 

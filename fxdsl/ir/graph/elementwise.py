@@ -450,7 +450,8 @@ class FmodOp(BinaryOp):
 
 @irdl_op_definition
 class RemainderOp(BinaryOp):
-    """Python's `%`: `lhs - floor(lhs / rhs) * rhs`, exactly; the sign of `rhs`."""
+    """torch's `remainder` (Python's `%`): `fmod(lhs, rhs)`, plus `rhs` where
+    that is not 0 and its sign is not `rhs`'s; a zero keeps `lhs`'s sign."""
 
     name = "graph.remainder"
     FLOAT_ONLY: ClassVar[bool] = True
