@@ -95,11 +95,9 @@ Not ported, and why:
 
 from __future__ import annotations
 
-import contextlib
-import logging
 import math
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -109,8 +107,9 @@ from fxdsl.testing.optional import need
 torch = need("torch")
 
 import torch.nn.functional as F  # noqa: E402
-import torch.utils._pytree as pytree  # noqa: E402
 from torch import nn  # noqa: E402
+
+from fxdsl.testing.peer_cases import Case, compare_with_eager  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("fresh_dynamo")
 
@@ -1252,85 +1251,17 @@ def _built(build: Callable[[], Callable[..., Any]]) -> Callable[..., Any]:
         return build()
 
 
-def _fresh(make: Callable[[], tuple[Any, ...]]) -> tuple[Any, ...]:
-    torch.manual_seed(SEED + 1)
-    return tuple(make())
-
-
-def _assert_tensor(got: Any, want: Any, tol: dict[str, float], what: str) -> None:
-    assert isinstance(got, torch.Tensor), f"{what}: {type(got).__name__}, not a tensor"
-    assert got.dtype == want.dtype, f"{what}: dtype {got.dtype}, eager's {want.dtype}"
-    assert got.shape == want.shape, f"{what}: shape {got.shape}, eager's {want.shape}"
-    kwargs = tol if want.is_floating_point() else {"atol": 0, "rtol": 0}
-    torch.testing.assert_close(
-        got, want, equal_nan=True, msg=lambda m: f"{what}: {m}", **kwargs
-    )
-
-
-def _assert_same(got: Any, want: Any, tol: dict[str, float], what: str) -> None:
-    got_leaves, got_spec = pytree.tree_flatten(got)
-    want_leaves, want_spec = pytree.tree_flatten(want)
-    assert got_spec == want_spec, f"{what}: structure {got_spec} != {want_spec}"
-    for i, (g, w) in enumerate(zip(got_leaves, want_leaves, strict=True)):
-        if isinstance(w, torch.Tensor):
-            _assert_tensor(g, w, tol, f"{what}[{i}]")
-        else:
-            assert g == w, f"{what}[{i}]: {g!r} != {w!r}"
-
-
-class _Records(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.INFO)
-        self.messages: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.messages.append(record.getMessage())
-
-
-@contextlib.contextmanager
-def _backend_log() -> Iterator[_Records]:
-    logger = logging.getLogger("fxdsl.torch_compile")
-    handler = _Records()
-    old = logger.level
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
-    try:
-        yield handler
-    finally:
-        logger.removeHandler(handler)
-        logger.setLevel(old)
-
-
-def run_case(
-    build: Callable[[], Callable[..., Any]],
-    make: Callable[[], tuple[Any, ...]],
-    dtype: Any,
-) -> list[str]:
-    """Compares `build()`'s function compiled with fxdsl (called twice)
-    with eager, all under `torch.no_grad()`, and returns what the backend
-    logged."""
-    tol = TOL[dtype]
-    with torch.no_grad():
-        fn = _built(build)
-        want_args = _fresh(make)
-        want = fn(*want_args)
-        compiled = torch.compile(fn, backend="fxdsl", options=OPTIONS)
-        with _backend_log() as log:
-            for call in ("first call", "second call"):
-                args = _fresh(make)
-                got = compiled(*args)
-                _assert_same(got, want, tol, f"{call}: output")
-                _assert_same(args, want_args, tol, f"{call}: argument")
-    return log.messages
-
-
 @pytest.mark.parametrize(("build", "make", "dtype"), CASES)
 def test_matches_eager(
     build: Callable[[], Callable[..., Any]],
     make: Callable[[], tuple[Any, ...]],
     dtype: Any,
 ) -> None:
-    messages = run_case(build, make, dtype)
+    """`build()`'s function against eager, all under `torch.no_grad()`, on
+    arguments made from `SEED + 1`."""
+    with torch.no_grad():
+        c = Case(_built(build), make, TOL[dtype], {})
+    messages = compare_with_eager(c, SEED + 1, options=OPTIONS, grad=False)
     if messages:  # a graph or a node that fxdsl left to torch
         warnings.warn("; ".join(messages), stacklevel=1)
 

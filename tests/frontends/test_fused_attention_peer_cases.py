@@ -19,15 +19,15 @@ into a shape gives a silently wrong answer. Here each program becomes a row
 of a table: a function, a factory for its arguments, and what fxdsl should
 make of it. The function runs once in eager and twice compiled (the second
 call reuses the compiled graph), each time on arguments made afresh from
-the same seed, under `torch.no_grad()`: every output must match eager's
-(f32 within atol 1e-5, rtol 1.3e-6, the suite's own; f16 and bf16 within
-atol = rtol = 1e-2, NaNs equal; measured: f16 within 2e-3, bf16 within
-1.6e-2 absolute on values up to 4, 1 to 2 ulps), every operator of each
-graph must run in fxdsl, and a row marked `fused` must have become a
-`graph.attention`. The rows the suite also trains (`check_train`), where
-nothing random is drawn, run once more with gradients: the compiled
-output and every input's gradient against eager's, at the same f32
-tolerance.
+the same seed, under `torch.no_grad()`: every output (and every argument
+afterwards) must match eager's (f32 within atol 1e-5, rtol 1.3e-6, the
+suite's own; f16 and bf16 within atol = rtol = 1e-2, NaNs equal;
+measured: f16 within 2e-3, bf16 within 1.6e-2 absolute on values up to
+4, 1 to 2 ulps), every operator of each graph must run in fxdsl, and a
+row marked `fused` must have become a `graph.attention`. The rows the
+suite also trains (`check_train`), where nothing random is drawn, run once
+more with gradients: the compiled output and every input's gradient
+against eager's, at the same f32 tolerance.
 
 What fxdsl fuses: of the suite's own programs only `_13` (unscaled 3-d
 `bmm`s) and the SDPA call of `_test_insignificant_strides`. Its matcher
@@ -116,6 +116,12 @@ import torch.utils._pytree as pytree  # noqa: E402
 from torch import nn  # noqa: E402
 
 from fxdsl.testing.generation import recording_plans  # noqa: E402
+from fxdsl.testing.peer_cases import (  # noqa: E402
+    Case,
+    assert_same,
+    compare_with_eager,
+    fresh,
+)
 
 pytestmark = [
     pytest.mark.usefixtures("fresh_dynamo"),
@@ -134,17 +140,17 @@ HALF_SHAPE = (2, 8, 4, 16)  # the suite's own for its f16 rows
 
 
 @dataclass(frozen=True)
-class Case:
-    """One row: `fn` on `make()`'s arguments, compiled against eager."""
+class AttentionCase(Case):
+    """One row: `fn` on `make()`'s arguments, compiled against eager (at
+    `F32`'s tolerance), and what fxdsl should make of it."""
 
-    fn: Callable[..., Any]
-    make: Callable[[], tuple[Any, ...]]
-    fused: bool
+    fused: bool = False
     """Whether fxdsl should make the attention one `graph.attention`."""
-    train: bool
+    train: bool = False
     """Whether the row also runs with gradients (the suite's `check_train`,
     nothing random drawn)."""
     options: dict[str, Any] = field(default_factory=dict)
+    """The backend's options beside `OPTIONS`."""
 
 
 def case(
@@ -158,7 +164,9 @@ def case(
     xfail: str | None = None,
 ) -> Any:
     marks = [pytest.mark.xfail(strict=True, reason=xfail)] if xfail else []
-    row = Case(fn, make, fused, train, options or {})
+    row = AttentionCase(
+        fn, make, F32, {}, fused=fused, train=train, options=options or {}
+    )
     return pytest.param(row, id=name, marks=marks)
 
 
@@ -843,41 +851,11 @@ CASES = SCALED_AFTER + DROPOUT + MASKS + STRIDES + BEYOND
 # the comparison
 
 
-def _fresh(c: Case) -> tuple[Any, ...]:
-    """The row's arguments, the generator seeded first (what the function
-    draws after them, under `fallback_random`, is then eager's too)."""
-    torch.manual_seed(SEED)
-    return tuple(c.make())
-
-
-def _tolerance(x: Any, base: dict[str, float]) -> dict[str, float]:
-    return LOWP if x.dtype in (torch.float16, torch.bfloat16) else base
-
-
-def _assert_same(got: Any, want: Any, what: str, base: dict[str, float]) -> None:
-    got_leaves, got_spec = pytree.tree_flatten(got)
-    want_leaves, want_spec = pytree.tree_flatten(want)
-    assert got_spec == want_spec, f"{what}: {got_spec} != {want_spec}"
-    for i, (g, w) in enumerate(zip(got_leaves, want_leaves, strict=True)):
-        if w is None:  # the gradient of an input that takes none
-            assert g is None, f"{what}[{i}]: {type(g).__name__}, not None"
-            continue
-        assert isinstance(g, torch.Tensor), f"{what}[{i}]: {type(g).__name__}"
-        assert g.dtype == w.dtype, f"{what}[{i}]: {g.dtype} != {w.dtype}"
-        torch.testing.assert_close(
-            g.detach(),
-            w.detach(),
-            equal_nan=True,
-            msg=lambda m, i=i: f"{what}[{i}]: {m}",
-            **_tolerance(w, base),
-        )
-
-
 def _op_names(plan: Any) -> set[str]:
     return {op.name for op in plan.imported.module.walk()}
 
 
-def _check_plans(c: Case, plans: list[Any]) -> None:
+def _check_plans(c: AttentionCase, plans: list[Any]) -> None:
     """Every operator ran in fxdsl; a `fused` row's attention is one
     `graph.attention`."""
     assert plans, "fxdsl compiled no graph"
@@ -893,26 +871,23 @@ def _check_plans(c: Case, plans: list[Any]) -> None:
         ]
 
 
-def _compiled(c: Case) -> Any:
-    return torch.compile(c.fn, backend="fxdsl", options={**OPTIONS, **c.options})
+def _options(c: AttentionCase) -> dict[str, Any]:
+    return {**OPTIONS, **c.options}
 
 
 @pytest.mark.parametrize("c", CASES)
-def test_matches_eager(c: Case) -> None:
-    """Under `torch.no_grad()`, as inference."""
-    with torch.no_grad():
-        want = c.fn(*_fresh(c))
-        compiled = _compiled(c)
-        plans: list[Any] = []
-        with recording_plans(plans):
-            for call in ("first call", "second call"):
-                got = compiled(*_fresh(c))  # reseeded: torch's draws are eager's
-                _assert_same(got, want, call, F32)
+def test_matches_eager(c: AttentionCase) -> None:
+    """Under `torch.no_grad()`, as inference; each call's arguments made
+    from `SEED` (what the function draws after them, under
+    `fallback_random`, is then eager's too)."""
+    plans: list[Any] = []
+    with recording_plans(plans):
+        compare_with_eager(c, SEED, options=_options(c), grad=False, lowp=LOWP)
     _check_plans(c, plans)
 
 
-def _with_grads(c: Case, fn: Callable[..., Any]) -> tuple[Any, list[Any]]:
-    args = _fresh(c)
+def _with_grads(c: AttentionCase, fn: Callable[..., Any]) -> tuple[Any, list[Any]]:
+    args = tuple(fresh(c.make, SEED))
     for x in args:
         if isinstance(x, torch.Tensor) and x.is_floating_point():
             x.requires_grad_(True)
@@ -926,14 +901,15 @@ TRAINED = [p for p in CASES if p.values[0].train]
 
 
 @pytest.mark.parametrize("c", TRAINED)
-def test_gradients_match_eager(c: Case) -> None:
+def test_gradients_match_eager(c: AttentionCase) -> None:
     """The suite's `check_train`: output and every input's gradient."""
     want, want_grads = _with_grads(c, c.fn)
     plans: list[Any] = []
     with recording_plans(plans):
-        got, got_grads = _with_grads(c, _compiled(c))
-    _assert_same(got, want, "output", F32)
-    _assert_same(got_grads, want_grads, "gradient", F32)
+        compiled = torch.compile(c.fn, backend="fxdsl", options=_options(c))
+        got, got_grads = _with_grads(c, compiled)
+    assert_same(got, want, F32, "output", lowp=LOWP)
+    assert_same(got_grads, want_grads, F32, "gradient", lowp=LOWP)
     _check_plans(c, plans)
 
 

@@ -79,10 +79,7 @@ Not ported, and why:
 
 from __future__ import annotations
 
-import contextlib
-import logging
-import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -91,33 +88,20 @@ from fxdsl.testing.optional import need
 
 torch = need("torch")
 
-import torch.utils._pytree as pytree  # noqa: E402
 from torch import nn  # noqa: E402
+
+from fxdsl.testing.peer_cases import (  # noqa: E402
+    Case,
+    case,
+    compare_with_eager,
+    warn_whole_graphs,
+)
 
 pytestmark = pytest.mark.usefixtures("fresh_dynamo")
 
 SEED = 2025
-WHOLE_GRAPH_IN_TORCH = "this graph runs in torch"
-LOWP = (torch.bfloat16, torch.float16)
+LOWP = {"atol": 1e-2, "rtol": 1e-2}  # the least for float16/bfloat16
 OPTIONS = {"min_block_size": 1}
-
-
-def case(
-    name: str,
-    fn: Callable[..., Any],
-    make: Callable[[], tuple[Any, ...]],
-    *,
-    atol: float | None = None,
-    rtol: float | None = None,
-    dynamic: dict[int, tuple[int, ...]] | None = None,
-    xfail: str | None = None,
-) -> Any:
-    """One row: `fn` on `make()`'s arguments, compiled against eager;
-    `dynamic` maps an argument's position to the dims `mark_dynamic` marks
-    before each compiled call."""
-    marks = [pytest.mark.xfail(strict=True, reason=xfail)] if xfail else []
-    tol = {} if atol is None else {"atol": atol, "rtol": rtol}
-    return pytest.param(fn, make, tol, dynamic or {}, id=name, marks=marks)
 
 
 def rn(*shape: int, dtype: Any = torch.float32) -> Any:
@@ -670,151 +654,10 @@ CASES = NORMALIZE + MERGE_SPLITS + SPLIT_CAT + SQUEEZE_UNBIND + NEW_PATTERNS + N
 # the comparison
 
 
-def _fresh(make: Callable[[], tuple[Any, ...]]) -> tuple[Any, ...]:
-    torch.manual_seed(SEED)
-    return tuple(make())
-
-
-def _storage(t: Any) -> int | None:
-    if not isinstance(t, torch.Tensor) or t.numel() == 0:
-        return None
-    return t.untyped_storage().data_ptr()
-
-
-def _alias_map(outs: list[Any], args: list[Any]) -> dict[int, tuple[str, int]]:
-    """For each output leaf that shares storage with an argument leaf (or an
-    earlier output leaf): which one, as ("arg", i) or ("out", i)."""
-    found: dict[int, tuple[str, int]] = {}
-    for i, t in enumerate(outs):
-        ptr = _storage(t)
-        if ptr is None:
-            continue
-        for j, a in enumerate(args):
-            if _storage(a) == ptr:
-                found[i] = ("arg", j)
-                break
-        else:
-            for j in range(i):
-                if _storage(outs[j]) == ptr:
-                    found[i] = ("out", j)
-                    break
-    return found
-
-
-def _assert_tensor(got: Any, want: Any, tol: dict[str, float], what: str) -> None:
-    assert isinstance(got, torch.Tensor), f"{what}: {type(got).__name__}, not a tensor"
-    assert got.dtype == want.dtype, f"{what}: dtype {got.dtype}, eager's {want.dtype}"
-    kwargs = dict(tol)
-    if want.dtype in LOWP:
-        kwargs = {k: max(tol.get(k, 0.0), 1e-2) for k in ("atol", "rtol")}
-    elif not want.is_floating_point():
-        kwargs = {"atol": 0, "rtol": 0}
-    torch.testing.assert_close(
-        got.detach(),
-        want.detach(),
-        equal_nan=True,
-        msg=lambda m: f"{what}: {m}",
-        **kwargs,
-    )
-
-
-def _assert_same(
-    got: Any,
-    want: Any,
-    tol: dict[str, float],
-    what: str,
-    got_args: list[Any] | None = None,
-    want_args: list[Any] | None = None,
-) -> None:
-    """`got` has `want`'s structure and values; with the calls' argument
-    leaves, an output that is a view in eager must be the same view."""
-    got_leaves, got_spec = pytree.tree_flatten(got)
-    want_leaves, want_spec = pytree.tree_flatten(want)
-    assert got_spec == want_spec, f"{what}: structure {got_spec} != {want_spec}"
-    for i, (g, w) in enumerate(zip(got_leaves, want_leaves, strict=True)):
-        if isinstance(w, torch.Tensor):
-            _assert_tensor(g, w, tol, f"{what}[{i}]")
-        elif isinstance(w, nn.Module):
-            _assert_same(
-                dict(g.state_dict()), dict(w.state_dict()), tol, f"{what}[{i}] state"
-            )
-        else:
-            assert g == w, f"{what}[{i}]: {g!r} != {w!r}"
-    if want_args is None or got_args is None:
-        return
-    want_alias = _alias_map(want_leaves, want_args)
-    got_alias = _alias_map(got_leaves, got_args)
-    for i, target in want_alias.items():
-        g, w = got_leaves[i], want_leaves[i]
-        layout = (tuple(g.shape), g.stride(), g.storage_offset())
-        want_layout = (tuple(w.shape), w.stride(), w.storage_offset())
-        assert layout == want_layout, (
-            f"{what}[{i}]: a view of {target} in eager, (shape, strides, offset) "
-            f"{layout}, eager's {want_layout}"
-        )
-        assert got_alias.get(i) == target, (
-            f"{what}[{i}]: a view of {target} in eager, here of {got_alias.get(i)}"
-        )
-
-
-class _Records(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.INFO)
-        self.messages: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.messages.append(record.getMessage())
-
-
-@contextlib.contextmanager
-def _backend_log() -> Iterator[_Records]:
-    logger = logging.getLogger("fxdsl.torch_compile")
-    handler = _Records()
-    old = logger.level
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
-    try:
-        yield handler
-    finally:
-        logger.removeHandler(handler)
-        logger.setLevel(old)
-
-
-def run_case(
-    fn: Callable[..., Any],
-    make: Callable[[], tuple[Any, ...]],
-    tol: dict[str, float],
-    dynamic: dict[int, tuple[int, ...]],
-) -> list[str]:
-    """Compares `fn` compiled with fxdsl (called twice) with eager and
-    returns what the backend logged."""
-    want_args = _fresh(make)
-    want = fn(*want_args)
-    compiled = torch.compile(fn, backend="fxdsl", options=OPTIONS)
-    with _backend_log() as log:
-        for call in ("first call", "second call"):
-            args = _fresh(make)
-            for i, dims in dynamic.items():
-                torch._dynamo.mark_dynamic(args[i], dims)
-            got = compiled(*args)
-            got_leaves = pytree.tree_leaves(args)
-            want_leaves = pytree.tree_leaves(want_args)
-            _assert_same(got, want, tol, f"{call}: output", got_leaves, want_leaves)
-            _assert_same(args, want_args, tol, f"{call}: argument")
-    return log.messages
-
-
-@pytest.mark.parametrize(("fn", "make", "tol", "dynamic"), CASES)
-def test_matches_eager(
-    fn: Callable[..., Any],
-    make: Callable[[], Any],
-    tol: dict[str, float],
-    dynamic: dict[int, tuple[int, ...]],
-) -> None:
-    messages = run_case(fn, make, tol, dynamic)
-    whole = [m for m in messages if WHOLE_GRAPH_IN_TORCH in m]
-    if whole:
-        warnings.warn("; ".join(whole), stacklevel=1)
+@pytest.mark.parametrize("c", CASES)
+def test_matches_eager(c: Case) -> None:
+    messages = compare_with_eager(c, SEED, options=OPTIONS, aliases=True, lowp=LOWP)
+    warn_whole_graphs(messages)
 
 
 def test_case_names_are_unique() -> None:
