@@ -45,8 +45,23 @@ aten("sum.dim_IntList", "sum.default")(_reduction(ops.sum))
 aten("mean.dim", "mean.default")(_reduction(ops.mean))
 aten("amax.default")(_reduction(ops.max))
 aten("amin.default")(_reduction(ops.min))
-aten("any.dim", "any.dims", "any.default")(_reduction(lambda *a: ops.any(*a)))
-aten("all.dim", "all.dims", "all.default")(_reduction(lambda *a: ops.all(*a)))
+
+
+def _truth_reduction(fn: Callable[..., Tensor]) -> Handler:
+    """any/all: of `x != 0` (NaN counts as true), in the result's dtype
+    (bool, but uint8 for a uint8 input, as torch's)."""
+
+    def handler(call: AtenCall) -> Tensor:
+        x: Tensor = call.args[0]
+        truth = x if x.dtype == "i1" else ops.ne(x, 0)
+        keepdim = bool(call.arg(2, "keepdim", False))
+        return cast_to(fn(truth, dims_of(x, call.arg(1, "dim")), keepdim), call.dtype)
+
+    return handler
+
+
+aten("any.dim", "any.dims", "any.default")(_truth_reduction(ops.any))
+aten("all.dim", "all.dims", "all.default")(_truth_reduction(ops.all))
 
 
 @aten("var.correction", "var.dim", "var.default")
