@@ -814,12 +814,20 @@ def _lgamma_positive(x: Tensor) -> Tensor:
 
 @aten("lgamma.default", "lgamma_.default")
 def _lgamma(call: AtenCall) -> Tensor:
-    # x < 0.5 by reflection: log(pi / |sin(pi x)|) - lgamma(1 - x)
+    # x < 0 by reflection: log(pi / |sin(pi x)|) - lgamma(1 - x) (which
+    # overflows only for a tiny x: -log|x| below); (0, 0.5) is
+    # _lgamma_positive's own lgamma(x + 1) - log(x)
     (x,) = single_precision(call, call.args[0])
-    low = ops.lt(x, 0.5)
+    low = ops.lt(x, 0.0)
     positive = _lgamma_positive(ops.where(low, ops.sub(1.0, x), x))
     reflected = ops.sub(ops.log(ops.div(math.pi, _sin_pi(x))), positive)
     result = ops.where(low, reflected, positive)
+    # |x| tiny: -log|x| (the next term, -gamma x, is far below its ulp),
+    # exactly where sin(pi x) would round to a coarse denormal
+    magnitude = ops.abs(x)
+    tiny = ops.logical_and(ops.lt(magnitude, 1e-30), ops.gt(magnitude, 0.0))
+    result = ops.where(tiny, ops.neg(ops.log(ops.where(tiny, magnitude, 1.0))), result)
+    result = ops.where(ops.eq(result, 0.0), 0.0, result)  # +0 at the roots 1, 2
     # poles (0, -1, ...) and both infinities: inf, as torch
     pole = ops.logical_and(ops.le(x, 0.0), ops.eq(x, round_half_even(x)))
     infinite = ops.logical_or(pole, ops.eq(ops.abs(x), math.inf))

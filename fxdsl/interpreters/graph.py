@@ -272,7 +272,7 @@ UNARY: dict[type[Operation], Callable[[Array], Array]] = {
     graph.RsqrtOp: lambda x: np.reciprocal(np.sqrt(x)),
     graph.TanhOp: np.tanh,
     graph.SigmoidOp: _sigmoid,
-    graph.ReluOp: lambda x: np.maximum(x, np.zeros((), x.dtype)),
+    graph.ReluOp: lambda x: np.where(x < 0, np.zeros((), x.dtype), x),
     graph.SiluOp: lambda x: x * _sigmoid(x),
     graph.ErfOp: _erf,
     graph.SinOp: np.sin,

@@ -146,8 +146,10 @@ def _gelu(e: Emitter, args: list[SSAValue], op: Operation) -> SSAValue:
 
 def _relu(e: Emitter, args: list[SSAValue], _op: Operation) -> SSAValue:
     (x,) = args
-    if is_float(x):
-        return e.emit(arith.MaximumfOp(x, e.const(0.0, x.type)))
+    if is_float(x):  # x < 0 ? 0 : x, so -0.0 and NaN stay (graph.relu)
+        zero = e.const(0.0, x.type)
+        below = e.emit(arith.CmpfOp(x, zero, "olt"))
+        return e.emit(arith.SelectOp(below, zero, x))
     return e.emit(arith.MaxSIOp(x, e.const(0, x.type)))
 
 

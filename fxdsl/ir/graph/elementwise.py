@@ -121,7 +121,8 @@ class SigmoidOp(UnaryOp):
 
 @irdl_op_definition
 class ReluOp(UnaryOp):
-    """`y = max(x, 0)`."""
+    """`y = x < 0 ? 0 : x`: max(x, 0), keeping -0.0 and NaN as torch's CPU
+    kernel does."""
 
     name = "graph.relu"
     FLOAT_ONLY: ClassVar[bool] = False

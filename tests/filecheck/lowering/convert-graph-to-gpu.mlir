@@ -43,7 +43,8 @@
 // CHECK-NEXT:        arith.mulf
 // CHECK-NEXT:        math.tanh
 // CHECK-NEXT:        arith.subf
-// CHECK-NEXT:        arith.maximumf
+// CHECK-NEXT:        arith.cmpf olt
+// CHECK-NEXT:        arith.select
 // CHECK-COUNT-3:     math.tanh
 // CHECK-NOT:         vector.load
 // CHECK:             vector.broadcast
