@@ -50,6 +50,9 @@ EXPECTED: dict[str, dict[str, str]] = {
         "default": "aten.masked_select.default: dynamic shape (u0,): fxdsl imports static shapes only; a size that depends on a tensor's values, which a static-shape compiler cannot take (pass such ",
         "core": "aten.masked_select.default: dynamic shape (u0,): fxdsl imports static shapes only; a size that depends on a tensor's values, which a static-shape compiler cannot take (pass such ",
     },
+    "nn.functional.multilabel_margin_loss": {
+        "default": "aten.multilabel_margin_loss.default has no graph-dialect mapping, and in torch's decomposition of it aten.multilabel_margin_loss_forward.default has no graph-dialect mapping (its decomposition in torch is wrong: aten_decompositions.WRONG)",
+    },
     "nonzero": {
         "default": "aten.nonzero.default: dynamic shape (u0, 0): fxdsl imports static shapes only; a size that depends on a tensor's values, which a static-shape compiler cannot take (pass such sizes as P",
         "core": "aten.nonzero.default: dynamic shape (u0, 0): fxdsl imports static shapes only; a size that depends on a tensor's values, which a static-shape compiler cannot take (pass such sizes as P",

@@ -191,9 +191,11 @@ def _decode_island(name: str, dtype: Any) -> tuple[str, Any, list[Any]]:
     calls: list[tuple[Any, list[Any]]] = []
     real = torch_compile.call_island
 
-    def recording(run: Any, operands: list[Any], device: str, op: Any) -> Any:
+    def recording(
+        run: Any, operands: list[Any], device: str, op: Any, held: Any = None
+    ) -> Any:
         calls.append((op, [t.detach().clone() for t in operands]))
-        return real(run, operands, device, op)
+        return real(run, operands, device, op, held)
 
     torch_compile.call_island = recording
     try:
