@@ -89,16 +89,10 @@ def row(
     fn: Callable[..., Any],
     make: Callable[[], Any],
     *,
-    xfail: str | None = None,
     tol: dict[str, float] | None = None,
 ) -> Any:
-    """A harness `case`, marked a strict `xfail` with `xfail`'s reason."""
-    p = case(name, fn, make, **(tol or {}))
-    if xfail is None:
-        return p
-    return pytest.param(
-        *p.values, id=p.id, marks=[pytest.mark.xfail(strict=True, reason=xfail)]
-    )
+    """A harness `case` with the row's tolerance (`tol`, else torch's)."""
+    return case(name, fn, make, **(tol or {}))
 
 
 def rn(*shape: int, dtype: Any = torch.float32, fmt: Any = None) -> Any:

@@ -93,13 +93,9 @@ def row(
     rtol: float = TOL["rtol"],
     xfail: str | None = None,
 ) -> Any:
-    """The harness's `case`, marked a strict `xfail` where `xfail` says why."""
-    p = case(name, fn, make, atol=atol, rtol=rtol)
-    if xfail is None:
-        return p
-    return pytest.param(
-        *p.values, id=p.id, marks=pytest.mark.xfail(strict=True, reason=xfail)
-    )
+    """The harness's `case` at this file's tolerance, a strict `xfail`
+    where `xfail` says why."""
+    return case(name, fn, make, atol=atol, rtol=rtol, xfail=xfail)
 
 
 def rn(*shape: int) -> Any:
