@@ -283,7 +283,8 @@ class _Importer:
             for p in graph.nodes
             if p.op == "placeholder" and p not in self.folded and _is_tensor(p)
         ]
-        specs = [self._spec(p) for p in tensor_inputs]
+        aliases = self.source.aliases()
+        specs = [self._spec(p, aliases.get(p.name, ())) for p in tensor_inputs]
         # only draws fxdsl makes take a seed: one left to torch draws from
         # torch's generator itself (drawing a seed anyway would move that
         # generator, and `fallback_random` would not give eager's numbers)
@@ -1043,7 +1044,7 @@ class _Importer:
             users = [o for o in users if hasattr(o, "op")]
         return users, [(leaves[i], name) for i, name in mutations.items()]
 
-    def _spec(self, placeholder: Any) -> TensorSpec:
+    def _spec(self, placeholder: Any, aliases: tuple[str, ...]) -> TensorSpec:
         value = placeholder.meta["val"]
         _check_static(placeholder)
         weight = self.source.weights.get(placeholder.name)
@@ -1061,4 +1062,5 @@ class _Importer:
             dtype,
             name=placeholder.name,
             param=param,
+            aliases=aliases,
         )

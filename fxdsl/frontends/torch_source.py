@@ -40,6 +40,20 @@ class Source:
     """Preserved module call signatures by call name: the names of their
     input and output nodes (`torch_signatures`)."""
 
+    def aliases(self) -> dict[str, tuple[str, ...]]:
+        """Weights that are one tensor under several names (a shared
+        submodule, tied weights; torch.export gives each name its own
+        placeholder): placeholder name -> the tensor's fqns, in placeholder
+        order."""
+        fqns: dict[int, list[str]] = {}
+        for fqn, tensor in self.weights.values():
+            fqns.setdefault(id(tensor), []).append(fqn)
+        return {
+            name: tuple(fqns[id(tensor)])
+            for name, (_, tensor) in self.weights.items()
+            if len(fqns[id(tensor)]) > 1
+        }
+
 
 class StateFound(Exception):
     """Buffers read as constants turned out to be written (a default-level

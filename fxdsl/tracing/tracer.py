@@ -57,7 +57,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
-from fxdsl.ir.graph import CALL_SIGNATURES, NAME, PARAM
+from fxdsl.ir.graph import ALIASES, CALL_SIGNATURES, NAME, PARAM
 from fxdsl.tracing.ops import Tensor, emit, wrap
 from fxdsl.tracing.trace_state import (
     DTYPES,
@@ -93,14 +93,17 @@ class TensorSpec:
     """A traced function argument: shape, dtype and, for weights, `param`.
 
     `param="h.0.attn.weight"` marks a weight: the func argument gets the arg
-    attribute `graph.param = "h.0.attn.weight"`. `name` is documentation only
-    (it becomes the argument's SSA name hint in printed IR).
+    attribute `graph.param = "h.0.attn.weight"`; `aliases`, every name of a
+    weight the model reaches under several (its `param` included), becomes
+    `graph.aliases`. `name` is documentation only (it becomes the
+    argument's SSA name hint in printed IR).
     """
 
     shape: tuple[int, ...]
     dtype: str = "f32"
     name: str | None = None
     param: str | None = None
+    aliases: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         shape = tuple(int(d) for d in self.shape)
@@ -155,9 +158,7 @@ def trace(
         returned = fn(*(Tensor(arg, state) for arg in block.args))
     results = _results(returned, state)
     block.add_op(func.ReturnOp(*results))
-    arg_dicts: list[dict[str, Attribute]] = [
-        {PARAM: StringAttr(s.param)} if s.param else {} for s in arg_specs
-    ]
+    arg_dicts = [_weight_attrs(s) for s in arg_specs]
     for arg, attrs in zip(block.args, arg_dicts):
         if arg in state.arg_names:
             attrs[NAME] = StringAttr(state.arg_names[arg])
@@ -186,6 +187,15 @@ def _as_spec(spec: Any) -> TensorSpec:
     if isinstance(spec, np.ndarray):
         return TensorSpec.from_array(spec)
     raise TypeError(f"fxdsl.trace: expected TensorSpec or numpy array, got {spec!r}")
+
+
+def _weight_attrs(spec: TensorSpec) -> dict[str, Attribute]:
+    attrs: dict[str, Attribute] = {}
+    if spec.param:
+        attrs[PARAM] = StringAttr(spec.param)
+    if spec.aliases:
+        attrs[ALIASES] = ArrayAttr(StringAttr(name) for name in spec.aliases)
+    return attrs
 
 
 def _results(returned: object, state: TraceState) -> list[SSAValue]:

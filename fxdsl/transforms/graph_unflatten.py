@@ -19,11 +19,16 @@ share a function whichever values reach them. A weight is an argument of the
 original function marked `graph.param = "<name>"` whose name lies inside the
 module's fqn (`layers.0.attn.weight` in `layers.0.attn` and in `layers.0`);
 in the module's function it carries `graph.param` relative to the module
-(`"weight"`, `"attn.weight"`). Weights stay arguments (the entry signature is
-unchanged, so callers and numerics are unaffected) rather than globals: a
-module passes down only the weights its submodules own. Results: the values
-defined inside and used outside, in order of definition. The bodies of module
-functions carry no `scope` (it is implied by the call chain).
+(`"weight"`, `"attn.weight"`). A weight the model reaches under several names
+(`graph.aliases`: a shared submodule, `self.mod3 = self.mod2`) lies inside
+each module one of its names does, and is named there by the first of them
+(with `graph.aliases` relative to the module where several lie inside): so
+the calls of one module object under its several names share a function, as
+in torch. Weights stay arguments (the entry signature is unchanged, so
+callers and numerics are unaffected) rather than globals: a module passes
+down only the weights its submodules own. Results: the values defined inside
+and used outside, in order of definition. The bodies of module functions
+carry no `scope` (it is implied by the call chain).
 
 Sharing: calls whose functions are identical (same body up to value names,
 argument attributes included) call one function, named after the first call
@@ -82,12 +87,12 @@ from xdsl.dialects.builtin import (
     StringAttr,
     SymbolRefAttr,
 )
-from xdsl.ir import SSAValue
+from xdsl.ir import Attribute, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
-from fxdsl.ir.graph import NAME, PARAM, SCOPE, ScopeAttr, SignatureAttr
-from fxdsl.ir.utils import OpFailure, arg_attr, reorder_arguments, unique_name
+from fxdsl.ir.graph import ALIASES, NAME, PARAM, SCOPE, ScopeAttr, SignatureAttr
+from fxdsl.ir.utils import OpFailure, reorder_arguments, unique_name
 from fxdsl.transforms.call_signatures import (
     SignatureError,
     add_keepers,
@@ -110,13 +115,36 @@ DEDUP_ATTR = "graph.dedup"
 """Marks the functions `graph-dedup` outlines."""
 
 
-def weight_names(function: func.FuncOp) -> dict[SSAValue, str]:
-    """Arguments marked `graph.param`, with their names."""
-    names: dict[SSAValue, str] = {}
-    for arg in function.body.block.args:
-        if (name := arg_attr(function, arg.index, PARAM)) is not None:
-            names[arg] = name
+def weight_names(function: func.FuncOp) -> dict[SSAValue, tuple[str, ...]]:
+    """Arguments marked `graph.param`, with every name of each: its
+    `graph.aliases`, else its `graph.param` alone. A PassFailedException
+    where `graph.aliases` is not a list of strings holding the argument's
+    `graph.param`."""
+    names: dict[SSAValue, tuple[str, ...]] = {}
+    attrs = function.arg_attrs.data if function.arg_attrs is not None else ()
+    for arg, arg_attrs in zip(function.body.block.args, attrs):
+        param = arg_attrs.data.get(PARAM)
+        aliases = arg_attrs.data.get(ALIASES)
+        if aliases is None and isinstance(param, StringAttr):
+            names[arg] = (param.data,)
+        elif aliases is not None:
+            names[arg] = _aliases(function, arg.index, param, aliases)
     return names
+
+
+def _aliases(
+    function: func.FuncOp, index: int, param: Attribute | None, aliases: Attribute
+) -> tuple[str, ...]:
+    entries = aliases.data if isinstance(aliases, ArrayAttr) else ()
+    names = tuple(n.data for n in entries if isinstance(n, StringAttr))
+    named = isinstance(param, StringAttr) and param.data in names
+    if named and len(names) == len(entries):
+        return names
+    raise PassFailedException(
+        f"graph-unflatten: argument {index} of @{function.sym_name.data}: "
+        f"{ALIASES} must be a list of names holding its {PARAM} "
+        f"({param or 'none'}), got {aliases}"
+    )
 
 
 def _permute_inputs(outlined: Outlined, order: list[int]) -> None:
@@ -141,8 +169,13 @@ def _symbol_names(module: ModuleOp) -> set[str]:
     return names
 
 
-def _param_attrs(name: str | None) -> DictionaryAttr:
-    return DictionaryAttr({} if name is None else {PARAM: StringAttr(name)})
+def _param_attrs(names: tuple[str, ...]) -> DictionaryAttr:
+    attrs: dict[str, Attribute] = {}
+    if names:
+        attrs[PARAM] = StringAttr(names[0])
+    if len(names) > 1:
+        attrs[ALIASES] = ArrayAttr(StringAttr(name) for name in names)
+    return DictionaryAttr(attrs)
 
 
 @dataclass
@@ -213,7 +246,7 @@ class _Unflattener:
         # Canonical: first use in the body, weights last. Where a value comes
         # from (an argument of the caller or not) must not count, or identical
         # calls reached in another order would not share a function.
-        order = sorted(range(len(relative)), key=lambda i: (relative[i] is not None, i))
+        order = sorted(range(len(relative)), key=lambda i: (bool(relative[i]), i))
         entry = self.resolved.get(node)
         if entry is not None:
             apply_signature(outlined, entry, order, lambda i: _param_attrs(relative[i]))
@@ -236,14 +269,12 @@ class _Unflattener:
             self.module.body.block.erase_op(callee)
             call.properties["callee"] = SymbolRefAttr(existing)
 
-    def relative_weight(self, node: CallNode, value: SSAValue) -> str | None:
-        """The weight's name inside `node`'s module, or None (not a weight of
+    def relative_weight(self, node: CallNode, value: SSAValue) -> tuple[str, ...]:
+        """The weight's names inside `node`'s module, or () (not a weight of
         this module or its submodules)."""
-        name = self.weights.get(value)
         prefix = node.fqn + "."
-        if name is None or not name.startswith(prefix):
-            return None
-        return name[len(prefix) :]
+        names = self.weights.get(value, ())
+        return tuple(n[len(prefix) :] for n in names if n.startswith(prefix))
 
 
 def unflatten(module: ModuleOp, share: bool = True) -> ModuleOp:

@@ -28,6 +28,7 @@ from xdsl.ir import Dialect
 from xdsl.irdl import IRDLOperation
 
 from fxdsl.ir.graph.base import (
+    ALIASES,
     CALL_SIGNATURES,
     ELEMENT_TYPES,
     FLOAT_TYPES,
@@ -242,6 +243,7 @@ __all__ = [  # noqa: RUF022 (grouped by module)
     "ui8",
     "NAME",
     "PARAM",
+    "ALIASES",
     "SCOPE",
     "ScopeAttr",
     "SignatureAttr",

@@ -160,6 +160,10 @@ class SignatureAttr(Data[tuple[tuple[str, ...], tuple[str, ...]]]):
 
 SCOPE = "scope"
 PARAM = "graph.param"
+ALIASES = "graph.aliases"
+"""On a `graph.param` argument whose tensor the model reaches under several
+names (a shared submodule, tied weights): every one of those names, its own
+`graph.param` included, as a list of strings in argument order."""
 NAME = "graph.name"
 """A value's stable name: on an op (its result; a list of names, "" for none,
 on a multi-result op) or as a function argument attribute."""
