@@ -92,6 +92,7 @@ run showed and the next commits cut). Each runs as its own `fxdsl-bench
 
 BENCH_VARIANTS = (
     "fxdsl",
+    "fxdsl-flash-v1",
     "fxdsl-cudagraph",
     "fxdsl-backend",
     "fxdsl-backend-cudagraph",
@@ -118,7 +119,8 @@ BENCH_ROWS: dict[str, tuple[str, ...]] = {
     ),
     "resnet18_b32": ("fxdsl", "fxdsl-backend", "torch-eager", "torch-compile"),
     "attention_bf16_t512": (
-        "fxdsl", "fxdsl-backend", "fxdsl-backend-sdpa", "torch-eager",
+        "fxdsl", "fxdsl-flash-v1", "fxdsl-backend", "fxdsl-backend-sdpa",
+        "torch-eager",
     ),
     **{
         name: ("fxdsl", "fxdsl-backend", "torch-compile", "copy")

@@ -11,6 +11,9 @@ the report shows; the harness never drops a row silently.
   makes every op its own kernel (the "eager CuPy" baseline).
 * `fxdsl-cudagraph`: `fxdsl.compile(..., cuda_graph=True)` (CUDA graphs
   around the GEMMs, see `fxdsl.runtime.cuda_graph`).
+* `fxdsl-flash-v1` (attention workloads): the first tensor-core attention
+  kernel (`convert-graph-to-gpu{flash-pipeline=false}`: plain loads, both
+  tiles staged before any mma), timed beside the pipelined default.
 * `fxdsl-split-k`, `fxdsl-split-k-cudagraph` (only for workloads of few-row
   GEMMs): the default pipeline with `graph-split-k` after
   `graph-decompose`, without and with CUDA graphs.
@@ -286,6 +289,9 @@ def default_variants() -> list[Variant]:
         lambda p: with_options(p, "graph-fuse-attention", fold_bias=False)
     )
     split_k = edited(with_split_k)
+    first_flash = edited(
+        lambda p: with_options(p, "convert-graph-to-gpu", flash_pipeline=False)
+    )
 
     def fxdsl(
         name: str,
@@ -308,6 +314,7 @@ def default_variants() -> list[Variant]:
         fxdsl("fxdsl-unfused", unfused),
         fxdsl("fxdsl-unfused-attention", unfused_attention, lambda w: w.attention),
         fxdsl("fxdsl-bias-unfolded", unfolded_bias, lambda w: w.attention),
+        fxdsl("fxdsl-flash-v1", first_flash, lambda w: w.torch_attention),
         fxdsl("fxdsl-split-k", split_k, lambda w: w.skinny),
         fxdsl("fxdsl-cudagraph", fused, cuda_graph=True),
         fxdsl("fxdsl-split-k-cudagraph", split_k, lambda w: w.skinny, cuda_graph=True),

@@ -1,5 +1,6 @@
 """`convert-graph-to-gpu`: run the GPU lowering stages of `pipeline.py` in
-order (graph-wrap-kernels, graph-bufferize, convert-groups-to-gpu). Input:
+order (graph-wrap-kernels, graph-bufferize, convert-groups-to-gpu; option
+`flash-pipeline` goes to the last). Input:
 any graph-dialect module, fused or not; output: host functions on memrefs
 launching kernels of one `gpu.module @kernels` (print them with `-t cuda`).
 """
@@ -17,6 +18,7 @@ from fxdsl.lowering.convert_groups_to_gpu import ConvertGroupsToGpuPass
 from fxdsl.lowering.graph_bufferize import GraphBufferizePass
 from fxdsl.lowering.graph_wrap_kernels import GraphWrapKernelsPass
 from fxdsl.lowering.pipeline import stage_names
+from fxdsl.transforms.options import check_bool
 
 # The stages by class, not through the pass registry: the registry names
 # this pass too, so looking the stages up there would tie the two together.
@@ -32,8 +34,17 @@ class ConvertGraphToGpuPass(ModulePass):
 
     name = "convert-graph-to-gpu"
 
+    flash_pipeline: bool = True
+    """Passed to `convert-groups-to-gpu` (its option of the same name)."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        stages = tuple(_STAGES[name]() for name in stage_names())
+        check_bool(self.name, "flash-pipeline", self.flash_pipeline)
+        stages = tuple(
+            _STAGES[name](flash_pipeline=self.flash_pipeline)  # type: ignore[call-arg]
+            if _STAGES[name] is ConvertGroupsToGpuPass
+            else _STAGES[name]()
+            for name in stage_names()
+        )
         PassPipeline(stages, lambda _prev, module, _next: verify_ssa(module)).apply(
             ctx, op
         )

@@ -52,6 +52,7 @@ from fxdsl.lowering.flash_attention_kernel import (
 from fxdsl.lowering.kernel_builder import KernelBuilder
 from fxdsl.lowering.scatter_kernel import build_scatter, scatter_op
 from fxdsl.transforms.fusibility import reduction_space, serial_reduction
+from fxdsl.transforms.options import check_bool
 
 KERNEL_MODULE = "kernels"
 
@@ -106,6 +107,7 @@ def build_kernel(
     group: graph.FusionGroupOp,
     buffers: list[SSAValue],
     globals_out: list[Operation],
+    flash_pipeline: bool = True,
 ) -> KernelBuilder:
     """The kernel computing `group` (pointwise or row, see kernel_builder;
     an attention group is its own kernel shape, see attention_kernel, and
@@ -116,7 +118,7 @@ def build_kernel(
     flash = flash_attention_op(group)
     attention = attention_op(group)
     if flash is not None:
-        build_flash_attention(builder, flash)
+        build_flash_attention(builder, flash, flash_pipeline)
         builder.finish()
         return builder
     if attention is not None:
@@ -201,7 +203,9 @@ class KernelTable:
         return name
 
 
-def convert_function(function: func.FuncOp, kernels: KernelTable) -> None:
+def convert_function(
+    function: func.FuncOp, kernels: KernelTable, flash_pipeline: bool = True
+) -> None:
     """Replace every group of `function` by a kernel launch."""
     groups = [
         op for op in function.body.block.ops if isinstance(op, graph.FusionGroupOp)
@@ -213,7 +217,9 @@ def convert_function(function: func.FuncOp, kernels: KernelTable) -> None:
         if key not in kernels.built:
             name = kernel_name(function.sym_name.data, position, group)
             globals_out: list[Operation] = []
-            builder = build_kernel(name, group, inputs + outputs, globals_out)
+            builder = build_kernel(
+                name, group, inputs + outputs, globals_out, flash_pipeline
+            )
             launched = kernels.add(name, [*globals_out, builder.func])
             kernels.built[key] = (launched, builder.launch)
         launched, config = kernels.built[key]
@@ -236,10 +242,16 @@ class ConvertGroupsToGpuPass(ModulePass):
 
     name = "convert-groups-to-gpu"
 
+    flash_pipeline: bool = True
+    """The tensor-core attention kernel loads its k and v tiles with
+    `cp.async` while it computes on the other, and its fragments with
+    `ldmatrix`; false: the first version (plain loads), to time both."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        check_bool(self.name, "flash-pipeline", self.flash_pipeline)
         kernels = KernelTable()
         for function, _ in single_block_bodies(op, self.name):
-            convert_function(function, kernels)
+            convert_function(function, kernels, self.flash_pipeline)
         if not kernels.ops:
             return
         body = Region(Block(kernels.ops))

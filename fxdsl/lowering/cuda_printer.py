@@ -58,6 +58,7 @@ from xdsl.utils.target import Target
 
 from fxdsl.ir.dtypes import float_bits
 from fxdsl.ir.layout import layout_of_type
+from fxdsl.lowering.async_copy import ASYNC_COPY_CUDA
 from fxdsl.lowering.combiners import REDUCE_KINDS, combiner, identity
 from fxdsl.lowering.flash_attention_cuda import (
     FLASH_ATTR,
@@ -351,6 +352,8 @@ class CudaPrinter:
     def _(self, op: gpu.FuncOp) -> None:
         if FLASH_ATTR in op.attributes:  # its body is the emulator's form
             self.helpers.setdefault("tensor_core", TENSOR_CORE_CUDA)
+            if "pipelined" in op.attributes[FLASH_ATTR].data:  # type: ignore[attr-defined]
+                self.helpers.setdefault("async_copy", ASYNC_COPY_CUDA)
             self.helpers.setdefault("flash_attention", FLASH_HELPERS)
             self.lines.extend(flash_attention_source(op, c_type).splitlines())
             return

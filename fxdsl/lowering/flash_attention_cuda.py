@@ -6,17 +6,20 @@ A block is `WARPS` warps and a tile of `BLOCK_M` = 16 * WARPS consecutive
 query rows of one sequence (grid-stride over tiles, heaviest first, as the
 scalar kernel); each warp owns 16 rows:
 
-* the block stages its q tile in shared memory (where the k tiles go
-  later), and each warp loads its 16 x d as mma A fragments once
-  (registers for the whole key loop);
-* per key tile of `BLOCK_N` keys the block stages k and v in shared memory
-  (rows past the last key are zeros), then each warp computes its scores
-  S = q k^T (B fragments from the N x K k tile), scales them into base 2
-  (`scale * log2(e)`, `exp2`, as the scalar kernel), applies the causal
-  cut, the mask and the key bound (-inf), and runs the online softmax per
-  row: the running max and sum in f32 (a row's max across the quad of lanes
-  that hold it by `__shfl_xor_sync`), subtract 0 rather than -inf while a
-  row has seen no key;
+* the block stages its q tile in shared memory (in the v tile's memory,
+  with the first k tile beside it), and each warp loads its 16 x d as mma
+  A fragments once (registers for the whole key loop);
+* per key tile of `BLOCK_N` keys (rows past the last key are zeros), the
+  block's copies of the v tile fly (`cp.async`) while each warp computes
+  its scores S = q k^T (B fragments from the N x K k tile), and the next
+  k tile's while it multiplies by v: two tiles of shared memory, each load
+  behind the other tile's math (FlashAttention-2's order). The scores go
+  into base 2 (`scale * log2(e)`, `exp2`, as the scalar kernel); keys at or
+  past a row's `limit` (the key count, and the causal cut) are -inf, the
+  mask is read only below it; the online softmax per row: the running max
+  and sum in f32 (a row's max across the quad of lanes that hold it by
+  `__shfl_xor_sync`), subtract 0 rather than -inf while a row has seen no
+  key;
 * P = exp2(S - max) rounded to the input type becomes the A fragment of
   P V (`fx_frag_a_from_c_*`: the accumulator fragments reused in place, no
   shared memory), V's B fragments come from the K x N v tile;
@@ -43,9 +46,19 @@ P is rounded to the input type before P V (as FlashAttention does), while
 the row sum l adds the unrounded f32 probabilities; the output is rounded
 once.
 
-Not yet measured on a GPU: global loads are one element per thread (no
-16-byte vectors, no `cp.async` double buffering of k and v), and `WARPS`,
-`BLOCK_N` and `PAD` are first choices, not tuned.
+Fragments come from shared memory by `ldmatrix` (`fx_ldsm_frag_*`: four
+8x8 matrices an instruction; `PAD` keeps its eight row addresses in
+distinct banks). Rows that are not 16-byte chunks (a strided view) are
+staged by plain loads, in the same order.
+
+`pipelined=False` (`convert-groups-to-gpu{flash-pipeline=false}`) prints the
+first version: k and v staged by plain 16-byte loads before any mma, scalar
+fragment loads. It stays so that a GPU run times both side by side
+(`fxdsl-bench` variant `fxdsl-flash-v1`); on the H200 (2026-11-28) it (then
+with a bounds check per score) ran at
+0.49x torch SDPA's speed (B=8, H=12, T=512, d=64, causal). `ptxas -v` for
+sm_90 at d=64: 130 registers for this kernel, 127 for the first, no spills.
+`WARPS`, `BLOCK_N` and `PAD` are first choices, not tuned.
 """
 
 from __future__ import annotations
@@ -83,8 +96,8 @@ HEAD_DIMS = (64, 128)
 CHUNK = 8
 """16-bit elements per 16-byte global load of a q, k or v row."""
 FLASH_ATTR = "fxdsl.flash_attention"
-"""gpu.func attribute {scale, causal}: print this function as the
-tensor-core kernel (module docstring)."""
+"""gpu.func attribute {scale, roles, causal?, pipelined?}: print this
+function as the tensor-core kernel (module docstring)."""
 
 
 def flash_attention_source(
@@ -107,6 +120,7 @@ def flash_attention_source(
         scale.value.data,
         "causal" in params.data,
         c_type,
+        "pipelined" in params.data,
     )
 
 
@@ -143,17 +157,30 @@ def _chunked(layout: Layout) -> bool:
 
 
 def _stage(
-    name: str, layout: Layout, first: str, count: int, bound: int, head: int
+    name: str,
+    layout: Layout,
+    first: str,
+    count: int,
+    bound: int,
+    head: int,
+    asynchronous: bool = False,
 ) -> str:
     """C statements copying rows `first .. first + count` of operand `name`
-    (from `<name>_base`) into `<name>_tile`, zeros past row `bound`."""
+    (from `<name>_base`) into `<name>_tile`, zeros past row `bound`;
+    `asynchronous`: as `cp.async` copies where the rows are 16-byte chunks
+    (the caller commits and waits), plain stores otherwise."""
     ld, (row_stride, col_stride) = head + PAD, layout.strides[-2:]
     tile, base = f"{name}_tile + r * {ld} + c", f"{name}_base + t * {row_stride}LL"
     if _chunked(layout):
         chunks = head // CHUNK
-        return f"""for (int e = threadIdx.x; e < {count * chunks}; e += {THREADS}) {{
+        loop = f"""for (int e = threadIdx.x; e < {count * chunks}; e += {THREADS}) {{
   const int r = e / {chunks}, c = e % {chunks} * {CHUNK};
-  const long long t = {first} + r;
+  const long long t = {first} + r;"""
+        if asynchronous:  # a row past the end: zeros, from a valid address
+            return f"""{loop}
+  fx_cp_async16({tile}, t < {bound}LL ? {name} + {base} + c : {name}, t < {bound}LL);
+}}"""
+        return f"""{loop}
   *reinterpret_cast<fx_flash_chunk*>({tile}) = t < {bound}LL
       ? *reinterpret_cast<const fx_flash_chunk*>({name} + {base} + c)
       : fx_flash_chunk{{}};
@@ -181,6 +208,52 @@ def _stage_sum(
 }}"""
 
 
+def _scores(head: int, ld: int, mma: str, ldmatrix: bool) -> str:
+    """C statements: the warp's scores s = q k^T of the key tile in
+    `k_tile` (q's A fragments in `qa`)."""
+    if ldmatrix:  # two k steps of B per ldmatrix.x4
+        step = f"""for (int kk = 0; kk < {head // 16}; kk += 2) {{
+          unsigned b0[2], b1[2];
+          fx_ldsm_frag_b_nk_x2(b0, b1, k_tile + nt * 8 * {ld} + kk * 16, {ld}, lane);
+          fx_mma_m16n8k16_{mma}(s[nt], qa[kk], b0, s[nt]);
+          fx_mma_m16n8k16_{mma}(s[nt], qa[kk + 1], b1, s[nt]);
+        }}"""
+    else:
+        step = f"""for (int kk = 0; kk < {head // 16}; ++kk) {{
+          unsigned b[2];
+          fx_load_frag_b_nk(b, k_tile + nt * 8 * {ld} + kk * 16, {ld}, lane);
+          fx_mma_m16n8k16_{mma}(s[nt], qa[kk], b, s[nt]);
+        }}"""
+    return f"""float s[{BLOCK_N // 8}][4];
+      for (int nt = 0; nt < {BLOCK_N // 8}; ++nt) {{
+        for (int i = 0; i < 4; ++i) s[nt][i] = 0.0f;
+        {step}
+      }}"""
+
+
+def _values(head: int, ld: int, mma: str, ldmatrix: bool) -> str:
+    """C statements: o += p v for the value tile in `v_tile` (p: the
+    probabilities in `s`, as A fragments)."""
+    if ldmatrix:  # two n blocks of B per ldmatrix.x4.trans
+        step = f"""for (int dt = 0; dt < {head // 8}; dt += 2) {{
+          unsigned b0[2], b1[2];
+          fx_ldsm_frag_b_kn_x2(b0, b1, v_tile + kk * 16 * {ld} + dt * 8, {ld}, lane);
+          fx_mma_m16n8k16_{mma}(o[dt], pa, b0, o[dt]);
+          fx_mma_m16n8k16_{mma}(o[dt + 1], pa, b1, o[dt + 1]);
+        }}"""
+    else:
+        step = f"""for (int dt = 0; dt < {head // 8}; ++dt) {{
+          unsigned b[2];
+          fx_load_frag_b_kn(b, v_tile + kk * 16 * {ld} + dt * 8, {ld}, lane);
+          fx_mma_m16n8k16_{mma}(o[dt], pa, b, o[dt]);
+        }}"""
+    return f"""for (int kk = 0; kk < {BLOCK_N // 16}; ++kk) {{
+        unsigned pa[4];
+        fx_frag_a_from_c_{mma}(pa, s[2 * kk], s[2 * kk + 1]);
+        {step}
+      }}"""
+
+
 def flash_source(
     name: str,
     types: Sequence[MemRefType[Attribute]],
@@ -188,12 +261,17 @@ def flash_source(
     scale: float,
     causal: bool,
     c_type: Callable[[Attribute], str],
+    pipelined: bool = True,
 ) -> str:
     """The kernel `name` on buffers of `types`; `roles` says which buffer is
     `q`, `k`, `v`, `out` and, where present, `mask`, `q_bias` (the query
     is q + q_bias, rounded) and `out_bias` (the output is the attention,
     rounded, + out_bias, rounded); the biases broadcast to q's and out's
-    shape. Batch dims: q's, with k and v's dim -3 a divisor of q's (GQA)."""
+    shape. Batch dims: q's, with k and v's dim -3 a divisor of q's (GQA).
+    `pipelined` (the default): k and v tiles arrive by `cp.async` while
+    the warps compute on the other one, fragments by `ldmatrix`; false: the
+    first kernel (plain loads, both tiles staged before any mma), kept to
+    time the two side by side (module docstring)."""
     layouts = {role: layout_of_type(types[i]) for role, i in roles.items()}
     q, k, v, out = (layouts[role] for role in ("q", "k", "v", "out"))
     element = types[roles["q"]].element_type
@@ -216,23 +294,32 @@ def flash_source(
     q_base = _offset(q, [*outer, "0", "0"]) if "q_bias" not in roles else "0LL"
     k_base = _offset(k, [*kv_outer, "0", "0"])
     v_base = _offset(v, [*kv_outer, "0", "0"])
-    mask_term = ""
+    mask_block = ""
     if "mask" in roles:
-        read = f"mask[{_broadcast(layouts['mask'], [*outer, 'row', 'key'])}]"
+        read = f"mask[{_broadcast(layouts['mask'], [*outer, 'row', 'j0 + key'])}]"
         if isinstance(types[roles["mask"]].element_type, IntegerType):
-            mask_term = f"if (!{read}) x = -FX_INF;"
+            term = f"if (!{read}) x = -FX_INF;"
         else:
-            mask_term = f"x += fx_flash_base2(fx_flash_float({read}));"
+            term = f"x += fx_flash_base2(fx_flash_float({read}));"
+        mask_block = f"""if (key < seen[i >> 1]) {{  // read only where in range
+            const long long row = first_row + warp * 16 + fx_frag_c_row(lane, i);
+            {term}
+          }}"""
     ctype = c_type(element)
-    causal_term = "if (key > row) x = -FX_INF;" if causal else ""
     last_tile = f"fx_min({keys}LL, first_row + {BLOCK_M}LL)" if causal else f"{keys}LL"
+    # the keys a row sees: below `limit` (the causal cut and the key count
+    # in one bound, 0 for a padding row past the last), then the mask
+    limit = f"fx_min({keys}LL, row + 1)" if causal else f"{keys}LL"
     if "q_bias" in roles:
         stage_q = _stage_sum(layouts, [*outer, "t", "c"], rows, head)
     else:
-        stage_q = _stage("q", q, "first_row", BLOCK_M, rows, head)
+        stage_q = _stage("q", q, "first_row", BLOCK_M, rows, head, pipelined)
     stage_q = stage_q.replace("\n", "\n    ")
-    stage_k = _stage("k", k, "j0", BLOCK_N, keys, head).replace("\n", "\n      ")
-    stage_v = _stage("v", v, "j0", BLOCK_N, keys, head).replace("\n", "\n      ")
+
+    def stage(role: str, first: str, indent: str) -> str:
+        text = _stage(role, layouts[role], first, BLOCK_N, keys, head, pipelined)
+        return text.replace("\n", "\n" + indent)
+
     stored = f"fx_flash_from_float(o[dt][i] * inverse[i >> 1], ({ctype}*)0)"
     if "out_bias" in roles:  # the attention's result is rounded, then added
         bias = f"out_bias[{_broadcast(layouts['out_bias'], [*outer, 't', 'c'])}]"
@@ -252,16 +339,42 @@ def flash_source(
         f"const {role} = arg{i};"
         for role, i in roles.items()
     )
+    scores, values = (part(head, ld, mma, pipelined) for part in (_scores, _values))
+    load_q = "fx_ldsm_frag_a" if pipelined else "fx_load_frag_a"
+    if pipelined:
+        # k's first tile loads with q (q is staged where v goes); then per
+        # key tile: v loads while the warps compute the scores on k, the
+        # next k loads while they multiply by v
+        q_tile = "v_tile"
+        prologue = f"""{stage("k", "0LL", "    ")}
+    fx_cp_async_commit();
+    fx_cp_async_wait_all();"""
+        load_kv = f"""__syncthreads();  // every warp has read q or the last v tile
+      {stage("v", "j0", "      ")}
+      fx_cp_async_commit();"""
+        between = f"""fx_cp_async_wait_all();
+      __syncthreads();  // v has landed; every warp has read the k tile
+      if (j0 + {BLOCK_N}LL < key_end) {{
+        {stage("k", f"(j0 + {BLOCK_N}LL)", "        ")}
+        fx_cp_async_commit();
+      }}"""
+        after = "fx_cp_async_wait_all();  // the next k tile"
+    else:
+        q_tile, prologue, between, after = "k_tile", "", "", ""
+        load_kv = f"""__syncthreads();  // every warp has read the last k/v tile (or q)
+      {stage("k", "j0", "      ")}
+      {stage("v", "j0", "      ")}
+      __syncthreads();"""
     return f"""
 extern "C" __global__ void __launch_bounds__({THREADS}) {name}(
     {params}) {{
   {pointers}
   alignas(16) __shared__ {ctype} k_tile[{BLOCK_N * ld}];
   alignas(16) __shared__ {ctype} v_tile[{BLOCK_N * ld}];
-  // q is staged where the k tiles go: its fragments live in registers
-  // before the first key tile is written (below 48 KB of static shared
-  // memory at d = 128)
-  {ctype}* const q_tile = k_tile;
+  // q is staged in a key tile's memory: its fragments live in registers
+  // before that tile is next written (below 48 KB of static shared memory
+  // at d = 128)
+  {ctype}* const q_tile = {q_tile};
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const float scale = {scale * LOG2_E!r}f;  // scores in base 2 (exp2f)
   for (long long tile = blockIdx.x; tile < {sequences * tiles_per_sequence}LL;
@@ -272,42 +385,33 @@ extern "C" __global__ void __launch_bounds__({THREADS}) {name}(
         ({tiles_per_sequence - 1}LL - tile / {sequences}LL) * {BLOCK_M}LL;
     {decl}
     const long long q_base = {q_base}, k_base = {k_base}, v_base = {v_base};
-    __syncthreads();  // every warp is done with the previous tile's k_tile
+    const long long key_end = {last_tile};
+    __syncthreads();  // every warp is done with the previous tile's k and v
     {stage_q}
+    {prologue}
     __syncthreads();
     unsigned qa[{head // 16}][4];
     for (int kk = 0; kk < {head // 16}; ++kk)
-      fx_load_frag_a(qa[kk], q_tile + warp * 16 * {ld} + kk * 16, {ld}, lane);
+      {load_q}(qa[kk], q_tile + warp * 16 * {ld} + kk * 16, {ld}, lane);
+    long long limit[2];  // this lane's rows g and g + 8 see keys below limit
+    for (int h = 0; h < 2; ++h) {{
+      const long long row = first_row + warp * 16 + fx_frag_c_row(lane, 2 * h);
+      limit[h] = row < {rows}LL ? {limit} : 0LL;
+    }}
     float m[2] = {{-FX_INF, -FX_INF}}, l[2] = {{0.0f, 0.0f}};
     float o[{head // 8}][4];
     for (int dt = 0; dt < {head // 8}; ++dt)
       for (int i = 0; i < 4; ++i) o[dt][i] = 0.0f;
-    const long long key_end = {last_tile};
     for (long long j0 = 0; j0 < key_end; j0 += {BLOCK_N}) {{
-      __syncthreads();  // every warp has read the last k/v tile (or q)
-      {stage_k}
-      {stage_v}
-      __syncthreads();
-      float s[{BLOCK_N // 8}][4];
-      for (int nt = 0; nt < {BLOCK_N // 8}; ++nt) {{
-        for (int i = 0; i < 4; ++i) s[nt][i] = 0.0f;
-        for (int kk = 0; kk < {head // 16}; ++kk) {{
-          unsigned b[2];
-          fx_load_frag_b_nk(b, k_tile + nt * 8 * {ld} + kk * 16, {ld}, lane);
-          fx_mma_m16n8k16_{mma}(s[nt], qa[kk], b, s[nt]);
-        }}
-      }}
+      {load_kv}
+      {scores}
       float top[2] = {{m[0], m[1]}};
+      const int seen[2] = {{(int)(limit[0] - j0), (int)(limit[1] - j0)}};
       for (int nt = 0; nt < {BLOCK_N // 8}; ++nt)
         for (int i = 0; i < 4; ++i) {{
-          const long long row = first_row + warp * 16 + fx_frag_c_row(lane, i);
-          const long long key = j0 + nt * 8 + fx_frag_c_col(lane, i);
-          float x = scale * s[nt][i];
-          if (key >= {keys}LL || row >= {rows}LL) x = -FX_INF;
-          else {{
-            {causal_term}
-            {mask_term}
-          }}
+          const int key = nt * 8 + fx_frag_c_col(lane, i);  // from j0
+          float x = key < seen[i >> 1] ? scale * s[nt][i] : -FX_INF;
+          {mask_block}
           s[nt][i] = x;
           top[i >> 1] = fx_maximumf(top[i >> 1], x);
         }}
@@ -327,17 +431,11 @@ extern "C" __global__ void __launch_bounds__({THREADS}) {name}(
           s[nt][i] = exp2f(s[nt][i] - shift);
           l[i >> 1] += s[nt][i];
         }}
+      {between}
       for (int dt = 0; dt < {head // 8}; ++dt)
         for (int i = 0; i < 4; ++i) o[dt][i] *= rescale[i >> 1];
-      for (int kk = 0; kk < {BLOCK_N // 16}; ++kk) {{
-        unsigned pa[4];
-        fx_frag_a_from_c_{mma}(pa, s[2 * kk], s[2 * kk + 1]);
-        for (int dt = 0; dt < {head // 8}; ++dt) {{
-          unsigned b[2];
-          fx_load_frag_b_kn(b, v_tile + kk * 16 * {ld} + dt * 8, {ld}, lane);
-          fx_mma_m16n8k16_{mma}(o[dt], pa, b, o[dt]);
-        }}
-      }}
+      {values}
+      {after}
     }}
     float inverse[2];
     for (int h = 0; h < 2; ++h) {{  // the quad's partial sums of each row

@@ -125,10 +125,13 @@ def launch_config(out: MemRefType[Attribute]) -> tuple[int, int]:
     return min(max(1, tiles), MAX_GRID), THREADS
 
 
-def build_flash_attention(builder: KernelBuilder, flash: FlashAttention) -> None:
+def build_flash_attention(
+    builder: KernelBuilder, flash: FlashAttention, pipelined: bool = True
+) -> None:
     """The group's kernel: the scalar kernel's body at `THREADS` threads a
     block (what the IR emulator runs), marked `FLASH_ATTR` (scale, causal,
-    roles) for the printer, launched as the tensor-core kernel."""
+    roles, pipelined: see `flash_attention_cuda.flash_source`) for the
+    printer, launched as the tensor-core kernel."""
     op = flash.op
     build_attention(builder, op, block=THREADS)
     roles = {role: IntegerAttr(i, i64) for role, i in flash.roles.items()}
@@ -137,6 +140,8 @@ def build_flash_attention(builder: KernelBuilder, flash: FlashAttention) -> None
     }  # fmt: skip
     if op.is_causal:
         params["causal"] = UnitAttr()
+    if pipelined:
+        params["pipelined"] = UnitAttr()
     builder.func.attributes[FLASH_ATTR] = DictionaryAttr(params)
     out = builder.entry.args[flash.roles["out"]].type
     assert isinstance(out, MemRefType)

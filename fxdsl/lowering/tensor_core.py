@@ -15,7 +15,13 @@ needs no header: 16-bit values travel as their bits). It defines
   (two f32 C fragments, side by side in N, as the A fragment of the next
   product: attention's P @ V), and `fx_frag_c_row/col(lane, i)`, the
   matrix coordinates of accumulator element i, so that a kernel never
-  restates the lane mapping.
+  restates the lane mapping;
+* `fx_ldmatrix_x4(r, row)` and `_trans` (`ldmatrix.sync...m8n8.x4`, four
+  8x8 matrices from shared memory in one instruction) and the loaders
+  built on it, the same fragments as the scalar ones above:
+  `fx_ldsm_frag_a`, `fx_ldsm_frag_b_nk_x2` (two k steps of B from an
+  N x K tile) and `fx_ldsm_frag_b_kn_x2` (two n blocks of B from a K x N
+  tile).
 
 The layout is the PTX ISA's (section "Matrix Fragments for mma.m16n8k16
 with floating point type"): with `g = lane >> 2`, `t = lane & 3`, each
@@ -28,14 +34,16 @@ with floating point type"): with `g = lane >> 2`, `t = lane & 3`, each
 
 Under nvcc/NVRTC the mma and the conversions are inline PTX (sm_80 and
 later). Under cuda-sim (`FX_CUDA_SIM`, defined by its header) they call the
-header's emulation of those two instructions (`fx_sim::mma_m16n8k16`,
-`fx_sim::cvt_rn_x2`), written from the PTX ISA independently of the
-helpers here, so the exact kernels run on the CPU under the sanitizers.
+header's emulation of those instructions (`fx_sim::mma_m16n8k16`,
+`fx_sim::cvt_rn_x2`, `fx_sim::ldmatrix_x4`), written from the PTX ISA
+independently of the helpers here, so the exact kernels run on the CPU
+under the sanitizers.
 
 Python: `a_fragment_coords(lane)` and friends are the same layout as data,
 element by element (`a0..a7` in register order, low half first), the table
 that tests pack matrices with and read results back by; `a_registers`,
-`b_registers`, `c_registers` and `from_c_registers` do that packing.
+`b_registers`, `c_registers` and `from_c_registers` do that packing;
+`ldmatrix_coords(lane, trans)` and `ldmatrix_registers` are ldmatrix's.
 """
 
 from __future__ import annotations
@@ -106,7 +114,48 @@ FX_TC void fx_load_frag_b_nk(unsigned b[2], const T* tile, int ld, int lane) {
     b[r] = fx_load_pair(tile + n * ld + fx_frag_b_row(lane, r));
 }
 
+// ldmatrix.sync.aligned.m8n8.x4[.trans].shared.b16: four 8x8 matrices of
+// 16-bit values from shared memory, one warp together. Lane l gives the
+// address of row l % 8 of matrix l / 8 (16-byte aligned); register i of
+// lane l receives matrix i's row l / 4, columns 2 (l % 4) and 2 (l % 4) + 1
+// (.trans: rows 2 (l % 4) and 2 (l % 4) + 1 of column l / 4), the lower
+// column (row) in the low half: one instruction for four fragments
+FX_TC void fx_ldmatrix_x4(unsigned r[4], const void* row);
+FX_TC void fx_ldmatrix_x4_trans(unsigned r[4], const void* row);
+
+// A fragment of a row-major 16x16 tile in shared memory (rows 16-byte
+// aligned): matrices (rows 0-7, 8-15) x (cols 0-7, 8-15) are a[0..3]
+template <typename T>
+FX_TC void fx_ldsm_frag_a(unsigned a[4], const T* tile, int ld, int lane) {
+  fx_ldmatrix_x4(a, tile + (lane & 15) * ld + (lane >> 4) * 8);
+}
+// B fragments of two k steps (b0: k 0..15, b1: k 16..31) of a row-major
+// N x K tile in shared memory (8 rows of n, 32 columns of k)
+template <typename T>
+FX_TC void fx_ldsm_frag_b_nk_x2(unsigned b0[2], unsigned b1[2], const T* tile,
+                                int ld, int lane) {
+  unsigned r[4];
+  fx_ldmatrix_x4(r, tile + (lane & 7) * ld + (lane >> 3) * 8);
+  b0[0] = r[0], b0[1] = r[1], b1[0] = r[2], b1[1] = r[3];
+}
+// B fragments of two n blocks (b0: n 0..7, b1: n 8..15) of a row-major
+// K x N tile in shared memory (16 rows of k, 16 columns of n), transposed
+// by ldmatrix
+template <typename T>
+FX_TC void fx_ldsm_frag_b_kn_x2(unsigned b0[2], unsigned b1[2], const T* tile,
+                                int ld, int lane) {
+  unsigned r[4];
+  fx_ldmatrix_x4_trans(r, tile + (lane & 15) * ld + (lane >> 4) * 8);
+  b0[0] = r[0], b0[1] = r[1], b1[0] = r[2], b1[1] = r[3];
+}
+
 #ifdef FX_CUDA_SIM
+FX_TC void fx_ldmatrix_x4(unsigned r[4], const void* row) {
+  fx_sim::ldmatrix_x4(r, row, false);
+}
+FX_TC void fx_ldmatrix_x4_trans(unsigned r[4], const void* row) {
+  fx_sim::ldmatrix_x4(r, row, true);
+}
 FX_TC unsigned fx_pack_bf16x2(float lo, float hi) {
   return fx_sim::cvt_rn_x2(hi, lo, fx_sim::MMA_BF16);
 }
@@ -122,6 +171,17 @@ FX_TC void fx_mma_m16n8k16_f16(float d[4], const unsigned a[4],
   fx_sim::mma_m16n8k16(d, a, b, c, fx_sim::MMA_F16);
 }
 #else
+#define FX_LDMATRIX_X4(modifier)                                               \
+  asm volatile("{ .reg .u64 s; .reg .u32 a; cvta.to.shared.u64 s, %4; "       \
+               "cvt.u32.u64 a, s; ldmatrix.sync.aligned.m8n8.x4" modifier     \
+               ".shared.b16 {%0, %1, %2, %3}, [a]; }"                         \
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])               \
+               : "l"(row))
+FX_TC void fx_ldmatrix_x4(unsigned r[4], const void* row) { FX_LDMATRIX_X4(""); }
+FX_TC void fx_ldmatrix_x4_trans(unsigned r[4], const void* row) {
+  FX_LDMATRIX_X4(".trans");
+}
+#undef FX_LDMATRIX_X4
 // cvt.rn.{bf16x2,f16x2}.f32 d, a, b puts a in the upper half, b in the lower
 FX_TC unsigned fx_pack_bf16x2(float lo, float hi) {
   unsigned d;
@@ -234,3 +294,25 @@ def from_c_registers(registers: np.ndarray) -> np.ndarray:
         for (r, c), value in zip(c_fragment_coords(lane), registers[lane]):
             out[r, c] = value
     return out
+
+
+def ldmatrix_coords(lane: int, trans: bool) -> list[tuple[int, int, int]]:
+    """(matrix, row, col) of the eight 16-bit halves `lane` receives from
+    `ldmatrix...m8n8.x4[.trans]`: register i // 2, low half first."""
+    g, t = _group(lane)
+    if trans:
+        return [(i // 2, 2 * t + (i & 1), g) for i in range(8)]
+    return [(i // 2, g, 2 * t + (i & 1)) for i in range(8)]
+
+
+def ldmatrix_registers(matrices: np.ndarray, trans: bool) -> np.ndarray:
+    """(32, 4) uint32: every lane's registers after ldmatrix.x4 of four 8x8
+    uint16 matrices (`matrices[i]` is matrix i)."""
+    assert matrices.shape == (4, 8, 8)
+    assert matrices.dtype == np.uint16
+    halves = np.array(
+        [[matrices[m, r, c] for m, r, c in ldmatrix_coords(lane, trans)]
+         for lane in range(WARP)],
+        np.uint32,
+    )  # fmt: skip
+    return halves[:, 0::2] | (halves[:, 1::2] << 16)

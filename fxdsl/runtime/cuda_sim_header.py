@@ -170,6 +170,55 @@ inline int warp_size(int warp) {
   return rest < 32 ? rest : 32;
 }
 
+inline bool in_shared(const void* p, size_t bytes) {
+  const char* c = static_cast<const char*>(p);
+  return __start_fx_shared && c >= __start_fx_shared && c + bytes <= __stop_fx_shared;
+}
+
+// cp.async.cg.shared.global [dst], [src], 16, src-size (src-size 0: zeros),
+// cp.async.commit_group and cp.async.wait_group N, per thread. A copy reads
+// global memory when issued (ASan checks it there) and writes shared memory
+// only when a wait_group retires its group: a kernel that reads the tile
+// before waiting reads the poison (0xff) or the previous tile, and a copy
+// still pending when the thread leaves the block is an error.
+struct AsyncCopy {
+  unsigned char* dst;
+  unsigned char bytes[16];
+};
+struct AsyncCopies {
+  std::vector<AsyncCopy> open;  // issued, not yet committed
+  std::vector<std::vector<AsyncCopy>> committed;
+};
+static thread_local AsyncCopies async_copies;
+
+inline void cp_async16(void* dst, const void* src, bool valid) {
+  if ((uintptr_t)dst % 16 || (valid && (uintptr_t)src % 16))
+    fail("cp.async: an address not 16-byte aligned");
+  if (!in_shared(dst, 16)) fail("cp.async: a destination outside shared memory");
+  AsyncCopy copy{static_cast<unsigned char*>(dst), {}};
+  if (valid) std::memcpy(copy.bytes, src, 16);
+  async_copies.open.push_back(copy);
+}
+inline void cp_async_commit() {
+  async_copies.committed.push_back(std::move(async_copies.open));
+  async_copies.open.clear();
+}
+inline void cp_async_wait_group(size_t pending) {
+  auto& groups = async_copies.committed;
+  size_t done = groups.size() > pending ? groups.size() - pending : 0;
+  for (size_t g = 0; g < done; ++g)
+    for (const AsyncCopy& copy : groups[g]) std::memcpy(copy.dst, copy.bytes, 16);
+  groups.erase(groups.begin(), groups.begin() + (long)done);
+}
+inline void cp_async_leave() {
+  size_t pending = async_copies.open.size();
+  for (const auto& group : async_copies.committed) pending += group.size();
+  async_copies = AsyncCopies{};
+  if (pending)
+    fail("cp.async: " + std::to_string(pending) +
+         " copy(ies) not waited for when the thread left the block");
+}
+
 using Entry = void (*)(void**);
 
 inline void run(Entry entry, void** args, dim3 grid, dim3 block) {
@@ -199,6 +248,7 @@ inline void run(Entry entry, void** args, dim3 grid, dim3 block) {
           }
           step.wait("the start of a block");
           entry(args);
+          cp_async_leave();
           launch.block.leave();
           warp.leave();
           step.wait("the end of a block");
@@ -329,6 +379,39 @@ inline void mma_m16n8k16(float d[4], const unsigned a[4], const unsigned b[2],
     for (int k = 0; k < 16; ++k) sum += A[row][k] * B[k][col];
     d[i] = sum;
   }
+}
+
+// ldmatrix.sync.aligned.m8n8.x4[.trans].shared.b16: a warp collective.
+// Every lane deposits its row address (row l % 8 of matrix l / 8), the warp
+// meets, each lane reads its halves of the four matrices from the
+// addresses of the lanes that own those rows (PTX ISA, "Warp-level matrix
+// load instruction: ldmatrix"), the warp meets again.
+inline void ldmatrix_x4(unsigned r[4], const void* row, bool trans) {
+  int thread = linear_thread(), warp = thread / 32, lane = thread % 32;
+  if (warp_size(warp) != 32)
+    fail("ldmatrix in a warp of " + std::to_string(warp_size(warp)) +
+         " threads (it needs all 32 lanes)");
+  if ((uintptr_t)row % 16) fail("ldmatrix: a row address not 16-byte aligned");
+  if (!in_shared(row, 16)) fail("ldmatrix: a row address outside shared memory");
+  unsigned char* slots = current->slots.data();
+  std::memcpy(slots + 16 * thread, &row, sizeof row);
+  Barrier& barrier = *current->warps[warp];
+  barrier.wait("ldmatrix");
+  int group = lane >> 2, in_group = lane % 4;
+  for (int i = 0; i < 4; ++i) {
+    unsigned halves[2];
+    for (int h = 0; h < 2; ++h) {
+      int matrix_row = trans ? 2 * in_group + h : group;
+      int matrix_col = trans ? group : 2 * in_group + h;
+      const unsigned char* base;
+      std::memcpy(&base, slots + 16 * (32 * warp + 8 * i + matrix_row), sizeof base);
+      unsigned short bits;
+      std::memcpy(&bits, base + 2 * matrix_col, 2);
+      halves[h] = bits;
+    }
+    r[i] = halves[0] | (halves[1] << 16);
+  }
+  barrier.wait("ldmatrix");  // every lane has read before the next deposit
 }
 
 }  // namespace fx_sim

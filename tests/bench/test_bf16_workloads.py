@@ -224,3 +224,24 @@ def test_the_sdpa_variant_leaves_attention_to_torch(dtype: str) -> None:
     in_torch = [target for target, _, _ in plan.fallbacks.values()]
     assert any("scaled_dot_product" in t for t in in_torch), plan.report()
     assert plan.islands, plan.report()
+
+
+def test_the_first_flash_variant_prints_the_first_kernel() -> None:
+    """`fxdsl-flash-v1` lowers bf16 attention to the flash kernel without
+    `cp.async` or `ldmatrix`; `fxdsl` to the pipelined one (the two are
+    timed side by side on a GPU)."""
+    from fxdsl.api import apply
+    from fxdsl.lowering.cuda_printer import kernel_source
+
+    workload = workload_named("attention_bf16_t512", BF16_WORKLOADS)
+    variants = {v.name: v for v in default_variants()}
+    sources = {}
+    for name in ("fxdsl", "fxdsl-flash-v1"):
+        assert variants[name].applies(workload)
+        pipeline = variants[name].kernel_pipeline
+        assert pipeline is not None
+        lowered = apply(workload.module("full"), pipeline)  # tiny: decomposed
+        sources[name] = kernel_source(lowered)  # type: ignore[arg-type]
+    assert all("_flash_attention(" in text for text in sources.values())
+    assert "fx_cp_async16(" in sources["fxdsl"]
+    assert "fx_cp_async16(" not in sources["fxdsl-flash-v1"]

@@ -27,6 +27,7 @@ from fxdsl.api import apply, parse
 from fxdsl.interpreters.run import random_inputs, run_reference
 from fxdsl.ir.layout import Layout
 from fxdsl.lowering import cuda_printer
+from fxdsl.lowering.async_copy import ASYNC_COPY_CUDA
 from fxdsl.lowering.flash_attention_cuda import FLASH_HELPERS, flash_source
 from fxdsl.lowering.flash_attention_kernel import launch_config
 from fxdsl.lowering.launch_plan import Launch, build_launch_plan
@@ -136,24 +137,33 @@ def _close(got: np.ndarray, want: np.ndarray, v: np.ndarray, dtype: str) -> floa
     return float(np.max(np.abs(got64 - want64) / bound))
 
 
-def _lowered(module: str) -> object:
-    return apply(parse(module), "convert-graph-to-gpu")
+FIRST_KERNEL = "convert-graph-to-gpu{flash-pipeline=false}"
+"""The lowering that prints the first flash kernel (plain loads, no
+`cp.async` or `ldmatrix`), kept to time against the pipelined one."""
 
 
-def _simulate(module: str) -> Iterator[CudaSimEmulator]:
-    sim = CudaSimEmulator(_lowered(module))  # type: ignore[arg-type]
+def _lowered(module: str, pipeline: str = "convert-graph-to-gpu") -> object:
+    return apply(parse(module), pipeline)
+
+
+def _simulate(
+    module: str, pipeline: str = "convert-graph-to-gpu"
+) -> Iterator[CudaSimEmulator]:
+    sim = CudaSimEmulator(_lowered(module, pipeline))  # type: ignore[arg-type]
     try:
         yield sim
     finally:
         sim.close()
 
 
-def _errors(module: str, dtype: str) -> dict[str, float]:
+def _errors(
+    module: str, dtype: str, pipeline: str = "convert-graph-to-gpu"
+) -> dict[str, float]:
     """Per case: the cuda-sim error in multiples of the bound; also checks
     the launches are the launch plan's, of the flash kernel."""
     errors: dict[str, float] = {}
     reference = parse(module)
-    for sim in _simulate(module):
+    for sim in _simulate(module, pipeline):
         for name in CASES:
             inputs = _inputs(module, name)
             (want,) = run_reference(reference, *inputs, entry=name)
@@ -264,6 +274,26 @@ def test_cuda_sim_matches_reference(dtype: str, head: int) -> None:
     assert all(e <= 1.0 for e in errors.values()), errors
 
 
+@pytest.mark.cxx
+def test_the_first_kernel_still_matches_reference() -> None:
+    """`flash-pipeline=false` prints the first kernel (plain loads, scalar
+    fragment loads): still every mask kind within the bound."""
+    module = _module("bf16", 64)
+    source = cuda_printer.kernel_source(_lowered(module, FIRST_KERNEL))  # type: ignore[arg-type]
+    kernel = source.split("// ---- end of the tensor-core")[1]
+    assert "fx_load_frag_a(" in kernel
+    assert "fx_cp_async16(" not in source
+    errors = _errors(module, "bf16", FIRST_KERNEL)
+    assert all(e <= 1.0 for e in errors.values()), errors
+
+
+def test_the_pipelined_kernel_is_the_default() -> None:
+    source = cuda_printer.kernel_source(_lowered(_function("plain", "bf16", 64)))  # type: ignore[arg-type]
+    for call in ("fx_cp_async16(", "fx_ldsm_frag_a(", "fx_ldsm_frag_b_kn_x2("):
+        assert call in source
+    assert "fx_load_frag_a(" not in source.split("// ---- end of the tensor-core")[1]
+
+
 def test_emulator_runs_the_flash_functions_body() -> None:
     """The IR emulator runs the flash function's body (the scalar kernel at
     the flash block size) under the flash launch: the same numbers."""
@@ -296,7 +326,8 @@ def _direct_source(
     head = layouts[0].shape[-1]
     roles = dict(zip(["q", "k", "v", "mask", "out"], range(5)))
     kernel = flash_source(name, memrefs, roles, head**-0.5, causal, cuda_printer.c_type)
-    return cuda_printer.PRELUDE + TENSOR_CORE_CUDA + FLASH_HELPERS + kernel
+    helpers = TENSOR_CORE_CUDA + ASYNC_COPY_CUDA + FLASH_HELPERS
+    return cuda_printer.PRELUDE + helpers + kernel
 
 
 Q_ROW = 68
@@ -381,10 +412,21 @@ MUTATIONS: dict[str, tuple[str, str, str]] = {
         "return 2 * (lane & 3) + (i & 1); }",
         "return 2 * (lane & 3) + 1 - (i & 1); }",
     ),
-    "A fragment rows 8 apart": (
+    "q's ldmatrix matrices 1 and 2 swapped": (
         "helpers",
-        "fx_frag_a_row(int lane, int r) { return (lane >> 2) + 8 * (r & 1); }",
-        "fx_frag_a_row(int lane, int r) { return (lane >> 2) + 8 * (r >> 1); }",
+        "fx_ldmatrix_x4(a, tile + (lane & 15) * ld + (lane >> 4) * 8);",
+        "fx_ldmatrix_x4(a, tile + (lane & 7) * ld + (lane >> 3 & 1) * 8"
+        " + (lane >> 4) * 8 * ld);",
+    ),
+    "k's ldmatrix k steps reversed": (
+        "helpers",
+        "fx_ldmatrix_x4(r, tile + (lane & 7) * ld + (lane >> 3) * 8);",
+        "fx_ldmatrix_x4(r, tile + (lane & 7) * ld + (3 - (lane >> 3)) * 8);",
+    ),
+    "v's fragments not transposed": (
+        "helpers",
+        "fx_ldmatrix_x4_trans(r, tile + (lane & 15) * ld",
+        "fx_ldmatrix_x4(r, tile + (lane & 15) * ld",
     ),
     "P fragment registers swapped": (
         "helpers",
@@ -429,7 +471,7 @@ def test_a_mutated_fragment_layout_fails(
 
 
 @pytest.mark.cxx
-@pytest.mark.parametrize("barrier", [None, "has read the last k/v tile (or q)"])
+@pytest.mark.parametrize("barrier", [None, "has read q or the last v tile"])
 def test_thread_sanitizer_finds_no_race_and_a_dropped_barrier(
     barrier: str | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
