@@ -122,9 +122,16 @@ def _round(call: AtenCall) -> Tensor:
 
 @aten("round.decimals")
 def _round_decimals(call: AtenCall) -> Tensor:
+    """As torch's kernel: bf16/f16 scaled in f32 (rounded once, at the
+    end), and a negative `decimals` divides first (x / 100, not x * 0.01)."""
     x, decimals = _floats_only(call), int(call.arg(1, "decimals", 0))
-    scale = 10.0**decimals
-    return ops.div(round_half_even(ops.mul(x, scale)), scale)
+    wide = ops.cast(x, "f32") if x.dtype in ("bf16", "f16") else x
+    scale = 10.0 ** abs(decimals)
+    if decimals < 0:
+        rounded = ops.mul(round_half_even(ops.div(wide, scale)), scale)
+    else:
+        rounded = ops.div(round_half_even(ops.mul(wide, scale)), scale)
+    return rounded if wide is x else ops.cast(rounded, x.dtype)
 
 
 @aten("sign.default", "sgn.default")

@@ -254,8 +254,15 @@ def fxdsl_backend(
             keep_inference_input_mutations=keep,
         )(gm, example_inputs)
 
+    from torch._dynamo.exc import RestartAnalysis
+
     try:
         return backend(decompositions)
+    except RestartAnalysis:
+        # Dynamo's request to trace the frame again (a float64 0-d tensor
+        # beside half ones makes the decompositions ask to tensorify a
+        # scalar): not a failure, and only a restart honours it
+        raise
     except Exception as error:  # noqa: BLE001 - a model must never fail to run
         if "set_ on a graph input" in str(error):
             # `param.data *= k` in a forward: a `set_` beside other writes of

@@ -832,3 +832,23 @@ def test_any_and_all_over_an_empty_dim_are_false_and_true() -> None:
     got = torch.compile(fn, backend="fxdsl")(x)
     for mine, eager in zip(got, fn(x), strict=True):
         assert torch.equal(mine, eager)
+
+
+def test_dynamos_restart_request_is_not_a_decomposition_failure(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A bf16 tensor plus a 0-d float64 tensor: torch's decompositions ask
+    Dynamo to trace again with the scalar as a tensor (a RestartAnalysis).
+    The backend lets the request through instead of importing the graph
+    without decompositions."""
+    torch._dynamo.reset()
+    a = torch.randn(4, 5, dtype=torch.bfloat16)
+    s = torch.tensor(1 / 3, dtype=torch.float64)
+    fn = torch.compile(
+        lambda a, s: a + s, backend="fxdsl", options={"min_block_size": 1}
+    )
+    with caplog.at_level(logging.INFO, logger="fxdsl.torch_compile"):
+        got = fn(a, s)
+    torch._dynamo.reset()
+    assert not [r for r in caplog.records if "decompositions failed" in r.getMessage()]
+    torch.testing.assert_close(got, a + s, rtol=0, atol=0)
