@@ -76,6 +76,7 @@ BENCH_WORKLOADS = (
     "resnet18_b32",
     "attention_bf16_t512",
     "elementwise",
+    "bias_relu",
     "softmax",
     "layer_norm",
     "gemm_bf16",
@@ -87,8 +88,11 @@ need them. The 2026-11-28 H200 run measured GPT-2 bf16 at B=1 (every
 variant), the row kernels, bf16 attention and the MLP, and ran out of
 budget in GPT-2 at B=8, ResNet-18 and generation: those come first now,
 after GPT-2 at B=1 again through the backend (whose per-call host time that
-run showed and the next commits cut). Each runs as its own `fxdsl-bench
---merge` command, so a budget cut keeps every finished workload."""
+run showed and the next commits cut). `bias_relu` sits beside
+`elementwise`: the same bytes with a few ALU ops an element, to tell the
+kernel's memory path from its math (about 230 PTX instructions a float4 in
+`elementwise`). Each runs as its own `fxdsl-bench --merge` command, so a
+budget cut keeps every finished workload."""
 
 BENCH_VARIANTS = (
     "fxdsl",
@@ -124,7 +128,7 @@ BENCH_ROWS: dict[str, tuple[str, ...]] = {
     ),
     **{
         name: ("fxdsl", "fxdsl-backend", "torch-compile", "copy")
-        for name in ("elementwise", "softmax", "layer_norm")
+        for name in ("elementwise", "bias_relu", "softmax", "layer_norm")
     },
     "gemm_bf16": ("fxdsl", "torch-eager"),
 }  # fmt: skip

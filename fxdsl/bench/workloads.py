@@ -146,6 +146,14 @@ def _elementwise(d: Dims) -> ModuleOp:
     return trace(elementwise, TensorSpec((d["M"], d["N"])), row, row)
 
 
+def _bias_relu(d: Dims) -> ModuleOp:
+    def bias_relu(x: Tensor, a: Tensor, b: Tensor) -> Tensor:
+        return ops.relu(x * a + b)
+
+    row = TensorSpec((d["N"],))
+    return trace(bias_relu, TensorSpec((d["M"], d["N"])), row, row)
+
+
 def _softmax(d: Dims) -> ModuleOp:
     def softmax(x: Tensor) -> Tensor:
         return ops.softmax(x, dim=-1)
@@ -206,6 +214,12 @@ def _torch_elementwise(_d: Dims) -> Callable[..., Any]:
     import torch.nn.functional as F
 
     return lambda x, a, b: F.gelu(x * a + b) * torch.sigmoid(x)
+
+
+def _torch_bias_relu(_d: Dims) -> Callable[..., Any]:
+    import torch
+
+    return lambda x, a, b: torch.relu(x * a + b)
 
 
 def _torch_softmax(_d: Dims) -> Callable[..., Any]:
@@ -353,6 +367,14 @@ WORKLOADS: tuple[Workload, ...] = (
         _rows((8192, 8192), (512, 1024), (32, 64)),
         _elementwise,
         _torch_elementwise,
+    ),
+    Workload(
+        "bias_relu",
+        "relu(x*a+b), x (M,N), a and b (N,): elementwise's memory traffic "
+        "with a few ALU ops an element (its kernel's bandwidth alone)",
+        _rows((8192, 8192), (512, 1024), (32, 64)),
+        _bias_relu,
+        _torch_bias_relu,
     ),
     Workload(
         "softmax",
