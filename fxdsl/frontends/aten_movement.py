@@ -17,6 +17,7 @@ from fxdsl.frontends.aten_registry import (
 )
 from fxdsl.ir import graph
 from fxdsl.tracing import ops
+from fxdsl.tracing.trace_state import dtype_attr
 from fxdsl.tracing.tracer import Tensor, wrap
 
 # Shapes and data movement
@@ -235,3 +236,74 @@ for _names, _handler in (
 
 
 # --------------------------------------------------------------------------- #
+
+
+_INTEGER_OF_WIDTH = {8: "i8", 16: "i16", 32: "i32", 64: "i64"}
+"""The signed integer type of each element width: what bits are shifted in."""
+
+
+def _width(dtype: str) -> int:
+    return graph.bit_width(dtype_attr(dtype))
+
+
+def _as_bits(x: Tensor, width: int) -> Tensor:
+    """`x`'s bits as the signed integer type of its width."""
+    bits = _INTEGER_OF_WIDTH[width]
+    return x if x.dtype == bits else ops.bitcast(x, bits)
+
+
+def _from_bits(bits: Tensor, dtype: str) -> Tensor:
+    return bits if bits.dtype == dtype else ops.bitcast(bits, dtype)
+
+
+@aten("view.dtype")
+def _view_dtype(call: AtenCall) -> Tensor:
+    """`x.view(dtype)`: `graph.bitcast` between types of one width; across
+    widths, the last dim's elements split into (or join from) narrower ones,
+    least significant first (torch's little-endian storage), by integer
+    shifts and casts between the bitcasts."""
+    x: Tensor = call.args[0]
+    target = call.dtype
+    if x.dtype == target:
+        return x
+    if "i1" in (x.dtype, target):
+        raise UnsupportedNode("a view as or of bool: i1 has no bits to reinterpret")
+    wide, narrow = _width(x.dtype), _width(target)
+    if wide == narrow:
+        return ops.bitcast(x, target)
+    if wide > narrow:
+        return _split_elements(x, target, wide // narrow)
+    return _join_elements(x, target, narrow // wide)
+
+
+def _split_elements(x: Tensor, target: str, parts: int) -> Tensor:
+    bits, width = _as_bits(x, _width(x.dtype)), _width(target)
+    # an integer cast keeps the low bits (it wraps), which a bitcast reads
+    narrow = target if target == "ui8" else _INTEGER_OF_WIDTH[width]
+    pieces = [
+        ops.reshape(
+            _from_bits(ops.cast(ops.shift_right(bits, k * width), narrow), target),
+            [*x.shape, 1],
+        )
+        for k in range(parts)
+    ]
+    return ops.reshape(ops.concat(pieces, x.ndim), [*x.shape[:-1], -1])
+
+
+def _join_elements(x: Tensor, target: str, parts: int) -> Tensor:
+    width = _width(x.dtype)
+    wide = _INTEGER_OF_WIDTH[_width(target)]
+    grouped = ops.reshape(_as_bits(x, width), [*x.shape[:-1], -1, parts])
+    low_bits = (1 << width) - 1
+    joined: Tensor | None = None
+    for k in range(parts):
+        start = [0] * (grouped.ndim - 1) + [k]
+        piece = ops.slice(grouped, start, [*grouped.shape[:-1], k + 1])
+        piece = ops.reshape(piece, list(grouped.shape[:-1]))
+        # a signed piece widens with its sign: keep its own bits only
+        term = ops.shift_left(
+            ops.bitwise_and(ops.cast(piece, wide), low_bits), k * width
+        )
+        joined = term if joined is None else ops.bitwise_or(joined, term)
+    assert joined is not None
+    return _from_bits(joined, target)

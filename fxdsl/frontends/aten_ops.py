@@ -28,6 +28,7 @@ from fxdsl.frontends import (  # noqa: F401
     aten_conv_backward,
     aten_counting,
     aten_elementwise,
+    aten_fake_quantize,
     aten_fractional_pool,
     aten_linalg,
     aten_math,

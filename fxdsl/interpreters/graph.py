@@ -298,6 +298,16 @@ UNARY: dict[type[Operation], Callable[[Array], Array]] = {
 }
 
 
+def _bitcast(x: Array, target: Attribute) -> Array:
+    """`x`'s bits as `target` values. A bf16 is held as the f32 of its bits
+    followed by 16 zeros (`round_to_bf16`), so its bits are the high half."""
+    if x.dtype == np.float32 and graph.bit_width(target) == 16:
+        x = (x.view(np.uint32) >> 16).astype(np.uint16)
+    if is_bf16(target):
+        return (x.view(np.uint16).astype(np.uint32) << 16).view(np.float32)
+    return x.view(numpy_dtype(target))
+
+
 def _remainder(a: Array, b: Array) -> Array:
     """torch's (and C's) float remainder: fmod, then + b where it is not 0
     and its sign is not b's; a zero keeps fmod's sign, the dividend's
@@ -441,6 +451,12 @@ class GraphFunctions(InterpreterFunctions):
             inner = _SQRT_2_OVER_PI * (x + 0.044715 * x * x * x)
             return _finish(op, 0.5 * x * (1.0 + np.tanh(inner)))
         return _finish(op, 0.5 * x * (1.0 + _erf(x / math.sqrt(2.0))))
+
+    @impl(graph.BitcastOp)
+    def run_bitcast(
+        self, interpreter: Interpreter, op: graph.BitcastOp, args: PythonValues
+    ) -> PythonValues:
+        return (_bitcast(np.asarray(args[0]), graph.dtype_of(op.result)),)
 
     @impl(graph.ClampOp)
     def run_clamp(

@@ -95,6 +95,12 @@ CALLS: dict[type[Operation], str] = {
 }  # fmt: skip
 """op -> C function of its operands (f32 math, or a helper of `PRELUDE`)."""
 
+BITCASTS: dict[tuple[str, str], str] = {
+    ("float", "int"): "__float_as_int",
+    ("int", "float"): "__int_as_float",
+}
+"""(source, target) C type -> the intrinsic reinterpreting its bits."""
+
 PREDICATES: dict[str, str] = {
     "oeq": "==", "une": "!=", "olt": "<", "ole": "<=", "ogt": ">", "oge": ">=",
     "eq": "==", "ne": "!=", "slt": "<", "sle": "<=", "sgt": ">", "sge": ">=",
@@ -415,6 +421,13 @@ class CudaPrinter:
     ) -> None:  # fmt: skip
         source = op.operands[0]
         self.define(op, _convert(self.name(source), source.type, op.results[0].type))
+
+    @print.register
+    def _(self, op: arith.BitcastOp) -> None:
+        # CUDA's reinterpreting intrinsics; the other widths are no kernel types
+        source, target = c_type(op.operands[0].type), c_type(op.results[0].type)
+        intrinsic = BITCASTS[(source, target)]
+        self.define(op, f"{intrinsic}({self.name(op.operands[0])})")
 
     @print.register
     def _(self, op: memref.LoadOp) -> None:

@@ -382,6 +382,9 @@ SCALAR_OPS: dict[type[Operation], ScalarRule] = {
     graph.GeluOp: _gelu,
     graph.ReciprocalOp: _reciprocal,
     graph.CastOp: _cast,
+    graph.BitcastOp: lambda e, args, op: e.emit(
+        arith.BitcastOp(args[0], dtype_of(op.results[0]))
+    ),
     graph.AddOp: _float_or_int(arith.AddfOp, arith.AddiOp),
     graph.SubOp: _float_or_int(arith.SubfOp, arith.SubiOp),
     graph.MulOp: _float_or_int(arith.MulfOp, arith.MuliOp),

@@ -54,6 +54,11 @@ inline float __int_as_float(int bits) {
   std::memcpy(&f, &bits, 4);
   return f;
 }
+inline int __float_as_int(float x) {
+  int bits;
+  std::memcpy(&bits, &x, 4);
+  return bits;
+}
 inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 
 struct __half {

@@ -571,6 +571,15 @@ def cast(x: Tensor, dtype: str | Attribute) -> Tensor:
     return wrap(emit(lambda: graph.CastOp(x.value, target), name, x).result)
 
 
+def bitcast(x: Tensor, dtype: str | Attribute) -> Tensor:
+    """The same bits as another element type of the same width (numpy
+    `view`)."""
+    name = graph.BitcastOp.name
+    x = _tensor(name, x)
+    target = dtype_attr(dtype)
+    return wrap(emit(lambda: graph.BitcastOp(x.value, target), name, x).result)
+
+
 # --------------------------------------------------------------------------- #
 # Elementwise binary, comparisons, select
 # --------------------------------------------------------------------------- #

@@ -616,3 +616,73 @@ def test_attention_broadcasts_batch_dims(decompose: bool) -> None:
         return torch.nn.functional.scaled_dot_product_attention(query, kv, kv.flip(-1))
 
     _assert_imports_as_torch(attend, x, decompose)
+
+
+def _awkward_floats() -> Any:
+    """-0.0, +-inf, a subnormal, and a NaN with a payload of its own."""
+    x = torch.tensor([[1.5, -0.0, math.inf, -math.inf, 0.0, 3e-39, -2.0, 0.1]])
+    x.view(torch.int32)[0, 4] = 0x7FA12345
+    return x
+
+
+def _awkward_bf16() -> Any:
+    x = _awkward_floats().to(torch.bfloat16)
+    x.view(torch.int16)[0, 4] = 0x7FA1
+    return x
+
+
+# every result an integer view, so equality is of bits
+BIT_VIEWS = {
+    "f32 as i32, and back": (
+        lambda x: (x.view(torch.int32), (x.view(torch.int32) ^ 1).view(torch.float32)),
+        _awkward_floats,
+    ),
+    "bf16 as i16": (lambda x: x.view(torch.int16), _awkward_bf16),
+    "f16 as i16": (lambda x: x.view(torch.int16), lambda: _awkward_floats().half()),
+    "f32 as ui8 (4 per element)": (lambda x: x.view(torch.uint8), _awkward_floats),
+    "f32 as bf16 (2 per element)": (
+        lambda x: x.view(torch.bfloat16).view(torch.int16),
+        _awkward_floats,
+    ),
+    "bf16 as f32 (2 into 1)": (
+        lambda x: x.view(torch.float32).view(torch.int32),
+        _awkward_bf16,
+    ),
+    "ui8 as f32 (4 into 1)": (
+        lambda x: x.view(torch.float32).view(torch.int32),
+        lambda: torch.arange(256, dtype=torch.uint8).reshape(4, 64),
+    ),
+    "f64 as i64": (lambda x: x.view(torch.int64), lambda: _awkward_floats().double()),
+}
+
+
+@pytest.mark.parametrize("decompose", [False, True], ids=["default", "core"])
+@pytest.mark.parametrize("name", list(BIT_VIEWS))
+def test_dtype_views_keep_every_bit(name: str, decompose: bool) -> None:
+    fn, make = BIT_VIEWS[name]
+    x = make()
+    want = fn(x)
+    want = want if isinstance(want, tuple) else (want,)
+    module = function_module(lambda x: fn(x))
+    got = from_torch(module, (x,), decompose=decompose).run(x)
+    for mine, eager in zip(got, want, strict=True):
+        assert mine.shape == tuple(eager.shape)
+        if eager.is_floating_point():
+            mine, eager = np.asarray(mine).view(np.int32), eager.view(torch.int32)
+        np.testing.assert_array_equal(mine, eager.numpy())
+
+
+@pytest.mark.usefixtures("fresh_dynamo")
+def test_a_bit_view_compiles_in_fxdsl() -> None:
+    from fxdsl.testing.hf_suite import Outcome, counting_plans
+
+    def fn(x: Any) -> Any:
+        bits = x.view(torch.int32)
+        return ((bits & 0x7FFFFFFF).view(torch.float32) * 2,)
+
+    x = _awkward_floats()
+    outcome = Outcome()
+    with counting_plans(outcome):
+        (got,) = torch.compile(fn, backend="fxdsl")(x)
+    assert outcome.compiled == outcome.total > 0, outcome.summary()
+    assert torch.equal(got.view(torch.int32), fn(x)[0].view(torch.int32))

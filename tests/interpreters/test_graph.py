@@ -349,6 +349,8 @@ def _per_element(fn: Callable[[int, int], int]) -> Callable[[Array, Array], Arra
     return ref
 
 
+F32_BITS = [0x3F800000, 0x80000000, 0x7F800000, 0x7FA12345]
+
 CASES: list[Case] = [
     unary("neg", lambda x: -f64(x)),
     unary("neg-i32", lambda x: -x, ints(3, 5), "tensor<3x5xi32>", exact=True),
@@ -424,6 +426,25 @@ CASES: list[Case] = [
         ["tensor<2xi32>"],
         [np.array([True, False])],
         lambda x: np.array([1, 0]),
+        exact=True,
+    ),
+    Case(
+        "bitcast-f32-i32",
+        "graph.bitcast %a0 : (tensor<4xf32>) -> tensor<4xi32>",
+        ["tensor<4xf32>"],
+        ["tensor<4xi32>"],
+        # 1.0, -0.0, inf and a NaN with a payload
+        [np.array(F32_BITS, np.uint32).view(np.float32)],
+        lambda x: np.array(F32_BITS, np.uint32).view(np.int32),
+        exact=True,
+    ),
+    Case(
+        "bitcast-bf16-i16",
+        "graph.bitcast %a0 : (tensor<3xbf16>) -> tensor<3xi16>",
+        ["tensor<3xbf16>"],
+        ["tensor<3xi16>"],
+        [np.array([1.0, -2.0, -0.0], np.float32)],
+        lambda x: np.array([0x3F80, 0xC000, 0x8000], np.uint16).view(np.int16),
         exact=True,
     ),
     binary("add-broadcast", lambda a, b: f64(a) + f64(b), f32(4, 1), f32(8), *T),

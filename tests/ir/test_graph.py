@@ -73,6 +73,7 @@ BUILDERS: list[tuple[str, Callable[[], Operation], list[str]]] = [
     ("graph.clamp", lambda: g.ClampOp(value([3], g.i32), max=2), ["tensor<3xi32>"]),
     ("graph.gelu", lambda: g.GeluOp(value([3], g.bf16), "tanh"), ["tensor<3xbf16>"]),
     ("graph.cast", lambda: g.CastOp(x48(), g.i1), ["tensor<4x8xi1>"]),
+    ("graph.bitcast", lambda: g.BitcastOp(x48(), g.i32), ["tensor<4x8xi32>"]),
     *[
         (cls.name, (lambda cls=cls: cls(x41(), x8())), ["tensor<4x8xf32>"])
         for cls in (
@@ -363,6 +364,9 @@ VERIFY_ERRORS: list[tuple[Callable[[], Operation], str]] = [
      "graph.gather: index must be i64 or i32, got tensor<4x2xf32>"),
     (lambda: _create(g.CastOp, [value([4])], [T([4], UI16)]),
      "graph.cast: unsupported target element type ui16"),
+    (lambda: _create(g.BitcastOp, [value([4])], [T([4], g.bf16)]),
+     "graph.bitcast: element widths differ: tensor<4xf32> has 32 bits, "
+     "tensor<4xbf16> 16"),
     (lambda: _create(g.ReshapeOp, [value([4, 8])], [T([30], g.f32)]),
      "graph.reshape: element count differs: (4, 8) has 32, (30,) has 30"),
     (lambda: _create(g.BroadcastToOp, [value([3])], [T([4, 8], g.f32)]),

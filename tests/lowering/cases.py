@@ -153,6 +153,12 @@ def binary_cases() -> dict[str, str]:
             f"cast_{src}_{dst}", f"%x: {s}", d, f"%y = graph.cast %x : ({s}) -> {d}",
             f"%y : {d}",
         )  # fmt: skip
+    for src, dst in [("f32", "i32"), ("i32", "f32")]:  # the kernel types' bitcasts
+        s, d = f"tensor<16x{src}>", f"tensor<16x{dst}>"
+        cases[f"bitcast_{src}_{dst}"] = _func(
+            f"bitcast_{src}_{dst}", f"%x: {s}", d,
+            f"%y = graph.bitcast %x : ({s}) -> {d}", f"%y : {d}",
+        )  # fmt: skip
     return cases
 
 

@@ -9,6 +9,7 @@ from typing import ClassVar
 
 from typing_extensions import Self
 from xdsl.dialects.builtin import (
+    AnyFloat,
     BFloat16Type,
     DenseArrayBase,
     Float16Type,
@@ -65,6 +66,14 @@ ELEMENT_TYPES: tuple[Attribute, ...] = (f32, f16, bf16, f64, i64, i32, i16, i8, 
 float64, int64, int32, int16, int8, uint8 (`ui8`: the one unsigned type,
 as torch has no other in common use) and bool (`i1`)."""
 FLOAT_TYPES: tuple[Attribute, ...] = (f32, f16, bf16, f64)
+
+
+def bit_width(element_type: Attribute) -> int:
+    """The bits of one element of `element_type` (i1: 1)."""
+    assert isinstance(element_type, IntegerType | AnyFloat)
+    return element_type.bitwidth
+
+
 KERNEL_TYPES: tuple[Attribute, ...] = (f32, f16, bf16, i64, i32, i1)
 """The element types the GPU lowering takes; a graph op on another
 (f64, i16, i8, ui8) runs on the reference only, and lowering it is an error."""

@@ -27,6 +27,7 @@ from fxdsl.ir.graph.base import (
     BoolOperands,
     GraphOp,
     IntegerOperands,
+    bit_width,
     dtype_of,
     i1,
     shape_of,
@@ -333,6 +334,37 @@ class CastOp(UnaryOp):
         if dtype not in ELEMENT_TYPES:
             raise ShapeError(f"unsupported target element type {dtype}")
         return [tensor(shape_of(self.input), dtype)]
+
+
+@irdl_op_definition
+class BitcastOp(UnaryOp):
+    """The same bits read as another element type of the same width, same
+    shape (torch's `x.view(dtype)`, numpy's `x.view(dtype)`); i1 has no
+    bits of its own to reinterpret.
+
+    %y = graph.bitcast %x : (tensor<8xf32>) -> tensor<8xi32>
+    """
+
+    name = "graph.bitcast"
+    FLOAT_ONLY: ClassVar[bool] = False
+
+    def __init__(self, input: SSAValue, dtype: Attribute):
+        super().__init__(input, tensor(shape_of(input), dtype))
+
+    def infer_result_types(self) -> list[Attribute]:
+        source, target = dtype_of(self.input), dtype_of(self.result)
+        if target not in ELEMENT_TYPES or i1 in (source, target):
+            raise ShapeError(
+                f"expects element types other than i1, got {self.input.type} "
+                f"to {self.result.type}"
+            )
+        source_bits, target_bits = bit_width(source), bit_width(target)
+        if source_bits != target_bits:
+            raise ShapeError(
+                f"element widths differ: {self.input.type} has {source_bits} "
+                f"bits, {self.result.type} {target_bits}"
+            )
+        return [tensor(shape_of(self.input), target)]
 
 
 @irdl_op_definition

@@ -76,6 +76,21 @@ func.func @cast() {
   func.return
 }
 
+// CHECK-LABEL: func.func @bitcast
+func.func @bitcast() {
+  %x = "test.op"() : () -> (tensor<2x3xf32>)
+  %h = "test.op"() : () -> (tensor<4xbf16>)
+  // CHECK:      %[[X:.*]] = "test.op"() : () -> tensor<2x3xf32>
+  // CHECK-NEXT: %[[H:.*]] = "test.op"() : () -> tensor<4xbf16>
+  // CHECK-NEXT: %[[I:.*]] = graph.bitcast %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xi32>
+  // CHECK-NEXT: %{{.*}} = graph.bitcast %[[I]] : (tensor<2x3xi32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: %{{.*}} = graph.bitcast %[[H]] : (tensor<4xbf16>) -> tensor<4xi16>
+  %i = graph.bitcast %x : (tensor<2x3xf32>) -> tensor<2x3xi32>
+  %back = graph.bitcast %i : (tensor<2x3xi32>) -> tensor<2x3xf32>
+  %bits = graph.bitcast %h : (tensor<4xbf16>) -> tensor<4xi16>
+  func.return
+}
+
 // CHECK-LABEL: func.func @binary
 func.func @binary() {
   %a = "test.op"() : () -> (tensor<4x8xf32>)

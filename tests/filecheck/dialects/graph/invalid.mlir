@@ -144,6 +144,20 @@
 
 // -----
 
+// graph.bitcast: the element widths must agree.
+%x = "test.op"() : () -> (tensor<4xf32>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.bitcast: element widths differ: tensor<4xf32> has 32 bits, tensor<4xbf16> 16
+%y = graph.bitcast %x : (tensor<4xf32>) -> tensor<4xbf16>
+
+// -----
+
+// graph.bitcast: i1 has no bits to reinterpret.
+%x = "test.op"() : () -> (tensor<4xi8>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.bitcast: expects element types other than i1, got tensor<4xi8> to tensor<4xi1>
+%y = graph.bitcast %x : (tensor<4xi8>) -> tensor<4xi1>
+
+// -----
+
 // graph.add: shapes must broadcast.
 %a = "test.op"() : () -> (tensor<4x8xf32>)
 %b = "test.op"() : () -> (tensor<3xf32>)
