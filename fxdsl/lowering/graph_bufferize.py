@@ -34,6 +34,11 @@ Conventions (what the runtime's launch plan relies on):
   copy kernel and its round trip disappear (`write_through`). An attention
   group writes its output the same way (`kernel_write_through`): its kernel
   stores through a strided view, and the heads need no merge kernel.
+* A `graph.constant` left at the top level (`graph-wrap-kernels` keeps a
+  large one out of the kernels) becomes a `memref.get_global` of a
+  constant `memref.global` of the module, named `<function>_constant`
+  (`_1`, `_2`, ...): a buffer the runtime fills once, when it loads the
+  program, and every call reads.
 * A `graph.index_copy` group whose input is an argument marked
   `bufferization.writable` (the caller donates it: a static KV cache) that
   nothing else reads writes its result into that argument's buffer
@@ -85,7 +90,7 @@ from fxdsl.ir.layout import (
     view_layouts,
 )
 from fxdsl.ir.shape_rules import Shape, matmul_dims
-from fxdsl.ir.utils import OpFailure, single_block_bodies
+from fxdsl.ir.utils import OpFailure, single_block_bodies, unique_name
 from fxdsl.lowering.attention_kernel import attention_op
 from fxdsl.lowering.scatter_kernel import lone_index_copy
 
@@ -379,10 +384,36 @@ def in_place_input(group: graph.FusionGroupOp, writable: set[SSAValue]) -> int |
     return found[1]
 
 
+@dataclass
+class _Globals:
+    """The module's constant `memref.global`s made so far, and the symbol
+    names they may not take."""
+
+    taken: set[str]
+    made: list[memref.GlobalOp]
+
+    def add(self, base: str, value: graph.ConstantOp) -> memref.GetGlobalOp:
+        name = unique_name(f"{base}_constant", self.taken)
+        self.taken.add(name)
+        typ = memref_of(value.result.type)
+        self.made.append(
+            memref.GlobalOp.get(StringAttr(name), typ, value.value, constant=UnitAttr())
+        )
+        return memref.GetGlobalOp(name, typ)
+
+
 class _Bufferizer:
     """Rewrites one function body; `buffers` maps tensor values to memrefs."""
 
-    def __init__(self, block: Block, writable: set[int] | None = None):
+    def __init__(
+        self,
+        block: Block,
+        writable: set[int] | None = None,
+        globals_: _Globals | None = None,
+        function: str = "main",
+    ):
+        self.globals = globals_ or _Globals(set(), [])
+        self.function = function
         self.block = block
         self.writable_positions = writable or set()
         self.writable: set[SSAValue] = set()
@@ -502,6 +533,11 @@ class _Bufferizer:
         out3 = _cast(out, out_layout)
         self.insert([out3, *_gemm(lhs3, rhs3, out3.result)], op)
 
+    def constant(self, op: graph.ConstantOp) -> None:
+        get = self.globals.add(self.function, op)
+        self.insert([get], op)
+        self.buffers[op.result] = get.memref
+
     def terminator(self, op: Operation) -> None:
         for index, operand in enumerate(op.operands):
             op.operands[index] = self.buffer(operand)
@@ -541,6 +577,9 @@ class _Bufferizer:
                 erased.append(op)
             elif isinstance(op, func.ReturnOp):
                 self.terminator(op)
+            elif isinstance(op, graph.ConstantOp):
+                self.constant(op)
+                erased.append(op)
             elif isinstance(op, graph.GraphOp):
                 raise OpFailure(
                     f"graph-bufferize: {op.name} outside a fusion group; "
@@ -567,15 +606,30 @@ class GraphBufferizePass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         single_block_bodies(op, self.name)  # fails on control flow
         mark_writable_through_calls(op)
-        for function in [f for f in op.walk() if isinstance(f, func.FuncOp)]:
+        taken = {
+            inner.sym_name.data  # type: ignore[attr-defined]
+            for inner in op.walk()
+            if isinstance(getattr(inner, "sym_name", None), StringAttr)
+        }
+        globals_ = _Globals(taken, [])
+        functions = [f for f in op.walk() if isinstance(f, func.FuncOp)]
+        for function in functions:
             if not function.body.blocks:
                 function.function_type = FunctionType.from_lists(
                     [memref_of(t) for t in function.function_type.inputs],
                     [memref_of(t) for t in function.function_type.outputs],
                 )
                 continue
-            _Bufferizer(function.body.block, writable_arguments(function)).run()
+            _Bufferizer(
+                function.body.block,
+                writable_arguments(function),
+                globals_,
+                function.sym_name.data,
+            ).run()
             function.function_type = FunctionType.from_lists(
                 [a.type for a in function.body.block.args],
                 [memref_of(t) for t in function.function_type.outputs],
             )
+        first = op.body.block.first_op
+        if globals_.made and first is not None:  # the module's globals first
+            op.body.block.insert_ops_before(globals_.made, first)

@@ -19,17 +19,25 @@ a copy first becomes one `slice` per used result (a kernel has one domain, so
 pieces of different shapes cannot share one): each is a view or a copy of
 its own. `graph.linear` is
 decomposed first (as `graph-decompose` does) so its bias add is a kernel.
-Constants read by a group are cloned into it, never passed as arguments
-(except to an attention group, whose kernel reads buffers only).
+Constants read by a group are cloned into it (literals compiled into its
+kernel), except a large one (`buffered_constant`: more than
+`INLINE_CONSTANT_LIMIT` elements, not a splat) and any read by an
+attention group, whose kernel reads buffers only. A large constant stays
+at the top level: `graph-bufferize` makes it a `memref.global` that the
+runtime uploads once, which groups, GEMMs and library steps read as a
+buffer. (A frozen ResNet-18's folded weights as literals were 150 MB of
+CUDA C, more than NVRTC compiles in minutes.) A constant the host returns
+or passes to a call is copied by a kernel, as before.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from math import prod
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, TensorType
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -62,18 +70,33 @@ def refuse_non_kernel_types(module: ModuleOp, pass_name: str) -> None:
                 )
 
 
-def _is_constant(value: SSAValue) -> bool:
-    return graph.is_graph_constant(value.owner)
+INLINE_CONSTANT_LIMIT = 1024
+"""Elements of the largest non-splat constant a kernel holds as literals."""
+
+
+def buffered_constant(op: Operation | None) -> bool:
+    """A `graph.constant` that lives in a device buffer rather than in the
+    kernels reading it: more than `INLINE_CONSTANT_LIMIT` elements, not a
+    splat."""
+    if not isinstance(op, graph.ConstantOp):
+        return False
+    return prod(shape_of(op.result)) > INLINE_CONSTANT_LIMIT and not op.value.is_splat()
+
+
+def _inlined_constant(value: SSAValue) -> bool:
+    owner = value.owner
+    return graph.is_graph_constant(owner) and not buffered_constant(owner)  # type: ignore[arg-type]
 
 
 def wrap_in_group(op: Operation) -> graph.FusionGroupOp:
     """Replace `op` by a one-op `graph.fusion_group` computing it; constant
     operands are cloned into the group instead of becoming inputs, except
-    for attention, whose kernel reads buffers only."""
+    large ones (`buffered_constant`) and for attention, whose kernel reads
+    buffers only."""
     inline = not isinstance(op, graph.AttentionOp)
     inputs: list[SSAValue] = []
     for operand in op.operands:
-        if operand not in inputs and not (inline and _is_constant(operand)):
+        if operand not in inputs and not (inline and _inlined_constant(operand)):
             inputs.append(operand)
     block = Block(arg_types=[v.type for v in inputs])
     mapping: dict[SSAValue, SSAValue] = dict(zip(inputs, block.args))
@@ -87,6 +110,40 @@ def wrap_in_group(op: Operation) -> graph.FusionGroupOp:
     group = graph.FusionGroupOp(inputs, [r.type for r in op.results], Region(block))
     Rewriter.replace_op(op, group)
     return group
+
+
+def _hoist_large_constants(
+    group: graph.FusionGroupOp, hoisted: dict[Attribute, SSAValue]
+) -> None:
+    """Move the large constants `graph-fuse` cloned into `group` back out:
+    each becomes an input, one top-level constant per value (`hoisted`,
+    keyed by the value attribute; equal values share one buffer)."""
+    body = group.body.block
+    for inner in list(body.ops):
+        if not buffered_constant(inner):
+            continue
+        assert isinstance(inner, graph.ConstantOp)
+        top = hoisted.get(inner.value)
+        if top is None:
+            constant = inner.clone()
+            Rewriter.insert_op(constant, InsertPoint.before(group))
+            top = hoisted[inner.value] = constant.results[0]
+        if top in group.inputs:
+            arg = body.args[list(group.inputs).index(top)]
+        else:
+            group.operands = (*group.operands, top)
+            arg = body.insert_arg(top.type, len(body.args))
+        inner.results[0].replace_all_uses_with(arg)
+        Rewriter.erase_op(inner)
+
+
+def _reads_buffers(user: Operation) -> bool:
+    """Does `user` read its operands as device buffers (a kernel, a GEMM, a
+    library step, or a strided view only they read), so that a constant's
+    buffer can be its operand?"""
+    if isinstance(user, HOST_VIEW_OPS):
+        return all(_reads_buffers(u.operation) for r in user.results for u in r.uses)
+    return isinstance(user, graph.FusionGroupOp | graph.MatmulOp | graph.LinalgOp)
 
 
 def _accepts(user: Operation, index: int, layout: Layout) -> bool:
@@ -174,6 +231,13 @@ def wrap_block(block: Block) -> None:
         for a in block.args
         if isinstance(a.type, TensorType)
     }
+    hoisted: dict[Attribute, SSAValue] = {}
+    for op in list(block.ops):
+        if isinstance(op, graph.FusionGroupOp):
+            _hoist_large_constants(op, hoisted)
+    for op in block.ops:  # a large constant is a dense buffer too
+        if buffered_constant(op):
+            layouts[op.results[0]] = Layout.dense(shape_of(op.results[0]))
     for op in list(block.ops):
         if isinstance(op, HOST_VIEW_OPS):
             _place_view(op, layouts)
@@ -187,13 +251,16 @@ def wrap_block(block: Block) -> None:
             _dense_operands(op, layouts)
         if isinstance(op, graph.FusionGroupOp | library):
             layouts.update((r, Layout.dense(shape_of(r))) for r in op.results)
-    # Constants the host still reads (matmul operands, returns) get a kernel.
+    # Constants the host still reads get a kernel, except large ones that
+    # only groups, GEMMs and library steps read (buffers, uploaded once).
     for op in list(block.ops):
-        if graph.is_graph_constant(op):
-            if op.results[0].uses:
-                wrap_in_group(op)
-            else:
-                Rewriter.erase_op(op)
+        if not graph.is_graph_constant(op):
+            continue
+        users = [use.operation for use in op.results[0].uses]
+        if not users:
+            Rewriter.erase_op(op)
+        elif not (buffered_constant(op) and all(map(_reads_buffers, users))):
+            wrap_in_group(op)
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,11 @@ produced and records what a call must do, in order, without any IR left:
   (the op's name and flags, its operand and result buffers): a host
   library step, cuSOLVER through CuPy.
 * `outputs`: the views the function returns.
+* `constants`: the slots that hold a constant (`memref.get_global` of a
+  module `memref.global`, which `graph-bufferize` makes of a large
+  `graph.constant`) and their values: the executor fills them once, when it
+  binds the plan, and no step writes them. One slot per global, however
+  many calls read it.
 
 Nothing here needs CuPy: the executor binds the plan to device memory and
 kernel handles, and the unit tests check the plan (and the cuBLAS parameter
@@ -29,7 +34,12 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import arith, bufferization, func, gpu, memref
-from xdsl.dialects.builtin import MemRefType, ModuleOp, UnrealizedConversionCastOp
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    MemRefType,
+    ModuleOp,
+    UnrealizedConversionCastOp,
+)
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Attribute, Operation, SSAValue
 
@@ -175,6 +185,8 @@ class LaunchPlan:
     num_inputs: int
     steps: tuple[Step, ...]
     outputs: tuple[BufferView, ...]
+    constants: tuple[tuple[int, np.ndarray], ...] = ()
+    """(slot, its values: flat, in the buffer's numpy dtype) per constant."""
 
     @property
     def kernels(self) -> tuple[str, ...]:
@@ -239,10 +251,45 @@ def build_launch_plan(module: ModuleOp, entry: str | None = None) -> LaunchPlan:
         arguments.append(BufferView(len(buffers), layout_of_type(arg.type)))
         buffers.append(_spec(arg.type))
     steps: list[Step] = []
-    outputs = _inline(function, arguments, functions, buffers, steps)
+    constants = _Constants(module, buffers)
+    outputs = _inline(function, arguments, functions, buffers, steps, constants)
     return LaunchPlan(
-        function.sym_name.data, tuple(buffers), len(arguments), tuple(steps), outputs
+        function.sym_name.data,
+        tuple(buffers),
+        len(arguments),
+        tuple(steps),
+        outputs,
+        tuple(constants.values.items()),
     )
+
+
+class _Constants:
+    """The constant slots of a plan: one per module `memref.global` read."""
+
+    def __init__(self, module: ModuleOp, buffers: list[BufferSpec]):
+        self.globals = {
+            op.sym_name.data: op
+            for op in module.body.block.ops
+            if isinstance(op, memref.GlobalOp)
+        }
+        self.buffers = buffers
+        self.slots: dict[str, int] = {}
+        self.values: dict[int, np.ndarray] = {}
+
+    def slot(self, op: memref.GetGlobalOp) -> BufferView:
+        name = op.name_.root_reference.data
+        if name not in self.slots:
+            found = self.globals.get(name)
+            if found is None or not isinstance(
+                found.initial_value, DenseIntOrFPElementsAttr
+            ):
+                raise LaunchPlanError(f"launch plan: no dense memref.global @{name}")
+            spec = _spec(found.type)
+            self.slots[name] = len(self.buffers)
+            self.buffers.append(spec)
+            values = found.initial_value.get_values()
+            self.values[self.slots[name]] = np.array(values, dtype=spec.dtype)
+        return BufferView(self.slots[name], layout_of_type(op.memref.type))
 
 
 def _inline(
@@ -251,11 +298,14 @@ def _inline(
     functions: dict[str, func.FuncOp],
     buffers: list[BufferSpec],
     steps: list[Step],
+    constants: _Constants,
 ) -> tuple[BufferView, ...]:
     """Append the steps of one call of `function`; return its result views."""
     views: dict[SSAValue, BufferView] = dict(zip(function.body.block.args, arguments))
     for op in function.body.block.ops:
-        if isinstance(op, memref.AllocOp):
+        if isinstance(op, memref.GetGlobalOp):
+            views[op.memref] = constants.slot(op)
+        elif isinstance(op, memref.AllocOp):
             views[op.memref] = BufferView(len(buffers), layout_of_type(op.memref.type))
             buffers.append(_spec(op.memref.type))
         elif isinstance(op, memref.ReinterpretCastOp):
@@ -274,7 +324,7 @@ def _inline(
         elif isinstance(op, func.CallOp):
             callee = functions[op.callee.root_reference.data]
             operands = [views[v] for v in op.arguments]
-            results = _inline(callee, operands, functions, buffers, steps)
+            results = _inline(callee, operands, functions, buffers, steps, constants)
             views.update(zip(op.results, results))
         elif isinstance(op, func.ReturnOp):
             return tuple(views[v] for v in op.arguments)

@@ -191,12 +191,20 @@ class CudaExecutor:
                 stacklevel=2,
             )
         returned = {view.slot for view in plan.outputs}
-        # intermediates are allocated once; outputs fresh per call (no aliasing)
+        # constants are uploaded once; intermediates allocated once; outputs
+        # fresh per call (no aliasing)
+        self.constants = {
+            slot: self._constant(plan.buffers[slot], values)
+            for slot, values in plan.constants
+        }
         self.scratch = {
             slot: self._empty(spec)
             for slot, spec in enumerate(plan.buffers)
-            if slot >= plan.num_inputs and slot not in returned
+            if slot >= plan.num_inputs
+            and slot not in returned
+            and slot not in self.constants
         }
+        self.scratch.update(self.constants)
         slots = range(len(plan.buffers))
         self._template: list[Any] = [self.scratch.get(s) for s in slots]
         self._fresh = [
@@ -248,6 +256,12 @@ class CudaExecutor:
 
     def _empty(self, spec: BufferSpec) -> Any:
         return self.cp.zeros(spec.size, dtype=_device_dtype(spec))
+
+    def _constant(self, spec: BufferSpec, values: np.ndarray) -> Any:
+        """A constant's device buffer (bf16: its bits), filled once."""
+        if spec.element == "bf16":
+            return self.cp.asarray(bf16_bits(values))
+        return self.cp.asarray(values)
 
     def _upload(self, index: int, value: Any) -> Any:
         as_is = self._as_is[index]

@@ -368,6 +368,17 @@ def _alloc(emulator: Emulator, op: memref.AllocOp, env: Env) -> None:
     emulator.allocations.append(tuple(typ.get_shape()))
 
 
+@host_op(memref.GetGlobalOp)
+def _host_get_global(emulator: Emulator, op: memref.GetGlobalOp, env: Env) -> None:
+    """A module constant (`graph-bufferize`'s large constants): its values,
+    flat; nothing writes them."""
+    global_op = emulator.globals[op.name_.root_reference.data]
+    attr = global_op.initial_value
+    assert isinstance(attr, DenseIntOrFPElementsAttr)
+    element = global_op.type.element_type
+    env[op.memref] = np.array(attr.get_values(), dtype=numpy_dtype(element))
+
+
 @host_op(memref.ReinterpretCastOp)
 def _reinterpret_cast(
     emulator: Emulator, op: memref.ReinterpretCastOp, env: Env
@@ -589,6 +600,13 @@ def _cast(emulator: Emulator, op: Operation, env: Env, ctx: Context) -> None:
         env[op.results[0]] = bool(source)
     else:
         env[op.results[0]] = scalar(source, target)
+
+
+@kernel_op(arith.BitcastOp)
+def _bitcast(emulator: Emulator, op: arith.BitcastOp, env: Env, ctx: Context) -> None:
+    """The same bits read as the result type (`graph.bitcast`: same widths)."""
+    source = np.array(env[op.operands[0]], numpy_dtype(op.operands[0].type))
+    env[op.results[0]] = source.view(numpy_dtype(op.results[0].type))[()]
 
 
 def _pure(function: Callable[..., Any]) -> KernelRule:
