@@ -25,6 +25,10 @@ the report shows; the harness never drops a row silently.
 * `torch-addmm-activation` (only for GEMM + bias + GELU/ReLU workloads):
   `torch._addmm_activation`, which on CUDA is one cuBLASLt call with the bias
   and the activation fused as its epilogue (the cuBLASLt-epilogue study).
+* On CUDA the fxdsl variants run a convolution's GEMMs in TF32
+  (`conv_tf32=True`), as the torch variants' convolutions do by default
+  (`torch.backends.cudnn.allow_tf32`); other f32 GEMMs stay f32 on both
+  sides (`float32_matmul_precision` "highest").
 * Torch variants get each input in its argument's type (bf16 as
   `torch.bfloat16`) and hand back float32 arrays for bf16 outputs.
 * `copy`: a device-to-device copy moving as many bytes as the workload must
@@ -118,11 +122,13 @@ def _fxdsl(
         bits = device.name == "cuda" and "bf16" in arguments + result_elements(module)
         if options.get("cuda_graph") and device.name != "cuda":
             raise Skipped("CUDA graphs only apply to backend cuda")
+        cuda = {"conv_tf32": True} if device.name == "cuda" else {}
         fn = fxdsl.compile(
             module,
             backend=device.name,
             pipeline=pipelines[device.name],
             **options,
+            **cuda,
             **({"bf16_bits": True} if bits else {}),
         )
 

@@ -329,6 +329,12 @@ def _torch_resnet18(d: Dims) -> Callable[..., Any]:
     return run
 
 
+CONV_TF32_TOLERANCE = (1e-2, 1e-2)
+"""(rtol, atol) of a conv net's check on CUDA, where every variant's
+convolutions run in TF32 (torch's default, and fxdsl's `conv_tf32` in the
+bench): 10-bit mantissa products through 18 layers."""
+
+
 def _resnet_dims(batch: int) -> dict[str, Dims]:
     return {
         "full": {"B": batch, "S": 224},
@@ -457,6 +463,7 @@ WORKLOADS: tuple[Workload, ...] = (
         _resnet18,
         _torch_resnet18,
         reduce_overhead=True,
+        tolerance=CONV_TF32_TOLERANCE,
     ),
     Workload(
         "resnet18_b32",
@@ -464,6 +471,7 @@ WORKLOADS: tuple[Workload, ...] = (
         _resnet_dims(32),
         _resnet18,
         _torch_resnet18,
+        tolerance=CONV_TF32_TOLERANCE,
     ),
 )
 

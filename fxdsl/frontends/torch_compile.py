@@ -1017,6 +1017,8 @@ def _compiled(module: ModuleOp, device: str, settings: Options) -> Callable[...,
     options: dict[str, Any] = {"cuda_graph": True} if graphs else {}
     if device == "cuda":  # f32 GEMMs as torch's own: TF32 unless "highest"
         options["tf32"] = torch.get_float32_matmul_precision() != "highest"
+        # and a convolution's as torch's convolutions (cuDNN): TF32 by default
+        options["conv_tf32"] = bool(torch.backends.cudnn.allow_tf32)
         options["bf16_bits"] = True  # bf16 crosses as its bits, zero-copy
     key = (str(module), device, settings.pipeline, *sorted(options.items()))
     return _COMPILED.get(

@@ -19,7 +19,8 @@ Conventions (what the runtime's launch plan relies on):
 * `graph.matmul` becomes a library call on 3-D `(batch, rows, cols)` views:
   `linalg.fill` of zero and a `linalg.generic` with the batch-matmul indexing
   maps and `library_call = "cublas_gemm_strided_batched"` (the generalised
-  form of upstream `linalg.batch_matmul`, which xDSL 0.74 lacks). Transposed
+  form of upstream `linalg.batch_matmul`, which xDSL 0.74 lacks), keeping
+  `graph.conv_gemm` (a convolution's GEMM, see `graph.CONV_GEMM`). Transposed
   operands are strided views that cuBLAS reads with a transpose flag; batch
   broadcasting is a zero batch stride.
 * A linear-algebra op (`graph.LinalgOp`, a host library step: cuSOLVER
@@ -531,7 +532,10 @@ class _Bufferizer:
         else:
             out_layout = target[2]
         out3 = _cast(out, out_layout)
-        self.insert([out3, *_gemm(lhs3, rhs3, out3.result)], op)
+        gemm = _gemm(lhs3, rhs3, out3.result)
+        if graph.CONV_GEMM in op.attributes:  # a convolution's precision
+            gemm[-1].attributes[graph.CONV_GEMM] = UnitAttr()
+        self.insert([out3, *gemm], op)
 
     def constant(self, op: graph.ConstantOp) -> None:
         get = self.globals.add(self.function, op)

@@ -118,6 +118,9 @@ class Gemm:
     lhs: BufferView
     rhs: BufferView
     out: BufferView
+    conv: bool = False
+    """A convolution's GEMM (`graph.CONV_GEMM`): f32 precision per the
+    executor's `conv_tf32`, not its `tf32`."""
 
     @cached_property
     def cublas(self) -> CublasGemm:
@@ -346,7 +349,7 @@ def _gemm(op: Operation, views: dict[SSAValue, BufferView]) -> Gemm:
     if op.library_call is None or op.library_call.data != GEMM_LIBRARY_CALL:
         raise LaunchPlanError("launch plan: linalg.generic that is not a library GEMM")
     lhs, rhs = (views[v] for v in op.inputs)
-    return Gemm(lhs, rhs, views[op.outputs[0]])
+    return Gemm(lhs, rhs, views[op.outputs[0]], graph.CONV_GEMM in op.attributes)
 
 
 def _is_bridge(op: Operation) -> bool:

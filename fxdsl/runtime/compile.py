@@ -66,12 +66,15 @@ def compile_module(
     tf32: bool = False,
     gemm: str = "cublas",
     bf16_bits: bool = False,
+    conv_tf32: bool | None = None,
     **options: Any,
 ) -> Callable[..., tuple[Any, ...]]:
     """Compile a clone of `module` for `backend` with `pipeline` (default:
     DEFAULT_PIPELINE); the input is not modified. `cuda_graph=True` (CUDA
     only) replays the kernels as CUDA graphs (`fxdsl.runtime.cuda_graph`);
-    `tf32=True` (CUDA only) lets f32 GEMMs use TF32 tensor cores;
+    `tf32=True` (CUDA only) lets f32 GEMMs use TF32 tensor cores, and
+    `conv_tf32` the GEMMs of convolutions (None: as `tf32`; torch's default
+    for convolutions is TF32, `torch.backends.cudnn.allow_tf32`);
     `gemm="tensor-core"` (CUDA and cuda-sim) runs bf16/f16 GEMMs on fxdsl's
     own tensor-core kernel instead of cuBLAS (`fxdsl.runtime.tensor_core_gemm`;
     opt-in, not measured against cuBLAS yet); `bf16_bits=True` (CUDA only)
@@ -91,14 +94,17 @@ def compile_module(
         raise TypeError(f"unknown compile options: {', '.join(sorted(options))}")
     if cuda_graph and backend != "cuda":
         raise ValueError(f"cuda_graph=True needs backend='cuda', not '{backend}'")
-    for name, value in (("tf32", tf32), ("bf16_bits", bf16_bits)):
+    cuda_only = (("tf32", tf32), ("bf16_bits", bf16_bits), ("conv_tf32", conv_tf32))
+    for name, value in cuda_only:
         if value and backend != "cuda":
             raise ValueError(f"{name}=True needs backend='cuda', not '{backend}'")
     if gemm not in GEMM_ROUTES:
         raise ValueError(f"gemm={gemm!r}: not one of {GEMM_ROUTES}")
     if gemm != "cublas" and backend not in ("cuda", "cuda-sim"):
         raise ValueError(f"gemm={gemm!r} needs backend 'cuda' or 'cuda-sim'")
-    run = _compile(module, backend, pipeline, entry, cuda_graph, tf32, gemm, bf16_bits)
+    run = _compile(
+        module, backend, pipeline, entry, cuda_graph, tf32, gemm, bf16_bits, conv_tf32
+    )
     return KeywordInputs(run, [a.name_hint for a in entry_function(module, entry).args])
 
 
@@ -111,6 +117,7 @@ def _compile(
     tf32: bool = False,
     gemm: str = "cublas",
     bf16_bits: bool = False,
+    conv_tf32: bool | None = None,
 ) -> Callable[..., tuple[Any, ...]]:
     if backend == "cuda":
         reason = cuda_unavailable_reason()
@@ -122,7 +129,7 @@ def _compile(
         try:
             return compile_cuda(
                 module, pipeline=pipeline, entry=entry, cuda_graph=cuda_graph,
-                tf32=tf32, gemm=gemm, bf16_bits=bf16_bits,
+                tf32=tf32, gemm=gemm, bf16_bits=bf16_bits, conv_tf32=conv_tf32,
             )  # fmt: skip
         except CompilerUnavailable as error:
             raise BackendUnavailable(str(error)) from None

@@ -157,6 +157,7 @@ class CudaExecutor:
         tf32: bool = False,
         bf16_bits: bool = False,
         gemm_kernels: dict[Gemm, tuple[Any, GemmShape]] | None = None,
+        conv_tf32: bool | None = None,
     ):
         import cupy  # type: ignore[import-not-found]
 
@@ -164,6 +165,8 @@ class CudaExecutor:
         self.plan = plan
         self.tf32 = tf32
         """f32 GEMMs may use TF32 tensor cores (cuBLAS's math mode)"""
+        self.conv_tf32 = tf32 if conv_tf32 is None else conv_tf32
+        """the same for a convolution's GEMMs (`Gemm.conv`; None: `tf32`)"""
         self.bf16_bits = bf16_bits
         """bf16 outputs as their `uint16` bits (default: float32 values)"""
         self.gemm_kernels = gemm_kernels or {}
@@ -233,7 +236,8 @@ class CudaExecutor:
             return lambda buffers: tc_kernel(grid, block, operands(buffers))
         if isinstance(step, Gemm) and self.blas is not None and self.direct_gemm(step):
             gemm, params = self.blas.gemm, step.cublas
-            (element, result), tf32 = self.plan.gemm_types(step), self.tf32
+            element, result = self.plan.gemm_types(step)
+            tf32 = self.conv_tf32 if step.conv else self.tf32
             first, second, out = step.rhs.slot, step.lhs.slot, step.out.slot
             return lambda buffers: gemm(
                 params,
@@ -416,10 +420,12 @@ def compile_cuda(
     tf32: bool = False,
     bf16_bits: bool = False,
     gemm: str = "cublas",
+    conv_tf32: bool | None = None,
 ) -> Callable[..., tuple[Any, ...]]:
     """Lower a clone of `module` and return its `CudaExecutor` (wrapped in a
     `GraphedExecutor` with `cuda_graph=True`); `tf32`: f32 GEMMs on TF32
-    tensor cores; `bf16_bits`: bf16 outputs as `uint16` bits;
+    tensor cores; `conv_tf32`: the same for a convolution's GEMMs (None:
+    as `tf32`); `bf16_bits`: bf16 outputs as `uint16` bits;
     `gemm="tensor-core"`: bf16/f16 GEMMs on fxdsl's own tensor-core kernel
     (`fxdsl.runtime.tensor_core_gemm`; opt-in, not measured against cuBLAS
     yet). `compiler` (default: NVRTC, else nvcc)
@@ -460,6 +466,7 @@ def compile_cuda(
         tf32=tf32,
         gemm_kernels=gemm_kernels,
         bf16_bits=bf16_bits,
+        conv_tf32=conv_tf32,
     )
     if cuda_graph:
         return GraphedExecutor(executor)

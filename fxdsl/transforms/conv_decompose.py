@@ -72,7 +72,7 @@ from math import prod
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import f32
+from xdsl.dialects.builtin import UnitAttr, f32
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -232,6 +232,16 @@ def _window(
     return b.taps(x, starts, stride, out), padded
 
 
+def _conv_gemm(
+    weight: SSAValue, columns: SSAValue, product: Attribute | None
+) -> graph.MatmulOp:
+    """A convolution's GEMM, marked `graph.CONV_GEMM` (its precision is the
+    convolution's)."""
+    gemm = graph.MatmulOp(weight, columns, product)
+    gemm.attributes[graph.CONV_GEMM] = UnitAttr()
+    return gemm
+
+
 def _conv2d(
     b: _Builder,
     x: SSAValue,
@@ -278,7 +288,7 @@ def _conv2d(
             patches = b.add(graph.TransposeOp(patches, [0, 1, 3, 5, 2, 4]))
         columns = b.reshape(patches, (n, channels * taps, length))
         flat = b.reshape(weight, (o, channels * taps))
-        return b.reshape(b.add(graph.MatmulOp(flat, columns, product)), (n, o, *out))
+        return b.reshape(b.add(_conv_gemm(flat, columns, product)), (n, o, *out))
     # every tap, dead or not: the weight has a column for each, and slicing
     # it to the live ones costs a copy of the weight (more than the columns)
     live = [tuple(t) for t in np.ndindex(*kernel)]
@@ -298,7 +308,7 @@ def _conv2d(
     lead = (groups,) if groups > 1 else ()
     columns = b.reshape(stacked, (*lead, per_group * taps, n * length))
     flat = b.reshape(weight, (*lead, o // groups, per_group * taps))
-    product = b.add(graph.MatmulOp(flat, columns, product))
+    product = b.add(_conv_gemm(flat, columns, product))
     if n == 1:
         return b.reshape(product, (n, o, *out))
     images = b.reshape(product, (o, n, length))

@@ -500,3 +500,78 @@ def test_bf16_model_through_the_torch_backend_on_gpu(cuda_graph: bool) -> None:
             got = compiled(x)
             assert got.dtype == torch.bfloat16
             torch.testing.assert_close(got, want, rtol=2e-2, atol=2e-2)
+
+
+CONV = """
+func.func @f(%x: tensor<1x4x6x6xf32>, %w: tensor<8x4x3x3xf32>, %m: tensor<32x8xf32>) -> (tensor<1x8x4x4xf32>, tensor<32x32xf32>) {
+  %y = graph.conv2d %x, %w dilation [1, 1] groups 1 padding [0, 0] stride [1, 1] : (tensor<1x4x6x6xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x4x4xf32>
+  %t = graph.transpose %m perm [1, 0] : (tensor<32x8xf32>) -> tensor<8x32xf32>
+  %p = graph.matmul %m, %t : (tensor<32x8xf32>, tensor<8x32xf32>) -> tensor<32x32xf32>
+  func.return %y, %p : tensor<1x8x4x4xf32>, tensor<32x32xf32>
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("tf32", "conv_tf32", "expected"),
+    [
+        (False, True, [True, False]),
+        (True, False, [False, True]),
+        (True, None, [True, True]),
+    ],
+)
+def test_a_convolutions_gemm_takes_conv_tf32(
+    monkeypatch: pytest.MonkeyPatch,
+    tf32: bool,
+    conv_tf32: bool | None,
+    expected: list[bool],
+) -> None:
+    """conv-decompose marks the convolution's GEMM (graph.conv_gemm); the
+    plan's Gemm says so, and the executor gives it `conv_tf32` (torch's
+    convolutions default to TF32) and every other GEMM `tf32`."""
+    cupy = types.ModuleType("cupy")
+    for name in ("zeros", "empty", "asarray", "ascontiguousarray", "ndarray"):
+        setattr(cupy, name, getattr(np, name))
+    monkeypatch.setitem(sys.modules, "cupy", cupy)
+    from fxdsl.runtime import cuda_executor
+
+    calls: list[tuple[Any, ...]] = []
+    fake = types.SimpleNamespace(gemm=lambda *args: calls.append(args))
+    monkeypatch.setattr(cuda_executor.Cublas, "create", lambda _cp: fake)
+    plan = build_launch_plan(apply(parse(CONV), GPU_PIPELINE))
+    gemms = [step for step in plan.steps if isinstance(step, Gemm)]
+    assert [g.conv for g in gemms] == [True, False]
+    launchers = {name: lambda *_: None for name in plan.kernels}
+    executor = cuda_executor.CudaExecutor(
+        plan, launchers, tf32=tf32, conv_tf32=conv_tf32
+    )
+    inputs = [np.zeros(s.shape, s.dtype) for s in plan.buffers[: plan.num_inputs]]
+    executor.run(executor.bind(executor.upload(tuple(inputs))))
+    assert [call[5] for call in calls] == expected
+
+
+def test_torch_backend_follows_cudnn_allow_tf32(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """CUDA islands take conv_tf32 from torch.backends.cudnn.allow_tf32, as
+    torch's convolutions do (a change compiles again); the CPU none."""
+    torch = need("torch")
+    import fxdsl
+    from fxdsl.frontends import torch_compile
+
+    seen: list[dict[str, Any]] = []
+    monkeypatch.setattr(
+        fxdsl, "compile", lambda _module, **options: seen.append(options)
+    )
+    monkeypatch.setattr(torch_compile, "_COMPILED", Lru(8))
+    module = parse(BATCHED.replace("ELEM", "f32"))
+    settings = torch_compile.Options.parse(None)
+    previous = torch.backends.cudnn.allow_tf32
+    try:
+        for allowed in (True, False):
+            torch.backends.cudnn.allow_tf32 = allowed
+            torch_compile._compiled(module, "cuda", settings)
+        torch_compile._compiled(module, "cpu", settings)
+    finally:
+        torch.backends.cudnn.allow_tf32 = previous
+    assert [options.get("conv_tf32") for options in seen] == [True, False, None]

@@ -30,6 +30,7 @@ from xdsl.irdl import IRDLOperation
 from fxdsl.ir.graph.base import (
     ALIASES,
     CALL_SIGNATURES,
+    CONV_GEMM,
     ELEMENT_TYPES,
     FLOAT_TYPES,
     HALF_FLOAT_TYPES,
@@ -246,6 +247,7 @@ __all__ = [  # noqa: RUF022 (grouped by module)
     "NAME",
     "PARAM",
     "ALIASES",
+    "CONV_GEMM",
     "SCOPE",
     "ScopeAttr",
     "SignatureAttr",

@@ -176,6 +176,12 @@ names (a shared submodule, tied weights): every one of those names, its own
 NAME = "graph.name"
 """A value's stable name: on an op (its result; a list of names, "" for none,
 on a multi-result op) or as a function argument attribute."""
+CONV_GEMM = "graph.conv_gemm"
+"""A unit attribute on a `graph.matmul` that computes a convolution
+(`conv-decompose`'s im2col GEMMs): its f32 precision follows the
+convolution's setting (torch: `torch.backends.cudnn.allow_tf32`, TF32 by
+default) rather than the matmul one (`float32_matmul_precision`). The
+runtime's `conv_tf32`; kept on the GEMM's `linalg.generic`."""
 CALL_SIGNATURES = "graph.call_signatures"
 """On the `builtin.module`: call name (`fqn`, `fqn@1`, ...) -> SignatureAttr."""
 

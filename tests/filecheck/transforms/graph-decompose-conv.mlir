@@ -45,7 +45,7 @@ func.func @batch_norm_1d(%x: tensor<8x4xf32>, %m: tensor<4xf32>, %v: tensor<4xf3
 // CHECK-NEXT:    %[[COLS:.*]] = graph.cast %[[STACK]] : tensor<1x1x8x9x36xf32>
 // CHECK-NEXT:    %[[C:.*]] = graph.reshape %[[COLS]] : (tensor<1x1x8x9x36xf32>) -> tensor<72x36xf32>
 // CHECK-NEXT:    %[[W:.*]] = graph.reshape %w : (tensor<16x8x3x3xf32>) -> tensor<16x72xf32>
-// CHECK-NEXT:    %[[P:.*]] = graph.matmul %[[W]], %[[C]] : (tensor<16x72xf32>, tensor<72x36xf32>) -> tensor<16x36xf32>
+// CHECK-NEXT:    %[[P:.*]] = graph.matmul %[[W]], %[[C]] {graph.conv_gemm} : (tensor<16x72xf32>, tensor<72x36xf32>) -> tensor<16x36xf32>
 // CHECK-NEXT:    %[[Y:.*]] = graph.reshape %[[P]] : (tensor<16x36xf32>) -> tensor<1x16x6x6xf32>
 // CHECK-NEXT:    %[[B:.*]] = graph.reshape %b : (tensor<16xf32>) -> tensor<16x1x1xf32>
 // CHECK-NEXT:    %[[YB:.*]] = graph.add %[[Y]], %[[B]]
@@ -53,6 +53,7 @@ func.func @batch_norm_1d(%x: tensor<8x4xf32>, %m: tensor<4xf32>, %v: tensor<4xf3
 // GPU-LABEL: func.func @conv_block
 // GPU:         gpu.launch_func{{.*}}@conv_block_0_cast
 // GPU:         library_call = "cublas_gemm_strided_batched"
+// GPU-SAME:    attrs = {graph.conv_gemm}
 // GPU:         gpu.launch_func{{.*}}@conv_block_1_add
 // GPU-NOT:     gpu.launch_func
 // GPU:         func.return
@@ -70,7 +71,7 @@ func.func @conv_block(%x: tensor<1x8x6x6xf32>, %w: tensor<16x8x3x3xf32>, %b: ten
 // CHECK-NEXT:    %[[T:.*]] = graph.transpose %[[R]] perm [0, 1, 3, 5, 2, 4] : (tensor<1x3x4x8x4x8xf32>) -> tensor<1x3x8x8x4x4xf32>
 // CHECK-NEXT:    %[[C:.*]] = graph.reshape %[[T]] : (tensor<1x3x8x8x4x4xf32>) -> tensor<1x192x16xf32>
 // CHECK-NEXT:    %[[W:.*]] = graph.reshape %w : (tensor<32x3x8x8xf32>) -> tensor<32x192xf32>
-// CHECK-NEXT:    %[[P:.*]] = graph.matmul %[[W]], %[[C]] : (tensor<32x192xf32>, tensor<1x192x16xf32>) -> tensor<1x32x16xf32>
+// CHECK-NEXT:    %[[P:.*]] = graph.matmul %[[W]], %[[C]] {graph.conv_gemm} : (tensor<32x192xf32>, tensor<1x192x16xf32>) -> tensor<1x32x16xf32>
 // CHECK-NEXT:    %[[Y:.*]] = graph.reshape %[[P]] : (tensor<1x32x16xf32>) -> tensor<1x32x4x4xf32>
 // CHECK-NEXT:    func.return %[[Y]]
 // GPU-LABEL:     func.func @patches
@@ -91,7 +92,7 @@ func.func @patches(%x: tensor<1x3x32x32xf32>, %w: tensor<32x3x8x8xf32>) -> tenso
 // CHECK-NEXT:    %[[C:.*]] = graph.cast %[[T]]
 // CHECK-NEXT:    %[[CR:.*]] = graph.reshape %[[C]] : (tensor<2x2x2x2x30xf32>) -> tensor<2x4x60xf32>
 // CHECK-NEXT:    %[[W:.*]] = graph.reshape %w : (tensor<6x2x1x2xf32>) -> tensor<2x3x4xf32>
-// CHECK-NEXT:    %[[P:.*]] = graph.matmul %[[W]], %[[CR]] : (tensor<2x3x4xf32>, tensor<2x4x60xf32>) -> tensor<2x3x60xf32>
+// CHECK-NEXT:    %[[P:.*]] = graph.matmul %[[W]], %[[CR]] {graph.conv_gemm} : (tensor<2x3x4xf32>, tensor<2x4x60xf32>) -> tensor<2x3x60xf32>
 // CHECK-NEXT:    %[[I:.*]] = graph.reshape %[[P]] : (tensor<2x3x60xf32>) -> tensor<6x2x30xf32>
 // CHECK-NEXT:    %[[NCL:.*]] = graph.transpose %[[I]] perm [1, 0, 2] : (tensor<6x2x30xf32>) -> tensor<2x6x30xf32>
 // CHECK-NEXT:    graph.reshape %[[NCL]] : (tensor<2x6x30xf32>) -> tensor<2x6x6x5xf32>
@@ -171,7 +172,7 @@ func.func @adaptive(%x: tensor<1x3x8x6xf32>) -> tensor<1x3x4x3xf32> {
 }
 
 // Overlapping adaptive windows: P_h @ x @ P_w^T with constant averaging
-// matrices.
+// matrices (not a convolution's GEMMs: no graph.conv_gemm).
 // CHECK-LABEL: func.func @adaptive_uneven
 // CHECK-NEXT:    %[[PW:.*]] = graph.constant {{.*}} : tensor<5x2xf32>
 // CHECK-NEXT:    %[[PH:.*]] = graph.constant {{.*}} : tensor<3x7xf32>
