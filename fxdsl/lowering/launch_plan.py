@@ -44,7 +44,7 @@ from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from fxdsl.ir import graph
-from fxdsl.ir.dtypes import numpy_dtype
+from fxdsl.ir.dtypes import from_bytes, numpy_dtype
 from fxdsl.ir.layout import Layout, layout_of_type
 from fxdsl.ir.utils import entry_function
 from fxdsl.lowering.graph_bufferize import GEMM_LIBRARY_CALL
@@ -290,8 +290,10 @@ class _Constants:
             spec = _spec(found.type)
             self.slots[name] = len(self.buffers)
             self.buffers.append(spec)
-            values = found.initial_value.get_values()
-            self.values[self.slots[name]] = np.array(values, dtype=spec.dtype)
+            value = found.initial_value
+            element = found.type.element_type
+            flat = from_bytes(value.data.data, element, (spec.size,))  # raw storage
+            self.values[self.slots[name]] = flat.astype(spec.dtype, copy=False)
         return BufferView(self.slots[name], layout_of_type(op.memref.type))
 
 

@@ -15,7 +15,7 @@ from fxdsl.ir.utils import reachable_module
 from fxdsl.lowering.launch_plan import LaunchPlan, build_launch_plan
 from fxdsl.lowering.pipeline import GPU_PIPELINE
 from fxdsl.pipeline.pass_pipeline import apply
-from fxdsl.util.pipeline_syntax import has_pass, with_pass
+from fxdsl.util.pipeline_syntax import has_pass, with_options, with_pass
 
 
 def lower_for_cuda(
@@ -28,6 +28,8 @@ def lower_for_cuda(
     spec = pipeline or GPU_PIPELINE
     if not has_pass(spec, "convert-graph-to-gpu"):
         spec = with_pass(spec, "convert-graph-to-gpu")  # a pipeline of graph passes
+    # verified once, at the end (`apply`), not between the lowering's stages
+    spec = with_options(spec, "convert-graph-to-gpu", verify_stages=False)
     source = module.clone() if entry is None else reachable_module(module, entry)
     lowered = apply(source, spec, verify_each=False)
     return lowered, build_launch_plan(lowered, entry)

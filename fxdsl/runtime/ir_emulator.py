@@ -51,7 +51,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from fxdsl.interpreters.graph import integer_power
 from fxdsl.interpreters.linalg import NUMPY_LINALG, flags_of
 from fxdsl.ir import graph
-from fxdsl.ir.dtypes import numpy_dtype, round_to_bf16
+from fxdsl.ir.dtypes import from_bytes, numpy_dtype, round_to_bf16
 from fxdsl.ir.layout import layout_of_type
 from fxdsl.ir.utils import functions
 from fxdsl.lowering.graph_bufferize import writable_arguments
@@ -371,12 +371,13 @@ def _alloc(emulator: Emulator, op: memref.AllocOp, env: Env) -> None:
 @host_op(memref.GetGlobalOp)
 def _host_get_global(emulator: Emulator, op: memref.GetGlobalOp, env: Env) -> None:
     """A module constant (`graph-bufferize`'s large constants): its values,
-    flat; nothing writes them."""
+    flat, decoded from the raw storage; nothing writes them."""
     global_op = emulator.globals[op.name_.root_reference.data]
     attr = global_op.initial_value
     assert isinstance(attr, DenseIntOrFPElementsAttr)
     element = global_op.type.element_type
-    env[op.memref] = np.array(attr.get_values(), dtype=numpy_dtype(element))
+    size = int(np.prod(global_op.type.get_shape()))
+    env[op.memref] = from_bytes(attr.data.data, element, (size,))
 
 
 @host_op(memref.ReinterpretCastOp)

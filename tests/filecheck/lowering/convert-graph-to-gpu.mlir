@@ -1,5 +1,8 @@
 // RUN: fxdsl-opt %s -p convert-graph-to-gpu | filecheck %s
 // RUN: fxdsl-opt %s -p convert-graph-to-gpu | fxdsl-opt | filecheck %s
+// RUN: fxdsl-opt %s -p 'convert-graph-to-gpu{verify-stages=false}' | filecheck %s
+// RUN: not fxdsl-opt %s -p 'convert-graph-to-gpu{verify-stages=sometimes}' 2>&1 | filecheck %s --check-prefix=BAD
+// BAD: error: convert-graph-to-gpu: option verify-stages expects true or false, got sometimes
 
 // A group of 5 elementwise ops is ONE kernel: one launch, one gpu.func with all
 // five ops inside a single grid-stride loop.
