@@ -79,6 +79,12 @@ BINARY: dict[type[Operation], str] = {
 }  # fmt: skip
 """arith op -> C infix operator (operands of one type)."""
 
+WRAPPING = (arith.AddiOp, arith.SubiOp, arith.MuliOp)
+"""Integer ops that wrap around in torch (two's complement) where C's signed
+overflow is undefined: on `int` and `long long` data they compute in the
+unsigned type and convert back. `index` arithmetic stays signed (addresses
+never overflow, and the compiler's range analysis relies on it)."""
+
 CALLS: dict[type[Operation], str] = {
     math.ExpOp: "expf", math.Exp2Op: "exp2f", math.LogOp: "logf", math.SqrtOp: "sqrtf",
     math.RsqrtOp: "rsqrtf", math.TanhOp: "tanhf", math.ErfOp: "erff",
@@ -320,6 +326,14 @@ class CudaPrinter:
     def print(self, op: Operation) -> None:
         if type(op) in BINARY:
             lhs, rhs = (self.name(o) for o in op.operands)
+            typ = op.results[0].type
+            ctype = c_type(typ)
+            wraps = type(op) in WRAPPING and isinstance(typ, IntegerType)
+            if wraps and ctype in ("int", "long long"):  # as torch: two's complement
+                unsigned = f"unsigned {ctype}"
+                lhs, rhs = f"({unsigned}){lhs}", f"({unsigned}){rhs}"
+                self.define(op, f"({ctype})({lhs} {BINARY[type(op)]} {rhs})")
+                return
             self.define(op, f"{lhs} {BINARY[type(op)]} {rhs}")
         elif type(op) in CALLS:
             self.define(

@@ -151,6 +151,34 @@ def test_random_graphs_through_the_default_pipeline() -> None:
     assert ran
 
 
+WRAPS = """
+func.func @f(%x: tensor<8xTYPE>, %y: tensor<8xTYPE>) -> (tensor<8xTYPE>, tensor<8xTYPE>, tensor<8xTYPE>, tensor<8xTYPE>) {
+  %a = graph.add %x, %y : tensor<8xTYPE>
+  %s = graph.sub %x, %y : tensor<8xTYPE>
+  %m = graph.mul %x, %y : tensor<8xTYPE>
+  %n = graph.neg %x : tensor<8xTYPE>
+  func.return %a, %s, %m, %n : tensor<8xTYPE>, tensor<8xTYPE>, tensor<8xTYPE>, tensor<8xTYPE>
+}
+"""
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_integer_overflow_wraps_as_in_torch(dtype: type) -> None:
+    """add, sub, mul and neg of the largest and smallest integers wrap
+    around (two's complement), as torch's do: the printed C computes them
+    unsigned, where signed overflow would be undefined (and UBSan fails)."""
+    info = np.iinfo(dtype)
+    x = np.array([info.max, info.min, 5, -7, 2**30, info.min, 123456789, -1], dtype)
+    y = np.array([1, 1, info.max, info.min, 3, -1, 99, info.min], dtype)
+    text = WRAPS.replace("TYPE", "i32" if dtype is np.int32 else "i64")
+    with np.errstate(over="ignore"):
+        want = [x + y, x - y, x * y, -x]
+    assert run_reference(parse(text), x, y, entry="f")[0].dtype == dtype
+    for sim in simulate(apply(parse(text), GPU_PIPELINE)):
+        got = sim.run("f", x, y)
+        assert all(np.array_equal(g, w) for g, w in zip(got, want, strict=True))
+
+
 def test_cuda_sim_backend() -> None:
     """`fxdsl.compile(..., backend="cuda-sim")` runs the CUDA backend's
     lowering on cuda-sim and checks its inputs as the other backends do."""
