@@ -230,7 +230,7 @@ def fxdsl_backend(
     # ops fxdsl would then take (SDPA's CPU kernel decomposes into math); so
     # does one whose decomposition is wrong (`aten_decompositions.WRONG`).
     decompositions = {
-        op: fn
+        op: _strided_as_eager(op, fn)
         for op, fn in core_aten_decompositions().items()
         if str(op) not in settings.torch_executed_ops and str(op) not in WRONG
     }
@@ -276,6 +276,29 @@ def fxdsl_backend(
         # trace.
         LOG.info("fxdsl: torch's decompositions failed (%s); without them", error)
         return backend({})
+
+
+def _strided_as_eager(op: Any, decompose: Callable[..., Any]) -> Callable[..., Any]:
+    """`decompose`, with the output strides of the op's eager kernel where
+    torch's decomposition gives others: the CPU flash attention kernel
+    returns its output in the query's memory layout (contiguous for a
+    contiguous query), the decomposition in one of its own, and AOTAutograd
+    hands the caller the traced strides."""
+    if str(op) != "aten._scaled_dot_product_flash_attention_for_cpu.default":
+        return decompose
+
+    def run(query: Any, *args: Any, **kwargs: Any) -> Any:
+        from torch._prims_common import (
+            compute_elementwise_output_logical_to_physical_perm as physical,
+        )
+
+        output, *rest = decompose(query, *args, **kwargs)
+        order, _ = physical(query)  # the query's dims, outermost in memory first
+        inverse = sorted(range(len(order)), key=order.__getitem__)
+        output = output.permute(order).contiguous().permute(inverse)
+        return (output, *rest)
+
+    return run
 
 
 def _training(gm: Any, example_inputs: Sequence[Any]) -> bool:

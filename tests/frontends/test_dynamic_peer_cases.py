@@ -457,17 +457,11 @@ def _sdpa_mask(q: Any, k: Any, v: Any) -> Any:
     return F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
 
 
-SDPA_STRIDES = (
-    "fxdsl bug: SDPA's output has strides (16, 8, 32, 1) for a 2x2x5x8 query, "
-    "eager's and aot_eager's are contiguous (80, 40, 8, 1); static shapes too "
-    "(torch's core-ATen decomposition of SDPA, which fxdsl applies, lays it out so)"
-)
-
 MATMUL = [
-    row("sdpa_dynamic_t", F.scaled_dot_product_attention, _qkv, QKV, tol=MM, xfail=SDPA_STRIDES),
-    row("sdpa_causal_dynamic_t", lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True), _qkv, QKV, tol=MM, xfail=SDPA_STRIDES),
-    row("sdpa_mask_from_arange", _sdpa_mask, _qkv, QKV, tol=MM, xfail=SDPA_STRIDES),
-    row("sdpa_dynamic_kv_length", F.scaled_dot_product_attention, lambda n: (rn(1, 2, 3, 8), rn(1, 2, n, 8), rn(1, 2, n, 8)), {1: (2,), 2: (2,)}, tol=MM, xfail=SDPA_STRIDES),
+    row("sdpa_dynamic_t", F.scaled_dot_product_attention, _qkv, QKV, tol=MM),
+    row("sdpa_causal_dynamic_t", lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True), _qkv, QKV, tol=MM),
+    row("sdpa_mask_from_arange", _sdpa_mask, _qkv, QKV, tol=MM),
+    row("sdpa_dynamic_kv_length", F.scaled_dot_product_attention, lambda n: (rn(1, 2, 3, 8), rn(1, 2, n, 8), rn(1, 2, n, 8)), {1: (2,), 2: (2,)}, tol=MM),
     row("hand_attention_causal", _hand_attention, _qkv, QKV, tol=MM),
     row("mm_dynamic_m", torch.mm, lambda n: (rn(n, 6), rn(6, 4)), D0, tol=MM),
     row("mm_dynamic_k", torch.mm, lambda n: (rn(3, n), rn(n, 4)), {0: (1,), 1: (0,)}, tol=MM),

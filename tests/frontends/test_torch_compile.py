@@ -852,3 +852,26 @@ def test_dynamos_restart_request_is_not_a_decomposition_failure(
     torch._dynamo.reset()
     assert not [r for r in caplog.records if "decompositions failed" in r.getMessage()]
     torch.testing.assert_close(got, a + s, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "heads_inner", "batch_inner"])
+def test_sdpa_output_has_eagers_strides(layout: str) -> None:
+    """The CPU flash kernel returns its output in the query's memory layout;
+    torch's decomposition in one of its own, which AOTAutograd would hand
+    the caller: the backend keeps eager's strides."""
+    torch._dynamo.reset()
+    q = {
+        "contiguous": lambda: torch.randn(2, 4, 8, 16),
+        "heads_inner": lambda: torch.randn(2, 8, 4, 16).transpose(1, 2),
+        "batch_inner": lambda: torch.randn(4, 8, 2, 16).permute(2, 0, 1, 3),
+    }[layout]()
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+    fn = torch.compile(
+        lambda q: sdpa(q, q, q, is_causal=True),
+        backend="fxdsl",
+        options={"min_block_size": 1},
+    )
+    got, want = fn(q), sdpa(q, q, q, is_causal=True)
+    torch._dynamo.reset()
+    assert got.stride() == want.stride()
+    torch.testing.assert_close(got, want)
