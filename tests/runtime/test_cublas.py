@@ -566,12 +566,11 @@ def test_torch_backend_follows_cudnn_allow_tf32(
     monkeypatch.setattr(torch_compile, "_COMPILED", Lru(8))
     module = parse(BATCHED.replace("ELEM", "f32"))
     settings = torch_compile.Options.parse(None)
-    previous = torch.backends.cudnn.allow_tf32
-    try:
-        for allowed in (True, False):
-            torch.backends.cudnn.allow_tf32 = allowed
+    cudnn = torch.backends.cudnn
+    for allowed in (True, False):
+        # the context manager: torch's test utilities, once imported, refuse
+        # a plain assignment (disable_global_flags)
+        with cudnn.flags(enabled=cudnn.enabled, allow_tf32=allowed):
             torch_compile._compiled(module, "cuda", settings)
-        torch_compile._compiled(module, "cpu", settings)
-    finally:
-        torch.backends.cudnn.allow_tf32 = previous
+    torch_compile._compiled(module, "cpu", settings)
     assert [options.get("conv_tf32") for options in seen] == [True, False, None]
