@@ -79,6 +79,10 @@ def inputs(element: str) -> list[np.ndarray]:
 
 TOLERANCE = {"f32": 1e-5, "bf16": 2e-2}
 
+# `compile_cuda` on the CPU stand-in of CuPy: test_executor_on_cpu's fixture
+sys.path.insert(0, str(Path(__file__).parent))
+from test_executor_on_cpu import FakeCompiler, executor_module  # noqa: E402, F401
+
 
 def check(got: tuple[np.ndarray, ...], element: str) -> None:
     module = parse(program(element))
@@ -122,34 +126,14 @@ def test_cuda_sim_reads_the_constant() -> None:
         sim.close()
 
 
-@pytest.fixture
-def executor(monkeypatch: pytest.MonkeyPatch) -> Any:
-    """`compile_cuda` on the CPU stand-in of CuPy (test_executor_on_cpu)."""
-    sys.path.insert(0, str(Path(__file__).parent))
-    from test_executor_on_cpu import FakeCompiler, fake_cupy
-
-    from fxdsl.pipeline import lower
-    from fxdsl.runtime import cuda_executor
-
-    holder: list[Any] = []
-    monkeypatch.setitem(sys.modules, "cupy", fake_cupy(holder))
-    original = lower.build_launch_plan
-
-    def remember(module: Any, entry: str | None = None) -> Any:
-        holder[:] = [module]
-        return original(module, entry)
-
-    monkeypatch.setattr(lower, "build_launch_plan", remember)
-    return cuda_executor, FakeCompiler
-
-
 @pytest.mark.parametrize("element", ["f32", "bf16"])
 def test_the_executor_uploads_each_constant_once(
-    executor: Any, element: str, tmp_path: Path
+    executor_module: Any,  # noqa: F811 - the imported fixture
+    element: str,
+    tmp_path: Path,
 ) -> None:
-    cuda_executor, compiler = executor
-    run = cuda_executor.compile_cuda(
-        parse(program(element)), compiler=compiler(), cache=KernelCache(tmp_path)
+    run = executor_module.compile_cuda(
+        parse(program(element)), compiler=FakeCompiler(), cache=KernelCache(tmp_path)
     )
     ((slot, _),) = run.plan.constants
     held = run.constants[slot]
