@@ -42,9 +42,10 @@ demo: install
 # 896 s CPU (2207 tests). Wall time swings with the load; the CPU time,
 # about 1000 s in all, is the steady number: about 8.5 minutes of wall time
 # on an otherwise idle 2-core machine.
-# The TIMM tests import timm at collection, which only .venv-timm has.
+# The TIMM and torchvision tests import timm/torchvision at collection, which
+# only .venv-timm has.
 PYTEST := $(BIN)/pytest -n auto --dist loadfile --durations=15 \
-	--ignore=tests/frontends/test_timm_suite.py
+	--ignore=tests/frontends/test_timm_suite.py --ignore=tests/frontends/test_torchvision_suite.py
 test: install
 	$(BIN)/ruff check fxdsl tests benchmarks examples
 	$(BIN)/ruff format --check fxdsl tests benchmarks examples
@@ -63,7 +64,9 @@ $(TIMM_VENV)/.installed: pyproject.toml
 	$(TIMM_VENV)/bin/python -m pip install -q -e '.[dev]' $(TIMM_PACKAGES)
 	touch $@
 
-# PyTorch's TIMM model list (tests/frontends/test_timm_suite.py, marked timm).
+# PyTorch's TIMM model list (tests/frontends/test_timm_suite.py, marked timm)
+# and TorchBench's torchvision models (test_torchvision_suite.py), which need
+# the same environment.
 test-timm: $(TIMM_VENV)/.installed
 	$(TIMM_VENV)/bin/pytest -n auto --dist load --durations=10 -m timm \
-		tests/frontends/test_timm_suite.py
+		tests/frontends/test_timm_suite.py tests/frontends/test_torchvision_suite.py
