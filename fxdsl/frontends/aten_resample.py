@@ -1,6 +1,7 @@
 """ATen handlers: resampling that torch's decompositions leave as one node:
-antialiased bilinear resizing (`_upsample_bilinear2d_aa`) and 3-D grid
-sampling (`grid_sampler_3d`).
+antialiased bilinear resizing (`_upsample_bilinear2d_aa`), 3-D grid
+sampling (`grid_sampler_3d`), and torchvision's `roi_align` (the region
+pooling of Faster and Mask R-CNN).
 
 Shapes are static, so a resize's weights are constants: each output row is
 a fixed weighted sum of input rows, and the resize is two matmuls with
@@ -18,6 +19,7 @@ import numpy as np
 
 from fxdsl.frontends.aten_math import floor, round_half_even
 from fxdsl.frontends.aten_registry import (
+    ATEN,
     AtenCall,
     UnsupportedNode,
     aten,
@@ -167,3 +169,90 @@ def _grid_sampler_3d(call: AtenCall) -> Tensor:
             result = term if result is None else ops.add(result, term)
     assert result is not None
     return ops.reshape(result, [n, c, *out])
+
+
+def _roi_axis(
+    start: Tensor, length: Tensor, bins: int, grid: int, size: int
+) -> tuple[list[tuple[Tensor, Tensor]], Tensor]:
+    """One axis of roi_align's sample points, `bins * grid` per roi:
+    `start` (K, 1) and `length` (K, 1) the rois' extent along it, `size`
+    the feature map's. The two corners as (position, weight) pairs (K,
+    bins * grid) and whether each point is in range, as torchvision's CPU
+    kernel computes them (clipped to 0 from above -1, pinned to the last
+    row at the far edge)."""
+    step = ops.div(length, float(bins))
+    offsets = np.add.outer(np.arange(bins), (np.arange(grid) + 0.5) / grid)
+    fractions = ops.constant(offsets.reshape(1, bins * grid), start.dtype)
+    point = ops.add(start, ops.mul(fractions, step))
+    inside = ops.logical_and(ops.ge(point, -1.0), ops.le(point, float(size)))
+    point = ops.maximum(point, 0.0)
+    low = floor(point)
+    edge = ops.ge(low, size - 1.0)
+    low = ops.where(edge, float(size - 1), low)
+    point = ops.where(edge, low, point)
+    high = ops.where(edge, low, ops.add(low, 1.0))
+    share = ops.sub(point, low)
+    return [(low, ops.sub(1.0, share)), (high, share)], inside
+
+
+def _roi_align(call: AtenCall) -> Tensor:
+    """torchvision's roi_align: x (N, C, H, W) pooled over rois (K, 5) of
+    (batch index, x1, y1, x2, y2) into (K, C, PH, PW), each bin the mean of
+    `sampling_ratio`² bilinear samples (`aligned`: pixel centres at .5).
+    An adaptive sampling ratio (<= 0: a count per roi from its size) is a
+    size that depends on values, which a static-shape graph cannot hold."""
+    scale = float(call.arg(2, "spatial_scale"))
+    bins_h, bins_w = int(call.arg(3, "pooled_height")), int(call.arg(4, "pooled_width"))
+    grid, aligned = int(call.arg(5, "sampling_ratio")), bool(call.arg(6, "aligned"))
+    if grid <= 0:
+        raise UnsupportedNode(
+            f"roi_align with sampling_ratio={grid}: an adaptive count of samples "
+            "per roi depends on the rois' values (give a positive sampling_ratio)"
+        )
+    wide = "f64" if call.dtype == "f64" else "f32"  # 16-bit: computed in f32
+    x: Tensor = cast_to(call.args[0], wide)
+    rois: Tensor = cast_to(call.args[1], wide)
+    n, c, height, width = x.shape
+    k = rois.shape[0]
+
+    def column(j: int) -> Tensor:
+        return ops.slice(rois, [0, j], [k, j + 1])
+
+    offset = 0.5 if aligned else 0.0
+    start_w = ops.sub(ops.mul(column(1), scale), offset)
+    start_h = ops.sub(ops.mul(column(2), scale), offset)
+    length_w = ops.sub(ops.sub(ops.mul(column(3), scale), offset), start_w)
+    length_h = ops.sub(ops.sub(ops.mul(column(4), scale), offset), start_h)
+    if not aligned:  # a degenerate roi is widened to one pixel
+        length_w, length_h = ops.maximum(length_w, 1.0), ops.maximum(length_h, 1.0)
+    rows, rows_inside = _roi_axis(start_h, length_h, bins_h, grid, height)
+    cols, cols_inside = _roi_axis(start_w, length_w, bins_w, grid, width)
+    ys, xs = bins_h * grid, bins_w * grid
+    inside = ops.logical_and(
+        ops.reshape(rows_inside, [k, ys, 1]), ops.reshape(cols_inside, [k, 1, xs])
+    )
+    # each roi's image starts at flat position batch * H * W
+    base = ops.mul(ops.cast(column(0), "i64"), height * width)
+    base = ops.reshape(base, [k, 1, 1])
+    flat = ops.reshape(ops.transpose(x, [1, 0, 2, 3]), [c, n * height * width])
+    points = k * ys * xs
+    total: Tensor | None = None
+    for row, row_weight in rows:
+        for col, col_weight in cols:
+            row_at = ops.reshape(ops.mul(ops.cast(row, "i64"), width), [k, ys, 1])
+            col_at = ops.reshape(ops.cast(col, "i64"), [k, 1, xs])
+            at = ops.reshape(ops.add(ops.add(row_at, col_at), base), [1, points])
+            values = ops.gather(flat, 1, ops.broadcast_to(at, [c, points]))
+            weight = ops.mul(
+                ops.reshape(row_weight, [k, ys, 1]), ops.reshape(col_weight, [k, 1, xs])
+            )
+            weight = ops.reshape(ops.where(inside, weight, 0.0), [1, points])
+            term = ops.mul(values, weight)
+            total = term if total is None else ops.add(total, term)
+    assert total is not None
+    pooled = ops.reshape(total, [c, k, bins_h, grid, bins_w, grid])
+    mean = ops.div(ops.sum(pooled, [3, 5]), float(grid * grid))  # (C, K, PH, PW)
+    return cast_to(ops.transpose(mean, [1, 0, 2, 3]), call.dtype)
+
+
+ATEN["torchvision.roi_align.default"] = _roi_align  # torchvision's namespace

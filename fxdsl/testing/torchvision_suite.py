@@ -75,11 +75,9 @@ Swin3D's windows), optical flow (RAFT's correlation pyramid and its
 recurrent updates, two of them) and detection (Faster R-CNN: anchors, box
 decoding, `nms` and top-k, one image of 96 pixels a side)."""
 
-IN_TORCH: dict[str, set[str]] = {
-    "fasterrcnn_mobilenet_v3_large_320_fpn": {"torchvision.roi_align.default"},
-}
-"""The operators each model leaves to torch (everything else compiles):
-`roi_align` is torchvision's own operator, which fxdsl does not map."""
+IN_TORCH: dict[str, set[str]] = {}
+"""The operators a model of `OTHERS` leaves to torch (none: torchvision's
+own `roi_align` is mapped too)."""
 
 
 FLOW_UPDATES = 2
