@@ -68,12 +68,17 @@ OTHERS: tuple[str, ...] = (
     "swin3d_t",
     "raft_small",
     "fasterrcnn_mobilenet_v3_large_320_fpn",
+    "maskrcnn_resnet50_fpn",
+    "retinanet_resnet50_fpn",
+    "ssd300_vgg16",
 )
 """Beyond classification, f32 only: segmentation (dilated convolutions,
 ASPP, bilinear upsampling; a dict output), video (3-D convolutions and
 Swin3D's windows), optical flow (RAFT's correlation pyramid and its
-recurrent updates, two of them) and detection (Faster R-CNN: anchors, box
-decoding, `nms` and top-k, one image of 96 pixels a side)."""
+recurrent updates, two of them) and detection (Faster and Mask R-CNN:
+anchors, box decoding, `nms`, top-k, `roi_align`, pasted masks; RetinaNet's
+focal heads; SSD's default boxes), one image of 96 pixels a side (SSD
+resizes it to its own 300)."""
 
 IN_TORCH: dict[str, set[str]] = {}
 """The operators a model of `OTHERS` leaves to torch (none: torchvision's
@@ -131,11 +136,18 @@ def _other(name: str) -> tuple[Any, dict[str, Any]]:
         model = seeded(lambda: _Raft(models.optical_flow.raft_small(**untrained)))
         images = {key: torch.randn(1, 3, 128, 128) for key in ("first", "second")}
         return model, images  # RAFT's pyramid needs 128 pixels a side
-    if name == "fasterrcnn_mobilenet_v3_large_320_fpn":
-        build = models.detection.fasterrcnn_mobilenet_v3_large_320_fpn
-        model = seeded(lambda: _Detector(build(**backbone)))
+    if hasattr(models.detection, name):
+        build = getattr(models.detection, name)
+        # the R-CNNs and RetinaNet resize to their min_size: keep it small
+        small = {} if "320" in name or "ssd" in name else _SMALL
+        model = seeded(lambda: _Detector(build(**backbone, **small)))
         return model, {"image": torch.rand(3, 96, 96)}
     raise KeyError(f"{name} is not in the torchvision suite")
+
+
+_SMALL = {"min_size": 96, "max_size": 96}
+"""A detector's own resize, to the suite's image size (its default, 800
+pixels, costs the CPU reference minutes)."""
 
 
 def _wrapper(call: Any) -> Any:
