@@ -19,3 +19,16 @@ def need(module: str) -> Any:
     import pytest
 
     return pytest.importorskip(module)
+
+
+def torch_before(version: str) -> bool:
+    """Whether the installed torch is older than `version` ("2.14"): for
+    test rows whose expectation is a torch behaviour that a newer release
+    changed (a fixed decomposition, another recompile count). The main
+    environment has torch 2.13, the TIMM one 2.14."""
+    import torch
+
+    def numbers(text: str) -> tuple[int, ...]:
+        return tuple(int(part) for part in text.split("+")[0].split(".")[:2])
+
+    return numbers(torch.__version__) < numbers(version)
