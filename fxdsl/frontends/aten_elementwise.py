@@ -498,4 +498,10 @@ def _identity(call: AtenCall) -> Any:
     return call.args[0]
 
 
+# a copy laid out with given strides (torch's decompositions keep a strided
+# input's layout with it: `index_fill` of a sliced tensor): values only here,
+# the backend hands outputs back in the graph's strides
+ATEN["prims.copy_strided.default"] = _identity
+
+
 # --------------------------------------------------------------------------- #

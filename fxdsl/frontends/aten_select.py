@@ -50,9 +50,13 @@ def _take(call: AtenCall) -> Tensor:
 @aten("as_strided.default", "as_strided_copy.default")
 def _as_strided(call: AtenCall) -> Tensor:
     # Elements of the input's storage at offset + sum(i_k * stride_k): a
-    # gather of the flat input by a constant index, where the storage from
-    # the input's own offset holds exactly its values (dense, in any dim
-    # order: Longformer's overlapping attention chunks; a contiguous slice).
+    # gather of the flat input by a constant index, each storage position
+    # read mapped back to the input element that holds it. The input may
+    # be dense in any dim order (Longformer's overlapping attention chunks;
+    # a contiguous slice) or a strided view with gaps (`diagonal`, `unfold`
+    # of a sliced or transposed input, which Dynamo hands over as such);
+    # only a read of storage the input does not hold (a gap, or past its
+    # end: memory it shares with another tensor) has no value here.
     import numpy as np
 
     x, size, stride = call.args[0], call.args[1], call.args[2]
@@ -61,22 +65,22 @@ def _as_strided(call: AtenCall) -> Tensor:
     offset = given.storage_offset() if offset is None else offset
     numel = math.prod(x.shape)
     own = strided_positions(list(x.shape), list(given.stride()), 0).ravel()
-    dense = np.array_equal(np.sort(own), np.arange(numel))
-    if not dense:
-        raise UnsupportedNode(
-            f"{call.target} of a view with strides {tuple(given.stride())}: "
-            "only of a tensor whose storage holds exactly its own elements"
-        )
     # positions relative to the input's own first element
     index = strided_positions(list(size), list(stride), offset - given.storage_offset())
-    if index.size and (index.min() < 0 or index.max() >= numel):
+    # storage position -> the input's row-major position (-1: not the
+    # input's; positions it holds twice, an expand's, hold one value)
+    held = np.full(int(own.max()) + 1 if numel else 0, -1, np.int64)
+    held[own] = np.arange(numel)
+    if index.size and (index.min() < 0 or index.max() >= held.size):
         raise UnsupportedNode(
             f"{call.target} reads past its input's {numel} elements (the "
             "storage it shares with another tensor)"
         )
-    # storage position -> the input's row-major position
-    held = np.empty(numel, np.int64)
-    held[own] = np.arange(numel)
+    if index.size and (held[index] < 0).any():
+        raise UnsupportedNode(
+            f"{call.target} of a view with strides {tuple(given.stride())} "
+            "reads its gaps (storage that is not the view's)"
+        )
     flat = reshape(x, [numel])
     picked = ops.index(flat, [ops.constant(held[index].reshape(-1), "i64")])
     return reshape(picked, list(size))

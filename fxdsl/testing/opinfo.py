@@ -39,9 +39,15 @@ exact answer.
 The indices of an unstable sort or top-k are compared by the values they
 pick (`TIE_ORDER`): 16-bit samples are full of ties.
 
+`--noncontiguous` takes each sample as torch's test_ops also runs it,
+`SampleInput.noncontiguous()` (each tensor a view with gaps, its strides
+kept in the copies fxdsl is given): a model hands the backend transposed,
+sliced and expanded tensors.
+
 `python -m fxdsl.testing.opinfo [--ops a,b] [--json out.json] [--levels
-default,core,backend] [--dtype D]` prints the table and the pass rates (the
-backend's: the share of ops fxdsl's islands ran whole, matching eager);
+default,core,backend] [--dtype D] [--noncontiguous]` prints the table and
+the pass rates (the backend's: the share of ops fxdsl's islands ran whole,
+matching eager);
 `tests/frontends/test_opinfo.py` holds the result against each dtype's
 expected-failure table. Needs torch and `expecttest` (which torch's test
 package imports).
@@ -130,11 +136,19 @@ def op_name(op: Any) -> str:
     return f"{op.name}.{op.variant_test_name}" if op.variant_test_name else op.name
 
 
-def cases(op: Any, limit: int = SAMPLES, dtype: str = "float32") -> Iterator[Case]:
+def cases(
+    op: Any, limit: int = SAMPLES, dtype: str = "float32", noncontiguous: bool = False
+) -> Iterator[Case]:
     """Up to `limit` CPU samples of `op` in `dtype` as `Case`s, the same on
     every run: OpInfo draws sample values from torch's global generator,
     seeded here per op (else an op's outcome could depend on what ran
-    before it, and CI would not be reproducible)."""
+    before it, and CI would not be reproducible).
+
+    `noncontiguous`: each sample as torch's test_ops also runs it,
+    `SampleInput.noncontiguous()` (every tensor a strided view of a larger
+    buffer), and the copies keep those strides (a plain `clone()` of a
+    non-dense view is contiguous): a model hands the backend transposed,
+    sliced and expanded tensors."""
     import torch
     from torch.utils import _pytree as pytree
 
@@ -145,6 +159,8 @@ def cases(op: Any, limit: int = SAMPLES, dtype: str = "float32") -> Iterator[Cas
     for index, sample in enumerate(samples):
         if index >= limit:
             return
+        if noncontiguous:
+            sample = _noncontiguous(sample)
         leaves, spec = pytree.tree_flatten((sample.input, sample.args, sample.kwargs))
         positions = [
             i for i, leaf in enumerate(leaves) if isinstance(leaf, torch.Tensor)
@@ -158,12 +174,34 @@ def cases(op: Any, limit: int = SAMPLES, dtype: str = "float32") -> Iterator[Cas
             first, args, kwargs = pytree.tree_unflatten(filled, spec)
             return op.op(first, *args, **kwargs)
 
-        tensors = tuple(leaves[i].clone() for i in positions)
+        tensors = tuple(_copy(leaves[i]) for i in positions)
         name = op_name(op)
         process = sample.output_process_fn_grad if name in SIGN_FREE else None
         if name in TIE_ORDER and not sample.kwargs.get("stable", False):
             process = picked_values(name, sample)
         yield Case(name, index, call, tensors, process, dtype)
+
+
+def _noncontiguous(sample: Any) -> Any:
+    """`sample.noncontiguous()`, or `sample` itself where torch cannot make
+    it so (a sparse input: `is_contiguous` raises)."""
+    try:
+        return sample.noncontiguous()
+    except RuntimeError:
+        return sample
+
+
+def _copy(tensor: Any) -> Any:
+    """A copy of `tensor` with its strides (`clone()` keeps only a dense
+    tensor's; a strided view's copy would be contiguous)."""
+    import torch
+
+    if tensor.layout != torch.strided:
+        return tensor.clone()
+    copy = torch.empty_strided(
+        tensor.size(), tensor.stride(), dtype=tensor.dtype, device=tensor.device
+    )
+    return copy.copy_(tensor)
 
 
 UNDEFINED = (
@@ -475,11 +513,12 @@ def check_op(
     limit: int = SAMPLES,
     levels: Sequence[str] = LEVELS,
     dtype: str = "float32",
+    noncontiguous: bool = False,
 ) -> dict[str, tuple[str, str]]:
     """`level -> (outcome, detail)` for `op` at `levels` (of `LEVELS` and
     `BACKEND`): its worst sample at each; an op without samples in `dtype`
     gets nothing."""
-    return worst(check_samples(op, limit, levels, dtype))
+    return worst(check_samples(op, limit, levels, dtype, noncontiguous))
 
 
 def check_samples(
@@ -487,16 +526,17 @@ def check_samples(
     limit: int = SAMPLES,
     levels: Sequence[str] = LEVELS,
     dtype: str = "float32",
+    noncontiguous: bool = False,
 ) -> list[dict[str, Any]]:
     """Each sample's `level -> (outcome, detail)` at `levels`, and its
-    `seconds`."""
+    `seconds` (`noncontiguous`: `cases`')."""
     unknown = set(levels) - {*LEVELS, BACKEND}
     if unknown:
         raise ValueError(f"unknown level(s) {sorted(unknown)}: {(*LEVELS, BACKEND)}")
     if dtype not in DTYPES:
         raise ValueError(f"unknown dtype {dtype!r}: {DTYPES}")
     found: list[dict[str, Any]] = []
-    for case in cases(op, limit, dtype):
+    for case in cases(op, limit, dtype, noncontiguous):
         start = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -610,6 +650,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         help=f"comma-separated, of {', '.join((*LEVELS, BACKEND))} "
         f'({BACKEND}: through torch.compile(backend="fxdsl"), the island rate)',
     )
+    parser.add_argument(
+        "--noncontiguous",
+        action="store_true",
+        help="each sample made non-contiguous (SampleInput.noncontiguous(), as "
+        "torch's test_ops also runs it), its strides kept",
+    )
     parser.add_argument("--json", help="write the outcomes here")
     parser.add_argument("--resume", action="store_true", help="keep --json's ops")
     parser.add_argument("--table", help="write the expected-failure table here")
@@ -634,7 +680,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             continue
         if index % shards != shard:
             continue
-        samples = check_samples(op, args.samples, args.levels.split(","), args.dtype)
+        samples = check_samples(
+            op, args.samples, args.levels.split(","), args.dtype, args.noncontiguous
+        )
         results[name] = {**worst(samples), "samples": samples}
         cells = "  ".join(
             f"{lv}={results[name].get(lv, ('-', ''))[0]}"

@@ -362,3 +362,31 @@ def test_tied_sort_indices_are_compared_by_the_values_they_pick() -> None:
         opinfo_compare.compare(expected, wrong, process=process, case=case) or ""
     )
     assert "values differ" in (opinfo_compare.compare(expected, swapped) or "")
+
+
+def test_noncontiguous_samples_keep_their_strides(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--noncontiguous` takes each sample as torch's test_ops also runs it
+    (`SampleInput.noncontiguous()`) and hands fxdsl copies with those
+    strides (a plain `clone()` of a view with gaps would be contiguous);
+    the values are the plain sample's. A sparse sample, which torch cannot
+    make non-contiguous, is taken as it is."""
+    import torch
+
+    ops = {opinfo.op_name(op): op for op in opinfo.op_db()}
+    plain = list(opinfo.cases(ops["mm"], 1))
+    strided = list(opinfo.cases(ops["mm"], 1, noncontiguous=True))
+    assert all(t.is_contiguous() for t in plain[0].tensors)
+    assert not any(t.is_contiguous() for t in strided[0].tensors)
+    for a, b in zip(plain[0].tensors, strided[0].tensors, strict=True):
+        assert torch.equal(a, b)
+    assert list(opinfo.cases(ops["sparse.mm.reduce"], 1, noncontiguous=True))
+    out = tmp_path / "out.json"
+    argv = ["--ops", "mm,diagonal", "--levels", "backend", "--samples", "1"]
+    assert opinfo.main([*argv, "--noncontiguous", "--json", str(out)]) == 0
+    found = json.loads(out.read_text())
+    assert {name: found[name]["backend"][0] for name in found} == {
+        "mm": "pass",
+        "diagonal": "pass",
+    }
