@@ -174,7 +174,10 @@ def cases(
             first, args, kwargs = pytree.tree_unflatten(filled, spec)
             return op.op(first, *args, **kwargs)
 
-        tensors = tuple(_copy(leaves[i]) for i in positions)
+        # the plain run's copies are contiguous as its expected-failure
+        # tables were measured with; --noncontiguous keeps the views' strides
+        copy = _copy if noncontiguous else (lambda t: t.clone())
+        tensors = tuple(copy(leaves[i]) for i in positions)
         name = op_name(op)
         process = sample.output_process_fn_grad if name in SIGN_FREE else None
         if name in TIE_ORDER and not sample.kwargs.get("stable", False):
