@@ -269,13 +269,12 @@ def _embedding_bag(call: AtenCall) -> tuple[Any, ...]:
     by per_sample_weights), mean or max; rows at padding_idx count for
     nothing, an empty bag is zeros. Bag membership is a (bags, L) mask read
     from the offsets, so they may be runtime values: a sum is a matmul of
-    the mask with the rows. Only the bags themselves (the other three
-    results are what the backward reads)."""
+    the mask with the rows. Only the bags themselves: a graph that reads the other three
+    results (a training step's backward) takes `aten_embedding_bag`'s."""
     if call.used is not None and call.used - {0}:
-        raise UnsupportedNode(
-            "embedding_bag's offset2bag, bag_size and max_indices (what its "
-            "backward reads) have no graph form"
-        )
+        # offset2bag, bag_size and max_indices (what its backward reads):
+        # `aten_embedding_bag` computes them as torch does
+        raise Decompose("embedding_bag's other results are read")
     weight, indices, offsets = call.args[:3]
     mode = _BAG_MODES.get(int(call.arg(4, "mode", 0)))
     samples = call.arg(6, "per_sample_weights")

@@ -35,6 +35,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from fxdsl.frontends import aten_foreach
+from fxdsl.frontends.aten_embedding_bag import DECOMPOSITIONS as EMBEDDING_BAG
+from fxdsl.frontends.aten_grid_sampler_backward import (
+    DECOMPOSITIONS as GRID_SAMPLER_BACKWARD,
+)
 from fxdsl.frontends.aten_grouped_mm import DECOMPOSITIONS as GROUPED_MM
 from fxdsl.frontends.aten_ops import UnsupportedNode
 from fxdsl.frontends.aten_quantized import DECOMPOSITIONS as QUANTIZED
@@ -122,13 +126,17 @@ OWN: dict[str, Callable[..., Any]] = {
     **GROUPED_MM,
     **TRANSFORMER_FAST_PATH,
     **QUANTIZED,
+    **EMBEDDING_BAG,
+    **GRID_SAMPLER_BACKWARD,
 }
 """fxdsl's decompositions of ops torch gives none for (`embedding_renorm`,
 custom ops whose
 kernel is Python torch cannot trace into, mixture-of-experts grouped
 matmuls: `aten_grouped_mm`, `torch.nn`'s Transformer fast path:
 `aten_transformer_fast_path`, PT2E's quantize/dequantize ops:
-`aten_quantized`), by overload name."""
+`aten_quantized`; `embedding_bag` in training: `aten_embedding_bag`; the
+gradient of `grid_sample`: `aten_grid_sampler_backward`), by overload
+name."""
 
 
 WRONG = frozenset({"aten.multilabel_margin_loss_forward.default"})

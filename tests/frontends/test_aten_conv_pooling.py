@@ -28,7 +28,6 @@ torch = need("torch")
 
 import fxdsl  # noqa: E402
 from fxdsl.frontends.torch_export import (  # noqa: E402
-    TorchImportError,
     from_torch,
     to_numpy,
 )
@@ -451,9 +450,16 @@ def test_embedding_bag_matches_eager(name: str, level: str) -> None:
     _assert_matches(program.run(*args), fn(*args))
 
 
-def test_embedding_bag_s_other_results_are_refused() -> None:
-    def fn(w: Any, i: Any, o: Any) -> Any:
-        return torch.ops.aten._embedding_bag_forward_only(w, i, o)[1]
+@pytest.mark.parametrize("mode", [0, 1, 2])
+def test_embedding_bag_s_other_results_are_torch_s(mode: int) -> None:
+    """offset2bag, bag_size and max_indices (what the backward reads) come
+    from `aten_embedding_bag`, as torch's kernel gives them."""
 
-    with pytest.raises(TorchImportError, match="offset2bag, bag_size and max_ind"):
-        from_torch(_Call(fn).eval(), (*_inputs((10, 3)), BAG_INDICES, BAG_OFFSETS))
+    def fn(w: Any, i: Any, o: Any) -> Any:
+        return torch.ops.aten._embedding_bag_forward_only(
+            w, i, o, False, mode, False, None, False, 2
+        )
+
+    args = (*_inputs((10, 3)), BAG_INDICES, BAG_OFFSETS)
+    program = from_torch(_Call(fn).eval(), args)
+    _assert_matches(program.run(*args), fn(*args))

@@ -1,0 +1,105 @@
+"""The gradient of `F.grid_sample` on 4-D inputs
+(`aten_grid_sampler_backward`: the vector-Jacobian product of torch's
+decomposition of the forward): a training step through
+`torch.compile(backend="fxdsl")` compiles every operator and gives
+autograd's gradients of the input and of the grid, in every interpolation
+and padding mode, with and without `align_corners`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from fxdsl.testing.optional import need
+
+torch = need("torch")
+
+from fxdsl.testing.hf_suite import Outcome, counting_plans  # noqa: E402
+
+pytestmark = pytest.mark.usefixtures("fresh_dynamo")
+F = torch.nn.functional
+
+
+def _gradients(loss: Any, *inputs: Any) -> tuple[list[Any], list[Any], Outcome]:
+    loss(*inputs).backward()
+    want = [t.grad for t in inputs]
+    for t in inputs:
+        t.grad = None
+    outcome = Outcome()
+    with counting_plans(outcome):
+        torch.compile(loss, backend="fxdsl")(*inputs).backward()
+    return want, [t.grad for t in inputs], outcome
+
+
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize("padding", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("mode", ["bilinear", "nearest", "bicubic"])
+def test_grid_sample_gradients(mode: str, padding: str, align_corners: bool) -> None:
+    torch.manual_seed(0)
+    image = torch.randn(2, 3, 5, 6, requires_grad=True)
+    # points past the edges too, where the padding mode decides
+    grid = (torch.rand(2, 4, 7, 2) * 2.6 - 1.3).requires_grad_(True)
+    weight = torch.linspace(0.5, 1.5, 7)
+
+    def loss(image: Any, grid: Any) -> Any:
+        out = F.grid_sample(
+            image * 1.5,
+            grid,
+            mode=mode,
+            padding_mode=padding,
+            align_corners=align_corners,
+        )
+        return (out.tanh() * weight).sum()
+
+    want, got, outcome = _gradients(loss, image, grid)
+    for w, g in zip(want, got, strict=True):
+        torch.testing.assert_close(g, w, rtol=1e-4, atol=1e-5)
+    assert outcome.compiled == outcome.total, outcome.summary()
+    if mode == "nearest":
+        assert float(got[1].abs().sum()) == 0.0
+
+
+def test_warp_by_predicted_flow_trains_whole() -> None:
+    """Super SloMo's backwarp: a conv predicts a flow, the image is sampled
+    at the pixel grid plus the flow; the gradient reaches the conv through
+    the grid only."""
+    from fxdsl.testing.hf_suite import compile_and_check
+
+    class Warp(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.flow = torch.nn.Conv2d(3, 2, 3, padding=1)
+
+        def forward(self, image: Any) -> Any:
+            flow = self.flow(image)
+            _, _, h, w = image.shape
+            ys, xs = torch.meshgrid(
+                torch.arange(h, dtype=image.dtype),
+                torch.arange(w, dtype=image.dtype),
+                indexing="ij",
+            )
+            x = 2 * (xs + flow[:, 0]) / (w - 1) - 1
+            y = 2 * (ys + flow[:, 1]) / (h - 1) - 1
+            grid = torch.stack([x, y], -1)
+            return F.grid_sample(image, grid, align_corners=True)
+
+    torch.manual_seed(0)
+    outcome = compile_and_check(
+        Warp(), dict(image=torch.randn(2, 3, 8, 10)), train=True
+    )
+    assert outcome.accurate
+    assert outcome.compiled == outcome.total, outcome.summary()
+
+
+def test_only_the_input_gradient_when_the_grid_is_fixed() -> None:
+    torch.manual_seed(0)
+    image = torch.randn(1, 2, 4, 4, requires_grad=True)
+    grid = torch.rand(1, 3, 3, 2) * 2 - 1
+
+    def loss(image: Any) -> Any:
+        return F.grid_sample(image, grid, align_corners=False).square().sum()
+
+    want, got, outcome = _gradients(loss, image)
+    torch.testing.assert_close(got[0], want[0], rtol=1e-5, atol=1e-6)
+    assert outcome.compiled == outcome.total, outcome.summary()
