@@ -423,6 +423,24 @@ def _to_copy(call: AtenCall) -> Any:
 HANDLERS["prims.convert_element_type.default"] = _to_copy
 
 
+@_complex("copy.default")
+def _copy(call: AtenCall) -> Any:
+    """Functional `copy(self, src)`: `src` in `self`'s shape and type (the
+    backward of a real FFT writes a complex gradient into zeros)."""
+    shape = [int(n) for n in call.result.shape]
+    re, im = _parts(call.args[1])
+    dtype = component(call.result.dtype) if is_complex(call.result) else None
+    dtype = dtype or graph_dtype(call.result.dtype)
+
+    def spread(x: Any) -> Any:
+        x = _tensor(x, dtype)
+        return x if list(x.shape) == shape else ops.broadcast_to(x, shape)
+
+    if not is_complex(call.result):  # the real part, as torch
+        return spread(re)
+    return make(spread(re), None if im is None else spread(im))
+
+
 # --------------------------------------------------------------------------- #
 # FFTs as dense DFTs
 # --------------------------------------------------------------------------- #

@@ -13,7 +13,6 @@ are summed in f32 and rounded once.
 
 from __future__ import annotations
 
-from fxdsl.frontends.aten_conv import pad
 from fxdsl.frontends.aten_registry import AtenCall, aten, cast_to, in_f32
 from fxdsl.tracing import ops
 from fxdsl.tracing.tracer import Tensor
@@ -37,12 +36,32 @@ def replicated_backward(grad: Tensor, dim: int, size: int, before: int) -> Tenso
     total = grad.shape[dim]
     if size == 1:
         return _summed(grad, dim, 0, total)
-    after = total - size - before
     parts = [_summed(grad, dim, 0, before + 1)]
     if size > 2:  # position i in 1 .. size - 2 reads output i + before
-        parts.append(pad(grad, dim, -(1 + before), -1 - after))
+        parts.extend(_shifted(grad, dim, 1 + before, size - 1 + before))
     parts.append(_summed(grad, dim, size - 1 + before, total))
     return ops.concat(parts, dim)
+
+
+def _shifted(grad: Tensor, dim: int, start: int, limit: int) -> list[Tensor]:
+    """grad over [start, limit) along `dim`, zeros where that range leaves
+    grad (a cropping padding: the output starts after it, or ends before)."""
+    total = grad.shape[dim]
+    first, last = min(max(start, 0), limit), max(min(limit, total), start)
+    parts = [_zeros(grad, dim, first - start)]
+    if first < last:
+        starts = [first if d == dim else 0 for d in range(grad.ndim)]
+        limits = [last if d == dim else int(n) for d, n in enumerate(grad.shape)]
+        parts.append(ops.slice(grad, starts, limits))
+    parts.append(_zeros(grad, dim, limit - max(last, first)))
+    return [p for p in parts if p is not None]
+
+
+def _zeros(grad: Tensor, dim: int, count: int) -> Tensor | None:
+    if count <= 0:
+        return None
+    shape = [count if d == dim else int(n) for d, n in enumerate(grad.shape)]
+    return ops.full(shape, 0.0, grad.dtype)
 
 
 @aten(

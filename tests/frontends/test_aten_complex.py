@@ -193,6 +193,35 @@ def test_fnet_mixing_compiles_whole_forward_and_backward(fresh_dynamo: Any) -> N
         assert plan.compiled == plan.total, plan.report()
 
 
+@pytest.mark.parametrize(
+    "transform",
+    [
+        lambda x: torch.fft.rfft(x),
+        lambda x: torch.fft.rfft2(x, norm="ortho"),
+        lambda x: torch.fft.ihfft2(x),
+    ],
+    ids=["rfft", "rfft2", "ihfft2"],
+)
+def test_real_ffts_train_whole(fresh_dynamo: Any, transform: Any) -> None:
+    """The backward of a real FFT writes its complex gradient into zeros
+    (a functional `copy` of complex values): compiled, not left to torch."""
+    x = _x().requires_grad_(True)
+    weight = torch.linspace(0.5, 2.0, transform(x).shape[-1])
+
+    def loss(x: Any) -> Any:
+        out = transform(x)
+        return (out.real * weight).sum() - (out.imag * weight).square().sum()
+
+    loss(x).backward()
+    grad, x.grad = x.grad.clone(), None
+    plans: list[Any] = []
+    with recording_plans(plans):
+        torch.compile(loss, backend="fxdsl")(x).backward()
+    torch.testing.assert_close(x.grad, grad, rtol=1e-4, atol=1e-4)
+    for plan in plans:
+        assert plan.compiled == plan.total, plan.report()
+
+
 def test_complex_values_cross_island_boundaries(fresh_dynamo: Any) -> None:
     """A graph that takes a complex buffer (Meta's Llama rotary embedding:
     `freqs_cis`) and returns complex values compiles whole: the runner

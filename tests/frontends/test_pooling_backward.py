@@ -73,6 +73,9 @@ PADS = {
     "1-D": lambda x: F.pad(x.flatten(2), (3, 1), mode="replicate"),
     "2-D": lambda x: F.pad(x, (2, 4, 5, 1), mode="replicate"),
     "2-D, cropping": lambda x: F.pad(x, (-2, 3, 1, -3), mode="replicate"),
+    # OpInfo's replicate_negative: a crop on one side past what the other
+    # side pads: the output repeats the last input position only
+    "2-D, cropped whole": lambda x: F.pad(x, (-9, 5, 2, -5), mode="replicate"),
     "3-D": lambda x: F.pad(_volume(x), (1, 2, 0, 3, 2, 2), mode="replicate"),
     "one element wide": lambda x: F.pad(x[:, :, 0, :1], (2, 3), mode="replicate"),
 }
