@@ -35,11 +35,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from fxdsl.frontends import aten_foreach
+from fxdsl.frontends.aten_distance_backward import DECOMPOSITIONS as DISTANCE_BACKWARD
 from fxdsl.frontends.aten_embedding_bag import DECOMPOSITIONS as EMBEDDING_BAG
 from fxdsl.frontends.aten_grid_sampler_backward import (
     DECOMPOSITIONS as GRID_SAMPLER_BACKWARD,
 )
 from fxdsl.frontends.aten_grouped_mm import DECOMPOSITIONS as GROUPED_MM
+from fxdsl.frontends.aten_masked_scatter_backward import (
+    DECOMPOSITIONS as MASKED_SCATTER_BACKWARD,
+)
 from fxdsl.frontends.aten_ops import UnsupportedNode
 from fxdsl.frontends.aten_quantized import DECOMPOSITIONS as QUANTIZED
 from fxdsl.frontends.aten_transformer_fast_path import (
@@ -128,6 +132,8 @@ OWN: dict[str, Callable[..., Any]] = {
     **QUANTIZED,
     **EMBEDDING_BAG,
     **GRID_SAMPLER_BACKWARD,
+    **DISTANCE_BACKWARD,
+    **MASKED_SCATTER_BACKWARD,
 }
 """fxdsl's decompositions of ops torch gives none for (`embedding_renorm`,
 custom ops whose
@@ -135,8 +141,9 @@ kernel is Python torch cannot trace into, mixture-of-experts grouped
 matmuls: `aten_grouped_mm`, `torch.nn`'s Transformer fast path:
 `aten_transformer_fast_path`, PT2E's quantize/dequantize ops:
 `aten_quantized`; `embedding_bag` in training: `aten_embedding_bag`; the
-gradient of `grid_sample`: `aten_grid_sampler_backward`), by overload
-name."""
+gradient of `grid_sample`: `aten_grid_sampler_backward`; those of
+`cdist` and `pdist`: `aten_distance_backward`; of `masked_scatter`'s
+source: `aten_masked_scatter_backward`), by overload name."""
 
 
 WRONG = frozenset({"aten.multilabel_margin_loss_forward.default"})

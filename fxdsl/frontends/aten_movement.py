@@ -225,6 +225,8 @@ def _fill(value_index: int | None, fill: float = 0.0) -> Handler:
 
 for _names, _handler in (
     (("zeros.default", "zeros_like.default", "new_zeros.default"), _fill(None)),
+    # the zeros autograd hands a backward where a gradient is known to be 0
+    (("_efficientzerotensor.default",), _fill(None)),
     (("empty.memory_format", "empty_like.default", "new_empty.default"), _fill(None)),
     (("empty_permuted.default",), _fill(None)),
     (("ones.default", "ones_like.default", "new_ones.default"), _fill(None, 1.0)),

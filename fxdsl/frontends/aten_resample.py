@@ -24,6 +24,7 @@ from fxdsl.frontends.aten_registry import (
     UnsupportedNode,
     aten,
     cast_to,
+    in_f32,
     is_integer,
 )
 from fxdsl.tracing import ops
@@ -77,6 +78,21 @@ def _upsample_bilinear2d_aa(call: AtenCall) -> Tensor:
     cols = antialias_weights(w, ow, align_corners, scales[1])
     y = ops.matmul(x, ops.constant(cols.T, x.dtype))
     return ops.matmul(ops.constant(rows, x.dtype), y)
+
+
+@aten("_upsample_bilinear2d_aa_backward.default")
+def _upsample_bilinear2d_aa_backward(call: AtenCall) -> Tensor:
+    """The gradient of `_upsample_bilinear2d_aa`, a linear map `R x C^T`
+    per plane: `R^T grad C` (16-bit in f32, rounded once)."""
+    grad: Tensor = in_f32(call.args[0])
+    oh, ow = (int(s) for s in call.args[1])
+    h, w = (int(s) for s in call.args[2][-2:])
+    align_corners = bool(call.args[3])
+    scales = [call.arg(4, "scales_h"), call.arg(5, "scales_w")]
+    rows = antialias_weights(h, oh, align_corners, scales[0])
+    cols = antialias_weights(w, ow, align_corners, scales[1])
+    spread = ops.matmul(grad, ops.constant(cols, grad.dtype))
+    return cast_to(ops.matmul(ops.constant(rows.T, grad.dtype), spread), call.dtype)
 
 
 def _reflect(coord: Tensor, twice_low: int, twice_high: int) -> Tensor:

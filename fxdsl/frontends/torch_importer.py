@@ -196,6 +196,8 @@ def to_numpy(value: Any) -> np.ndarray[Any, Any]:
             tensor = tensor.float()
         if tensor.is_complex():  # its real view (`aten_complex`)
             tensor = torch.view_as_real(tensor.resolve_conj().resolve_neg())
+        if tensor._is_zerotensor():  # autograd's known-zero gradient: no storage
+            return np.zeros(tuple(tensor.shape), to_numpy(tensor.new_empty(0)).dtype)
         return tensor.numpy()
     array = np.asarray(value)
     if np.iscomplexobj(array):

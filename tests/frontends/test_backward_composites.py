@@ -1,0 +1,112 @@
+"""Gradients torch has no decomposition for, compiled by fxdsl: a training
+step through `torch.compile(backend="fxdsl")` runs every operator in fxdsl
+and gives autograd's gradients.
+
+* `cdist` and `pdist` (`aten_distance_backward`) for every p torch's
+  kernels tell apart (0, below 1, below 2, 2, above 2, inf), with zero
+  distances (a row repeated) and ties of the max-norm;
+* `masked_scatter`'s source (`aten_masked_scatter_backward`), the mask
+  broadcast, the source longer than the mask's count;
+* antialiased bilinear resizing (`_upsample_bilinear2d_aa_backward`);
+* a known-zero gradient (`_efficientzerotensor`: `sgn`'s backward)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from fxdsl.testing.optional import need
+
+torch = need("torch")
+
+from fxdsl.testing.hf_suite import Outcome, counting_plans  # noqa: E402
+
+pytestmark = pytest.mark.usefixtures("fresh_dynamo")
+F = torch.nn.functional
+
+
+def _check(loss: Any, *inputs: Any, rtol: float = 1e-5, atol: float = 1e-5) -> None:
+    loss(*inputs).backward()
+    want = [t.grad for t in inputs]
+    for t in inputs:
+        t.grad = None
+    outcome = Outcome()
+    with counting_plans(outcome):
+        torch.compile(loss, backend="fxdsl")(*inputs).backward()
+    for w, t in zip(want, inputs, strict=True):
+        torch.testing.assert_close(t.grad, w, rtol=rtol, atol=atol)
+    assert outcome.compiled == outcome.total, outcome.summary()
+
+
+def _rows(*shape: int) -> Any:
+    """Rows on a coarse grid (ties in a coordinate, a zero distance: the
+    last row repeats the first)."""
+    torch.manual_seed(0)
+    x = torch.randint(-3, 4, shape).float() / 2
+    x[..., -1, :] = x[..., 0, :]
+    return x
+
+
+@pytest.mark.parametrize("p", [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, float("inf")])
+def test_cdist_gradients(p: float) -> None:
+    x1 = _rows(2, 5, 3).requires_grad_(True)
+    x2 = torch.cat([x1.detach()[:, :2], _rows(2, 4, 3) + 0.25], 1).requires_grad_(True)
+    weight = torch.linspace(0.5, 1.5, 6)
+
+    def loss(x1: Any, x2: Any) -> Any:
+        return (torch.cdist(x1, x2, p=p) * weight).sum()
+
+    _check(loss, x1, x2)
+
+
+@pytest.mark.parametrize("p", [1.0, 1.5, 2.0, 3.0, float("inf")])
+def test_pdist_gradients(p: float) -> None:
+    x = _rows(6, 4).requires_grad_(True)
+    weight = torch.linspace(0.5, 1.5, 15)
+
+    def loss(x: Any) -> Any:
+        return (F.pdist(x, p=p) * weight).sum()
+
+    _check(loss, x)
+
+
+def test_masked_scatter_source_gradient() -> None:
+    torch.manual_seed(0)
+    x = torch.randn(3, 4, requires_grad=True)
+    source = torch.randn(20, requires_grad=True)  # more than the 8 taken
+    mask = torch.tensor([True, False, True, True])  # broadcast over rows
+
+    def loss(x: Any, source: Any) -> Any:
+        out = x.masked_scatter(mask, source.view(4, 5))
+        return (out * torch.arange(12.0).view(3, 4)).sum()
+
+    _check(loss, x, source)
+
+
+@pytest.mark.parametrize(
+    ("size", "align_corners"), [((5, 7), False), ((11, 3), True), ((16, 12), False)]
+)
+def test_antialiased_resize_gradient(
+    size: tuple[int, int], align_corners: bool
+) -> None:
+    torch.manual_seed(0)
+    x = torch.randn(2, 3, 9, 8, requires_grad=True)
+    weight = torch.randn(size)
+
+    def loss(x: Any) -> Any:
+        out = F.interpolate(
+            x, size=size, mode="bilinear", antialias=True, align_corners=align_corners
+        )
+        return (out * weight).sum()
+
+    _check(loss, x)
+
+
+def test_known_zero_gradient() -> None:
+    x = torch.randn(6, requires_grad=True)
+
+    def loss(x: Any) -> Any:
+        return (torch.sgn(x) * 3 + x * x).sum()
+
+    _check(loss, x)
