@@ -71,32 +71,45 @@ def _linear_cross_entropy(
     `_no_reduction` twin, which takes no reduction or label smoothing) as
     the loss it computes: `cross_entropy(linear(...))`, unchunked (chunks
     save memory in torch; a graph's fusion decides its own). The scalar op
-    also returns gradients it precomputes for its backward: empty when none
-    is asked for, as in inference; asked for, the op is refused."""
+    also returns the gradients of the loss it is asked for (`compute_*_grad`,
+    its last three options; its backward scales them by the upstream
+    gradient): autograd's, traced with the loss, in the input's type;
+    empty where not asked for."""
     import torch
 
-    logits = torch.nn.functional.linear(input, linear_weight, linear_bias)
+    F = torch.nn.functional
     if isinstance(options[0], int):  # _no_reduction: ignore_index first
-        return torch.nn.functional.cross_entropy(
+        logits = F.linear(input, linear_weight, linear_bias)
+        return F.cross_entropy(
             logits, target, weight, ignore_index=options[0], reduction="none"
         )
     reduction, ignore_index, label_smoothing = options[:3]
-    if any(options[-3:]):
-        raise UnsupportedNode("it precomputes gradients (compute_*_grad=True)")
-    loss = torch.nn.functional.cross_entropy(
-        logits,
-        target,
-        weight,
-        ignore_index=ignore_index,
-        reduction=reduction,
-        label_smoothing=label_smoothing,
-    )
-    return (
-        loss,
-        input.new_empty((0, 0)),
-        input.new_empty((0, 0)),
-        input.new_empty((0,)),
-    )
+    asked = [bool(flag) for flag in options[-3:]]  # input, weight, bias
+    with torch.enable_grad():
+        leaves = [
+            None if t is None else t.detach().requires_grad_(flag)
+            for t, flag in zip((input, linear_weight, linear_bias), asked, strict=True)
+        ]
+        loss = F.cross_entropy(
+            F.linear(*leaves),
+            target,
+            weight,
+            ignore_index=ignore_index,
+            reduction=reduction,
+            label_smoothing=label_smoothing,
+        )
+        wanted = [t for t in leaves if t is not None and t.requires_grad]
+        found = iter(torch.autograd.grad(loss, wanted) if wanted else ())
+    empty = [(0, 0), (0, 0), (0,)]
+    grads = []
+    for leaf, flag, shape in zip(leaves, asked, empty, strict=True):
+        if not flag:
+            grads.append(input.new_empty(shape))
+        elif leaf is None:  # a bias gradient asked for without a bias
+            grads.append(input.new_zeros(linear_weight.shape[:-1]))
+        else:
+            grads.append(next(found).to(input.dtype))
+    return (loss.detach(), *grads)
 
 
 def _embedding_renorm(

@@ -39,13 +39,17 @@ exact answer.
 The indices of an unstable sort or top-k are compared by the values they
 pick (`TIE_ORDER`): 16-bit samples are full of ties.
 
+At the `grad` level (`opinfo_grad`) each sample OpInfo makes for its
+gradient tests goes through a training step compiled by the backend, and
+the inputs' gradients are compared with eager's.
+
 `--noncontiguous` takes each sample as torch's test_ops also runs it,
 `SampleInput.noncontiguous()` (each tensor a view with gaps, its strides
 kept in the copies fxdsl is given): a model hands the backend transposed,
 sliced and expanded tensors.
 
 `python -m fxdsl.testing.opinfo [--ops a,b] [--json out.json] [--levels
-default,core,backend] [--dtype D] [--noncontiguous]` prints the table and
+default,core,backend,grad] [--dtype D] [--noncontiguous]` prints the table and
 the pass rates (the backend's: the share of ops fxdsl's islands ran whole,
 matching eager);
 `tests/frontends/test_opinfo.py` holds the result against each dtype's
@@ -88,6 +92,9 @@ LEVELS = ("default", "core")
 """The import levels (`from_torch`'s default, and `decompose=True`)."""
 BACKEND = "backend"
 """The torch.compile backend's level (measured when asked for)."""
+GRAD = "grad"
+"""A training step through the backend (`opinfo_grad`; when asked for)."""
+ALL_LEVELS = (*LEVELS, BACKEND, GRAD)
 OUTCOMES = ("pass", "n/a", "export", "unsupported", "fallback", "wrong", "crash")
 """From best to worst; an op's outcome at a level is its worst sample's."""
 
@@ -111,6 +118,9 @@ class Case:
     `output_process_fn_grad`; None: all of it."""
     dtype: str = "float32"
     """The samples' dtype (of `DTYPES`)."""
+    grad_process: Callable[[Any], Any] | None = None
+    """The sample's `output_process_fn_grad` (what of the output a
+    gradient test differentiates), for the `grad` level."""
 
     @cached_property
     def fp64(self) -> Any:
@@ -137,7 +147,11 @@ def op_name(op: Any) -> str:
 
 
 def cases(
-    op: Any, limit: int = SAMPLES, dtype: str = "float32", noncontiguous: bool = False
+    op: Any,
+    limit: int = SAMPLES,
+    dtype: str = "float32",
+    noncontiguous: bool = False,
+    requires_grad: bool = False,
 ) -> Iterator[Case]:
     """Up to `limit` CPU samples of `op` in `dtype` as `Case`s, the same on
     every run: OpInfo draws sample values from torch's global generator,
@@ -148,14 +162,19 @@ def cases(
     `SampleInput.noncontiguous()` (every tensor a strided view of a larger
     buffer), and the copies keep those strides (a plain `clone()` of a
     non-dense view is contiguous): a model hands the backend transposed,
-    sliced and expanded tensors."""
+    sliced and expanded tensors.
+
+    `requires_grad`: the samples OpInfo makes for its gradient tests (the
+    tensors the op differentiates require grad; their copies are leaves)."""
     import torch
     from torch.utils import _pytree as pytree
 
     if getattr(torch, dtype) not in op.supported_dtypes("cpu"):
         return
     torch.manual_seed(0)
-    samples = op.sample_inputs("cpu", getattr(torch, dtype), requires_grad=False)
+    samples = op.sample_inputs(
+        "cpu", getattr(torch, dtype), requires_grad=requires_grad
+    )
     for index, sample in enumerate(samples):
         if index >= limit:
             return
@@ -176,13 +195,17 @@ def cases(
 
         # the plain run's copies are contiguous as its expected-failure
         # tables were measured with; --noncontiguous keeps the views' strides
-        copy = _copy if noncontiguous else (lambda t: t.clone())
-        tensors = tuple(copy(leaves[i]) for i in positions)
+        copy = _copy if noncontiguous else (lambda t: t.detach().clone())
+        tensors = tuple(
+            copy(leaves[i]).requires_grad_(leaves[i].requires_grad) for i in positions
+        )
         name = op_name(op)
         process = sample.output_process_fn_grad if name in SIGN_FREE else None
         if name in TIE_ORDER and not sample.kwargs.get("stable", False):
             process = picked_values(name, sample)
-        yield Case(name, index, call, tensors, process, dtype)
+        yield Case(
+            name, index, call, tensors, process, dtype, sample.output_process_fn_grad
+        )
 
 
 def _noncontiguous(sample: Any) -> Any:
@@ -533,13 +556,18 @@ def check_samples(
 ) -> list[dict[str, Any]]:
     """Each sample's `level -> (outcome, detail)` at `levels`, and its
     `seconds` (`noncontiguous`: `cases`')."""
-    unknown = set(levels) - {*LEVELS, BACKEND}
+    unknown = set(levels) - set(ALL_LEVELS)
     if unknown:
-        raise ValueError(f"unknown level(s) {sorted(unknown)}: {(*LEVELS, BACKEND)}")
+        raise ValueError(f"unknown level(s) {sorted(unknown)}: {ALL_LEVELS}")
     if dtype not in DTYPES:
         raise ValueError(f"unknown dtype {dtype!r}: {DTYPES}")
+    if GRAD in levels:
+        levels = [lv for lv in levels if lv != GRAD]
+        graded = _grad_samples(op, limit, dtype, noncontiguous)
+    else:
+        graded = []
     found: list[dict[str, Any]] = []
-    for case in cases(op, limit, dtype, noncontiguous):
+    for case in cases(op, limit, dtype, noncontiguous) if levels else []:
         start = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -551,6 +579,31 @@ def check_samples(
                 outcomes[BACKEND] = check_backend(case)
         outcomes["seconds"] = round(time.perf_counter() - start, 3)
         found.append(outcomes)
+    for index, graded_sample in enumerate(graded):
+        if index < len(found):
+            seconds = found[index]["seconds"] + graded_sample.pop("seconds")
+            found[index].update(graded_sample, seconds=seconds)
+        else:
+            found.append(graded_sample)
+    return found
+
+
+def _grad_samples(
+    op: Any, limit: int, dtype: str, noncontiguous: bool
+) -> list[dict[str, Any]]:
+    """Each sample's `grad` outcome (`opinfo_grad`), from the samples
+    OpInfo makes for its gradient tests."""
+    from fxdsl.testing.opinfo_grad import check_grad
+
+    if not op.supports_autograd:
+        return [{GRAD: ("n/a", "OpInfo: no autograd"), "seconds": 0.0}]
+    found: list[dict[str, Any]] = []
+    for case in cases(op, limit, dtype, noncontiguous, requires_grad=True):
+        start = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            outcome = check_grad(case)
+        found.append({GRAD: outcome, "seconds": round(time.perf_counter() - start, 3)})
     return found
 
 
@@ -558,7 +611,7 @@ def worst(samples: Sequence[dict[str, Any]]) -> dict[str, tuple[str, str]]:
     """The worst outcome per level over `samples` (`check_samples`')."""
     found: dict[str, tuple[str, str]] = {}
     for sample in samples:
-        for level in (*LEVELS, BACKEND):
+        for level in ALL_LEVELS:
             if level not in sample:
                 continue
             outcome = tuple(sample[level])
@@ -575,7 +628,7 @@ def rates(results: dict[str, dict[str, tuple[str, str]]]) -> dict[str, float]:
     """Pass rate per measured level over the ops torch could export (Dynamo
     could trace, at the backend level), all ops and outside `FAMILIES`."""
     found: dict[str, float] = {}
-    for level in (*LEVELS, BACKEND):
+    for level in ALL_LEVELS:
         if not any(level in r for r in results.values()):
             continue
         for label, keep in (("all", lambda _: True), ("core", _outside_families)):
@@ -650,8 +703,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--levels",
         default=",".join(LEVELS),
-        help=f"comma-separated, of {', '.join((*LEVELS, BACKEND))} "
-        f'({BACKEND}: through torch.compile(backend="fxdsl"), the island rate)',
+        help=f"comma-separated, of {', '.join(ALL_LEVELS)} "
+        f'({BACKEND}: through torch.compile(backend="fxdsl"), the island rate; '
+        f"{GRAD}: a training step through it, the gradients compared)",
     )
     parser.add_argument(
         "--noncontiguous",
@@ -689,7 +743,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         results[name] = {**worst(samples), "samples": samples}
         cells = "  ".join(
             f"{lv}={results[name].get(lv, ('-', ''))[0]}"
-            for lv in (*LEVELS, BACKEND)
+            for lv in ALL_LEVELS
             if lv in results[name]
         )
         print(f"{name:40} {cells}", flush=True)

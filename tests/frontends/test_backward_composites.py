@@ -110,3 +110,35 @@ def test_known_zero_gradient() -> None:
         return (torch.sgn(x) * 3 + x * x).sum()
 
     _check(loss, x)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(reduction="mean"),
+        dict(reduction="sum", ignore_index=2),
+        dict(reduction="mean", weight=True, bias=True),
+    ],
+    ids=["mean", "sum-ignore", "weighted-bias"],
+)
+def test_chunked_linear_cross_entropy_trains(kwargs: dict[str, Any]) -> None:
+    """`F.linear_cross_entropy(..., options=...)`'s chunked op computes the
+    gradients it is asked for in its forward (its backward only scales
+    them): fxdsl computes them too, with the loss."""
+    torch.manual_seed(0)
+    x = torch.randn(6, 8, requires_grad=True)
+    w = torch.randn(5, 8, requires_grad=True)
+    b = torch.randn(5, requires_grad=True) if kwargs.get("bias") else None
+    target = torch.tensor([0, 2, 4, 1, 2, 3])
+    weight = torch.rand(5) + 0.5 if kwargs.get("weight") else None
+    options = torch.nn.LinearCrossEntropyOptions()
+    extra = {k: v for k, v in kwargs.items() if k in ("reduction", "ignore_index")}
+
+    def loss(*inputs: Any) -> Any:
+        x, w, *rest = inputs
+        return F.linear_cross_entropy(
+            x, w, target, linear_bias=rest[0] if rest else None, weight=weight,
+            options=options, **extra,
+        ) * 2.5  # fmt: skip
+
+    _check(loss, *(t for t in (x, w, b) if t is not None))
