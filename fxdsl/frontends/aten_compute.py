@@ -21,6 +21,7 @@ from fxdsl.frontends.aten_registry import (
     cast_to,
     dims_of,
     graph_dtype,
+    in_f32,
     is_integer,
     widened,
 )
@@ -153,10 +154,12 @@ def _layer_norm(call: AtenCall) -> Any:
         return (y, None, None)
     # native_layer_norm also returns what its backward reads: the mean and
     # 1/std over the normalised dims, kept as size-1 dims (built only when
-    # read: in training).
+    # read: in training), computed in f32 and rounded once, as torch's
+    # kernel does (a bf16 sqrt before the reciprocal put rstd an ulp off)
     dims = list(range(x.ndim - len(shape), x.ndim))
-    mean = ops.mean(x, dims, keepdim=True)
-    variance = ops.var(x, dims, keepdim=True, correction=0)
+    wide = in_f32(x)
+    mean = ops.mean(wide, dims, keepdim=True)
+    variance = ops.var(wide, dims, keepdim=True, correction=0)
     rstd = ops.rsqrt(ops.add(variance, float(eps)))
     return (
         y,
