@@ -1,27 +1,39 @@
-"""OpInfo ops whose training step (first float32 sample, through
-`torch.compile(backend="fxdsl")`) leaves operators to torch: op -> why
-(the backend's own summary of what ran in torch).
+"""OpInfo ops whose training step (the first sample, through
+`torch.compile(backend="fxdsl")`) leaves operators to torch: dtype -> op
+-> why (the backend's own summary of what ran in torch).
 
 Held by tests/frontends/test_opinfo_grad.py: an op that falls back and is
 not listed fails it, and so does a listed op that now runs whole in fxdsl
 (delete its entry). Wrong gradients and crashes are never listed.
-Measured with `python -m fxdsl.testing.opinfo --levels grad --samples 1`.
+Measured with `python -m fxdsl.testing.opinfo --levels grad --samples 1
+--dtype D`.
 """
 
-EXPECTED: dict[str, str] = {
-    "_segment_reduce.lengths": "1 of 4 operators ran in torch: aten._segment_reduce_backward.default x1 (aten._segment_reduce_backward.default has no graph-dialect mapping)",
-    "_segment_reduce.offsets": "1 of 4 operators ran in torch: aten._segment_reduce_backward.default x1 (aten._segment_reduce_backward.default has no graph-dialect mapping)",
-    "chalf": "4 of 4 operators ran in torch: aten._to_copy.default x2 (whole graph), aten.view_as_real.default x1 (whole graph), aten.select.int x1 (whole graph); a whole graph: aten._to_copy.default (node %_to_cop",
-    "combinations": "9 of 15 operators ran in torch: aten.view.default x1 (whole graph), aten.expand.default x1 (whole graph), aten.full.default x1 (whole graph), and 6 more kind(s); a whole graph: aten.masked_select.defa",
-    "grid_sampler_3d": "1 of 2 operators ran in torch: aten.grid_sampler_3d_backward.default x1 (aten.grid_sampler_3d_backward.default has no graph-dialect mapping)",
-    "linalg.cholesky": "2 of 30 operators ran in torch: aten.linalg_cholesky_ex.default x1 (in an island of 1 node(s), below min_block_size=5), with_effects x1 (with_effects has no graph-dialect mapping)",
-    "linalg.eig": "19 of 38 operators ran in torch: aten.mm.default x3 (aten.mm.default has no graph-dialect mapping), aten.unsqueeze.default x3 (in an island of 3 node(s), below min_block_size=5), aten.select.int x2 (i",
-    "linalg.eigvals": "4 of 15 operators ran in torch: aten.linalg_eig.default x1 (aten.linalg_eig.default has no graph-dialect mapping), aten._linalg_solve_ex.default x1 (aten._linalg_solve_ex.default has no graph-dialect ",
-    "linalg.inv": "2 of 9 operators ran in torch: aten.linalg_inv_ex.default x1 (in an island of 1 node(s), below min_block_size=5), with_effects x1 (with_effects has no graph-dialect mapping)",
-    "linalg.lu_factor": "2 of 46 operators ran in torch: aten.linalg_lu_factor_ex.default x1 (in an island of 1 node(s), below min_block_size=5), with_effects x1 (with_effects has no graph-dialect mapping)",
-    "linalg.solve": "2 of 11 operators ran in torch: aten._linalg_solve_ex.default x1 (in an island of 1 node(s), below min_block_size=5), with_effects x1 (with_effects has no graph-dialect mapping)",
-    "linalg.tensorinv": "4 of 13 operators ran in torch: aten.view.default x2 (in an island of 3 node(s), below min_block_size=5), aten.linalg_inv_ex.default x1 (in an island of 3 node(s), below min_block_size=5), with_effect",
-    "linalg.tensorsolve": "5 of 17 operators ran in torch: aten.view.default x3 (in an island of 4 node(s), below min_block_size=5), aten._linalg_solve_ex.default x1 (in an island of 4 node(s), below min_block_size=5), with_eff",
-    "masked_select": "6 of 11 operators ran in torch: aten._assert_scalar.default x2 (whole graph), aten.masked_select.default x1 (whole graph), aten.sym_size.int x1 (whole graph), and 2 more kind(s); a whole graph: aten.m",
-    "tensor_split": "42 of 42 operators ran in torch: aten._assert_scalar.default x11 (whole graph), aten.slice.Tensor x7 (whole graph), <built-in function ge> x7 (whole graph), and 5 more kind(s); a whole graph: aten._lo",
+EXPECTED: dict[str, dict[str, str]] = {
+    "float32": {
+        "_segment_reduce.lengths": "1 of 4 operators ran in torch: aten._segment_reduce_backward.default x1 (aten._segment_reduce_backward.default has no graph-dialect mapping)",
+        "_segment_reduce.offsets": "1 of 4 operators ran in torch: aten._segment_reduce_backward.default x1 (aten._segment_reduce_backward.default has no graph-dialect mapping)",
+        "chalf": "4 of 4 operators ran in torch: aten._to_copy.default x2 (whole graph), aten.view_as_real.default x1 (whole graph), aten.select.int x1 (whole graph); a whole graph: aten._to_copy.default (node %_to_cop",
+        "combinations": "9 of 15 operators ran in torch: aten.view.default x1 (whole graph), aten.expand.default x1 (whole graph), aten.full.default x1 (whole graph), and 6 more kind(s); a whole graph: aten.masked_select.defa",
+        "grid_sampler_3d": "1 of 2 operators ran in torch: aten.grid_sampler_3d_backward.default x1 (aten.grid_sampler_3d_backward.default has no graph-dialect mapping)",
+        "linalg.cholesky": "2 of 30 operators ran in torch: aten.linalg_cholesky_ex.default x1 (in an island of 1 node(s), below min_block_size=5), with_effects x1 (with_effects has no graph-dialect mapping)",
+        "linalg.eig": "19 of 38 operators ran in torch: aten.mm.default x3 (aten.mm.default has no graph-dialect mapping), aten.unsqueeze.default x3 (in an island of 3 node(s), below min_block_size=5), aten.select.int x2 (i",
+        "linalg.eigvals": "4 of 15 operators ran in torch: aten.linalg_eig.default x1 (aten.linalg_eig.default has no graph-dialect mapping), aten._linalg_solve_ex.default x1 (aten._linalg_solve_ex.default has no graph-dialect ",
+        "linalg.inv": "2 of 9 operators ran in torch: aten.linalg_inv_ex.default x1 (in an island of 1 node(s), below min_block_size=5), with_effects x1 (with_effects has no graph-dialect mapping)",
+        "linalg.lu_factor": "2 of 46 operators ran in torch: aten.linalg_lu_factor_ex.default x1 (in an island of 1 node(s), below min_block_size=5), with_effects x1 (with_effects has no graph-dialect mapping)",
+        "linalg.solve": "2 of 11 operators ran in torch: aten._linalg_solve_ex.default x1 (in an island of 1 node(s), below min_block_size=5), with_effects x1 (with_effects has no graph-dialect mapping)",
+        "linalg.tensorinv": "4 of 13 operators ran in torch: aten.view.default x2 (in an island of 3 node(s), below min_block_size=5), aten.linalg_inv_ex.default x1 (in an island of 3 node(s), below min_block_size=5), with_effect",
+        "linalg.tensorsolve": "5 of 17 operators ran in torch: aten.view.default x3 (in an island of 4 node(s), below min_block_size=5), aten._linalg_solve_ex.default x1 (in an island of 4 node(s), below min_block_size=5), with_eff",
+        "masked_select": "6 of 11 operators ran in torch: aten._assert_scalar.default x2 (whole graph), aten.masked_select.default x1 (whole graph), aten.sym_size.int x1 (whole graph), and 2 more kind(s); a whole graph: aten.m",
+        "tensor_split": "42 of 42 operators ran in torch: aten._assert_scalar.default x11 (whole graph), aten.slice.Tensor x7 (whole graph), <built-in function ge> x7 (whole graph), and 5 more kind(s); a whole graph: aten._lo",
+    },
+    "bfloat16": {
+        "_segment_reduce.lengths": "1 of 4 operators ran in torch: aten._segment_reduce_backward.default x1 (aten._segment_reduce_backward.default has no graph-dialect mapping)",
+        "_segment_reduce.offsets": "1 of 4 operators ran in torch: aten._segment_reduce_backward.default x1 (aten._segment_reduce_backward.default has no graph-dialect mapping)",
+        "chalf": "4 of 4 operators ran in torch: aten._to_copy.default x2 (whole graph), aten.view_as_real.default x1 (whole graph), aten.select.int x1 (whole graph); a whole graph: aten._to_copy.default (node %_to_cop",
+        "combinations": "9 of 15 operators ran in torch: aten.view.default x1 (whole graph), aten.expand.default x1 (whole graph), aten.full.default x1 (whole graph), and 6 more kind(s); a whole graph: aten.masked_select.defa",
+        "grid_sampler_3d": "1 of 2 operators ran in torch: aten.grid_sampler_3d_backward.default x1 (aten.grid_sampler_3d_backward.default has no graph-dialect mapping)",
+        "masked_select": "6 of 11 operators ran in torch: aten._assert_scalar.default x2 (whole graph), aten.masked_select.default x1 (whole graph), aten.sym_size.int x1 (whole graph), and 2 more kind(s); a whole graph: aten.m",
+        "tensor_split": "42 of 42 operators ran in torch: aten._assert_scalar.default x11 (whole graph), aten.slice.Tensor x7 (whole graph), <built-in function ge> x7 (whole graph), and 5 more kind(s); a whole graph: aten._lo",
+    },
 }

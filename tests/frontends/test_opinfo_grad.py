@@ -1,17 +1,17 @@
 """Every OpInfo op with autograd through a training step compiled by the
 fxdsl backend (`fxdsl.testing.opinfo_grad`, the `grad` level of
-`python -m fxdsl.testing.opinfo`): the first float32 sample OpInfo makes
-for its gradient tests, its inputs' gradients against eager's, held
-against `opinfo_expected_grad.py` (op -> why part of its training step
-runs in torch).
+`python -m fxdsl.testing.opinfo`): the first float32 and bfloat16 sample
+OpInfo makes for its gradient tests, its inputs' gradients against
+eager's, held against `opinfo_expected_grad.py` (dtype -> op -> why part
+of its training step runs in torch).
 
 The slow test fails when an op
 - gives a wrong gradient or crashes (never listed: always a bug);
 - leaves operators to torch and the table does not list it (a regression);
 - is listed and now runs whole in fxdsl (the table only shrinks).
 
-On a 2-core machine the 702 ops took about 3 minutes of wall time in two
-processes (most ops compile two small graphs, forward and backward).
+On a 2-core machine the 702 ops took about 2 minutes per dtype in one
+process (most ops compile two small graphs, forward and backward).
 """
 
 from __future__ import annotations
@@ -34,9 +34,13 @@ pytestmark = pytest.mark.usefixtures("fresh_dynamo")
 SAMPLES = 1
 
 
-def expected_fallbacks() -> dict[str, str]:
-    """`opinfo_expected_grad.EXPECTED` (a data file beside this test)."""
-    return load_file(Path(__file__).with_name("opinfo_expected_grad.py")).EXPECTED
+DTYPES = ("float32", "bfloat16")
+
+
+def expected_fallbacks(dtype: str) -> dict[str, str]:
+    """`opinfo_expected_grad.EXPECTED[dtype]` (a data file beside this test)."""
+    table = load_file(Path(__file__).with_name("opinfo_expected_grad.py")).EXPECTED
+    return table[dtype]
 
 
 def disagreements(
@@ -118,19 +122,20 @@ def test_a_gradient_is_judged_against_eager_and_float64() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("dtype", DTYPES)
 def test_every_opinfo_op_trains_as_the_table_says(
-    capsys: pytest.CaptureFixture[str],
+    dtype: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     results: dict[str, tuple[str, str]] = {}
     for op in opinfo.op_db():
-        found = opinfo.check_op(op, SAMPLES, [opinfo.GRAD])
+        found = opinfo.check_op(op, SAMPLES, [opinfo.GRAD], dtype)
         if found:
             results[opinfo.op_name(op)] = found[opinfo.GRAD]
     with capsys.disabled():
         rate = opinfo.rates({n: {opinfo.GRAD: r} for n, r in results.items()})
         for key, value in rate.items():
             print(
-                f"\nOpInfo float32 ({SAMPLES} sample) pass rate {key}: {100 * value:.1f} %"
+                f"\nOpInfo {dtype} ({SAMPLES} sample) pass rate {key}: {100 * value:.1f} %"
             )
-    problems = disagreements(results, expected_fallbacks())
+    problems = disagreements(results, expected_fallbacks(dtype))
     assert not problems, "\n".join(problems)
