@@ -66,7 +66,6 @@ import sys
 import time
 import warnings
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -81,6 +80,13 @@ from fxdsl.testing.opinfo_compare import (
     dtypes_differ,
     flat,
     picked_values,
+)
+from fxdsl.testing.opinfo_eager import (
+    DRAWS,
+    _first_line,
+    _raised_by_fxdsl,
+    _random,
+    _unseeded,
 )
 from fxdsl.testing.torch_models import function_module
 from fxdsl.util.atomic_write import write_atomic
@@ -254,38 +260,6 @@ def _undefined(program: Any) -> bool:
     )
 
 
-DRAWS = 8
-"""Calls that must show a random op's values varying: a draw of few values
-(`randint(10, ())`, one of ten) repeats between two calls by chance."""
-
-
-def _random(case: Case) -> bool:
-    """Whether the op draws random numbers (some of `DRAWS` eager calls
-    differ from the first)."""
-    import torch
-
-    first = flat(case.call(*case.tensors))
-    for _ in range(DRAWS - 1):
-        again = flat(case.call(*case.tensors))
-        if any(
-            isinstance(a, torch.Tensor) and not _same_tensor(a.detach(), b.detach())
-            for a, b in zip(first, again)
-        ):
-            return True
-    return False
-
-
-def _same_tensor(a: Any, b: Any) -> bool:
-    """`_same` of two torch tensors (any dtype)."""
-    import torch
-
-    if a.shape != b.shape or a.dtype != b.dtype:
-        return False
-    if a.is_floating_point() or a.is_complex():
-        return bool(torch.allclose(a, b, rtol=0, atol=0, equal_nan=True))
-    return bool(torch.equal(a, b))
-
-
 def _same(a: Any, b: Any) -> bool:
     """Whether two arrays hold the same values, NaN where the other has NaN
     (a NaN is no sign of randomness: `var` of one element is NaN every
@@ -398,21 +372,6 @@ def check_backend(case: Case) -> tuple[str, str]:
         return _through_backend(case)
 
 
-@contextmanager
-def _unseeded() -> Iterator[None]:
-    """OpInfo calls its random ops through `wrapper_set_seed` (a fixed seed:
-    two eager calls agree), which Dynamo refuses to trace; the backend check
-    calls them plainly, random as a user's calls are."""
-    from torch.testing._internal import common_methods_invocations as db
-
-    seeded = db.wrapper_set_seed
-    db.wrapper_set_seed = lambda op, *args, **kwargs: op(*args, **kwargs)
-    try:
-        yield
-    finally:
-        db.wrapper_set_seed = seeded
-
-
 def _through_backend(case: Case) -> tuple[str, str]:
     import torch
 
@@ -506,32 +465,6 @@ def _fails_in_torch(case: Case) -> str | None:
     except Exception as error:  # noqa: BLE001 - torch's failure, not ours
         return f"fails with backend='aot_eager' too: {_first_line(error)}"
     return None
-
-
-def _raised_by_fxdsl(error: BaseException) -> bool:
-    """Whether `error` (or what caused it) passed through fxdsl's code
-    outside this harness: a backend failure, or an fxdsl frame."""
-    import torch
-
-    package = Path(__file__).resolve().parents[1]
-    harness = Path(__file__).resolve().parent
-    seen: BaseException | None = error
-    while seen is not None:
-        if isinstance(seen, torch._dynamo.exc.BackendCompilerFailed):
-            return True
-        frame = seen.__traceback__
-        while frame is not None:
-            path = Path(frame.tb_frame.f_code.co_filename).resolve()
-            if path.is_relative_to(package) and not path.is_relative_to(harness):
-                return True
-            frame = frame.tb_next
-        seen = seen.__cause__ or seen.__context__
-    return False
-
-
-def _first_line(error: BaseException) -> str:
-    text = str(error).strip()
-    return text.splitlines()[0][:200] if text else type(error).__name__
 
 
 def check_op(

@@ -69,7 +69,7 @@ def check_grad(case: Any) -> tuple[str, str]:
     import torch
 
     from fxdsl.testing.hf_suite import Outcome, counting_plans
-    from fxdsl.testing.opinfo import (
+    from fxdsl.testing.opinfo_eager import (
         _first_line,
         _raised_by_fxdsl,
         _random,
