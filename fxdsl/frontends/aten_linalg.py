@@ -321,8 +321,12 @@ def _linalg_inv_ex(call: AtenCall) -> Any:
 
 
 def _slogdet(a: Tensor) -> tuple[Tensor, ...]:
-    """(sign, log|det|, LU, pivots) of square matrices."""
-    lu, pivots, _ = linalg.lu(_square(a, "determinant"))
+    """(sign, log|det|, LU, pivots) of square matrices. The LU and pivots
+    are those of the transpose, as torch's `_linalg_det`/`_linalg_slogdet`
+    return them (LAPACK is column-major): their backward solves with them
+    as the factorization of A^T (det(A^T) = det(A)); A's own put the
+    gradient of a non-symmetric matrix's determinant transposed."""
+    lu, pivots, _ = linalg.lu(_t(_square(a, "determinant")))
     n = a.shape[-1]
     last = [a.ndim - 2]
     diagonal = _diagonal(lu)
