@@ -102,51 +102,13 @@ def test_max_picks_the_first_of_equal_values() -> None:
 
 def test_dlrm_style_training_step_compiles_whole() -> None:
     """Sparse features through three EmbeddingBags, dense ones through an
-    MLP, their pairwise dot products: one training step, every operator
-    compiled, the loss and every gradient as eager's."""
+    MLP, their pairwise dot products (`torchbench_models.dlrm`): one
+    training step, every operator compiled, the loss and every gradient as
+    eager's."""
     from fxdsl.testing.hf_suite import compile_and_check
-
-    class Dlrm(torch.nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.tables = torch.nn.ModuleList(
-                torch.nn.EmbeddingBag(50, 8, mode="sum") for _ in range(3)
-            )
-            self.bottom = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU())
-            self.top = torch.nn.Linear(8 + 6, 1)
-
-        def forward(self, dense: Any, indices: Any, offsets: Any) -> Any:
-            x = self.bottom(dense)
-            bags = [t(indices[i], offsets[i]) for i, t in enumerate(self.tables)]
-            features = torch.stack([x, *bags], 1)
-            dots = features @ features.transpose(1, 2)
-            rows, cols = torch.tril_indices(4, 4, offset=-1)
-            return self.top(torch.cat([x, dots[:, rows, cols]], 1)).sigmoid()
+    from fxdsl.testing.torchbench_models import dlrm
 
     torch.manual_seed(0)
-    inputs = dict(
-        dense=torch.randn(4, 4),
-        indices=torch.randint(0, 50, (3, 12)),
-        offsets=torch.tensor([[0, 3, 6, 9]] * 3),
-    )
-    outcome = compile_and_check(Dlrm(), inputs, train=True)
+    outcome = compile_and_check(*dlrm(), train=True)
     assert outcome.accurate
     assert outcome.compiled == outcome.total, outcome.summary()
-
-
-def test_scale_grad_by_freq_stays_in_torch_with_eager_gradients() -> None:
-    """torch's CPU kernel divides by other counts than each index's
-    frequency: its backward runs in torch, so the gradient is eager's."""
-    table = torch.ones(3, 1, requires_grad=True)
-    indices, offsets = torch.tensor([2, 0, 1, 1]), torch.tensor([0])
-
-    def loss(table: Any) -> Any:
-        return F.embedding_bag(indices, table, offsets, scale_grad_by_freq=True).sum()
-
-    loss(table).backward()
-    want, table.grad = table.grad, None
-    outcome = Outcome()
-    with counting_plans(outcome):
-        torch.compile(loss, backend="fxdsl")(table).backward()
-    torch.testing.assert_close(table.grad, want, rtol=0, atol=0)
-    assert "aten._embedding_bag_backward.default" in outcome.in_torch

@@ -61,33 +61,14 @@ def test_grid_sample_gradients(mode: str, padding: str, align_corners: bool) -> 
 
 
 def test_warp_by_predicted_flow_trains_whole() -> None:
-    """Super SloMo's backwarp: a conv predicts a flow, the image is sampled
-    at the pixel grid plus the flow; the gradient reaches the conv through
-    the grid only."""
+    """Super SloMo's backwarp (`torchbench_models.flow_warp`): a conv
+    predicts a flow, the image is sampled at the pixel grid plus the flow;
+    the gradient reaches the conv through the grid only."""
     from fxdsl.testing.hf_suite import compile_and_check
-
-    class Warp(torch.nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.flow = torch.nn.Conv2d(3, 2, 3, padding=1)
-
-        def forward(self, image: Any) -> Any:
-            flow = self.flow(image)
-            _, _, h, w = image.shape
-            ys, xs = torch.meshgrid(
-                torch.arange(h, dtype=image.dtype),
-                torch.arange(w, dtype=image.dtype),
-                indexing="ij",
-            )
-            x = 2 * (xs + flow[:, 0]) / (w - 1) - 1
-            y = 2 * (ys + flow[:, 1]) / (h - 1) - 1
-            grid = torch.stack([x, y], -1)
-            return F.grid_sample(image, grid, align_corners=True)
+    from fxdsl.testing.torchbench_models import flow_warp
 
     torch.manual_seed(0)
-    outcome = compile_and_check(
-        Warp(), dict(image=torch.randn(2, 3, 8, 10)), train=True
-    )
+    outcome = compile_and_check(*flow_warp(), train=True)
     assert outcome.accurate
     assert outcome.compiled == outcome.total, outcome.summary()
 
