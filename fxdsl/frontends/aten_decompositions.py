@@ -49,6 +49,7 @@ from fxdsl.frontends.aten_quantized import DECOMPOSITIONS as QUANTIZED
 from fxdsl.frontends.aten_transformer_fast_path import (
     DECOMPOSITIONS as TRANSFORMER_FAST_PATH,
 )
+from fxdsl.frontends.traced_vjp import traced_vjp
 
 
 @functools.cache
@@ -85,31 +86,28 @@ def _linear_cross_entropy(
         )
     reduction, ignore_index, label_smoothing = options[:3]
     asked = [bool(flag) for flag in options[-3:]]  # input, weight, bias
-    with torch.enable_grad():
-        leaves = [
-            None if t is None else t.detach().requires_grad_(flag)
-            for t, flag in zip((input, linear_weight, linear_bias), asked, strict=True)
-        ]
-        loss = F.cross_entropy(
-            F.linear(*leaves),
+
+    def loss_of(x: Any, w: Any, b: Any) -> Any:
+        return F.cross_entropy(
+            F.linear(x, w, b),
             target,
             weight,
             ignore_index=ignore_index,
             reduction=reduction,
             label_smoothing=label_smoothing,
         )
-        wanted = [t for t in leaves if t is not None and t.requires_grad]
-        found = iter(torch.autograd.grad(loss, wanted) if wanted else ())
+
+    loss, found = traced_vjp(loss_of, (input, linear_weight, linear_bias), asked)
     empty = [(0, 0), (0, 0), (0,)]
     grads = []
-    for leaf, flag, shape in zip(leaves, asked, empty, strict=True):
+    for grad, flag, shape in zip(found, asked, empty, strict=True):
         if not flag:
             grads.append(input.new_empty(shape))
-        elif leaf is None:  # a bias gradient asked for without a bias
+        elif grad is None:  # a bias gradient asked for without a bias
             grads.append(input.new_zeros(linear_weight.shape[:-1]))
         else:
-            grads.append(next(found).to(input.dtype))
-    return (loss.detach(), *grads)
+            grads.append(grad.to(input.dtype))
+    return (loss, *grads)
 
 
 def _embedding_renorm(

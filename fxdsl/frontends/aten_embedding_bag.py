@@ -41,25 +41,22 @@ from fxdsl.frontends.aten_ops import UnsupportedNode
 _SUM, _MEAN, _MAX = 0, 1, 2
 
 
-def _bag_of(indices: Any, offsets: Any, bags: int) -> tuple[Any, Any]:
-    """Each index's bag (the last bag whose offset it reaches; -1 before the
-    first) and whether a bag holds it (it lies before the end of the last
-    bag: `offsets[bags]` with `include_last_offset`, documented to be the
-    end, else the end)."""
+def _bag_of(indices: Any, offsets: Any, bags: int, padding_idx: int) -> tuple[Any, Any]:
+    """Each index's bag (the last bag whose offset it reaches) and whether
+    that bag counts it: it lies in a bag (not before the first offset;
+    before `offsets[bags]` with `include_last_offset`, documented to be the
+    end) and is not `padding_idx`."""
     import torch
 
     position = torch.arange(indices.shape[0], device=indices.device)
     starts = offsets[:bags]
     bag = (starts.unsqueeze(0) <= position.unsqueeze(1)).sum(1) - 1
-    inside = bag >= 0
+    kept = bag >= 0
     if offsets.shape[0] > bags:  # include_last_offset: the last offset ends it
-        inside = inside & (position < offsets[bags])
-    return bag.clamp(min=0), inside
-
-
-def _kept(indices: Any, inside: Any, padding_idx: int) -> Any:
-    """The indices a bag counts: inside one, and not `padding_idx`."""
-    return inside & (indices != padding_idx) if padding_idx >= 0 else inside
+        kept = kept & (position < offsets[bags])
+    if padding_idx >= 0:
+        kept = kept & (indices != padding_idx)
+    return bag.clamp(min=0), kept
 
 
 def _sizes(bag: Any, kept: Any, bags: int) -> Any:
@@ -87,8 +84,7 @@ def _embedding_bag(
     if indices.dim() != 1:
         raise UnsupportedNode("embedding_bag with 2-D indices in training")
     bags = offsets.shape[0] - 1 if include_last_offset else offsets.shape[0]
-    bag, inside = _bag_of(indices, offsets, bags)
-    kept = _kept(indices, inside, padding_idx)
+    bag, kept = _bag_of(indices, offsets, bags, padding_idx)
     sizes = _sizes(bag, kept, bags)
     member = (bag.unsqueeze(0) == torch.arange(bags).unsqueeze(1)) & kept  # (B, L)
     rows = weight[indices]  # (L, D)
@@ -134,8 +130,7 @@ def _embedding_bag_backward(
     if sparse:
         raise UnsupportedNode("embedding_bag's sparse gradient has no graph form")
     bags = grad.shape[0]
-    bag, inside = _bag_of(indices, offsets, bags)
-    kept = _kept(indices, inside, padding_idx)
+    bag, kept = _bag_of(indices, offsets, bags, padding_idx)
     table = grad.new_zeros((num_weights, grad.shape[1]))
     if scale_grad_by_freq:
         # torch's CPU kernel divides a row's gradient by another index's
@@ -172,8 +167,7 @@ def _per_sample_weights_backward(
 
     if mode != _SUM:
         raise UnsupportedNode("per_sample_weights are only defined in sum mode")
-    bag, inside = _bag_of(indices, offsets, grad.shape[0])
-    kept = _kept(indices, inside, padding_idx)
+    bag, kept = _bag_of(indices, offsets, grad.shape[0], padding_idx)
     dots = (grad[bag] * weight[indices].to(grad.dtype)).sum(1)
     return torch.where(kept, dots, 0.0)
 

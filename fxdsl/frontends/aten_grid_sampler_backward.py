@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from fxdsl.frontends.traced_vjp import traced_vjp
+
 
 def _grid_sampler_2d_backward(
     grad_output: Any,
@@ -32,24 +34,12 @@ def _grid_sampler_2d_backward(
     from torch._decomp import decomposition_table
 
     forward = decomposition_table[torch.ops.aten.grid_sampler_2d.default]
-    with torch.enable_grad():
-        wanted = [
-            t.detach().requires_grad_(True)
-            for t, asked in zip((input, grid), output_mask, strict=True)
-            if asked
-        ]
-        leaves = iter(wanted)
-        x, g = (
-            next(leaves) if asked else t
-            for t, asked in zip((input, grid), output_mask, strict=True)
-        )
-        out = forward(x, g, interpolation_mode, padding_mode, align_corners)
-        grads = torch.autograd.grad(out, wanted, grad_output, allow_unused=True)
-    found = iter(
-        torch.zeros_like(t) if d is None else d
-        for d, t in zip(grads, wanted, strict=True)
-    )
-    return tuple(next(found) if asked else None for asked in output_mask)  # type: ignore[return-value]
+
+    def sample(x: Any, g: Any) -> Any:
+        return forward(x, g, interpolation_mode, padding_mode, align_corners)
+
+    _, grads = traced_vjp(sample, (input, grid), output_mask, grad_output)
+    return grads[0], grads[1]
 
 
 DECOMPOSITIONS = {
