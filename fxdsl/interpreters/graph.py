@@ -68,6 +68,7 @@ from xdsl.interpreter import (
 )
 from xdsl.ir import Attribute, Operation
 
+from fxdsl.interpreters.erf import erf
 from fxdsl.interpreters.random import random_values
 from fxdsl.ir import graph
 from fxdsl.ir.dtypes import (
@@ -81,7 +82,6 @@ from fxdsl.ir.utils import location_of
 
 Array = np.ndarray[Any, Any]
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
-_erf_f64 = np.frompyfunc(math.erf, 1, 1)
 
 
 class InterpretationFailure(ValueError):
@@ -136,11 +136,6 @@ def _finish(op: Operation, *values: Any) -> tuple[Array, ...]:
 # --------------------------------------------------------------------------- #
 # Elementwise math
 # --------------------------------------------------------------------------- #
-
-
-def _erf(x: Array) -> Array:
-    # numpy has no erf; math.erf on float64 is correctly rounded for f32.
-    return np.asarray(_erf_f64(x.astype(np.float64)), dtype=x.dtype)
 
 
 def _sigmoid(x: Array) -> Array:
@@ -274,7 +269,7 @@ UNARY: dict[type[Operation], Callable[[Array], Array]] = {
     graph.SigmoidOp: _sigmoid,
     graph.ReluOp: lambda x: np.where(x < 0, np.zeros((), x.dtype), x),
     graph.SiluOp: lambda x: x * _sigmoid(x),
-    graph.ErfOp: _erf,
+    graph.ErfOp: erf,
     graph.SinOp: np.sin,
     graph.CosOp: np.cos,
     graph.ReciprocalOp: np.reciprocal,
@@ -450,7 +445,7 @@ class GraphFunctions(InterpreterFunctions):
         if op.mode == "tanh":
             inner = _SQRT_2_OVER_PI * (x + 0.044715 * x * x * x)
             return _finish(op, 0.5 * x * (1.0 + np.tanh(inner)))
-        return _finish(op, 0.5 * x * (1.0 + _erf(x / math.sqrt(2.0))))
+        return _finish(op, 0.5 * x * (1.0 + erf(x / math.sqrt(2.0))))
 
     @impl(graph.BitcastOp)
     def run_bitcast(
