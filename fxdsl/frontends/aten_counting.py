@@ -338,11 +338,42 @@ _SEGMENT_START = {"sum": 0.0, "mean": 0.0, "prod": 1.0, "max": -math.inf}
 """Where a segment's reduction starts without `initial` (min: +inf)."""
 
 
+def _segment_hits(
+    lengths: Tensor | None, offsets: Tensor | None, shape: list[int], axis: int
+) -> Tensor:
+    """Whether element j (along `axis` of a tensor of `shape`) lies in
+    segment s: (..., k, n) i1, where `lengths` (k) or `offsets` (k + 1) has
+    a dim per dim of `shape` before `axis` (torch's batched segments) and
+    the mask a size-one dim for each after it."""
+    bounds = lengths if lengths is not None else offsets
+    if bounds is None or list(bounds.shape[:-1]) != list(shape[:axis]):
+        raise UnsupportedNode(
+            "segment_reduce's lengths or offsets must have the data's dims "
+            "before axis, then the segments"
+        )
+    last = bounds.ndim - 1
+    if offsets is not None:
+        k = offsets.shape[-1] - 1
+        start = ops.slice(offsets, [0] * last + [0], [*offsets.shape[:-1], k])
+        end = ops.slice(offsets, [0] * last + [1], list(offsets.shape))
+    else:
+        k = lengths.shape[-1]
+        end = ops.cumsum(lengths, last)
+        start = ops.sub(end, lengths)
+    n = shape[axis]
+    _check_pairs("segment_reduce", math.prod(shape) * k)
+    batch = [*shape[:axis], *[1] * (len(shape) - 1 - axis)]
+    start, end = reshape(start, [*batch, k, 1]), reshape(end, [*batch, k, 1])
+    j = _arange(n, [1, n])
+    return ops.logical_and(ops.ge(j, start), ops.lt(j, end))
+
+
 @aten("segment_reduce.default")
 def _segment_reduce(call: AtenCall) -> Tensor:
     """`data` reduced over consecutive segments along `axis`, given by
-    `lengths` or `offsets` (1-D): per (segment, element) pair whether the
-    element lies in the segment, then the reduction of the hits, starting
+    `lengths` or `offsets` (a set of segments per index of the dims before
+    `axis`): per (segment, element) pair whether the element lies in the
+    segment, then the reduction of the hits, starting
     from `initial` (else 0, 1, -inf or +inf); an empty segment's mean is
     `initial`, else NaN, as torch's."""
     data: Tensor = cast_to(call.args[0], call.dtype)
@@ -350,23 +381,11 @@ def _segment_reduce(call: AtenCall) -> Tensor:
     lengths, offsets = call.kwargs.get("lengths"), call.kwargs.get("offsets")
     axis = dim_of(data, call.kwargs.get("axis", 0))
     initial = call.kwargs.get("initial")
-    bounds = lengths if lengths is not None else offsets
-    if bounds is None or bounds.ndim != 1 or call.kwargs.get("indices") is not None:
-        raise UnsupportedNode("segment_reduce takes 1-D lengths or offsets only")
-    if offsets is not None:
-        k = offsets.shape[0] - 1
-        start = ops.slice(offsets, [0], [k])
-        end = ops.slice(offsets, [1], [k + 1])
-    else:
-        k = lengths.shape[0]
-        end = ops.cumsum(lengths, 0)
-        start = ops.sub(end, lengths)
-    n, last = data.shape[axis], data.ndim - 1
-    _check_pairs("segment_reduce", math.prod(data.shape) * k)
-    j = _arange(n, [1, n])
-    hit = ops.logical_and(
-        ops.ge(j, reshape(start, [k, 1])), ops.lt(j, reshape(end, [k, 1]))
-    )  # (k, n)
+    if call.kwargs.get("indices") is not None:
+        raise UnsupportedNode("segment_reduce with indices")
+    hit = _segment_hits(lengths, offsets, data.shape, axis)
+    k, n = hit.shape[-2:]
+    last = data.ndim - 1
     moved = ops.swapaxes(data, axis, last) if axis != last else data
     values = reshape(moved, [*moved.shape[:-1], 1, n])
     begin = _SEGMENT_START.get(reduce, math.inf) if initial is None else initial
@@ -385,7 +404,7 @@ def _segment_reduce(call: AtenCall) -> Tensor:
     else:
         raise UnsupportedNode(f"segment_reduce with reduce={reduce!r}")
     if reduce == "mean":
-        count = ops.sum(ops.cast(hit, data.dtype), [1])  # (k,)
+        count = ops.sum(ops.cast(hit, data.dtype), [last + 1])  # (..., k)
         empty = math.nan if initial is None else begin
         result = ops.where(ops.gt(count, 0), ops.div(result, count), empty)
     return ops.swapaxes(result, axis, last) if axis != last else result

@@ -46,6 +46,9 @@ from fxdsl.frontends.aten_masked_scatter_backward import (
 )
 from fxdsl.frontends.aten_ops import UnsupportedNode
 from fxdsl.frontends.aten_quantized import DECOMPOSITIONS as QUANTIZED
+from fxdsl.frontends.aten_segment_reduce_backward import (
+    DECOMPOSITIONS as SEGMENT_REDUCE_BACKWARD,
+)
 from fxdsl.frontends.aten_transformer_fast_path import (
     DECOMPOSITIONS as TRANSFORMER_FAST_PATH,
 )
@@ -145,6 +148,7 @@ OWN: dict[str, Callable[..., Any]] = {
     **GRID_SAMPLER_BACKWARD,
     **DISTANCE_BACKWARD,
     **MASKED_SCATTER_BACKWARD,
+    **SEGMENT_REDUCE_BACKWARD,
 }
 """fxdsl's decompositions of ops torch gives none for (`embedding_renorm`,
 custom ops whose
@@ -154,7 +158,8 @@ matmuls: `aten_grouped_mm`, `torch.nn`'s Transformer fast path:
 `aten_quantized`; `embedding_bag` in training: `aten_embedding_bag`; the
 gradient of `grid_sample`: `aten_grid_sampler_backward`; those of
 `cdist` and `pdist`: `aten_distance_backward`; of `masked_scatter`'s
-source: `aten_masked_scatter_backward`), by overload name."""
+source: `aten_masked_scatter_backward`; of `segment_reduce`:
+`aten_segment_reduce_backward`), by overload name."""
 
 
 WRONG = frozenset({"aten.multilabel_margin_loss_forward.default"})

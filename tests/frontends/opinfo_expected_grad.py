@@ -12,8 +12,6 @@ Measured with `python -m fxdsl.testing.opinfo --levels grad --samples N
 
 EXPECTED: dict[str, dict[str, str]] = {
     "float32": {
-        "_segment_reduce.lengths": "1 of 4 operators ran in torch: aten._segment_reduce_backward.default x1 (aten._segment_reduce_backward.default has no graph-dialect mapping)",
-        "_segment_reduce.offsets": "1 of 4 operators ran in torch: aten._segment_reduce_backward.default x1 (aten._segment_reduce_backward.default has no graph-dialect mapping)",
         "chalf": "4 of 4 operators ran in torch: aten._to_copy.default x2 (whole graph), aten.view_as_real.default x1 (whole graph), aten.select.int x1 (whole graph); a whole graph: aten._to_copy.default (node %_to_cop",
         "combinations": "9 of 15 operators ran in torch: aten.view.default x1 (whole graph), aten.expand.default x1 (whole graph), aten.full.default x1 (whole graph), and 6 more kind(s); a whole graph: aten.masked_select.defa",
         "grid_sampler_3d": "1 of 2 operators ran in torch: aten.grid_sampler_3d_backward.default x1 (aten.grid_sampler_3d_backward.default has no graph-dialect mapping)",
@@ -32,8 +30,6 @@ EXPECTED: dict[str, dict[str, str]] = {
         "tensor_split": "42 of 42 operators ran in torch: aten._assert_scalar.default x11 (whole graph), aten.slice.Tensor x7 (whole graph), <built-in function ge> x7 (whole graph), and 5 more kind(s); a whole graph: aten._lo",
     },
     "bfloat16": {
-        "_segment_reduce.lengths": "1 of 4 operators ran in torch: aten._segment_reduce_backward.default x1 (aten._segment_reduce_backward.default has no graph-dialect mapping)",
-        "_segment_reduce.offsets": "1 of 4 operators ran in torch: aten._segment_reduce_backward.default x1 (aten._segment_reduce_backward.default has no graph-dialect mapping)",
         "chalf": "4 of 4 operators ran in torch: aten._to_copy.default x2 (whole graph), aten.view_as_real.default x1 (whole graph), aten.select.int x1 (whole graph); a whole graph: aten._to_copy.default (node %_to_cop",
         "combinations": "9 of 15 operators ran in torch: aten.view.default x1 (whole graph), aten.expand.default x1 (whole graph), aten.full.default x1 (whole graph), and 6 more kind(s); a whole graph: aten.masked_select.defa",
         "grid_sampler_3d": "1 of 2 operators ran in torch: aten.grid_sampler_3d_backward.default x1 (aten.grid_sampler_3d_backward.default has no graph-dialect mapping)",

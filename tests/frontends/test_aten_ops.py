@@ -363,6 +363,16 @@ COMPOSITES = {
     "segment_reduce mean offsets": lambda x: torch.segment_reduce(
         torch.nan_to_num(x), "mean", offsets=torch.tensor([0, 1, 1, 4])
     ),
+    # (inf as 1: a product of float32's extremes overflows or not by order)
+    "segment_reduce prod batched lengths": lambda x: torch.segment_reduce(
+        torch.nan_to_num(x, 0, 1, -1),
+        "prod",
+        lengths=torch.tensor([[1, 0, 4]] * 4),
+        axis=1,
+    ),
+    "segment_reduce min batched offsets": lambda x: torch.segment_reduce(
+        torch.nan_to_num(x), "min", offsets=torch.tensor([[0, 2, 5]] * 4), axis=1
+    ),
     "resize_ smaller": lambda x: x.clone().resize_(3, 4),
     # beta=0: the input is ignored, its NaN and inf too (Inductor's tests)
     "addmm beta=0": lambda x: torch.addmm(

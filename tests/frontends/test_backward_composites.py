@@ -8,6 +8,10 @@ and gives autograd's gradients.
 * `masked_scatter`'s source (`aten_masked_scatter_backward`), the mask
   broadcast, the source longer than the mask's count;
 * antialiased bilinear resizing (`_upsample_bilinear2d_aa_backward`);
+* `segment_reduce`'s data (`aten_segment_reduce_backward`) for every
+  reduction, with ties (split only where the gradient is positive, as
+  torch's kernel does), one and two zeros in a product, an empty segment,
+  offsets that skip elements, and segments batched over a leading dim;
 * a known-zero gradient (`_efficientzerotensor`: `sgn`'s backward)."""
 
 from __future__ import annotations
@@ -142,3 +146,49 @@ def test_chunked_linear_cross_entropy_trains(kwargs: dict[str, Any]) -> None:
         ) * 2.5  # fmt: skip
 
     _check(loss, *(t for t in (x, w, b) if t is not None))
+
+
+_SEGMENTED = [2.0, 5.0, 5.0, 0.0, 3.0, 0.0, 0.0, 4.0, -2.0, 1.0]
+"""Segments of lengths (3, 3, 0, 2, 2): a tied maximum, two zeros (a tied
+minimum), an empty one, one zero, and a plain pair."""
+_SEGMENT_BOUNDS = {
+    "lengths": {"lengths": torch.tensor([3, 3, 0, 2, 2])},
+    "offsets": {"offsets": torch.tensor([0, 3, 6, 6, 8, 10])},
+    "offsets skipping": {"offsets": torch.tensor([1, 3, 6, 9])},
+}
+
+
+@pytest.mark.parametrize("bounds", sorted(_SEGMENT_BOUNDS))
+@pytest.mark.parametrize(
+    ("reduce", "initial"),
+    [("sum", None), ("mean", None), ("max", None), ("min", None),
+     ("max", 4.0), ("prod", None), ("prod", 2.0)],
+)  # fmt: skip
+def test_segment_reduce_gradient(reduce: str, initial: Any, bounds: str) -> None:
+    data = torch.tensor(_SEGMENTED, requires_grad=True)
+    kwargs = dict(_SEGMENT_BOUNDS[bounds], initial=initial)
+    segments = torch.segment_reduce(data.detach(), reduce, **kwargs).shape[0]
+    # mixed signs: a negative gradient is not split among ties
+    weight = torch.linspace(-1.0, 1.5, segments)
+
+    def loss(data: Any) -> Any:
+        out = torch.segment_reduce(data, reduce, **kwargs)
+        return (torch.where(out.isfinite(), out, 0) * weight).sum()
+
+    _check(loss, data)
+
+
+@pytest.mark.parametrize("reduce", ["sum", "mean", "max", "min", "prod"])
+def test_segment_reduce_gradient_batched(reduce: str) -> None:
+    """Lengths per row of the leading dim, segments along axis 1 of a 3-D
+    tensor (its last dim rides along)."""
+    torch.manual_seed(0)
+    data = (torch.randint(-2, 3, (2, 6, 3)).float() / 2).requires_grad_(True)
+    lengths = torch.tensor([[2, 0, 4], [3, 3, 0]])
+    weight = torch.linspace(-1.0, 1.0, 18).reshape(2, 3, 3)
+
+    def loss(data: Any) -> Any:
+        out = torch.segment_reduce(data, reduce, lengths=lengths, axis=1)
+        return (torch.where(out.isfinite(), out, 0) * weight).sum()
+
+    _check(loss, data)
