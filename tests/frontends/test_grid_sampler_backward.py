@@ -1,9 +1,10 @@
-"""The gradient of `F.grid_sample` on 4-D inputs
+"""The gradient of `F.grid_sample` on 4-D and 5-D inputs
 (`aten_grid_sampler_backward`: the vector-Jacobian product of torch's
-decomposition of the forward): a training step through
-`torch.compile(backend="fxdsl")` compiles every operator and gives
-autograd's gradients of the input and of the grid, in every interpolation
-and padding mode, with and without `align_corners`."""
+decomposition of the 2-D forward, and of fxdsl's own of the 3-D one): a
+training step through `torch.compile(backend="fxdsl")` compiles every
+operator and gives the gradients of the input and of the grid torch's
+kernels give, in every interpolation and padding mode, with and without
+`align_corners`."""
 
 from __future__ import annotations
 
@@ -83,4 +84,51 @@ def test_only_the_input_gradient_when_the_grid_is_fixed() -> None:
 
     want, got, outcome = _gradients(loss, image)
     torch.testing.assert_close(got[0], want[0], rtol=1e-5, atol=1e-6)
+    assert outcome.compiled == outcome.total, outcome.summary()
+
+
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize("padding", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+def test_grid_sample_3d_gradients(mode: str, padding: str, align_corners: bool) -> None:
+    torch.manual_seed(0)
+    volume = torch.randn(2, 3, 4, 5, 6, requires_grad=True)
+    # points past the faces too, where the padding mode decides
+    grid = (torch.rand(2, 3, 4, 5, 3) * 2.6 - 1.3).requires_grad_(True)
+    weight = torch.linspace(0.5, 1.5, 5)
+
+    def loss(volume: Any, grid: Any) -> Any:
+        out = F.grid_sample(
+            volume * 1.5,
+            grid,
+            mode=mode,
+            padding_mode=padding,
+            align_corners=align_corners,
+        )
+        return (out.tanh() * weight).sum()
+
+    want, got, outcome = _gradients(loss, volume, grid)
+    for w, g in zip(want, got, strict=True):
+        torch.testing.assert_close(g, w, rtol=1e-4, atol=1e-5)
+    assert outcome.compiled == outcome.total, outcome.summary()
+    if mode == "nearest":
+        assert float(got[1].abs().sum()) == 0.0
+
+
+@pytest.mark.parametrize("padding", ["border", "reflection"])
+def test_grid_sample_3d_border_has_no_grid_gradient(padding: str) -> None:
+    """Points exactly on the faces and past them: torch's kernel counts a
+    clipped coordinate's border as outside (no gradient to the grid),
+    where `clamp`'s own gradient would pass."""
+    volume = torch.arange(2 * 3 * 4 * 5, dtype=torch.float32).reshape(1, 2, 3, 4, 5)
+    corners = torch.tensor([-1.0, 1.0, -1.5, 1.5, 0.25])
+    grid = torch.stack(torch.meshgrid(corners, corners, corners, indexing="ij"), -1)
+    grid = grid.reshape(1, 5, 5, 5, 3).requires_grad_(True)
+
+    def loss(grid: Any) -> Any:
+        out = F.grid_sample(volume, grid, padding_mode=padding, align_corners=True)
+        return out.square().sum()
+
+    want, got, outcome = _gradients(loss, grid)
+    torch.testing.assert_close(got[0], want[0], rtol=1e-5, atol=1e-5)
     assert outcome.compiled == outcome.total, outcome.summary()
