@@ -87,6 +87,9 @@ def _convolution_backward(call: AtenCall) -> tuple[Tensor | None, ...]:
     grad, x, weight = call.args[:3]
     # output_padding (args[8]) needs no use: a transposed conv's input
     # gradient is the plain conv, whose floor division drops those rows
+    # (all but floor(output_padding / stride) of them: an output_padding
+    # of a stride or more, allowed below the dilation, reads past x's end;
+    # those rows are cropped)
     stride, padding, dilation, transposed = call.args[4:8]
     groups = int(call.args[9])
     mask = list(call.args[10])
@@ -101,7 +104,10 @@ def _convolution_backward(call: AtenCall) -> tuple[Tensor | None, ...]:
     results: list[Tensor | None] = [None, None, None]
     if mask[0]:
         if transposed:
-            results[0] = conv(grad, weight, None, stride, padding, dilation, groups)
+            spread = conv(grad, weight, None, stride, padding, dilation, groups)
+            if spread.shape != x.shape:
+                spread = ops.slice(spread, [0] * x.ndim, list(x.shape))
+            results[0] = spread
         else:
             # the input rows the forward's floor division left unread
             dropped = [

@@ -44,6 +44,15 @@ CASES = {
         {"stride": 3, "padding": 2, "dilation": 2, "output_padding": 1},
         (6,),
     ),
+    # output_padding past the stride (allowed below the dilation): the
+    # input gradient's conv reads a row past the input (OpInfo's sample)
+    "transposed conv2d, output_padding past the stride": (
+        torch.nn.ConvTranspose2d,
+        2, 4, (4, 5),
+        {"stride": (3, 2), "padding": (1, 2), "output_padding": (2, 3),
+         "groups": 2, "dilation": 4},
+        (4, 4),
+    ),
 }  # fmt: skip
 
 
