@@ -50,7 +50,13 @@ def _partial(diff: Any, dist: Any, p: float) -> Any:
 
 
 def _cdist_backward(grad: Any, x1: Any, x2: Any, p: float, cdist: Any) -> Any:
-    """The gradient of `cdist(x1, x2, p)` with respect to `x1`: (..., R, M)."""
+    """The gradient of `cdist(x1, x2, p)` with respect to `x1`: (..., R, M)
+    over the broadcast batch dims; with no pairs at all, zeros of `x1`'s
+    own shape, as torch's kernel returns."""
+    import torch
+
+    if x1.numel() == 0 or x2.numel() == 0:
+        return torch.zeros_like(x1)
     diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)  # (..., R, S, M)
     return (grad.unsqueeze(-1) * _partial(diff, cdist, p)).sum(-2)
 

@@ -4,7 +4,8 @@ and gives autograd's gradients.
 
 * `cdist` and `pdist` (`aten_distance_backward`) for every p torch's
   kernels tell apart (0, below 1, below 2, 2, above 2, inf), with zero
-  distances (a row repeated) and ties of the max-norm;
+  distances (a row repeated) and ties of the max-norm, and an empty
+  batch;
 * `masked_scatter`'s source (`aten_masked_scatter_backward`), the mask
   broadcast, the source longer than the mask's count;
 * antialiased bilinear resizing (`_upsample_bilinear2d_aa_backward`);
@@ -60,6 +61,19 @@ def test_cdist_gradients(p: float) -> None:
 
     def loss(x1: Any, x2: Any) -> Any:
         return (torch.cdist(x1, x2, p=p) * weight).sum()
+
+    _check(loss, x1, x2)
+
+
+def test_cdist_gradient_of_an_empty_batch() -> None:
+    """x1 (3, 5) broadcast against x2 (0, 4, 5): torch's kernel gives x1
+    zeros of its own shape, not of the (empty) broadcast one (OpInfo's
+    10th sample: the importer's shape check refused it)."""
+    x1 = torch.randn(3, 5, requires_grad=True)
+    x2 = torch.randn(0, 4, 5, requires_grad=True)
+
+    def loss(x1: Any, x2: Any) -> Any:
+        return torch.cdist(x1, x2).sum() + x1.sum()
 
     _check(loss, x1, x2)
 
