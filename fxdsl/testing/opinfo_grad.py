@@ -103,12 +103,37 @@ def check_grad(case: Any) -> tuple[str, str]:
             return ("export", _first_line(error))
         finally:
             torch._dynamo.reset()
+        if got is None:  # no differentiable output: fxdsl's, or AOTAutograd's?
+            return _no_gradient(case)
     why = _differs(case, expected, got)
     if why:
         return ("wrong", why)
     if counted.in_torch:
         return ("fallback", counted.summary())
     return ("pass", "")
+
+
+def _no_gradient(case: Any) -> tuple[str, str]:
+    """The outcome of a sample whose compiled output carries no gradient
+    where eager's does: torch's own when `aot_eager` (AOTAutograd without
+    fxdsl) does the same (a strided `norm(x, 0)`), else a wrong answer."""
+    import torch
+
+    from fxdsl.testing.torch_models import function_module
+
+    torch._dynamo.reset()
+    try:
+        compiled = torch.compile(
+            function_module(case.call), backend="aot_eager", fullgraph=True
+        )
+        reference = _gradients(case, compiled, case.tensors)
+    except Exception:  # noqa: BLE001 - torch's failure, not ours
+        reference = None
+    finally:
+        torch._dynamo.reset()
+    if reference is None:
+        return ("export", "torch.compile drops the gradient (aot_eager too)")
+    return ("wrong", "the compiled output carries no gradient; eager's does")
 
 
 def _gradients(case: Any, call: Any, tensors: Sequence[Any]) -> list[Any] | None:
