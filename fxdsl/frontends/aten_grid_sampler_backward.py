@@ -33,47 +33,41 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 from typing import Any
 
 from fxdsl.frontends.aten_ops import UnsupportedNode
 from fxdsl.frontends.traced_vjp import traced_vjp
 
 
-def _grid_sampler_2d_backward(
-    grad_output: Any,
-    input: Any,
-    grid: Any,
-    interpolation_mode: int,
-    padding_mode: int,
-    align_corners: bool,
-    output_mask: list[bool],
-) -> tuple[Any, Any]:
+def _backward_of(forward: Callable[..., Any]) -> Callable[..., tuple[Any, Any]]:
+    """A `grid_sampler_*_backward` as the VJP of `forward(input, grid,
+    interpolation_mode, padding_mode, align_corners)`."""
+
+    def backward(
+        grad_output: Any,
+        input: Any,
+        grid: Any,
+        interpolation_mode: int,
+        padding_mode: int,
+        align_corners: bool,
+        output_mask: list[bool],
+    ) -> tuple[Any, Any]:
+        def sample(x: Any, g: Any) -> Any:
+            return forward(x, g, interpolation_mode, padding_mode, align_corners)
+
+        _, grads = traced_vjp(sample, (input, grid), output_mask, grad_output)
+        return grads[0], grads[1]
+
+    return backward
+
+
+def _sample_2d(*args: Any) -> Any:
+    """torch's own decomposition of grid_sampler_2d."""
     import torch
     from torch._decomp import decomposition_table
 
-    forward = decomposition_table[torch.ops.aten.grid_sampler_2d.default]
-
-    def sample(x: Any, g: Any) -> Any:
-        return forward(x, g, interpolation_mode, padding_mode, align_corners)
-
-    _, grads = traced_vjp(sample, (input, grid), output_mask, grad_output)
-    return grads[0], grads[1]
-
-
-def _grid_sampler_3d_backward(
-    grad_output: Any,
-    input: Any,
-    grid: Any,
-    interpolation_mode: int,
-    padding_mode: int,
-    align_corners: bool,
-    output_mask: list[bool],
-) -> tuple[Any, Any]:
-    def sample(x: Any, g: Any) -> Any:
-        return _sample_3d(x, g, interpolation_mode, padding_mode, align_corners)
-
-    _, grads = traced_vjp(sample, (input, grid), output_mask, grad_output)
-    return grads[0], grads[1]
+    return decomposition_table[torch.ops.aten.grid_sampler_2d.default](*args)
 
 
 def _sample_3d(
@@ -167,6 +161,6 @@ def _corner(x: Any, positions: list[Any], sizes: list[int]) -> Any:
 
 
 DECOMPOSITIONS = {
-    "aten.grid_sampler_2d_backward.default": _grid_sampler_2d_backward,
-    "aten.grid_sampler_3d_backward.default": _grid_sampler_3d_backward,
+    "aten.grid_sampler_2d_backward.default": _backward_of(_sample_2d),
+    "aten.grid_sampler_3d_backward.default": _backward_of(_sample_3d),
 }
