@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from fxdsl.interpreters.erf import SATURATION, STEP, erf
+from fxdsl.interpreters.erf import SATURATION, STEP, erf, table_erf
 
 _MATH_ERF = np.frompyfunc(math.erf, 1, 1)
 
@@ -20,12 +20,11 @@ def _grid() -> np.ndarray:
     return np.concatenate([dense, tiny, -tiny, knots, -knots, np.nextafter(knots, 9)])
 
 
-def test_float64_within_two_ulp_of_math_erf() -> None:
+def test_the_table_within_two_ulp_of_math_erf() -> None:
     x = _grid()
     want = _MATH_ERF(x).astype(np.float64)
-    got = erf(x)
+    got = table_erf(x)
     ulp = np.abs(got - want) / np.spacing(np.abs(want))
-    assert got.dtype == np.float64
     assert ulp.max() <= 2.0, f"{ulp.max()} ulp at x = {x[ulp.argmax()]!r}"
 
 
@@ -50,7 +49,7 @@ def test_float32_rounds_as_math_erf() -> None:
     ],
 )
 def test_special_values(x: float, want: float) -> None:
-    (got,) = erf(np.array([x]))
+    (got,) = table_erf(np.array([x]))
     assert got == want
     assert np.signbit(got) == np.signbit(want)
 
@@ -67,3 +66,8 @@ def test_nan_and_shape_kept() -> None:
 
 def test_zero_size() -> None:
     assert erf(np.zeros((0, 3), np.float32)).shape == (0, 3)
+
+
+def test_float64_is_math_erf() -> None:
+    x = _grid()
+    np.testing.assert_array_equal(erf(x), _MATH_ERF(x).astype(np.float64))
