@@ -8,7 +8,9 @@ is caught at the moment it is made, with the cycle spelled out:
 * `add_edge(a, b)` raises `CycleError([b, ..., a, b])` when `b` already
   reaches `a` (used by `graph-split` and by the outlining helper);
 * `contract(a, b)` merges two nodes into one and refuses (returns None) when
-  the merged node would lie on a cycle (used by `graph-partition`).
+  the merged node would lie on a cycle (used by `graph-partition`);
+  `checkpoint()` then `rollback()` split the nodes contracted since apart
+  again, in O(their edges) (`graph-dedup` tries a group's copies so).
 
 Cost: an edge that agrees with the current order is O(1). One that disagrees
 searches only the *affected window*, the nodes whose order lies between the
@@ -56,6 +58,8 @@ class DependencyGraph(Generic[Node]):
         self._ord = self._order.label  # node -> position label (same dict)
         self._inserted: dict[Node, int] = {}
         self._next = 0
+        # the contractions since `checkpoint()`, to undo (None: not kept)
+        self._journal: list[_Contraction[Node]] | None = None
         for node in nodes:
             self.add_node(node)
 
@@ -138,18 +142,52 @@ class DependencyGraph(Generic[Node]):
             ahead = sorted(forward.visited[1:], key=by_order)
             self._order.remove(a) if keep == b else self._order.replace(b, a)
             self._order.move_after(keep, ahead)
-        for succ in self._succ.pop(gone):
+        record = _Contraction(keep, gone, gone == a, self._inserted.pop(gone))
+        record.succ = list(self._succ.pop(gone))
+        for succ in record.succ:
             del self._pred[succ][gone]
-            if succ != keep:
+            if succ != keep and succ not in self._succ[keep]:
+                record.new_succ.append(succ)
                 self._succ[keep][succ] = None
                 self._pred[succ][keep] = None
-        for pred in self._pred.pop(gone):
+        record.pred = list(self._pred.pop(gone))
+        for pred in record.pred:
             del self._succ[pred][gone]
-            if pred != keep:
+            if pred != keep and pred not in self._pred[keep]:
+                record.new_pred.append(pred)
                 self._pred[keep][pred] = None
                 self._succ[pred][keep] = None
-        del self._inserted[gone]
+        if self._journal is not None:
+            self._journal.append(record)
         return keep
+
+    def checkpoint(self) -> None:
+        """Remember the graph as it is, for `rollback` (only contractions
+        may happen in between)."""
+        self._journal = []
+
+    def rollback(self) -> None:
+        """Undo the contractions since `checkpoint()`, newest first. Each
+        split-off node goes right next to its survivor, on its side: the
+        merged node's place is after all its predecessors and before all its
+        successors, so the order stays topological."""
+        assert self._journal is not None, "rollback without a checkpoint"
+        while self._journal:
+            record = self._journal.pop()
+            keep, gone = record.keep, record.gone
+            for succ in record.new_succ:
+                del self._succ[keep][succ], self._pred[succ][keep]
+            for pred in record.new_pred:
+                del self._pred[keep][pred], self._succ[pred][keep]
+            self._succ[gone] = dict.fromkeys(record.succ)
+            self._pred[gone] = dict.fromkeys(record.pred)
+            for succ in record.succ:
+                self._pred[succ][gone] = None
+            for pred in record.pred:
+                self._succ[pred][gone] = None
+            self._inserted[gone] = record.inserted
+            self._order.insert(keep, gone, after=not record.first)
+        self._journal = None
 
     # ----------------------------------------------------------------- orders
 
@@ -234,6 +272,18 @@ class DependencyGraph(Generic[Node]):
         first = min(range(len(ring)), key=lambda i: self._inserted[ring[i]])
         ring = ring[first:] + ring[:first]
         return [*ring, ring[0]]
+
+
+class _Contraction(Generic[Node]):
+    """What `contract` changed, for `rollback`: `gone`'s edges, the edges it
+    gave `keep`, whether `gone` came first, its insertion number."""
+
+    def __init__(self, keep: Node, gone: Node, first: bool, inserted: int) -> None:
+        self.keep, self.gone, self.first, self.inserted = keep, gone, first, inserted
+        self.succ: list[Node] = []
+        self.pred: list[Node] = []
+        self.new_succ: list[Node] = []
+        self.new_pred: list[Node] = []
 
 
 class _Walk(Generic[Node]):

@@ -71,6 +71,10 @@ class OrderList(Generic[Node]):
         `anchor`."""
         self._move(anchor, nodes, after=True)
 
+    def insert(self, anchor: Node, node: Node, after: bool) -> None:
+        """Put the new `node` right after (or before) `anchor`."""
+        self._place(anchor, [node], after)
+
     # ---------------------------------------------------------------- helpers
 
     def _move(self, anchor: Node, nodes: Sequence[Node], after: bool) -> None:
@@ -78,6 +82,9 @@ class OrderList(Generic[Node]):
             return
         for node in nodes:
             self._unlink(self.label.pop(node))
+        self._place(anchor, nodes, after)
+
+    def _place(self, anchor: Node, nodes: Sequence[Node], after: bool) -> None:
         if not self._room(anchor, len(nodes), after):
             self._renumber()
         slot = self.label[anchor]

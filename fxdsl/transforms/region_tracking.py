@@ -31,8 +31,9 @@ bidirectional and independent of source lines):
 
 Cost: keys and seeds are linear; a growth visits each op of its copies with
 its neighbours once; a seed set lying at one local index of an earlier growth
-with as many copies is not grown again; the dependency graph is rebuilt only
-after a refused merge. A stack of N equal layers costs O(N * layer size).
+with as many copies is not grown again; the dependency graph is built
+once and a refused merge is rolled back (`DependencyGraph.rollback`). A stack
+of N equal layers costs O(N * layer size).
 """
 
 from __future__ import annotations
@@ -124,7 +125,7 @@ class _Tracker:
                 self.key[op] = interned.setdefault(key, len(interned))
         self.claimed: set[Operation] = set()
         self.found: list[RegionGroup] = []
-        # the block with every found copy merged; None after a refused merge
+        # the block with every found copy merged (built on first use)
         self.graph: DependencyGraph[Operation] | None = None
 
     # ------------------------------------------------------------- selection
@@ -282,12 +283,12 @@ class _Tracker:
         far) without a cycle; else a smaller candidate: without the copies
         that could not merge while enough remain, else without the refused
         ops in every copy. None when too little is left."""
-        graph = self.graph or self.dependency_graph()
-        self.graph = None
+        graph = self.graph = self.graph or self.dependency_graph()
+        graph.checkpoint()
         refused = [merge(graph, copy) for copy in group.copies]
         if not any(refused):
-            self.graph = graph
             return group
+        graph.rollback()
         fine = [copy for copy, bad in zip(group.copies, refused) if not bad]
         if not refused[0] and len(fine) >= self.min_copies:
             return RegionGroup(fine)
@@ -302,9 +303,6 @@ class _Tracker:
                 source = producer(value)
                 if source is not None and source in self.position:
                     graph.add_edge(source, op)
-        for group in self.found:
-            for copy in group.copies:
-                assert not merge(graph, copy), "a found group no longer merges"
         return graph
 
 

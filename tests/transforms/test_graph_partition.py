@@ -401,6 +401,44 @@ def test_dependency_graph_contract_against_brute_force(
                     assert graph._ord[rep[a]] < graph._ord[rep[b]]  # pyright: ignore
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_a_rollback_splits_contracted_nodes_apart_again(
+    is_acyclic: Callable[[Edges], bool], seed: int
+) -> None:
+    """After `checkpoint`, contractions, `rollback`: every node and edge is
+    back, the kept order is topological (the windowed searches rely on it),
+    and contractions then refuse exactly the cyclic merges again."""
+    rng = random.Random(seed)
+    for _ in range(150):
+        n = rng.randint(2, 9)
+        edges = {
+            tuple(sorted(rng.sample(range(n), 2))) for _ in range(rng.randint(0, 15))
+        }
+        graph = DependencyGraph[int](range(n))
+        for a, b in sorted(edges):
+            graph.add_edge(a, b)
+        for _round in range(2):
+            graph.checkpoint()
+            for _ in range(rng.randint(1, 6)):
+                nodes = sorted(graph.nodes())
+                if len(nodes) < 2:
+                    break
+                graph.contract(*rng.sample(nodes, 2))
+            graph.rollback()
+            assert sorted(graph.nodes()) == list(range(n))
+            assert {(a, b) for a in range(n) for b in graph.successors(a)} == edges
+            assert {(a, b) for b in range(n) for a in graph.predecessors(b)} == edges
+            for a, b in edges:
+                assert graph._ord[a] < graph._ord[b]  # pyright: ignore
+        x, y = rng.sample(range(n), 2)
+        collapsed = {
+            (("m" if a in (x, y) else a), ("m" if b in (x, y) else b))
+            for a, b in edges
+            if {a, b} != {x, y}
+        }
+        assert (graph.contract(x, y) is not None) == is_acyclic(collapsed)
+
+
 def test_a_budgeted_contract_refuses_a_long_search() -> None:
     """Node 0 starts a chain 0 -> ... -> 19 and node 40 ends another, 20 ->
     ... -> 40, with no edge between them: the merge is legal, but proving it
