@@ -22,7 +22,7 @@ from fxdsl.frontends.aten_registry import (
     is_integer,
     widened,
 )
-from fxdsl.frontends.aten_select import product_of, strided_positions
+from fxdsl.frontends.aten_select import product_of, sorted_along, strided_positions
 from fxdsl.ir import graph
 from fxdsl.tracing import ops
 from fxdsl.tracing.tracer import Tensor
@@ -454,12 +454,16 @@ def _along_index(
     return reshape(combined, call.shape)
 
 
-INDEX_ADD_LIMIT = 1 << 32
-"""The most (result element, index entry) pairs a `graph.index_add` takes:
-its GPU kernel walks the whole index for each result element (no atomics,
-so the sums are deterministic and in the reference's order). A GPT-2
-(50257 x 768 table) training step's embedding gradient fits up to about
-100 tokens a step; beyond, the node runs in torch."""
+INDEX_ADD_WALK_LIMIT = 1 << 30
+"""The most (result element, index entry) pairs a `graph.index_add` walks:
+its GPU kernel then reads the whole index for each result element (no
+atomics, so the sums are deterministic and in the reference's order).
+Beyond, the importer adds the index's stable argsort (a bitonic network,
+`sorted_along`) as the op's `order`, and each element binary-searches its
+entries: cost the result plus the source, plus the network's log2(n)^2 / 2
+steps, about what walking 2^30 pairs costs (an estimate, not yet measured
+on a GPU). A GPT-2 (50257 x 768 table) embedding gradient walks up to 27
+tokens a step."""
 
 
 def _scatter_along(
@@ -473,15 +477,14 @@ def _scatter_along(
     count = math.prod(index.shape)
     if reduce == "sum" and include_self and x.ndim:
         n = x.shape[dim]
-        if math.prod(x.shape) * count > INDEX_ADD_LIMIT:
-            raise UnsupportedNode(
-                f"index_add of {count} slices into {math.prod(x.shape)} elements "
-                f"(more than {INDEX_ADD_LIMIT} element-index pairs)"
-            )
         if index.dtype not in ("i64", "i32"):
             index = cast_to(index, "i64")
         index = ops.where(ops.lt(index, 0), ops.add(index, n), index)
-        return ops.index_add(x, dim, reshape(index, [count]), source)
+        index = reshape(index, [count])
+        order = None
+        if math.prod(x.shape) * count > INDEX_ADD_WALK_LIMIT:
+            order = sorted_along(index, 0, descending=False)[1]
+        return ops.index_add(x, dim, index, source, order)
     along = [count if d == dim else 1 for d in range(x.ndim)]
     spread = ops.broadcast_to(reshape(index, along), list(source.shape))
     return _scatter(x, dim, spread, source, reduce, include_self)

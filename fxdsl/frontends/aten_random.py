@@ -24,7 +24,7 @@ from fxdsl.frontends.aten_registry import (
     aten,
     cast_to,
 )
-from fxdsl.frontends.aten_select import _sorted_along as sorted_along
+from fxdsl.frontends.aten_select import sorted_along
 from fxdsl.ir import graph
 from fxdsl.tracing import ops
 from fxdsl.tracing.tracer import Tensor

@@ -57,7 +57,6 @@ def _as_strided(call: AtenCall) -> Tensor:
     # of a sliced or transposed input, which Dynamo hands over as such);
     # only a read of storage the input does not hold (a gap, or past its
     # end: memory it shares with another tensor) has no value here.
-    import numpy as np
 
     x, size, stride = call.args[0], call.args[1], call.args[2]
     given = call.arg_results[0]
@@ -89,7 +88,6 @@ def _as_strided(call: AtenCall) -> Tensor:
 def strided_positions(size: list[int], stride: list[int], offset: int) -> Any:
     """The storage position of each element of a `size` view with `stride`
     from `offset` (an int64 array of shape `size`)."""
-    import numpy as np
 
     grids = np.indices(tuple(size), dtype=np.int64)
     start = np.full(tuple(size), offset, np.int64)
@@ -167,7 +165,6 @@ def _prod(call: AtenCall) -> Tensor:
 
 def _first_index(x: Tensor, hit: Tensor, dim: int, keepdim: bool) -> Tensor:
     """The first index along `dim` where `hit` (i1, x's shape) is true."""
-    import numpy as np
 
     size = x.shape[dim]
     positions = [1] * x.ndim
@@ -255,22 +252,20 @@ def _half(x: Tensor, part: int) -> Tensor:
     return ops.slice(x, starts, limits)
 
 
-def _sorted_along(x: Tensor, dim: int, descending: bool) -> tuple[Tensor, Tensor]:
+def sorted_along(x: Tensor, dim: int, descending: bool) -> tuple[Tensor, Tensor]:
     """(values, indices) of a stable sort of `x` along `dim`: a bitonic
     network over the (value, index) keys, the dim padded to a power of two
     with keys that sort last; log2(n)^2 / 2 compare-and-swap steps."""
     if x.ndim == 0:
         return x, ops.full([], 0.0, "i64")
     if x.dtype == "i1":
-        values, index = _sorted_along(ops.cast(x, "i32"), dim, descending)
+        values, index = sorted_along(ops.cast(x, "i32"), dim, descending)
         return ops.cast(values, "i1"), index
     n, last = x.shape[dim], x.ndim - 1
     x = ops.swapaxes(x, dim, last) if dim != last else x
     outer = list(x.shape[:-1])
     size = 1 << max(n - 1, 0).bit_length()
-    index = ops.broadcast_to(
-        ops.constant(np.arange(size, dtype=np.int64), "i64"), [*outer, size]
-    )
+    index = ops.broadcast_to(ops.arange(0, size), [*outer, size])
     values = x
     if size > n:
         if is_integer(x.dtype):
@@ -286,11 +281,13 @@ def _sorted_along(x: Tensor, dim: int, descending: bool) -> tuple[Tensor, Tensor
             split = [*outer, blocks, 2, step]
             v, i = reshape(values, split), reshape(index, split)
             lo, hi = (_half(v, 0), _half(i, 0)), (_half(v, 1), _half(i, 1))
-            # blocks whose bit `stage` is set sort the other way
-            flip = (np.arange(blocks) * 2 * step) & stage != 0
             swap = _before(hi, lo, descending)
-            if flip.any():
-                swap = ops.ne(swap, ops.constant(flip.reshape(blocks, 1, 1), "i1"))
+            if stage < size:
+                # blocks whose bit `stage` is set sort the other way (an
+                # arange, not a constant: a large sort's IR stays small)
+                starts = ops.arange(0, size, 2 * step)
+                flip = ops.ne(ops.bitwise_and(starts, stage), 0)
+                swap = ops.ne(swap, reshape(flip, [blocks, 1, 1]))
             axis = len(outer) + 1
             values = reshape(
                 ops.concat(
@@ -327,7 +324,7 @@ def _sort(call: AtenCall) -> tuple[Tensor, Tensor]:
     if x.ndim == 0:
         ops.normalize_dim("sort", int(dim), 1)
         return x, ops.full([], 0.0, "i64")
-    return _sorted_along(x, dim_of(x, dim), bool(descending))
+    return sorted_along(x, dim_of(x, dim), bool(descending))
 
 
 def _order_statistic(
@@ -338,7 +335,7 @@ def _order_statistic(
     sort; NaN sorts last."""
     if x.ndim == 0:
         return x, ops.full([], 0.0, "i64")
-    values, indices = _sorted_along(x, dim, descending=False)
+    values, indices = sorted_along(x, dim, descending=False)
     nans = ops.full([*x.shape[:dim], 1, *x.shape[dim + 1 :]], 0.0, "i64")
     if not is_integer(x.dtype):
         nans = ops.sum(ops.cast(ops.ne(x, x), "i64"), [dim], keepdim=True)
@@ -404,7 +401,7 @@ def _topk(call: AtenCall) -> tuple[Tensor, Tensor]:
         ops.normalize_dim("topk", int(dim), 1)
         return x, ops.full([], 0.0, "i64")
     d = dim_of(x, dim)
-    values, indices = _sorted_along(x, d, descending=largest)
+    values, indices = sorted_along(x, d, descending=largest)
     limit = [k if i == d else n for i, n in enumerate(x.shape)]
     start = [0] * x.ndim
     return ops.slice(values, start, limit), ops.slice(indices, start, limit)

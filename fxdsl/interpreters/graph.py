@@ -702,7 +702,7 @@ class GraphFunctions(InterpreterFunctions):
     def run_index_add(
         self, interpreter: Interpreter, op: graph.IndexAddOp, args: PythonValues
     ) -> PythonValues:
-        x, index, source = args
+        x, index, source, *order = args
         dim = op.dim.value.data
         _check_indices(op, index, x.shape[dim])
         # slice by slice in the order of the index, as torch's CPU kernels
@@ -710,6 +710,9 @@ class GraphFunctions(InterpreterFunctions):
         result = x.copy()
         at = np.moveaxis(result, dim, 0)  # views: writes reach `result`
         rows = np.moveaxis(source, dim, 0)
+        if order:
+            # the kernels add in `order`: it must sort the index stably
+            index, rows = _stably_sorted(op, index, order[0]), rows[order[0]]
         element = graph.dtype_of(op.result)
         if element not in (bf16, f16):
             np.add.at(at, index.astype(np.intp), rows)
@@ -763,6 +766,18 @@ class GraphFunctions(InterpreterFunctions):
         self, interpreter: Interpreter, op: graph.YieldOp, args: PythonValues
     ) -> tuple[TerminatorValue, PythonValues]:
         return ReturnedValues(args), ()
+
+
+def _stably_sorted(op: Operation, index: Array, order: Array) -> Array:
+    """`index` in `order`, which must be a stable argsort of it."""
+    count = index.shape[0]
+    if np.any(np.sort(order) != np.arange(count)):
+        raise _out_of_range(op, "order is not a permutation of the index")
+    ordered = index[order]
+    later = order[1:] > order[:-1]
+    if np.any((ordered[1:] < ordered[:-1]) | ((ordered[1:] == ordered[:-1]) & ~later)):
+        raise _out_of_range(op, "order is not a stable argsort of the index")
+    return ordered
 
 
 def _check_indices(op: Operation, indices: Array, size: int) -> None:

@@ -179,7 +179,9 @@ def _index_add(
     b: KernelEmitter, op: Operation, value: SSAValue, idx: Index
 ) -> SSAValue:
     """The input's element plus the source's slices `index` names for it,
-    each sum rounded to a 16-bit type as the reference rounds it."""
+    each sum rounded to a 16-bit type as the reference rounds it. With an
+    `order` (a stable argsort of the index), only the entries naming this
+    element's position are visited (`_sorted_entries`), in index order."""
     assert isinstance(op, graph.IndexAddOp)
     dtype = dtype_of(value)
     add = arith.AddfOp if isinstance(compute_type(dtype), AnyFloat) else arith.AddiOp
@@ -188,7 +190,52 @@ def _index_add(
         total = b.emit(add(carried, b.value_at(op.source, at)))
         return convert(b, total, dtype)
 
-    return _over_index(b, op, value, idx, added)
+    if op.order is None:
+        return _over_index(b, op, value, idx, added)
+    order, dim = op.order, op.dim.value.data
+    lower, upper = b.memo(
+        ("index_add", op, idx[dim]), lambda: _sorted_entries(b, op, idx[dim])
+    )
+
+    def step(j: SSAValue, carried: list[SSAValue]) -> list[SSAValue]:
+        k = b.emit(arith.IndexCastOp(b.value_at(order, (j,)), IndexType()))
+        return [added(carried[0], (*idx[:dim], k, *idx[dim + 1 :]))]
+
+    start = b.value_at(op.input, idx)
+    return b.loop(lower, upper, b.index(1), [start], step)[0]
+
+
+def _sorted_entries(
+    b: KernelEmitter, op: graph.IndexAddOp, position: SSAValue
+) -> tuple[SSAValue, SSAValue]:
+    """[lower, upper): the entries of `order` whose index is `position`,
+    by two binary searches over the sorted index, `bit_length(count)` steps
+    of a fixed loop (each step at least halves a non-empty range)."""
+    assert op.order is not None
+    count = shape_of(op.index)[0]
+    last, one = b.index(max(count - 1, 0)), b.index(1)
+
+    def halve(_i: SSAValue, bounds: list[SSAValue]) -> list[SSAValue]:
+        halved: list[SSAValue] = []
+        for lo, hi, relation in ((*bounds[:2], "slt"), (*bounds[2:], "sle")):
+            mid = b.emit(arith.DivUIOp(b.emit(arith.AddiOp(lo, hi)), b.index(2)))
+            # the load stays in bounds once the range is empty (lo = count)
+            at = b.emit(arith.MinSIOp(mid, last))
+            entry = b.emit(arith.IndexCastOp(b.value_at(op.order, (at,)), IndexType()))
+            key = b.emit(arith.IndexCastOp(b.value_at(op.index, (entry,)), IndexType()))
+            right = b.emit(arith.CmpiOp(key, position, relation))
+            open_ = b.emit(arith.CmpiOp(lo, hi, "slt"))
+            up = b.emit(arith.AndIOp(right, open_))
+            halved.append(
+                b.emit(arith.SelectOp(up, b.emit(arith.AddiOp(mid, one)), lo))
+            )
+            halved.append(b.emit(arith.SelectOp(right, hi, mid)))
+        return halved
+
+    steps = (b.index(0), b.index(count.bit_length()), one)
+    start = [b.index(0), b.index(count)] * 2
+    lower, _, upper, _ = b.loop(*steps, start, halve)
+    return lower, upper
 
 
 def _full(b: KernelEmitter, op: Operation, value: SSAValue, _idx: Index) -> SSAValue:

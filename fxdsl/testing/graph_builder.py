@@ -372,7 +372,7 @@ class _Builder:
         """`graph.index_add` or `graph.index_copy` of source slices into a
         value along one dim, at a constant index with repeats (up to twice
         the dim's size entries; a repeated position sums or keeps the last
-        slice)."""
+        slice); an index_add may carry the index's stable argsort."""
         picked = self.pick_dim()
         if picked is None:
             return self.unary()
@@ -388,7 +388,13 @@ class _Builder:
         index = self.emit(g.ConstantOp(attr), float(shape[dim]), squash=False)
         source = self.constant(source_shape)
         if self.chance(50):
-            op: Operation = g.IndexAddOp(x, index, source, dim)
+            order = None
+            if self.chance(50):  # the binary-searched form
+                ranks = sorted(range(count), key=lambda k: positions[k])
+                ranked = TensorType(i64, (count,))
+                attr = DenseIntOrFPElementsAttr.from_list(ranked, ranks)
+                order = self.emit(g.ConstantOp(attr), float(count), squash=False)
+            op: Operation = g.IndexAddOp(x, index, source, dim, order)
             bound = self.bound[x] + count * self.bound[source]
         else:
             op, bound = g.IndexCopyOp(x, index, source, dim), self.bound[x]

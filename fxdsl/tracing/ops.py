@@ -1133,15 +1133,24 @@ def index_copy(x: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     return wrap(emit(make, name, x, idx, src).result)
 
 
-def index_add(x: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+def index_add(
+    x: Tensor, dim: int, index: Tensor, source: Tensor, order: Tensor | None = None
+) -> Tensor:
     """torch's `x.index_add(dim, index, source)`: `x` with each slice of
     `source` along `dim` added to the slice the 1-D i64/i32 `index` names
-    (a repeated index sums). A new value: `x` itself is not changed."""
+    (a repeated index sums). A new value: `x` itself is not changed.
+    `order`, a stable argsort of `index` (i64), makes the GPU kernel's cost
+    the result's plus the source's instead of the result's times the
+    index's (`graph.IndexAddOp`)."""
     name = graph.IndexAddOp.name
     x, idx, src = _tensor(name, x), _tensor(name, index), _tensor(name, source)
     d = normalize_dim(name, dim, x.ndim)
-    make = lambda: graph.IndexAddOp(x.value, idx.value, src.value, d)
-    return wrap(emit(make, name, x, idx, src).result)
+    if order is None:
+        make = lambda: graph.IndexAddOp(x.value, idx.value, src.value, d)
+        return wrap(emit(make, name, x, idx, src).result)
+    sort = _tensor(name, order)
+    make = lambda: graph.IndexAddOp(x.value, idx.value, src.value, d, sort.value)
+    return wrap(emit(make, name, x, idx, src, sort).result)
 
 
 def embedding(indices: Tensor, weight: Tensor) -> Tensor:

@@ -14,7 +14,6 @@ EXPECTED: dict[str, dict[str, str]] = {
     "float32": {
         "chalf": "4 of 4 operators ran in torch: aten._to_copy.default x2 (whole graph), aten.view_as_real.default x1 (whole graph), aten.select.int x1 (whole graph); a whole graph: aten._to_copy.default (node %_to_cop",
         "combinations": "9 of 15 operators ran in torch: aten.view.default x1 (whole graph), aten.expand.default x1 (whole graph), aten.full.default x1 (whole graph), and 6 more kind(s); a whole graph: aten.masked_select.defa",
-        "grid_sampler_3d": "1 of 2 operators ran in torch: aten.grid_sampler_3d_backward.default x1 (aten.grid_sampler_3d_backward.default has no graph-dialect mapping, and in torch's decomposition of it aten.index_put.default does not import: index_add of 554400 slices into 5100480 elements (more than 4294967296 element-index pairs))",
         "index_fill": "9 of 14 operators ran in torch: aten.scalar_tensor.default x1 (whole graph), aten.unsqueeze.default x1 (whole graph), aten.expand.default x1 (whole graph), and 6 more kind(s); a whole graph: aten._uni",
         "index_put": "5 of 6 operators ran in torch: aten.full.default x1 (whole graph), aten.index_put.default x1 (whole graph), aten.index.Tensor x1 (whole graph), and 2 more kind(s); a whole graph: aten.index.Tensor (no",
         "linalg.cholesky": "2 of 30 operators ran in torch: aten.linalg_cholesky_ex.default x1 (in an island of 1 node(s), below min_block_size=5), with_effects x1 (with_effects has no graph-dialect mapping)",

@@ -1474,6 +1474,28 @@ def test_index_out_of_range_names_the_op_and_dim() -> None:
         _run_text(text, f32(4, 3), np.array([2, -4]))
 
 
+def test_index_add_in_a_given_order_checks_it_is_a_stable_argsort() -> None:
+    text = """func.func @f(%x: tensor<3x2xbf16>, %i: tensor<4xi64>, %s: tensor<4x2xbf16>,
+        %o: tensor<4xi64>) -> tensor<3x2xbf16> {
+      %r = graph.index_add %x, %i, %s, %o dim 0 : (tensor<3x2xbf16>, tensor<4xi64>,
+        tensor<4x2xbf16>, tensor<4xi64>) -> tensor<3x2xbf16>
+      func.return %r : tensor<3x2xbf16>
+    }"""
+    x = np.zeros((3, 2), np.float32)
+    index = np.array([2, 0, 2, 0])
+    # bf16 sums round each step: 256 + 1 + 1 is 256, in index order
+    source = np.array([[256, 1], [1, 1], [1, 1], [1, 2]], np.float32)
+    (out,) = _run_text(text, x, index, source, np.array([1, 3, 0, 2]))
+    assert out.tolist() == [[2.0, 3.0], [0.0, 0.0], [256.0, 2.0]]
+    for order, why in (
+        ([1, 3, 3, 2], "not a permutation"),
+        ([0, 2, 1, 3], "not a stable argsort"),
+        ([3, 1, 0, 2], "not a stable argsort"),
+    ):
+        with pytest.raises(ValueError, match=f"graph.index_add: order is {why}"):
+            _run_text(text, x, index, source, np.array(order))
+
+
 def test_index_copy_leaves_its_input_unchanged_and_checks_the_range() -> None:
     text = """func.func @f(%x: tensor<4x2xf32>, %i: tensor<1xi64>, %s: tensor<1x2xf32>)
         -> tensor<4x2xf32> {

@@ -271,6 +271,18 @@ def movement_cases() -> dict[str, str]:
                 f"%y = graph.{op} %x, %i, %s dim {dim} : ({x}, tensor<9xi64>, {s}) -> {x}",
                 f"%y : {x}",
             )  # fmt: skip
+        # with a stable argsort of the index: binary-searched entries (dim
+        # 1: position 5 has none, position 1 three)
+        index = "%i = graph.constant dense<[3, 1, 4, 1, 0, 2, 4, 1, 3]> : tensor<9xi64>"
+        order = "%o = graph.constant dense<[4, 1, 3, 7, 5, 0, 8, 2, 6]> : tensor<9xi64>"
+        name = f"index_add_sorted_{dtype}"
+        cases[name] = _func(
+            name, f"%x: {x}, %s: {s}", x,
+            f"{index}\n    {order}\n"
+            f"    %y = graph.index_add %x, %i, %s, %o dim {dim} "
+            f": ({x}, tensor<9xi64>, {s}, tensor<9xi64>) -> {x}",
+            f"%y : {x}",
+        )  # fmt: skip
     cases["constant"] = _func(
         "constant", "%x: tensor<4xi64>", "tensor<4xi64>",
         "%c = graph.constant dense<[3, 1, 4, 1]> : tensor<4xi64>\n"

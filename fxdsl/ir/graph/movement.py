@@ -17,8 +17,10 @@ from xdsl.ir import (
     SSAValue,
 )
 from xdsl.irdl import (
+    IRDLOperation,
     irdl_op_definition,
     operand_def,
+    opt_operand_def,
     prop_def,
     result_def,
     traits_def,
@@ -372,15 +374,53 @@ class IndexAddOp(IndexUpdate):
     in order of `k` (a repeated index sums; in 16-bit types each sum is
     rounded to the type, as torch's CPU kernels add). The gradient of an
     embedding or of a gathered table (`aten.index_put` with
-    `accumulate=True`): its cost is the source's size, not the input's
-    times the index's.
+    `accumulate=True`).
+
+    An optional 4th operand `order` (i64, the index's length) is a stable
+    argsort of `index`: with it, each result element finds its entries by
+    binary search and adds only those, so a kernel costs the result plus
+    the source, not the result times the index (a large vocabulary's
+    embedding gradient). The reference checks that it is one.
 
     %g = graph.index_add %zeros, %ids, %rows dim 0
            : (tensor<50x8xf32>, tensor<6xi64>, tensor<6x8xf32>)
            -> tensor<50x8xf32>
+    %g = graph.index_add %zeros, %ids, %rows, %order dim 0
+           : (tensor<50x8xf32>, tensor<6xi64>, tensor<6x8xf32>, tensor<6xi64>)
+           -> tensor<50x8xf32>
     """
 
     name = "graph.index_add"
+    # restated so that `order` comes after the base class's operands
+    input = operand_def(TensorType)
+    index = operand_def(TensorType)
+    source = operand_def(TensorType)
+    order = opt_operand_def(TensorType)
+
+    def __init__(
+        self,
+        input: SSAValue,
+        index: SSAValue,
+        source: SSAValue,
+        dim: int,
+        order: SSAValue | None = None,
+    ):
+        IRDLOperation.__init__(
+            self,
+            operands=[input, index, source, [] if order is None else [order]],
+            result_types=[input.type],
+            properties={"dim": IntegerAttr(dim, i64)},
+        )
+
+    def infer_result_types(self) -> list[Attribute]:
+        if self.order is not None and (
+            dtype_of(self.order) != i64 or shape_of(self.order) != shape_of(self.index)
+        ):
+            raise ShapeError(
+                f"order must be i64 of the index's shape {list(shape_of(self.index))}, "
+                f"got {self.order.type}"
+            )
+        return super().infer_result_types()
 
 
 @irdl_op_definition

@@ -122,5 +122,10 @@ func.func @index_add() {
   // CHECK-NEXT: %[[R:.*]] = "test.op"() : () -> tensor<6x8xbf16>
   // CHECK-NEXT: %{{.*}} = graph.index_add %[[T]], %[[I]], %[[R]] dim 0 : (tensor<50x8xbf16>, tensor<6xi32>, tensor<6x8xbf16>) -> tensor<50x8xbf16>
   %0 = graph.index_add %table, %ids, %rows dim 0 : (tensor<50x8xbf16>, tensor<6xi32>, tensor<6x8xbf16>) -> tensor<50x8xbf16>
+  // with the index's stable argsort
+  %order = "test.op"() : () -> (tensor<6xi64>)
+  // CHECK:      %[[O:.*]] = "test.op"() : () -> tensor<6xi64>
+  // CHECK-NEXT: %{{.*}} = graph.index_add %[[T]], %[[I]], %[[R]], %[[O]] dim 0 : (tensor<50x8xbf16>, tensor<6xi32>, tensor<6x8xbf16>, tensor<6xi64>) -> tensor<50x8xbf16>
+  %1 = graph.index_add %table, %ids, %rows, %order dim 0 : (tensor<50x8xbf16>, tensor<6xi32>, tensor<6x8xbf16>, tensor<6xi64>) -> tensor<50x8xbf16>
   func.return
 }

@@ -948,6 +948,16 @@ func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
+// graph.index_add: the order is the index's argsort, i64 of its shape.
+%x = "test.op"() : () -> (tensor<4x6xf32>)
+%i = "test.op"() : () -> (tensor<2xi64>)
+%s = "test.op"() : () -> (tensor<2x6xf32>)
+%o = "test.op"() : () -> (tensor<3xi64>)
+// CHECK: invalid.mlir:[[# @LINE + 1]]:1: error: graph.index_add: order must be i64 of the index's shape [2], got tensor<3xi64> (operands: tensor<4x6xf32>, tensor<2xi64>, tensor<2x6xf32>, tensor<3xi64>)
+%y = graph.index_add %x, %i, %s, %o dim 0 : (tensor<4x6xf32>, tensor<2xi64>, tensor<2x6xf32>, tensor<3xi64>) -> tensor<4x6xf32>
+
+// -----
+
 // graph.index_copy: source and input share the element type.
 %x = "test.op"() : () -> (tensor<4x6xf32>)
 %i = "test.op"() : () -> (tensor<2xi64>)
