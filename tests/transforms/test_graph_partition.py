@@ -360,6 +360,18 @@ def test_random_partition_differential(
     assert_same_numerics(before, module)
 
 
+def _random_dag(
+    rng: random.Random,
+) -> tuple[int, set[tuple[int, int]], DependencyGraph[int]]:
+    """Up to 9 nodes, up to 15 edges from lower to higher numbers."""
+    n = rng.randint(2, 9)
+    edges = {tuple(sorted(rng.sample(range(n), 2))) for _ in range(rng.randint(0, 15))}
+    graph = DependencyGraph[int](range(n))
+    for a, b in sorted(edges):
+        graph.add_edge(a, b)
+    return n, edges, graph  # type: ignore[return-value]
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_dependency_graph_contract_against_brute_force(
     is_acyclic: Callable[[Edges], bool], seed: int
@@ -368,13 +380,7 @@ def test_dependency_graph_contract_against_brute_force(
     keeps a valid order and the collapsed edges after each one."""
     rng = random.Random(seed)
     for _ in range(150):
-        n = rng.randint(2, 9)
-        edges = {
-            tuple(sorted(rng.sample(range(n), 2))) for _ in range(rng.randint(0, 15))
-        }
-        graph = DependencyGraph[int](range(n))
-        for a, b in sorted(edges):
-            graph.add_edge(a, b)
+        n, edges, graph = _random_dag(rng)
         rep = {i: i for i in range(n)}  # op -> surviving node of its group
         for _ in range(rng.randint(0, 8)):
             roots = sorted(set(rep.values()))
@@ -410,13 +416,7 @@ def test_a_rollback_splits_contracted_nodes_apart_again(
     and contractions then refuse exactly the cyclic merges again."""
     rng = random.Random(seed)
     for _ in range(150):
-        n = rng.randint(2, 9)
-        edges = {
-            tuple(sorted(rng.sample(range(n), 2))) for _ in range(rng.randint(0, 15))
-        }
-        graph = DependencyGraph[int](range(n))
-        for a, b in sorted(edges):
-            graph.add_edge(a, b)
+        n, edges, graph = _random_dag(rng)
         for _round in range(2):
             graph.checkpoint()
             for _ in range(rng.randint(1, 6)):
