@@ -82,13 +82,17 @@ BENCH_WORKLOADS = (
     "gemm_bf16",
     "mlp",
     "gpt2_block_b8_t512",
+    "embedding_grad_walk",
+    "embedding_grad_sorted",
 )
 """The workloads the goals are read against, in the order the open issues
-need them. The 2026-11-28 H200 run measured GPT-2 bf16 at B=1 (every
-variant), the row kernels, bf16 attention and the MLP, and ran out of
-budget in GPT-2 at B=8, ResNet-18 and generation: those come first now,
-after GPT-2 at B=1 again through the backend (whose per-call host time that
-run showed and the next commits cut). `bias_relu` sits beside
+need them (last, the two forms of an embedding gradient, to place
+`INDEX_ADD_WALK_LIMIT`, the importer's switch between them). The
+2026-11-28 H200 run measured GPT-2 bf16 at B=1 (every variant), the row
+kernels, bf16 attention and the MLP, and ran out of budget in GPT-2 at
+B=8, ResNet-18 and generation: those come first now, after GPT-2 at B=1
+again through the backend (whose per-call host time that run showed and
+the next commits cut). `bias_relu` sits beside
 `elementwise`: the same bytes with a few ALU ops an element, to tell the
 kernel's memory path from its math (about 230 PTX instructions a float4 in
 `elementwise`). Each runs as its own `fxdsl-bench --merge` command, so a
@@ -131,6 +135,8 @@ BENCH_ROWS: dict[str, tuple[str, ...]] = {
         for name in ("elementwise", "bias_relu", "softmax", "layer_norm")
     },
     "gemm_bf16": ("fxdsl", "torch-eager"),
+    "embedding_grad_walk": ("fxdsl", "torch-eager"),
+    "embedding_grad_sorted": ("fxdsl", "torch-eager"),
 }  # fmt: skip
 """The variants each workload is timed in, where not all of BENCH_VARIANTS:
 the rows its goals are read against (each variant costs a compile and its

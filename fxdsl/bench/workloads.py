@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp, TensorType
 
+from fxdsl.frontends.aten_select import sorted_along
 from fxdsl.frontends.models import (
     LN_EPS,
     example_inputs,
@@ -35,7 +36,7 @@ from fxdsl.frontends.models import (
     gpt2_stack,
     mlp,
 )
-from fxdsl.interpreters.run import entry_function
+from fxdsl.interpreters.run import entry_function, index_bound
 from fxdsl.ir.dtypes import round_to_bf16
 from fxdsl.ir.graph import shape_of
 from fxdsl.tracing import ops
@@ -119,13 +120,20 @@ def result_elements(module: ModuleOp) -> list[str]:
 def workload_inputs(module: ModuleOp) -> list[np.ndarray]:
     """`example_inputs`, each in its argument's storage: a bf16 argument's
     values rounded to bf16 (held as float32, as the reference and the
-    executor take them), an f16 one as float16."""
+    executor take them), an f16 one as float16, an integer one (token ids)
+    seeded and within the bound of what it indexes."""
     arrays = example_inputs(module)
+    rng = np.random.default_rng(0)
+    args = entry_function(module).args
     for index, element in enumerate(argument_elements(module)):
         if element == "bf16":
             arrays[index] = round_to_bf16(arrays[index])
         elif element == "f16":
             arrays[index] = arrays[index].astype(np.float16)
+        elif element in ("i64", "i32"):
+            bound = index_bound(module, args[index]) or 2
+            ids = rng.integers(0, bound, shape_of(args[index]))
+            arrays[index] = ids.astype(np.int64 if element == "i64" else np.int32)
     return arrays
 
 
@@ -207,6 +215,34 @@ def _gpt2(d: Dims) -> ModuleOp:
 # --------------------------------------------------------------------------- #
 # torch implementations (torch imported inside: it is optional)
 # --------------------------------------------------------------------------- #
+
+
+def _embedding_grad(sorted_: bool) -> Callable[[Dims], ModuleOp]:
+    """An embedding's gradient: K rows of D added into a (V, D) table of
+    zeros at token ids; `sorted_`: with the ids' stable argsort as
+    `graph.index_add`'s `order` (what the importer adds past
+    `INDEX_ADD_WALK_LIMIT` pairs), else the kernel walks every id."""
+
+    def build(d: Dims) -> ModuleOp:
+        def embedding_grad(ids: Tensor, rows: Tensor) -> Tensor:
+            table = ops.full([d["V"], d["D"]], 0.0)
+            order = sorted_along(ids, 0, descending=False)[1] if sorted_ else None
+            return ops.index_add(table, 0, ids, rows, order)
+
+        ids = TensorSpec((d["K"],), "i64")
+        return trace(embedding_grad, ids, TensorSpec((d["K"], d["D"])))
+
+    return build
+
+
+def _torch_embedding_grad(d: Dims) -> Callable[..., Any]:
+    import torch
+
+    def embedding_grad(ids: Any, rows: Any) -> Any:
+        table = torch.zeros(d["V"], d["D"], device=rows.device, dtype=rows.dtype)
+        return table.index_add(0, ids, rows)
+
+    return embedding_grad
 
 
 def _torch_elementwise(_d: Dims) -> Callable[..., Any]:
@@ -454,6 +490,24 @@ WORKLOADS: tuple[Workload, ...] = (
         _torch_gpt2,
         reduce_overhead=True,
         skinny=True,
+    ),
+    *(
+        Workload(
+            f"embedding_grad_{form}",
+            "a GPT-2 embedding's gradient: K rows of D into a (V, D) table at "
+            f"token ids, graph.index_add {how} (torch: atomics)",
+            {
+                "full": {"V": 50257, "D": 768, "K": 64},
+                "small": {"V": 4096, "D": 256, "K": 256},
+                "tiny": {"V": 50, "D": 8, "K": 12},
+            },
+            _embedding_grad(form == "sorted"),
+            _torch_embedding_grad,
+        )
+        for form, how in (
+            ("walk", "walking every id per element"),
+            ("sorted", "binary-searching the ids' stable argsort"),
+        )
     ),
     Workload(
         "resnet18_b1",

@@ -43,7 +43,13 @@ from fxdsl.bench.variants import (
     default_variants,
     without_fuse,
 )
-from fxdsl.bench.workloads import WORKLOADS, Workload, bytes_moved, workload_named
+from fxdsl.bench.workloads import (
+    WORKLOADS,
+    Workload,
+    bytes_moved,
+    workload_inputs,
+    workload_named,
+)
 from fxdsl.lowering.pipeline import GPU_PIPELINE
 from fxdsl.runtime.compile import compile_module
 from fxdsl.runtime.kernel_build import KernelCompileWarning
@@ -599,13 +605,12 @@ def test_fresh_caches_are_empty_and_restored(monkeypatch: pytest.MonkeyPatch) ->
 
 def test_torch_implementations_match_the_graphs() -> None:
     torch = pytest.importorskip("torch")
-    from fxdsl.frontends.models import example_inputs
     from fxdsl.interpreters.run import run_reference
 
     for workload in WORKLOADS:
         dims = workload.dims["tiny"]
         module = workload.module("tiny")
-        inputs = example_inputs(module)
+        inputs = workload_inputs(module)
         expected = run_reference(module, *inputs)[0]
         got = workload.torch_fn(dims)(*(torch.from_numpy(a) for a in inputs))
         np.testing.assert_allclose(got.numpy(), expected, rtol=1e-4, atol=1e-4)
