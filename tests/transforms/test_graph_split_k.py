@@ -121,9 +121,12 @@ def test_scale_is_linear_and_deterministic() -> None:
     big, small = decomposed(100), decomposed(25)
     twin = clone_module(big)
     t_big, text = timed(big)
-    t_small, _ = timed(small)
-    assert timed(twin)[1] == text
+    t_twin, twin_text = timed(twin)
+    assert twin_text == text
     assert text.count("graph.sum") >= 400
+    # the faster of two runs each: a loaded machine's pause is not the pass's
+    t_small = min(timed(clone_module(small))[0] for _ in range(2))
+    t_big = min(t_big, t_twin)
     assert t_big < 8 * t_small + 0.5  # linear: 4x the ops, not 16x the time
 
 
