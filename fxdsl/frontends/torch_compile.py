@@ -337,8 +337,9 @@ def _compile(
     where it cannot be (or with `dryrun`)."""
     in_torch = in_torch or gm.forward
     # A graph still symbolic once specialised has data-dependent sizes
-    # (`masked_select`, `combinations`): the importer says it cannot take
-    # them (specialising again would recurse for ever).
+    # (`masked_select`, `.item()`): their nodes run in torch
+    # (`torch_nodes.data_dependent`; specialising again would recurse for
+    # ever).
     if _symbolic(gm) and not specialised:
         return _boxed(_Specialising(gm, settings, label))
     name = f"graph_{next(_GRAPH_IDS)}"
@@ -876,8 +877,10 @@ def _in_torchs_strides(tensor: Any, val: Any) -> Any:
     if not isinstance(tensor, torch.Tensor) or not isinstance(val, torch.Tensor):
         return tensor
     wanted = val.stride()
-    if not all(isinstance(s, int) for s in wanted) or tensor.shape != val.shape:
-        return tensor  # symbolic strides: nothing fixed to match
+    if not all(isinstance(s, int) for s in (*wanted, *val.shape)):
+        return tensor  # symbolic sizes or strides: nothing fixed to match
+    if tensor.shape != val.shape:
+        return tensor
     if _same_layout(tensor.shape, tensor.stride(), wanted):
         return tensor
     laid_out = torch.empty_strided(

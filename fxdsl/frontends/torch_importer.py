@@ -32,6 +32,7 @@ from fxdsl.frontends.aten_ops import (
     target_name,
 )
 from fxdsl.frontends.torch_nodes import (
+    DATA_DEPENDENT_REASON,
     MASK_ARGUMENTS,
     MAX_DECOMPOSITION_DEPTH,
     NO_OPS,
@@ -43,6 +44,7 @@ from fxdsl.frontends.torch_nodes import (
     _describe,
     _erase_unused,
     _frames,
+    _held_type,
     _is_tensor,
     _is_view,
     _keep,
@@ -51,6 +53,7 @@ from fxdsl.frontends.torch_nodes import (
     _NotDecomposed,
     _returns_written,
     _torch_type,
+    data_dependent,
     draws_random,
     read_after,
     written_arguments,
@@ -457,9 +460,25 @@ class _Importer:
         target = target_name(node.target)
         if target in NO_OPS:
             return
-        _check_static(node)
         frames = _frames(node)
         last = self.block.last_op if self.block is not None else None
+        held = (
+            self.fallback is not None
+            and not self._is_folded_node(node)
+            and data_dependent(node)
+        )
+        if held and target == "<built-in function getitem>":
+            source, index = node.args  # a result of a held node's
+            self.values[node] = self.values[source][index]
+            return
+        if held:
+            with at_frames(frames):
+                self.values[node] = self._call_torch(
+                    node, target, frames, DATA_DEPENDENT_REASON
+                )
+            self._record_origin(node, last)
+            return
+        _check_static(node)
         try:
             if self._is_folded_node(node):
                 self.folded[node] = self._evaluate(node)
@@ -545,11 +564,16 @@ class _Importer:
         # input that needs no gradient): no result of the call stands for them
         everything = pytree.tree_leaves(result)
         leaves = [r for r in everything if r is not None]
-        if not leaves or not all(isinstance(r, torch.Tensor) for r in leaves):
+        if reason == DATA_DEPENDENT_REASON:
+            # held in torch: `?` sizes and numbers; none for a check
+            # (`_assert_scalar`)
+            types = [_held_type(r, node) for r in leaves]
+        elif not leaves or not all(isinstance(r, torch.Tensor) for r in leaves):
             raise TorchImportError(
                 _describe(node, f"a node left to torch must return tensors ({reason})")
             )
-        types = [_torch_type(r, node) for r in leaves]
+        else:
+            types = [_torch_type(r, node) for r in leaves]
         symbol = self._external(target, [t.type for t in operands], types)
         # Not through `emit`: a call verifies only inside a module, which the
         # function joins after the trace.
@@ -564,11 +588,13 @@ class _Importer:
             None
             if r is None
             else aten_complex.Complex(wrap(next(results)))
-            if r.is_complex()
+            if isinstance(r, torch.Tensor) and r.is_complex()
             else wrap(next(results))
             for r in everything
         )
-        return values[0] if isinstance(result, torch.Tensor) else values
+        if isinstance(result, list | tuple):
+            return values
+        return values[0] if values else None  # None: a check's
 
     def _external(self, target: str, inputs: list[Any], outputs: list[Any]) -> str:
         """The symbol of an external declaration of `target` with this

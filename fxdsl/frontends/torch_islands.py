@@ -4,7 +4,8 @@ The whole graph is imported into the graph dialect (`from_graph_module` in
 fallback mode): a node the importer cannot take (no mapping, a complex
 value, an importer error; on the GPU, a node on a type kernels do not
 compute in, `graph.KERNEL_TYPES`; a node that ends a recognised pattern is
-imported again outside it), or one whose ATen overload the user listed in
+imported again outside it; a node making or reading a size read from
+values, `torch_nodes.data_dependent`), or one whose ATen overload the user listed in
 `torch_executed_ops`, becomes a call of an external function
 `@"aten.<op>.<overload>"` carrying `torch.node`. Our own
 `CapabilityBasedPartitioner` then groups the graph ops into the largest

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from types import SimpleNamespace
 from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp, TensorType
@@ -217,6 +218,50 @@ def draws_random(node: Any) -> bool:
     if torch.Tag.nondeterministic_seeded not in getattr(node.target, "tags", ()):
         return False
     return aten_ops.draws_random(target_name(node.target), node.args, node.kwargs)
+
+
+DATA_DEPENDENT_REASON = (
+    "a size or number read from a tensor's values (nonzero, a boolean "
+    "mask, .item()), which only torch computes with"
+)
+"""Why a node `data_dependent` finds runs in torch (fallback mode)."""
+
+
+def data_dependent(node: Any) -> bool:
+    """Whether `node`'s value, or a value it reads, has a size or is a
+    number that depends on a tensor's values: an unbacked symbol of
+    torch's (`u0`: `nonzero`'s length, `.item()` with
+    `capture_scalar_outputs`). The graph dialect has static shapes, so in
+    fallback mode such a node runs in torch, its result held there, and
+    the rest of the graph still compiles (a static-shaped result of one,
+    `x[mask].sum()`, reaches islands as any torch result does)."""
+    from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
+
+    if free_unbacked_symbols(node.meta.get("val")):
+        return True
+    return any(free_unbacked_symbols(n.meta.get("val")) for n in node.all_input_nodes)
+
+
+def _held_type(value: Any, node: Any) -> TensorType[Attribute]:
+    """The IR type of a result of a `data_dependent` node (which only
+    torch nodes read): a tensor's, `?` for each size read from values; a
+    number's (SymInt, SymFloat, SymBool) as a 0-d tensor of i64, f64, i1.
+    The runner holds the value torch returns, a tensor or a Python number."""
+    import torch
+    from xdsl.dialects.builtin import DYNAMIC_INDEX, Float64Type, IntegerType
+
+    if isinstance(value, torch.SymBool | bool):
+        return TensorType(IntegerType(1), [])
+    if isinstance(value, torch.SymFloat | float):
+        return TensorType(Float64Type(), [])
+    if not isinstance(value, torch.Tensor):
+        return TensorType(IntegerType(64), [])
+    shape = [d if isinstance(d, int) else DYNAMIC_INDEX for d in value.shape]
+    # the element type as for a static result (`_torch_type`), then `?`s
+    static = _torch_type(SimpleNamespace(shape=(), dtype=value.dtype), node)
+    if value.dtype.is_complex:
+        shape.append(2)
+    return TensorType(static.element_type, shape)
 
 
 def _torch_type(value: Any, node: Any) -> TensorType[Attribute]:

@@ -13,9 +13,9 @@ Measured with `python -m fxdsl.testing.opinfo --levels grad --samples N
 EXPECTED: dict[str, dict[str, str]] = {
     "float32": {
         "chalf": "4 of 4 operators ran in torch: aten._to_copy.default x2 (whole graph), aten.view_as_real.default x1 (whole graph), aten.select.int x1 (whole graph); a whole graph: aten._to_copy.default (node %_to_cop",
-        "combinations": "9 of 15 operators ran in torch: aten.view.default x1 (whole graph), aten.expand.default x1 (whole graph), aten.full.default x1 (whole graph), and 6 more kind(s); a whole graph: aten.masked_select.defa",
-        "index_fill": "9 of 14 operators ran in torch: aten.scalar_tensor.default x1 (whole graph), aten.unsqueeze.default x1 (whole graph), aten.expand.default x1 (whole graph), and 6 more kind(s); a whole graph: aten._uni",
-        "index_put": "5 of 6 operators ran in torch: aten.full.default x1 (whole graph), aten.index_put.default x1 (whole graph), aten.index.Tensor x1 (whole graph), and 2 more kind(s); a whole graph: aten.index.Tensor (no",
+        "combinations": "4 of 15 operators ran in torch: aten.masked_select.default x1 (a size or number read from a tensor's values (nonzero, a boolean mask, .item()), which only torch computes with), aten.unsqueeze.default ",
+        "index_fill": "6 of 14 operators ran in torch: aten.unsqueeze.default x1 (in an island of 4 node(s), below min_block_size=5), aten.index_put.default x1 (in an island of 4 node(s), below min_block_size=5), aten.squee",
+        "index_put": "4 of 6 operators ran in torch: aten.index_put.default x1 (in an island of 2 node(s), below min_block_size=5), aten.index.Tensor x1 (a size or number read from a tensor's values (nonzero, a boolean mas",
         "linalg.cholesky": "2 of 30 operators ran in torch: aten.linalg_cholesky_ex.default x1 (in an island of 1 node(s), below min_block_size=5), with_effects x1 (with_effects has no graph-dialect mapping)",
         "linalg.eig": "19 of 38 operators ran in torch: aten.mm.default x3 (aten.mm.default has no graph-dialect mapping), aten.unsqueeze.default x3 (in an island of 3 node(s), below min_block_size=5), aten.select.int x2 (i",
         "linalg.eigvals": "4 of 15 operators ran in torch: aten.linalg_eig.default x1 (aten.linalg_eig.default has no graph-dialect mapping), aten._linalg_solve_ex.default x1 (aten._linalg_solve_ex.default has no graph-dialect ",
@@ -24,14 +24,14 @@ EXPECTED: dict[str, dict[str, str]] = {
         "linalg.solve": "2 of 11 operators ran in torch: aten._linalg_solve_ex.default x1 (in an island of 1 node(s), below min_block_size=5), with_effects x1 (with_effects has no graph-dialect mapping)",
         "linalg.tensorinv": "4 of 13 operators ran in torch: aten.view.default x2 (in an island of 3 node(s), below min_block_size=5), aten.linalg_inv_ex.default x1 (in an island of 3 node(s), below min_block_size=5), with_effect",
         "linalg.tensorsolve": "5 of 17 operators ran in torch: aten.view.default x3 (in an island of 4 node(s), below min_block_size=5), aten._linalg_solve_ex.default x1 (in an island of 4 node(s), below min_block_size=5), with_eff",
-        "masked_select": "6 of 11 operators ran in torch: aten._assert_scalar.default x2 (whole graph), aten.masked_select.default x1 (whole graph), aten.sym_size.int x1 (whole graph), and 2 more kind(s); a whole graph: aten.m",
-        "narrow": "9 of 9 operators ran in torch: <built-in function add> x2 (whole graph), aten._local_scalar_dense.default x1 (whole graph), <built-in function lt> x1 (whole graph), and 5 more kind(s); a whole graph: ",
-        "tensor_split": "42 of 42 operators ran in torch: aten._assert_scalar.default x11 (whole graph), aten.slice.Tensor x7 (whole graph), <built-in function ge> x7 (whole graph), and 5 more kind(s); a whole graph: aten._lo",
+        "masked_select": "2 of 11 operators ran in torch: aten.masked_select.default x1 (a size or number read from a tensor's values (nonzero, a boolean mask, .item()), which only torch computes with), aten.sym_size.int x1 (a",
+        "narrow": "9 of 9 operators ran in torch: <built-in function add> x2 (a size or number read from a tensor's values (nonzero, a boolean mask, .item()), which only torch computes with), aten._local_scalar_dense.de",
+        "tensor_split": "7 of 42 operators ran in torch: aten.slice.Tensor x4 (a size or number read from a tensor's values (nonzero, a boolean mask, .item()), which only torch computes with), aten._local_scalar_dense.default",
     },
     "bfloat16": {
         "chalf": "4 of 4 operators ran in torch: aten._to_copy.default x2 (whole graph), aten.view_as_real.default x1 (whole graph), aten.select.int x1 (whole graph); a whole graph: aten._to_copy.default (node %_to_cop",
-        "combinations": "9 of 15 operators ran in torch: aten.view.default x1 (whole graph), aten.expand.default x1 (whole graph), aten.full.default x1 (whole graph), and 6 more kind(s); a whole graph: aten.masked_select.defa",
-        "masked_select": "6 of 11 operators ran in torch: aten._assert_scalar.default x2 (whole graph), aten.masked_select.default x1 (whole graph), aten.sym_size.int x1 (whole graph), and 2 more kind(s); a whole graph: aten.m",
-        "tensor_split": "42 of 42 operators ran in torch: aten._assert_scalar.default x11 (whole graph), aten.slice.Tensor x7 (whole graph), <built-in function ge> x7 (whole graph), and 5 more kind(s); a whole graph: aten._lo",
+        "combinations": "4 of 15 operators ran in torch: aten.masked_select.default x1 (a size or number read from a tensor's values (nonzero, a boolean mask, .item()), which only torch computes with), aten.unsqueeze.default ",
+        "masked_select": "2 of 11 operators ran in torch: aten.masked_select.default x1 (a size or number read from a tensor's values (nonzero, a boolean mask, .item()), which only torch computes with), aten.sym_size.int x1 (a",
+        "tensor_split": "7 of 42 operators ran in torch: aten.slice.Tensor x4 (a size or number read from a tensor's values (nonzero, a boolean mask, .item()), which only torch computes with), aten._local_scalar_dense.default",
     },
 }

@@ -35,11 +35,10 @@ which Dynamo does not see. `test_matches_eager` counts those too: never
 more than one per distinct size of each graph (a third call back at the
 first size must reuse it). A graph whose only symbolic input is a float
 (an unspecialised float argument) is not shape-generic and compiles once.
-A row whose graph went to torch whole still passes, with a warning naming
-it (`pytest -rw` lists them): the rows that size a tensor from `.item()`
-(`capture_scalar_outputs`) or from `nonzero`/a boolean mask
-(`capture_dynamic_output_shape_ops`) do, as fxdsl's importer says it
-cannot take a size that depends on a tensor's values.
+No row's graph goes to torch whole. In the rows that size a tensor from
+`.item()` (`capture_scalar_outputs`) or from `nonzero`/a boolean mask
+(`capture_dynamic_output_shape_ops`), the nodes making or reading such
+sizes run in torch and the rest compiles (`torch_nodes.data_dependent`).
 
 Ported (bodies restated, shapes small): marking (`mark_dynamic`,
 `maybe_mark_dynamic`, `dynamic=True/False`), recompilation on a new shape
@@ -78,7 +77,7 @@ Not ported, and why:
   dtypes, custom ops through `torch.library`.
 - Unbacked-SymInt tests beyond the four here (`tolist` splits, custom ops
   on unbacked sizes, `_check_is_size` corner cases): they test Dynamo's
-  tracing, and fxdsl leaves such graphs to torch whole.
+  tracing; fxdsl runs their nodes in torch.
 """
 
 from __future__ import annotations
@@ -99,11 +98,11 @@ from torch import nn  # noqa: E402
 from torch._dynamo.utils import counters  # noqa: E402
 
 from fxdsl.testing.peer_cases import (  # noqa: E402
+    WHOLE_GRAPH_IN_TORCH,
     Case,
     assert_same,
     backend_log,
     fresh,
-    warn_whole_graphs,
 )
 
 pytestmark = [
@@ -665,7 +664,8 @@ def test_matches_eager(r: Sized) -> None:
     # size seen before reuses its compiled graph
     specialised = sum(SPECIALISED in m for m in log)
     assert specialised <= graphs * len(set(r.sizes)), log
-    warn_whole_graphs(log)
+    # sizes read from values (`.item()`, `nonzero`) included
+    assert not [m for m in log if WHOLE_GRAPH_IN_TORCH in m], log
 
 
 def _plain(p: Any) -> bool:

@@ -561,22 +561,32 @@ def test_data_dependent_sizes_run_in_torch_with_the_reason(
     caplog: pytest.LogCaptureFixture, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """`masked_select`'s size depends on values: no specialisation makes the
-    graph static (it specialised itself forever: RecursionError); it runs in
-    torch, the log and the dry-run report say why."""
+    graph static (it specialised itself forever: RecursionError). It and
+    the product reading it run in torch, the rest in fxdsl; the log and the
+    dry-run report say why."""
+    from fxdsl.frontends.torch_nodes import DATA_DEPENDENT_REASON
+
     torch._dynamo.config.capture_dynamic_output_shape_ops = True
+    options = {"min_block_size": 1}
     try:
         x = torch.randn(4, 5)
         with caplog.at_level(logging.WARNING, logger="fxdsl.torch_compile"):
-            got = torch.compile(_DataDependent(), backend="fxdsl")(x)
+            got = torch.compile(_DataDependent(), backend="fxdsl", options=options)(x)
         torch._dynamo.reset()
-        torch.compile(_DataDependent(), backend="fxdsl", options={"dryrun": True})(x)
+        dry = {**options, "dryrun": True}
+        torch.compile(_DataDependent(), backend="fxdsl", options=dry)(x)
     finally:
         torch._dynamo.config.capture_dynamic_output_shape_ops = False
     torch.testing.assert_close(got, _DataDependent()(x))
-    why = "aten.masked_select.default (node %masked_select): dynamic shape (u0,)"
+    why = f"(%masked_select: {DATA_DEPENDENT_REASON})"
     assert why in caplog.text
     report = capsys.readouterr().out
-    assert "the whole graph runs in torch: " + why in report
+    assert "  1 fxdsl island(s), sizes in fx nodes: 2\n" in report  # sin, gt
+    assert (
+        f"    %masked_select aten.masked_select.default: {DATA_DEPENDENT_REASON}"
+        in report
+    )
+    assert f"    %mul aten.mul.Tensor: {DATA_DEPENDENT_REASON}" in report
 
 
 class _Empty(torch.nn.Module):

@@ -6,7 +6,8 @@ go to torch whole says so, and why, in the dry-run report."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -146,3 +147,109 @@ def test_a_graph_that_goes_to_torch_whole_says_why_in_the_report(
         "placeholder (node %arg0_1): dtype torch.complex32 is not supported" in report
     )
     assert "  2 operators, 0 compiled (0.00 %)\n" in report
+
+
+@pytest.fixture
+def sizes_from_values() -> Iterator[None]:
+    """Dynamo keeps `nonzero`-like ops and `.item()` in its graph (else it
+    breaks the graph there and each piece has static sizes)."""
+    with torch._dynamo.config.patch(
+        capture_dynamic_output_shape_ops=True, capture_scalar_outputs=True
+    ):
+        yield
+
+
+def _masked_and_narrowed(x: Any, n: Any) -> Any:
+    y = (x.sin() + 1) * 2
+    picked = y[y > 2.5].cos()  # its length is read from y's values
+    head = x.narrow(0, 0, n.item())  # its length is n's value
+    return picked.sum() * x.exp() + 3, head.tanh() * 2
+
+
+def test_sizes_read_from_values_run_in_torch_and_the_rest_compiles(
+    sizes_from_values: None,
+) -> None:
+    """A node whose size (or number) is read from a tensor's values, and
+    every node that reads such a value, runs in torch; the static rest of
+    the graph compiles, and one plan serves every size the values give."""
+    from fxdsl.frontends.torch_nodes import DATA_DEPENDENT_REASON
+
+    plan = _plan_and_check(_masked_and_narrowed, torch.randn(8, 4), torch.tensor(3))
+    held = sorted(target for target, _, _ in plan.fallbacks.values())
+    assert held == [
+        "<built-in function add>",  # 0 + n.item(): narrow's end
+        "aten._local_scalar_dense.default",
+        "aten.cos.default",
+        "aten.index.Tensor",
+        "aten.mul.Tensor",
+        "aten.slice.Tensor",
+        "aten.sum.dim_IntList",  # a static result of values of `?` size
+        "aten.tanh.default",
+    ]
+    assert {why for _, why, _ in plan.fallbacks.values()} == {DATA_DEPENDENT_REASON}
+    islands = sorted(len(nodes) for nodes in plan.islands.values())
+    assert islands == [3, 4]  # sin..gt, and exp..add reading sum's result
+    text = str(plan.imported.module)
+    assert "(tensor<8x4xf32>, tensor<8x4xi1>) -> tensor<?xf32>" in text
+    assert "@aten._local_scalar_dense.default(%arg1)" in text
+    assert "(tensor<i64>) -> tensor<i64>" in text  # `.item()`: a number
+
+
+@contextmanager
+def _plans() -> Iterator[list[Plan]]:
+    """The backend's plans of the graphs compiled inside."""
+    plans: list[Plan] = []
+    real_plan = torch_compile.plan
+
+    def spy(*a: Any, **k: Any) -> Plan:
+        plans.append(real_plan(*a, **k))
+        return plans[-1]
+
+    torch_compile.plan = spy  # type: ignore[assignment]
+    try:
+        yield plans
+    finally:
+        torch_compile.plan = real_plan  # type: ignore[assignment]
+
+
+def test_one_plan_serves_every_size_read_from_values(sizes_from_values: None) -> None:
+    compiled = torch.compile(
+        _masked_and_narrowed, backend="fxdsl", options={"min_block_size": 1}
+    )
+    with _plans() as plans:
+        for n in (3, 6, 2):
+            x = torch.randn(8, 4)
+            got = compiled(x, torch.tensor(n))
+            want = _masked_and_narrowed(x, torch.tensor(n))
+            for g, w in zip(got, want, strict=True):
+                torch.testing.assert_close(g, w)
+    assert len(plans) == 1
+
+
+def test_a_gradient_through_a_boolean_mask_compiles_around_it(
+    sizes_from_values: None,
+) -> None:
+    """The forward's `h[h > 0]` has a length read from values: it and what
+    reads it run in torch, the rest of the forward in fxdsl. The backward
+    scatters that gradient back with the boolean mask (`index_put`), whose
+    shape is static: it compiles whole."""
+
+    def step(x: Any, w: Any) -> Any:
+        h = torch.tanh(x @ w)
+        return (h[h > 0] ** 2).sum() + (h * 3).exp().mean()
+
+    x = torch.randn(6, 5)
+    w1 = torch.randn(5, 4, requires_grad=True)
+    w2 = w1.detach().clone().requires_grad_()
+    compiled = torch.compile(step, backend="fxdsl", options={"min_block_size": 1})
+    with _plans() as plans:
+        got, want = compiled(x, w1), step(x, w2)
+        got.backward()
+    want.backward()
+    torch.testing.assert_close(got, want)
+    torch.testing.assert_close(w1.grad, w2.grad)
+    forward, backward = plans
+    assert forward.islands
+    assert forward.fallbacks
+    assert not backward.fallbacks  # the mask's own shape is static
+    assert any("index_put" in nodes for nodes in backward.islands.values())
