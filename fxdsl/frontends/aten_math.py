@@ -360,17 +360,23 @@ def _scatter_region(
         )
         combined = reshape(picked, [*outer, n])
     elif reduce in ("sum", "mean"):
-        combined = ops.sum(ops.where(hit, values, 0), [last + 1])
+        # a 16-bit sum: in f32 with `x`, rounded once (`widened`)
+        wide, self_wide = widened(x.dtype, values, target)
+        combined = ops.sum(ops.where(hit, wide, 0), [last + 1])
         if include_self:
-            combined = ops.add(combined, target)
+            combined = ops.add(combined, self_wide)
         if reduce == "mean":
             total = count if not include_self else ops.add(count, 1)
-            combined = ops.div(combined, ops.cast(ops.maximum(total, 1), x.dtype))
+            divisor = ops.cast(ops.maximum(total, 1), combined.dtype)
+            combined = ops.div(combined, divisor)
+        combined = cast_to(combined, x.dtype)
     elif reduce == "prod":
-        ones = ops.where(hit, values, 1)
+        wide, self_wide = widened(x.dtype, values, target)
+        ones = ops.where(hit, wide, 1)
         combined = reshape(product_of(ones, last + 1), [*outer, n])
         if include_self:
-            combined = ops.mul(combined, target)
+            combined = ops.mul(combined, self_wide)
+        combined = cast_to(combined, x.dtype)
     elif reduce in ("amax", "amin"):
         fill = extreme_value(x.dtype, largest=reduce != "amax")
         extreme = ops.max if reduce == "amax" else ops.min

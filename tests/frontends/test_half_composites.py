@@ -2,7 +2,8 @@
 function's series) compute in f32 and are rounded once, as torch's kernels
 are: their bf16/f16 results are as close to float64's as eager's, within
 one ulp; rounded after every graph op they were percents off (lgamma, i0).
-The GEMMs of addmm, baddbmm and a strided transposed conv (its phases)
+So do scatters that sum (accumulating `index_put`, `scatter_add`, a
+scatter's mean). The GEMMs of addmm, baddbmm and a strided transposed conv (its phases)
 keep their product in f32 for the rest (scale, bias), so they round once
 too."""
 
@@ -30,6 +31,11 @@ def _normal(*shape: int) -> Any:
     return torch.randn(*shape) * 4
 
 
+_PICK = torch.Generator().manual_seed(1)
+_ROWS, _COLS = torch.randint(0, 5, (2, 200), generator=_PICK)
+"""200 positions of a 5x5 table: 8 updates on each, on average."""
+_SCATTER_ROWS = torch.randint(0, 4, (30, 6), generator=_PICK)
+
 CASES: dict[str, tuple[Callable[..., Any], tuple[Any, ...]]] = {
     "lgamma": (torch.lgamma, (_positive(256),)),
     "i0": (torch.i0, (_normal(256),)),
@@ -43,6 +49,20 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[Any, ...]]] = {
     "addmm": (
         lambda b, x, y: torch.addmm(b, x, y, beta=0.3, alpha=1.5),
         (_normal(5, 6), _normal(5, 7), _normal(7, 6)),
+    ),
+    # the updates summed with the table's value in f32, rounded once
+    # (rounding their sum first was an ulp off where the total is exact)
+    "index_put_accumulate": (
+        lambda x, v: torch.index_put(x, (_ROWS, _COLS), v, accumulate=True),
+        (_normal(5, 5), _normal(200)),
+    ),
+    "scatter_add": (
+        lambda x, s: torch.scatter_add(x, 0, _SCATTER_ROWS, s),
+        (_normal(4, 6), _normal(30, 6)),
+    ),
+    "scatter_reduce_mean": (
+        lambda x, s: torch.scatter_reduce(x, 0, _SCATTER_ROWS, s, "mean"),
+        (_normal(4, 6), _normal(30, 6)),
     ),
     "conv_transpose2d": (
         lambda x, w, b: torch.nn.functional.conv_transpose2d(x, w, b, stride=2),
