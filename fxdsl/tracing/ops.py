@@ -1145,12 +1145,10 @@ def index_add(
     name = graph.IndexAddOp.name
     x, idx, src = _tensor(name, x), _tensor(name, index), _tensor(name, source)
     d = normalize_dim(name, dim, x.ndim)
-    if order is None:
-        make = lambda: graph.IndexAddOp(x.value, idx.value, src.value, d)
-        return wrap(emit(make, name, x, idx, src).result)
-    sort = _tensor(name, order)
-    make = lambda: graph.IndexAddOp(x.value, idx.value, src.value, d, sort.value)
-    return wrap(emit(make, name, x, idx, src, sort).result)
+    sort = [] if order is None else [_tensor(name, order)]
+    sort_value = sort[0].value if sort else None
+    make = lambda: graph.IndexAddOp(x.value, idx.value, src.value, d, sort_value)
+    return wrap(emit(make, name, x, idx, src, *sort).result)
 
 
 def embedding(indices: Tensor, weight: Tensor) -> Tensor:
