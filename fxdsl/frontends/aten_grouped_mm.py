@@ -49,11 +49,33 @@ def _grouped(input: Any, weight: Any, offs: Any) -> Any:
     if input.dim() != 2 or weight.dim() != 3 or offs.dim() != 1:
         raise UnsupportedNode(
             f"a grouped matmul of a {input.dim()}-d input, {weight.dim()}-d weights "
-            f"and {offs.dim()}-d offsets (fxdsl takes 2-d rows by 3-d weights)"
+            f"and {offs.dim()}-d offsets (fxdsl takes 2-d by 3-d, 2-d by 2-d and "
+            "3-d by 2-d)"
         )
     chosen = expert_of_rows(input.shape[0], offs)
     every = torch.matmul(input.unsqueeze(0), weight)  # (E, S, N)
     return torch.where(chosen.unsqueeze(-1), every, 0.0).sum(dim=0)
+
+
+def _grouped_columns(input: Any, weight: Any, offs: Any) -> Any:
+    """`(M, K)` by `(K, N)` with the runs along K -> `(E, M, N)`: expert
+    `e`'s columns of `input` times its rows of `weight`. A weight gradient
+    (the tokens' rows transposed, times their output gradients): what the
+    backward of a grouped product calls."""
+    import torch
+
+    chosen = expert_of_rows(input.shape[1], offs).unsqueeze(1)  # (E, 1, K)
+    return torch.matmul(torch.where(chosen, input.unsqueeze(0), 0.0), weight)
+
+
+def _grouped_outputs(input: Any, weight: Any, offs: Any) -> Any:
+    """`(E, M, K)` by `(K, N)` with the runs along N -> `(M, N)`: expert
+    `e`'s run of output columns is `input[e]` times those columns."""
+    import torch
+
+    chosen = expert_of_rows(weight.shape[1], offs).unsqueeze(1)  # (E, 1, N)
+    every = torch.matmul(input, weight)  # (E, M, N)
+    return torch.where(chosen, every, 0.0).sum(dim=0)
 
 
 def grouped_mm_fallback(input: Any, weight: Any, offs: Any) -> Any:
@@ -84,9 +106,11 @@ def grouped_mm(
     bias: Any = None,
     out_dtype: Any = None,
 ) -> Any:
-    """`aten._grouped_mm`: with `offs`, the rows-by-experts product above;
-    without, 3-d by 3-d, a batched matmul. A bias or another output dtype
-    is refused (the node runs in torch)."""
+    """`aten._grouped_mm`: with `offs`, by the operands' dims: 2-d by 3-d
+    (runs of rows, the product above), 2-d by 2-d (runs along K, one
+    product per expert: a weight gradient), 3-d by 2-d (runs of output
+    columns); without, 3-d by 3-d, a batched matmul. A bias or another
+    output dtype is refused (the node runs in torch)."""
     import torch
 
     if bias is not None:
@@ -97,6 +121,10 @@ def grouped_mm(
         if input.dim() != 3 or weight.dim() != 3:
             raise UnsupportedNode("a grouped matmul without offsets but not 3-d by 3-d")
         return torch.bmm(input, weight)
+    if offs.dim() == 1 and weight.dim() == 2 and input.dim() in (2, 3):
+        if input.dim() == 2:
+            return _grouped_columns(input, weight, offs)
+        return _grouped_outputs(input, weight, offs)
     return _grouped(input, weight, offs)
 
 

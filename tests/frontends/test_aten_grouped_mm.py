@@ -71,6 +71,39 @@ def test_the_backward_decomposition_is_autograds() -> None:
     torch.testing.assert_close(grad_w, w.grad)
 
 
+def _runs(offs: Any) -> list[tuple[int, int]]:
+    ends = offs.tolist()
+    return list(zip([0, *ends[:-1]], ends, strict=True))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_the_weight_gradient_and_column_forms_are_per_expert_products(
+    dtype: str,
+) -> None:
+    """2-d by 2-d (runs along K: one product per expert, what the backward
+    of a grouped product computes the weights' gradient with) and 3-d by
+    2-d (runs of output columns), against loops in float64; columns past
+    the last run take part in no product."""
+    generator = torch.Generator().manual_seed(1)
+    cast = getattr(torch, dtype)
+    tol = 1e-5 if dtype == "float32" else 2e-2
+    offs = torch.tensor(OFFS, dtype=torch.int32)  # runs over 10 of 12
+    a = torch.randn(5, 12, generator=generator).to(cast)
+    b = torch.randn(12, N, generator=generator).to(cast)
+    got = grouped_mm(a, b, offs)
+    want = torch.stack([a[:, s:e].double() @ b[s:e].double() for s, e in _runs(offs)])
+    assert got.shape == (len(OFFS), 5, N)
+    assert got.dtype == cast
+    torch.testing.assert_close(got.double(), want, rtol=tol, atol=tol)
+    a3 = torch.randn(len(OFFS), 5, K, generator=generator).to(cast)
+    b2 = torch.randn(K, 12, generator=generator).to(cast)
+    got = grouped_mm(a3, b2, offs)
+    want = torch.zeros(5, 12, dtype=torch.float64)
+    for expert, (s, e) in enumerate(_runs(offs)):
+        want[:, s:e] = a3[expert].double() @ b2[:, s:e].double()
+    torch.testing.assert_close(got.double(), want, rtol=tol, atol=tol)
+
+
 def test_what_the_decomposition_refuses() -> None:
     x, w, offs = _operands(torch.float32)
     with pytest.raises(UnsupportedNode, match="with a bias"):
@@ -124,6 +157,27 @@ def test_aten_grouped_mm_compiles_whole_in_bf16() -> None:
     got, (plan,) = _compiled(fn, x, w, offs)
     assert plan.compiled == plan.total, plan.report()
     torch.testing.assert_close(got, fn(x, w, offs), rtol=1e-2, atol=1e-2)
+
+
+def test_aten_grouped_mm_trains_whole_in_bf16() -> None:
+    """GPT-OSS's experts in a bf16 training step: the backward's weight
+    gradient is a 2-d by 2-d grouped product (it ran in torch)."""
+    x, w, offs = _operands(torch.bfloat16, grad=True)
+    offs[-1] = S
+
+    def fn(x: Any, w: Any, offs: Any) -> Any:
+        return torch._grouped_mm(x * 2, w, offs=offs).sin()
+
+    want = fn(x, w, offs)
+    want.float().sum().backward()
+    grads = x.grad.clone(), w.grad.clone()
+    x.grad = w.grad = None
+    got, plans = _compiled(fn, x, w, offs, backward=True)
+    torch.testing.assert_close(got, want, rtol=2e-2, atol=2e-2)
+    torch.testing.assert_close((x.grad, w.grad), grads, rtol=5e-2, atol=5e-2)
+    assert len(plans) == 2
+    for plan in plans:
+        assert plan.compiled == plan.total, plan.report()
 
 
 def test_a_shape_generic_graph_decomposes_it_at_run_time(
