@@ -686,7 +686,10 @@ def _logcumsumexp(call: AtenCall) -> Tensor:
     ) -> tuple[Tensor, ...]:
         return (_logaddexp(left[0], right[0]),)
 
-    return _scan((x,), dim, (-math.inf,), combine)[0]
+    # 16-bit: every step of the scan in f32 and the result rounded once, as
+    # torch's kernel (rounded per step, a bf16 gradient was 6 ulps off)
+    (wide,) = widened(x.dtype, x)
+    return cast_to(_scan((wide,), dim, (-math.inf,), combine)[0], x.dtype)
 
 
 def _logaddexp(a: Tensor, b: Tensor) -> Tensor:

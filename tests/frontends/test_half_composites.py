@@ -50,6 +50,8 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[Any, ...]]] = {
         lambda b, x, y: torch.addmm(b, x, y, beta=0.3, alpha=1.5),
         (_normal(5, 6), _normal(5, 7), _normal(7, 6)),
     ),
+    # a scan of log-add-exps: each step in f32 (per step, ulps off)
+    "logcumsumexp": (lambda x: torch.logcumsumexp(x, -1), (_normal(4, 256) + 30,)),
     # the updates summed with the table's value in f32, rounded once
     # (rounding their sum first was an ulp off where the total is exact)
     "index_put_accumulate": (
