@@ -7,7 +7,6 @@ go to torch whole says so, and why, in the dry-run report."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -19,6 +18,7 @@ torch = need("torch")
 
 from fxdsl.frontends import aten_ops, torch_compile  # noqa: E402
 from fxdsl.frontends.torch_islands import Plan  # noqa: E402
+from fxdsl.testing.generation import recording_plans  # noqa: E402
 from fxdsl.tracing import ops  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("fresh_dynamo")
@@ -195,28 +195,12 @@ def test_sizes_read_from_values_run_in_torch_and_the_rest_compiles(
     assert "(tensor<i64>) -> tensor<i64>" in text  # `.item()`: a number
 
 
-@contextmanager
-def _plans() -> Iterator[list[Plan]]:
-    """The backend's plans of the graphs compiled inside."""
-    plans: list[Plan] = []
-    real_plan = torch_compile.plan
-
-    def spy(*a: Any, **k: Any) -> Plan:
-        plans.append(real_plan(*a, **k))
-        return plans[-1]
-
-    torch_compile.plan = spy  # type: ignore[assignment]
-    try:
-        yield plans
-    finally:
-        torch_compile.plan = real_plan  # type: ignore[assignment]
-
-
 def test_one_plan_serves_every_size_read_from_values(sizes_from_values: None) -> None:
     compiled = torch.compile(
         _masked_and_narrowed, backend="fxdsl", options={"min_block_size": 1}
     )
-    with _plans() as plans:
+    plans: list[Plan] = []
+    with recording_plans(plans):
         for n in (3, 6, 2):
             x = torch.randn(8, 4)
             got = compiled(x, torch.tensor(n))
@@ -242,7 +226,8 @@ def test_a_gradient_through_a_boolean_mask_compiles_around_it(
     w1 = torch.randn(5, 4, requires_grad=True)
     w2 = w1.detach().clone().requires_grad_()
     compiled = torch.compile(step, backend="fxdsl", options={"min_block_size": 1})
-    with _plans() as plans:
+    plans: list[Plan] = []
+    with recording_plans(plans):
         got, want = compiled(x, w1), step(x, w2)
         got.backward()
     want.backward()
