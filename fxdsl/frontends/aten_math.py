@@ -160,8 +160,10 @@ ATEN["prims.signbit.default"] = _signbit
 @aten("hypot.default", "hypot_.default")
 def _hypot(call: AtenCall) -> Tensor:
     # sqrt(a^2 + b^2) scaled by the larger magnitude, so squares of large
-    # values do not overflow (torch's std::hypot does not)
-    a, b = (ops.abs(cast_to(v, call.dtype)) for v in call.args[:2])
+    # values do not overflow (torch's std::hypot does not); 16-bit in f32,
+    # rounded once (`widened`)
+    given = (cast_to(v, call.dtype) for v in call.args[:2])
+    a, b = (ops.abs(v) for v in widened(call.dtype, *given))
     big, small = ops.maximum(a, b), ops.minimum(a, b)
     safe = ops.where(ops.eq(big, 0.0), 1.0, big)
     ratio = ops.div(small, safe)

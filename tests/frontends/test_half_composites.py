@@ -50,6 +50,8 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[Any, ...]]] = {
         lambda b, x, y: torch.addmm(b, x, y, beta=0.3, alpha=1.5),
         (_normal(5, 6), _normal(5, 7), _normal(7, 6)),
     ),
+    # max * sqrt(1 + (min / max)^2): in f32 (per op, its gradient was ulps off)
+    "hypot": (torch.hypot, (_normal(4096), _normal(4096))),
     # a scan of log-add-exps: each step in f32 (per step, ulps off)
     "logcumsumexp": (lambda x: torch.logcumsumexp(x, -1), (_normal(4, 256) + 30,)),
     # the updates summed with the table's value in f32, rounded once
