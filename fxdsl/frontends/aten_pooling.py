@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from fxdsl.frontends.aten_conv import batched, pad, per_dim
-from fxdsl.frontends.aten_registry import AtenCall, aten, cast_to
+from fxdsl.frontends.aten_registry import AtenCall, aten, cast_to, in_f32
 from fxdsl.tracing import ops
 from fxdsl.tracing.tracer import Tensor
 
@@ -270,7 +270,9 @@ def _avg_pool2d(call: AtenCall) -> Tensor:
 def _avg_pool3d(call: AtenCall) -> Tensor:
     kernel, stride, padding, ceil_mode, include_pad, divisor = _avg_pool_args(call, 3)
 
-    def pool(t: Tensor) -> Tensor:
+    def pool(given: Tensor) -> Tensor:
+        # two stages: a 16-bit plane in f32, so the result rounds once
+        t = in_f32(given)
         n, c, d, h, w = t.shape
         # the (H, W) sums, each divided by its own part of the divisor (or,
         # with an override, summed: the override divides once at the end)
@@ -293,7 +295,8 @@ def _avg_pool3d(call: AtenCall) -> Tensor:
             include_pad,
             divisor,
         )
-        return ops.reshape(depth, [n, c, depth.shape[2], oh, ow])
+        result = ops.reshape(depth, [n, c, depth.shape[2], oh, ow])
+        return cast_to(result, given.dtype)
 
     return batched(cast_to(call.args[0], call.dtype), 3, pool)
 
@@ -315,12 +318,13 @@ def _adaptive_avg_pool3d(call: AtenCall) -> Tensor:
     if [od, oh, ow] == [1, 1, 1]:
         return ops.mean(x, [x.ndim - 3, x.ndim - 2, x.ndim - 1], keepdim=True)
 
-    def pool(t: Tensor) -> Tensor:
+    def pool(given: Tensor) -> Tensor:
+        t = in_f32(given)  # as avg_pool3d's stages
         n, c, d, h, w = t.shape
         plane = ops.adaptive_avg_pool2d(ops.reshape(t, [n, c * d, h, w]), [oh, ow])
         depth = ops.adaptive_avg_pool2d(
             ops.reshape(plane, [n, c, d, oh * ow]), [od, oh * ow]
         )
-        return ops.reshape(depth, [n, c, od, oh, ow])
+        return cast_to(ops.reshape(depth, [n, c, od, oh, ow]), given.dtype)
 
     return batched(x, 3, pool)

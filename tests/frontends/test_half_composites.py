@@ -52,6 +52,11 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[Any, ...]]] = {
     ),
     # max * sqrt(1 + (min / max)^2): in f32 (per op, its gradient was ulps off)
     "hypot": (torch.hypot, (_normal(4096), _normal(4096))),
+    # 3-d pooling in two 2-d stages: the plane in f32 (rounded, 16 ulps)
+    "adaptive_avg_pool3d": (
+        lambda x: torch.nn.functional.adaptive_avg_pool3d(x, (2, 3, 4)),
+        (_normal(2, 3, 7, 7, 9),),
+    ),
     # a scan of log-add-exps: each step in f32 (per step, ulps off)
     "logcumsumexp": (lambda x: torch.logcumsumexp(x, -1), (_normal(4, 256) + 30,)),
     # the updates summed with the table's value in f32, rounded once
@@ -101,3 +106,21 @@ def _ulp(exact: Any, dtype: Any) -> Any:
     cancel)."""
     size = np.maximum(np.abs(exact), 2.0**-6)
     return 2.0 ** (np.floor(np.log2(size)) - MANTISSA[dtype])
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=str)
+@pytest.mark.parametrize("divisor", [None, 5])
+def test_a_16_bit_3d_average_pool_rounds_once(dtype: Any, divisor: Any) -> None:
+    """avg_pool3d pools (H, W) planes, then depth: the planes stay in f32,
+    so the result is float64's rounded once (within an ulp). Eager's CPU
+    kernel has no 16-bit avg_pool3d to compare with; its GPU one has."""
+    torch.manual_seed(0)
+
+    def fn(x: Any) -> Any:
+        return torch.nn.functional.avg_pool3d(x, 3, 1, divisor_override=divisor)
+
+    x = _normal(2, 3, 6, 6, 6).to(dtype)
+    exact = fn(x.double()).numpy()
+    (got,) = from_torch(function_module(fn), (x,)).run(x)
+    excess = np.abs(np.asarray(got, np.float64) - exact)
+    assert np.all(excess <= _ulp(exact, dtype))
