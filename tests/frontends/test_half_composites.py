@@ -3,9 +3,10 @@ function's series) compute in f32 and are rounded once, as torch's kernels
 are: their bf16/f16 results are as close to float64's as eager's, within
 one ulp; rounded after every graph op they were percents off (lgamma, i0).
 So do scatters that sum (accumulating `index_put`, `scatter_add`, a
-scatter's mean). The GEMMs of addmm, baddbmm and a strided transposed conv (its phases)
-keep their product in f32 for the rest (scale, bias), so they round once
-too."""
+scatter's mean), `hypot`, `logcumsumexp`'s scan and 3-d average pools (their
+(H, W) plane). The GEMMs of addmm, baddbmm and a strided transposed conv
+(its phases) keep their product in f32 for the rest (scale, bias), so they
+round once too."""
 
 from __future__ import annotations
 
