@@ -26,6 +26,7 @@ from fxdsl.frontends.aten_registry import (
     cast_to,
     in_f32,
     is_integer,
+    widened,
 )
 from fxdsl.tracing import ops
 from fxdsl.tracing.tracer import Tensor
@@ -148,8 +149,9 @@ def _grid_sampler_3d(call: AtenCall) -> Tensor:
     """torch's grid_sampler_3d: x (N, C, D, H, W) sampled at grid (N, OD,
     OH, OW, 3) holding (x, y, z) in [-1, 1]; trilinear (mode 0) or nearest
     (1), padding zeros (0), border (1) or reflection (2)."""
-    x: Tensor = cast_to(call.args[0], call.dtype)
-    grid: Tensor = cast_to(call.args[1], call.dtype)
+    # 16-bit: coordinates and weights in f32, the result rounded once (a
+    # bf16 coordinate near 30 is an eighth of a voxel off)
+    x, grid = widened(call.dtype, *(cast_to(a, call.dtype) for a in call.args[:2]))
     mode, padding_mode = int(call.args[2]), int(call.args[3])
     align_corners = bool(call.args[4])
     if mode not in (0, 1) or padding_mode not in (0, 1, 2):
@@ -184,7 +186,7 @@ def _grid_sampler_3d(call: AtenCall) -> Tensor:
             term = ops.mul(ops.where(inside, values, 0.0), weight)
             result = term if result is None else ops.add(result, term)
     assert result is not None
-    return ops.reshape(result, [n, c, *out])
+    return cast_to(ops.reshape(result, [n, c, *out]), call.dtype)
 
 
 def _roi_axis(

@@ -3,8 +3,8 @@ function's series) compute in f32 and are rounded once, as torch's kernels
 are: their bf16/f16 results are as close to float64's as eager's, within
 one ulp; rounded after every graph op they were percents off (lgamma, i0).
 So do scatters that sum (accumulating `index_put`, `scatter_add`, a
-scatter's mean), `hypot`, `logcumsumexp`'s scan and 3-d average pools (their
-(H, W) plane). The GEMMs of addmm, baddbmm and a strided transposed conv
+scatter's mean), `hypot`, `logcumsumexp`'s scan, 3-d average pools (their
+(H, W) plane) and `grid_sampler_3d` (coordinates and weights). The GEMMs of addmm, baddbmm and a strided transposed conv
 (its phases) keep their product in f32 for the rest (scale, bias), so they
 round once too."""
 
@@ -57,6 +57,11 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[Any, ...]]] = {
     "adaptive_avg_pool3d": (
         lambda x: torch.nn.functional.adaptive_avg_pool3d(x, (2, 3, 4)),
         (_normal(2, 3, 7, 7, 9),),
+    ),
+    # trilinear sampling: coordinates and weights in f32
+    "grid_sampler_3d": (
+        lambda x, g: torch.nn.functional.grid_sample(x, g, align_corners=False),
+        (_normal(1, 2, 12, 16, 20), torch.rand(1, 4, 5, 6, 3) * 2.2 - 1.1),
     ),
     # a scan of log-add-exps: each step in f32 (per step, ulps off)
     "logcumsumexp": (lambda x: torch.logcumsumexp(x, -1), (_normal(4, 256) + 30,)),
