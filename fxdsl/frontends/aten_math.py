@@ -217,7 +217,8 @@ def _isnan(call: AtenCall) -> Tensor:
 
 @aten("log1p.default")
 def _log1p(call: AtenCall) -> Tensor:
-    return log1p(cast_to(call.args[0], call.dtype))
+    # 16-bit in f32: the correction below needs exact steps (`widened`)
+    return log1p(*widened(call.dtype, cast_to(call.args[0], call.dtype)))
 
 
 def log1p(x: Tensor) -> Tensor:
@@ -233,7 +234,7 @@ def log1p(x: Tensor) -> Tensor:
 
 @aten("expm1.default")
 def _expm1(call: AtenCall) -> Tensor:
-    return expm1(cast_to(call.args[0], call.dtype))
+    return expm1(*widened(call.dtype, cast_to(call.args[0], call.dtype)))  # as log1p
 
 
 def expm1(x: Tensor) -> Tensor:

@@ -3,7 +3,7 @@ function's series) compute in f32 and are rounded once, as torch's kernels
 are: their bf16/f16 results are as close to float64's as eager's, within
 one ulp; rounded after every graph op they were percents off (lgamma, i0).
 So do scatters that sum (accumulating `index_put`, `scatter_add`, a
-scatter's mean), `hypot`, `logcumsumexp`'s scan, 3-d average pools (their
+scatter's mean), `hypot`, `log1p`/`expm1`, `logcumsumexp`'s scan, 3-d average pools (their
 (H, W) plane) and `grid_sampler_3d` (coordinates and weights). The GEMMs of addmm, baddbmm and a strided transposed conv
 (its phases) keep their product in f32 for the rest (scale, bias), so they
 round once too."""
@@ -58,6 +58,9 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[Any, ...]]] = {
         lambda x: torch.nn.functional.adaptive_avg_pool3d(x, (2, 3, 4)),
         (_normal(2, 3, 7, 7, 9),),
     ),
+    # Goldberg's and Kahan's corrections need exact steps: in f32
+    "log1p": (torch.log1p, (torch.rand(4096) * 1.2 - 0.6,)),
+    "expm1": (torch.expm1, (torch.rand(4096) * 1.2 - 0.6,)),
     # trilinear sampling: coordinates and weights in f32
     "grid_sampler_3d": (
         lambda x, g: torch.nn.functional.grid_sample(x, g, align_corners=False),
