@@ -474,7 +474,7 @@ class _Importer:
         if held:
             with at_frames(frames):
                 self.values[node] = self._call_torch(
-                    node, target, frames, DATA_DEPENDENT_REASON
+                    node, target, frames, DATA_DEPENDENT_REASON, held=True
                 )
             self._record_origin(node, last)
             return
@@ -533,12 +533,19 @@ class _Importer:
             op = op.next_op
 
     def _call_torch(
-        self, node: Any, target: str, frames: tuple[ScopeFrame, ...], reason: str
+        self,
+        node: Any,
+        target: str,
+        frames: tuple[ScopeFrame, ...],
+        reason: str,
+        *,
+        held: bool = False,
     ) -> Any:
         """A node left to torch: a call of the external function
         `@"<overload>"`, with the node's tensor arguments as operands (in
         argument order; folded ones are not operands, their value is in
-        `ImportedProgram.folded`)."""
+        `ImportedProgram.folded`). `held`: a `data_dependent` node, whose
+        results may have `?` sizes or be numbers (`_held_type`)."""
         import torch
         import torch.utils._pytree as pytree
         from torch.fx.node import map_arg
@@ -564,7 +571,7 @@ class _Importer:
         # input that needs no gradient): no result of the call stands for them
         everything = pytree.tree_leaves(result)
         leaves = [r for r in everything if r is not None]
-        if reason == DATA_DEPENDENT_REASON:
+        if held:
             # held in torch: `?` sizes and numbers; none for a check
             # (`_assert_scalar`)
             types = [_held_type(r, node) for r in leaves]
